@@ -1,0 +1,107 @@
+/**
+ * One error hierarchy for the whole package. Every error carries a stable `code`, a
+ * human `message` and, when the fault is in the input, the offending field `path`
+ * (e.g. `candidates[3].score`). Surfaces (CLI, HTTP) serialise it with {@link toErrorObject}.
+ */
+import type { ZodError } from "zod";
+
+/** Stable machine-readable error codes. */
+export type ErrorCode =
+  | "invalid_input"
+  | "prompt_budget_exceeded"
+  | "invalid_counter_result"
+  | "unknown_tokenizer"
+  | "internal_error";
+
+/** A path into a request: object keys and array indices. */
+export type FieldPath = ReadonlyArray<string | number>;
+
+/**
+ * Formats a field path the way error objects show it: `candidates[3].score`.
+ *
+ * @example formatPath(["candidates", 3, "score"]) // "candidates[3].score"
+ */
+export function formatPath(path: FieldPath): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out === "" ? part : `.${part}`;
+  }
+  return out;
+}
+
+/** Base class of every error promptctx throws on purpose. */
+export class PromptctxError extends Error {
+  readonly code: ErrorCode;
+  readonly path: string | null;
+  constructor(code: ErrorCode, message: string, path: FieldPath | string | null = null) {
+    super(message);
+    this.name = "PromptctxError";
+    this.code = code;
+    this.path = path === null ? null : typeof path === "string" ? path : formatPath(path);
+  }
+}
+
+/**
+ * Input that breaks a rule of the spec. `path` names the field.
+ *
+ * @example throw new InvalidInputError("score must be in [0, 1]", ["candidates", 0, "score"]);
+ */
+export class InvalidInputError extends PromptctxError {
+  constructor(message: string, path: FieldPath | string | null = null) {
+    super("invalid_input", message, path);
+    this.name = "InvalidInputError";
+  }
+}
+
+/**
+ * Required content cannot fit its budget: the assembly fails closed and no prompt exists.
+ * `names` lists the required parts that were being reserved.
+ */
+export class PromptBudgetError extends PromptctxError {
+  readonly names: readonly string[];
+  constructor(message: string, names: readonly string[], path: FieldPath | string | null = null) {
+    super("prompt_budget_exceeded", message, path);
+    this.name = "PromptBudgetError";
+    this.names = names;
+  }
+}
+
+/** A token counter returned something other than a non-negative integer. */
+export class TokenCounterError extends PromptctxError {
+  constructor(message: string) {
+    super("invalid_counter_result", message);
+    this.name = "TokenCounterError";
+  }
+}
+
+/** The JSON error object of the CLI and the HTTP service. */
+export interface ErrorObject {
+  error: { code: ErrorCode; message: string; path: string | null };
+}
+
+/**
+ * Serialises any thrown value as the public error object. Unknown errors become
+ * `internal_error` with a generic message: stack traces never leave the process.
+ */
+export function toErrorObject(err: unknown): ErrorObject {
+  if (err instanceof PromptctxError) {
+    return { error: { code: err.code, message: err.message, path: err.path } };
+  }
+  return { error: { code: "internal_error", message: "internal error", path: null } };
+}
+
+/**
+ * Converts the first issue of a zod validation failure into an {@link InvalidInputError}
+ * that names the field path, so every schema in the package reports errors one way.
+ */
+export function invalidFromZod(error: ZodError, prefix: FieldPath = []): InvalidInputError {
+  const issue = error.issues[0];
+  if (!issue) return new InvalidInputError("invalid input", formatPath(prefix));
+  const path = [
+    ...prefix,
+    ...issue.path.filter((p): p is string | number => typeof p !== "symbol"),
+  ];
+  const where = path.length > 0 ? `${formatPath(path)}: ` : "";
+  return new InvalidInputError(`${where}${issue.message}`, path);
+}

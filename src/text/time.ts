@@ -1,0 +1,73 @@
+/**
+ * ISO-8601 timestamps (spec 01): offsets honoured, a timestamp without an offset is UTC,
+ * comparison by instant (exact to the nanosecond), anything unparseable rejected.
+ */
+
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/;
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function isLeap(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+}
+
+// Days from 1970-01-01 to the given civil date (proleptic Gregorian), no Date object.
+function daysFromCivil(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/**
+ * Parses an ISO-8601 timestamp to nanoseconds since the Unix epoch, or `null` when the
+ * text is not a valid timestamp. A missing offset means UTC.
+ *
+ * @example parseInstant("2026-08-17T09:00:00+08:00") === parseInstant("2026-08-17T01:00:00Z") // true
+ */
+export function parseInstant(text: string): bigint | null {
+  const m = ISO.exec(text);
+  if (!m) return null;
+  const [, ys, mos, ds, hs = "0", mis = "0", ss = "0", frac = "", , sign, ohs, oms] = m;
+  const y = Number(ys);
+  const mo = Number(mos);
+  const d = Number(ds);
+  const h = Number(hs);
+  const mi = Number(mis);
+  const s = Number(ss);
+  if (mo < 1 || mo > 12 || d < 1) return null;
+  const dim = mo === 2 && isLeap(y) ? 29 : (DAYS_IN_MONTH[mo - 1] as number);
+  if (d > dim || h > 23 || mi > 59 || s > 59) return null;
+  let offsetMinutes = 0;
+  if (sign !== undefined) {
+    const oh = Number(ohs);
+    const om = Number(oms);
+    if (oh > 23 || om > 59) return null;
+    offsetMinutes = (sign === "-" ? -1 : 1) * (oh * 60 + om);
+  }
+  const seconds = daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - offsetMinutes * 60;
+  return BigInt(seconds) * 1_000_000_000n + BigInt(frac.padEnd(9, "0"));
+}
+
+/**
+ * Compares two instants in nanoseconds. Returns -1, 0 or 1.
+ *
+ * @example compareInstants(1n, 2n) // -1
+ */
+export function compareInstants(a: bigint, b: bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Parses an ISO-8601 timestamp to epoch milliseconds (a number), for arithmetic such as
+ * ages and recency. `null` when invalid.
+ *
+ * @example instantMillis("1970-01-01T00:00:01Z") // 1000
+ */
+export function instantMillis(text: string): number | null {
+  const ns = parseInstant(text);
+  return ns === null ? null : Number(ns / 1_000_000n);
+}

@@ -1,0 +1,104 @@
+/**
+ * The built-in counters: `estimate` (offline heuristic of spec 01), exact `o200k_base`
+ * and `cl100k_base` BPE counts (gpt-tokenizer, no download at run time), and
+ * `claude_estimate` (a documented safety margin over o200k_base).
+ */
+import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
+import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+import { InvalidInputError } from "../errors/index.js";
+import { WS_CLASS } from "../text/index.js";
+import { createTokenCounter, type TokenCounter } from "./counter.js";
+
+/** Names accepted wherever a request names a tokenizer. */
+export const TOKENIZER_NAMES = [
+  "estimate",
+  "o200k_base",
+  "cl100k_base",
+  "claude_estimate",
+] as const;
+export type TokenizerName = (typeof TOKENIZER_NAMES)[number];
+
+/** Safety margin of `claude_estimate`: o200k_base count × 1.25, rounded up. */
+export const CLAUDE_ESTIMATE_MARGIN = 1.25;
+
+const ESTIMATE_UNIT = new RegExp(`[a-zA-Z0-9_]+|[\\u3400-\\u9fff]|[^${WS_CLASS}]`, "gu");
+
+// Special-token literals such as <|endoftext|> are untrusted text: count them as text.
+const AS_TEXT = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
+
+/**
+ * The `estimate` heuristic: a Latin word run, one CJK character, or any other
+ * non-space character each count 1. An estimate, never a provider tokenizer.
+ *
+ * @example estimateTokens("Hello, 世界!") // 5
+ */
+export function estimateTokens(text: string): number {
+  let n = 0;
+  ESTIMATE_UNIT.lastIndex = 0;
+  while (ESTIMATE_UNIT.exec(text) !== null) n++;
+  return n;
+}
+
+/**
+ * A fresh counter (with its own memo cache) for a built-in tokenizer name.
+ *
+ * @example getTokenCounter("o200k_base").count("hello world") // 2
+ */
+export function getTokenCounter(name: TokenizerName): TokenCounter {
+  switch (name) {
+    case "estimate":
+      return createTokenCounter(name, estimateTokens, { kind: "estimate", newlineCut: true });
+    case "o200k_base":
+      return createTokenCounter(name, (t) => countO200k(t, AS_TEXT), { newlineCut: true });
+    case "cl100k_base":
+      return createTokenCounter(name, (t) => countCl100k(t, AS_TEXT), { newlineCut: true });
+    case "claude_estimate":
+      return createTokenCounter(
+        name,
+        (t) => Math.ceil(countO200k(t, AS_TEXT) * CLAUDE_ESTIMATE_MARGIN),
+        { kind: "estimate" },
+      );
+  }
+}
+
+/**
+ * The encoding a model name maps to: `gpt-4o`, `gpt-4.1`, `gpt-5*`, `o1`/`o3`/`o4*` →
+ * `o200k_base`; `gpt-4`, `gpt-3.5-turbo` → `cl100k_base`; `claude-*` → `claude_estimate`.
+ * Unknown models are invalid input (no silent fallback to a wrong tokenizer).
+ *
+ * @example tokenizerForModel("gpt-4o-mini") // "o200k_base"
+ */
+export function tokenizerForModel(model: string, path = "model"): TokenizerName {
+  const m = model.trim().toLowerCase();
+  if (/^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss|o1|o3|o4|chatgpt-4o|codex)/.test(m))
+    return "o200k_base";
+  if (/^(gpt-4|gpt-3\.5|text-embedding-3|text-embedding-ada-002)/.test(m)) return "cl100k_base";
+  if (/^claude/.test(m)) return "claude_estimate";
+  throw new InvalidInputError(`unknown model "${model}": name a tokenizer instead`, path);
+}
+
+/** True when `name` is a built-in tokenizer name. */
+export function isTokenizerName(name: string): name is TokenizerName {
+  return (TOKENIZER_NAMES as readonly string[]).includes(name);
+}
+
+/**
+ * Resolves what a request passes as `tokenizer`: a counter is used as is, a name gets a
+ * fresh built-in counter, nothing gives `estimate`.
+ *
+ * @example resolveTokenCounter(undefined).name // "estimate"
+ */
+export function resolveTokenCounter(
+  tokenizer: TokenCounter | string | undefined | null,
+  path = "tokenizer",
+): TokenCounter {
+  if (tokenizer === undefined || tokenizer === null) return getTokenCounter("estimate");
+  if (typeof tokenizer !== "string") return tokenizer;
+  if (!isTokenizerName(tokenizer)) {
+    throw new InvalidInputError(
+      `unknown tokenizer "${tokenizer}"; expected one of ${TOKENIZER_NAMES.join(", ")}`,
+      path,
+    );
+  }
+  return getTokenCounter(tokenizer);
+}

@@ -1,0 +1,81 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { getTokenCounter, type TokenizerName } from "../../src/tokens/index.js";
+
+// Text drawn from the characters that stress pre-tokenizers: letters, digits, CJK,
+// punctuation, whitespace of every kind, tags and special-token literals.
+const piece = fc.constantFrom(
+  "a",
+  "Z",
+  "word",
+  "Hello",
+  "'s",
+  "'ll",
+  "1",
+  "123",
+  "4567",
+  "世",
+  "界",
+  "🚀",
+  "é",
+  "ß",
+  " ",
+  "  ",
+  "\t",
+  "\n",
+  "\n\n",
+  "\r\n",
+  "\u3000",
+  "\u00a0",
+  ".",
+  ",",
+  "-",
+  "---",
+  "/",
+  "//",
+  "<",
+  ">",
+  "</",
+  "/>",
+  "&amp;",
+  '"',
+  "'",
+  "_",
+  "(",
+  ")",
+  "{",
+  "}",
+  "<|endoftext|>",
+  "<|im_start|>",
+);
+const text = fc.array(piece, { maxLength: 30 }).map((a) => a.join(""));
+const startChar = fc.constantFrom(
+  "<",
+  "-",
+  "a",
+  "Z",
+  "1",
+  "世",
+  ".",
+  "'",
+  "_",
+  "🚀",
+  '"',
+  "&",
+  "|",
+);
+
+describe.each<TokenizerName>(["estimate", "o200k_base", "cl100k_base"])("%s newlineCut", (name) => {
+  const counter = getTokenCounter(name);
+  it("declares the property", () => expect(counter.newlineCut).toBe(true));
+  it("count(a+b) = count(a)+count(b) when a ends with \\n and b starts with non-space, non-/", () => {
+    fc.assert(
+      fc.property(text, startChar, text, (a0, s, b0) => {
+        const a = `${a0}\n`;
+        const b = s + b0;
+        expect(counter.count(a + b)).toBe(counter.count(a) + counter.count(b));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
