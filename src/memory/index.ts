@@ -1,0 +1,32 @@
+/** Memory selection of spec 02: recall hits → gates → dedupe → slots → packing → block. */
+export { type AdapterOptions, candidatesFromRecallHits, type RecallHit } from "./adapter.js";
+export {
+  BLOCK_CLOSE,
+  type RenderableHit,
+  renderBlockOpen,
+  renderMemoryBlock,
+  renderMemoryHit,
+} from "./render.js";
+export {
+  AUTHORITIES,
+  AUTHORITY_RANK,
+  type Authority,
+  type Candidate,
+  type CandidateInput,
+  CandidateSchema,
+  DEFAULT_POLICY,
+  type Policy,
+  type PolicyInput,
+  PolicySchema,
+  type Provenance,
+  ProvenanceSchema,
+  type SelectMemoryRequest,
+  SelectMemoryRequestSchema,
+} from "./schema.js";
+export {
+  type MemoryDecision,
+  type MemoryPlan,
+  type MemoryReason,
+  type SelectOptions,
+  selectMemoryContext,
+} from "./select.js";

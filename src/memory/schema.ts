@@ -1,0 +1,68 @@
+/**
+ * The select-memory request (spec 02, 08) as zod schemas: the single source of both
+ * validation and the TypeScript input types.
+ */
+import { z } from "zod";
+import { isBlank, parseInstant } from "../text/index.js";
+
+/** Authority levels, strongest first. Nothing else is accepted (fail closed). */
+export const AUTHORITIES = ["current_turn", "workspace_override", "user_default"] as const;
+export type Authority = (typeof AUTHORITIES)[number];
+
+/** Numeric strength of an authority: higher wins. */
+export const AUTHORITY_RANK: Readonly<Record<Authority, number>> = {
+  current_turn: 3,
+  workspace_override: 2,
+  user_default: 1,
+};
+
+const nonBlank = z.string().refine((s) => !isBlank(s), { message: "must not be blank" });
+const timestamp = z
+  .string()
+  .refine((s) => parseInstant(s) !== null, { message: "must be an ISO-8601 timestamp" });
+
+export const ProvenanceSchema = z.object({
+  sourceId: nonBlank,
+  sourceType: nonBlank,
+  title: nonBlank,
+  capturedAt: timestamp,
+});
+export type Provenance = z.infer<typeof ProvenanceSchema>;
+
+export const CandidateSchema = z.object({
+  memoryId: nonBlank,
+  text: nonBlank,
+  userScope: nonBlank,
+  score: z.number().min(0).max(1),
+  sourceRank: z.number().int().min(1),
+  provenance: ProvenanceSchema,
+  conflictKey: nonBlank.nullable().optional(),
+  authority: z.enum(AUTHORITIES).optional(),
+});
+/** A memory candidate as the caller passes it. */
+export type CandidateInput = z.input<typeof CandidateSchema>;
+export type Candidate = z.output<typeof CandidateSchema>;
+
+const budget = z.number().int().min(0).nullable();
+
+export const PolicySchema = z.object({
+  minScore: z.number().min(0).max(1).default(0.35),
+  topK: z.number().int().min(0).default(5),
+  maxChars: budget.default(3000),
+  maxTokens: budget.default(800),
+});
+export type PolicyInput = z.input<typeof PolicySchema>;
+/** A selection policy with every default applied. */
+export type Policy = z.output<typeof PolicySchema>;
+
+/** The default policy of spec 02. */
+export const DEFAULT_POLICY: Policy = { minScore: 0.35, topK: 5, maxChars: 3000, maxTokens: 800 };
+
+export const SelectMemoryRequestSchema = z.object({
+  userScope: z.string().refine((s) => !isBlank(s), { message: "must not be blank" }),
+  policy: PolicySchema.default(DEFAULT_POLICY),
+  tokenizer: z.string().optional(),
+  candidates: z.array(CandidateSchema),
+});
+/** The select-memory request (JSON contract of spec 08). */
+export type SelectMemoryRequest = z.input<typeof SelectMemoryRequestSchema>;

@@ -1,0 +1,345 @@
+/**
+ * Memory selection of spec 02: one ranking, then scope gate → confidence gate → exact
+ * dedupe → conflict slots → top-k and budget packing, with exactly one decision per
+ * candidate in rank order.
+ */
+import { InvalidInputError, invalidFromZod } from "../errors/index.js";
+import {
+  compareCodePoints,
+  cpLength,
+  formatScore,
+  normalizeKey,
+  parseInstant,
+  trimWs,
+} from "../text/index.js";
+import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
+import { BLOCK_CLOSE, renderBlockOpen, renderMemoryBlock, renderMemoryHit } from "./render.js";
+import {
+  AUTHORITY_RANK,
+  type Authority,
+  type Candidate,
+  type Policy,
+  type SelectMemoryRequest,
+  SelectMemoryRequestSchema,
+} from "./schema.js";
+
+/** Reason codes of spec 02, stable across releases. */
+export type MemoryReason =
+  | "selected"
+  | "scope_mismatch"
+  | "low_confidence"
+  | "duplicate_content"
+  | "authority_loser"
+  | "conflict_loser"
+  | "top_k_reached"
+  | "char_budget_exceeded"
+  | "token_budget_exceeded";
+
+interface DecisionFields {
+  memoryId: string;
+  score: number;
+  sourceRank: number;
+  authority: Authority;
+  candidateChars: number;
+  candidateTokens: number;
+  detail: string;
+}
+
+/** One terminal decision per candidate, keyed by reason code. */
+export type MemoryDecision =
+  | (DecisionFields & { status: "selected"; reason: "selected"; relatedMemoryId: null })
+  | (DecisionFields & {
+      status: "rejected";
+      reason:
+        | "scope_mismatch"
+        | "low_confidence"
+        | "top_k_reached"
+        | "char_budget_exceeded"
+        | "token_budget_exceeded";
+      relatedMemoryId: null;
+    })
+  | (DecisionFields & {
+      status: "rejected";
+      reason: "duplicate_content" | "authority_loser" | "conflict_loser";
+      relatedMemoryId: string;
+    });
+
+/** The plan of spec 02. */
+export interface MemoryPlan {
+  context: string;
+  userScope: string;
+  tokenizer: string;
+  policy: Policy;
+  candidateCount: number;
+  usedChars: number;
+  usedTokens: number;
+  selectedMemoryIds: string[];
+  rejectedMemoryIds: string[];
+  decisions: MemoryDecision[];
+}
+
+/** Options of {@link selectMemoryContext}. */
+export interface SelectOptions {
+  /** Overrides `request.tokenizer` (e.g. a shared memoizing counter or a custom one). */
+  tokenCounter?: TokenCounter;
+}
+
+interface Ranked {
+  c: Candidate;
+  authority: Authority;
+  instant: bigint;
+  line: string;
+  chars: number;
+  tokens: number;
+}
+
+// authority desc → score desc → sourceRank asc → capturedAt desc → memoryId asc.
+function compareRank(a: Ranked, b: Ranked): number {
+  const auth = AUTHORITY_RANK[b.authority] - AUTHORITY_RANK[a.authority];
+  if (auth !== 0) return auth;
+  if (a.c.score !== b.c.score) return b.c.score - a.c.score;
+  if (a.c.sourceRank !== b.c.sourceRank) return a.c.sourceRank - b.c.sourceRank;
+  if (a.instant !== b.instant) return a.instant > b.instant ? -1 : 1;
+  return compareCodePoints(a.c.memoryId, b.c.memoryId);
+}
+
+function parseRequest(request: SelectMemoryRequest) {
+  const parsed = SelectMemoryRequestSchema.safeParse(request);
+  if (!parsed.success) throw invalidFromZod(parsed.error);
+  const seen = new Map<string, number>();
+  parsed.data.candidates.forEach((c, i) => {
+    const first = seen.get(c.memoryId);
+    if (first !== undefined) {
+      throw new InvalidInputError(
+        `duplicate memoryId "${c.memoryId}" (also candidates[${first}])`,
+        ["candidates", i, "memoryId"],
+      );
+    }
+    seen.set(c.memoryId, i);
+  });
+  return parsed.data;
+}
+
+/**
+ * Tokens of the block made of `open` + hit lines, computed piecewise. With a counter
+ * whose `newlineCut` holds, the block `open\nH1\n…\nHn\nclose` splits exactly at every
+ * newline (each next piece starts with "<"), so its count is the sum of its pieces and a
+ * growing block is never recounted. Other counters count the whole rendering.
+ */
+class BlockMeter {
+  private hitTokens = 0; // Σ T(line + "\n") over selected lines (newlineCut only)
+  private hitChars = 0; // Σ (cpLength(line) + 1)
+  private readonly lines: string[] = [];
+  private readonly closeTokens: number;
+  private readonly closeChars = cpLength(BLOCK_CLOSE);
+
+  constructor(
+    private readonly scope: string,
+    private readonly counter: TokenCounter,
+  ) {
+    this.closeTokens = counter.newlineCut ? counter.count(BLOCK_CLOSE) : 0;
+  }
+
+  get selected(): readonly string[] {
+    return this.lines;
+  }
+
+  /** Chars of the block if `r` were added. */
+  charsWith(r: Ranked): number {
+    const open = renderBlockOpen(this.scope, this.lines.length + 1);
+    return cpLength(open) + 1 + this.hitChars + r.chars + 1 + this.closeChars;
+  }
+
+  /** Tokens of the block if `r` were added. */
+  tokensWith(r: Ranked): number {
+    if (!this.counter.newlineCut) {
+      return this.counter.count(renderMemoryBlock(this.scope, [...this.lines, r.line]));
+    }
+    const open = renderBlockOpen(this.scope, this.lines.length + 1);
+    return (
+      this.counter.count(`${open}\n`) +
+      this.hitTokens +
+      this.counter.count(`${r.line}\n`) +
+      this.closeTokens
+    );
+  }
+
+  add(r: Ranked): void {
+    this.lines.push(r.line);
+    this.hitChars += r.chars + 1;
+    if (this.counter.newlineCut) this.hitTokens += this.counter.count(`${r.line}\n`);
+  }
+}
+
+/**
+ * Selects which recalled memories enter the prompt and renders the
+ * `<recalled_memory>` block, explaining every candidate with one decision in rank order.
+ * Invalid input throws {@link InvalidInputError} naming the field path.
+ *
+ * @example
+ * const plan = selectMemoryContext({
+ *   userScope: "u1",
+ *   candidates: [{ memoryId: "m1", text: "Use Python", userScope: "u1", score: 0.9, sourceRank: 1,
+ *     provenance: { sourceId: "s", sourceType: "chat", title: "t", capturedAt: "2026-08-17T09:00:00Z" } }],
+ * });
+ * plan.selectedMemoryIds; // ["m1"]
+ */
+export function selectMemoryContext(
+  request: SelectMemoryRequest,
+  options: SelectOptions = {},
+): MemoryPlan {
+  const req = parseRequest(request);
+  const counter = options.tokenCounter ?? resolveTokenCounter(req.tokenizer);
+  const scope = trimWs(req.userScope);
+  const policy = req.policy;
+
+  const ranked: Ranked[] = req.candidates.map((c) => {
+    const line = renderMemoryHit(c);
+    return {
+      c,
+      authority: c.authority ?? "user_default",
+      instant: parseInstant(c.provenance.capturedAt) as bigint,
+      line,
+      chars: cpLength(line),
+      tokens: counter.count(line),
+    };
+  });
+  ranked.sort(compareRank);
+
+  const meter = new BlockMeter(scope, counter);
+  const dedupe = new Map<string, string>(); // (slot, text) key → winner id
+  const slots = new Map<string, Ranked>(); // slot key → winner
+  const decisions: MemoryDecision[] = [];
+  let usedTokens = 0;
+
+  for (const r of ranked) {
+    const base = {
+      memoryId: r.c.memoryId,
+      score: r.c.score,
+      sourceRank: r.c.sourceRank,
+      authority: r.authority,
+      candidateChars: r.chars,
+      candidateTokens: r.tokens,
+    };
+    const reject = (
+      reason:
+        | "scope_mismatch"
+        | "low_confidence"
+        | "top_k_reached"
+        | "char_budget_exceeded"
+        | "token_budget_exceeded",
+      detail: string,
+    ) => decisions.push(decision(base, "rejected", reason, null, detail));
+
+    if (r.c.userScope !== scope) {
+      reject("scope_mismatch", `scope ${JSON.stringify(r.c.userScope)} is not the query scope`);
+      continue;
+    }
+    if (r.c.score < policy.minScore) {
+      reject(
+        "low_confidence",
+        `score ${formatScore(r.c.score)} is below minScore ${formatScore(policy.minScore)}`,
+      );
+      continue;
+    }
+    const slot =
+      r.c.conflictKey === undefined || r.c.conflictKey === null
+        ? null
+        : normalizeKey(r.c.conflictKey);
+    // The slot part keeps slot-less texts apart from slotted ones with the same text.
+    const contentKey = `${slot === null ? "-" : `+${slot}`}\u0000${normalizeKey(r.c.text)}`;
+    const original = dedupe.get(contentKey);
+    if (original !== undefined) {
+      decisions.push(
+        decision(base, "rejected", "duplicate_content", original, `same content as ${original}`),
+      );
+      continue;
+    }
+    dedupe.set(contentKey, r.c.memoryId);
+    if (slot !== null) {
+      const winner = slots.get(slot);
+      if (winner !== undefined) {
+        const weaker = AUTHORITY_RANK[r.authority] < AUTHORITY_RANK[winner.authority];
+        const detail = weaker
+          ? `slot ${JSON.stringify(slot)} is held by ${winner.c.memoryId} with higher authority ${winner.authority}`
+          : `slot ${JSON.stringify(slot)} is held by higher-ranked ${winner.c.memoryId}`;
+        decisions.push(
+          decision(
+            base,
+            "rejected",
+            weaker ? "authority_loser" : "conflict_loser",
+            winner.c.memoryId,
+            detail,
+          ),
+        );
+        continue;
+      }
+      slots.set(slot, r);
+    }
+    if (meter.selected.length >= policy.topK) {
+      reject("top_k_reached", `topK ${policy.topK} already selected`);
+      continue;
+    }
+    if (policy.maxChars !== null) {
+      const chars = meter.charsWith(r);
+      if (chars > policy.maxChars) {
+        reject("char_budget_exceeded", `would use ${chars} chars; budget is ${policy.maxChars}`);
+        continue;
+      }
+    }
+    let tokens = -1;
+    if (policy.maxTokens !== null) {
+      tokens = meter.tokensWith(r);
+      if (tokens > policy.maxTokens) {
+        reject(
+          "token_budget_exceeded",
+          `would use ${tokens} tokens; budget is ${policy.maxTokens}`,
+        );
+        continue;
+      }
+    }
+    meter.add(r);
+    usedTokens = tokens;
+    decisions.push(
+      decision(base, "selected", "selected", null, `selected as hit ${meter.selected.length}`),
+    );
+  }
+
+  const context = renderMemoryBlock(scope, meter.selected);
+  // The last admitted total is exact already; recount only when it was not measured.
+  if (policy.maxTokens === null || context === "") usedTokens = counter.count(context);
+  return {
+    context,
+    userScope: scope,
+    tokenizer: counter.name,
+    policy,
+    candidateCount: ranked.length,
+    usedChars: cpLength(context),
+    usedTokens,
+    selectedMemoryIds: decisions.filter((d) => d.status === "selected").map((d) => d.memoryId),
+    rejectedMemoryIds: decisions.filter((d) => d.status === "rejected").map((d) => d.memoryId),
+    decisions,
+  };
+}
+
+// Builds a decision with the fields in the documented order (stable JSON).
+function decision(
+  base: Omit<DecisionFields, "detail">,
+  status: MemoryDecision["status"],
+  reason: MemoryReason,
+  relatedMemoryId: string | null,
+  detail: string,
+): MemoryDecision {
+  return {
+    memoryId: base.memoryId,
+    status,
+    reason,
+    score: base.score,
+    sourceRank: base.sourceRank,
+    authority: base.authority,
+    candidateChars: base.candidateChars,
+    candidateTokens: base.candidateTokens,
+    relatedMemoryId,
+    detail,
+  } as MemoryDecision;
+}
