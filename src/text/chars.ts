@@ -42,7 +42,29 @@ export function compareCodePoints(a: string, b: string): number {
   for (let i = 0; i < n; i++) {
     const ca = a.charCodeAt(i);
     const cb = b.charCodeAt(i);
-    if (ca !== cb) return fixup(ca) < fixup(cb) ? -1 : 1;
+    if (ca !== cb) {
+      // A lone surrogate is its own code point: unit fix-up would misplace it.
+      if (isSurrogate(ca) || isSurrogate(cb)) return compareFrom(a, b, i);
+      return fixup(ca) < fixup(cb) ? -1 : 1;
+    }
+  }
+  return a.length < b.length ? -1 : 1;
+}
+
+function isSurrogate(u: number): boolean {
+  return u >= 0xd800 && u <= 0xdfff;
+}
+
+// Compares code point by code point from the boundary at or just before unit `i`, the
+// first unit where `a` and `b` differ (they share every unit before it).
+function compareFrom(a: string, b: string, i: number): number {
+  const prev = i > 0 ? a.charCodeAt(i - 1) : 0;
+  let j = prev >= 0xd800 && prev <= 0xdbff ? i - 1 : i;
+  while (j < a.length && j < b.length) {
+    const pa = a.codePointAt(j) as number;
+    const pb = b.codePointAt(j) as number;
+    if (pa !== pb) return pa < pb ? -1 : 1;
+    j += pa > 0xffff ? 2 : 1;
   }
   return a.length < b.length ? -1 : 1;
 }

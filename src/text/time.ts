@@ -4,7 +4,7 @@
  */
 
 const ISO =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?)?$/;
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
@@ -69,5 +69,8 @@ export function compareInstants(a: bigint, b: bigint): number {
  */
 export function instantMillis(text: string): number | null {
   const ns = parseInstant(text);
-  return ns === null ? null : Number(ns / 1_000_000n);
+  if (ns === null) return null;
+  // BigInt division truncates toward zero; floor keeps pre-1970 instants ordered.
+  const ms = ns / 1_000_000n;
+  return Number(ns < 0n && ms * 1_000_000n !== ns ? ms - 1n : ms);
 }

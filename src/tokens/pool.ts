@@ -1,0 +1,37 @@
+/**
+ * A pool of built-in counters, one per name, so a long-lived caller (a CLI batch, a
+ * server) shares each counter's memo cache across requests.
+ */
+import { getTokenCounter, isTokenizerName, type TokenizerName } from "./builtin.js";
+import type { TokenCounter } from "./counter.js";
+
+/** See {@link createCounterPool}. */
+export interface CounterPool {
+  /** The pooled counter for a built-in name; `undefined` for anything else (let validation report it). */
+  forRequest(tokenizer: unknown): TokenCounter | undefined;
+  get(name: TokenizerName): TokenCounter;
+}
+
+/**
+ * Creates an empty pool; counters are built on first use.
+ *
+ * @example const pool = createCounterPool(); pool.get("o200k_base").count("hi");
+ */
+export function createCounterPool(): CounterPool {
+  const counters = new Map<TokenizerName, TokenCounter>();
+  const get = (name: TokenizerName): TokenCounter => {
+    let c = counters.get(name);
+    if (!c) {
+      c = getTokenCounter(name);
+      counters.set(name, c);
+    }
+    return c;
+  };
+  return {
+    get,
+    forRequest(tokenizer) {
+      if (tokenizer === undefined || tokenizer === null) return get("estimate");
+      return typeof tokenizer === "string" && isTokenizerName(tokenizer) ? get(tokenizer) : undefined;
+    },
+  };
+}

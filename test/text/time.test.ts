@@ -1,0 +1,156 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { compareInstants, instantMillis, parseInstant } from "../../src/text/index.js";
+
+const NS = 1_000_000_000n;
+const at = (s: string): bigint => {
+  const v = parseInstant(s);
+  if (v === null) throw new Error(`expected ${s} to parse`);
+  return v;
+};
+
+describe("parseInstant", () => {
+  it("parses Z as UTC, nanoseconds since the epoch", () => {
+    expect(parseInstant("1970-01-01T00:00:00Z")).toBe(0n);
+    expect(parseInstant("1970-01-01T00:00:01Z")).toBe(NS);
+    expect(parseInstant("2026-08-17T09:00:00Z")).toBe(
+      BigInt(Date.UTC(2026, 7, 17, 9)) * 1_000_000n,
+    );
+    expect(parseInstant("2026-08-17t09:00:00z")).toBe(at("2026-08-17T09:00:00Z"));
+    expect(parseInstant("1969-12-31T23:59:59Z")).toBe(-NS);
+  });
+
+  it("honours +hh:mm, -hh:mm and +hhmm offsets", () => {
+    expect(at("2026-08-17T09:00:00+08:00")).toBe(at("2026-08-17T01:00:00Z"));
+    expect(at("2026-08-17T09:00:00-05:30")).toBe(at("2026-08-17T14:30:00Z"));
+    expect(at("2026-08-17T09:00:00+0800")).toBe(at("2026-08-17T01:00:00Z"));
+    expect(at("2026-08-17T09:00:00-0530")).toBe(at("2026-08-17T14:30:00Z"));
+    expect(at("2026-08-17T09:00:00+00:00")).toBe(at("2026-08-17T09:00:00Z"));
+    expect(at("2026-08-17T09:00:00-00:00")).toBe(at("2026-08-17T09:00:00Z"));
+    expect(at("2026-01-01T00:30:00+01:00")).toBe(at("2025-12-31T23:30:00Z")); // crosses a year
+  });
+
+  it("treats a timestamp without an offset as UTC, not local time", () => {
+    expect(at("2026-08-17T09:00:00")).toBe(at("2026-08-17T09:00:00Z"));
+    expect(at("2026-08-17 09:00:00")).toBe(at("2026-08-17T09:00:00Z"));
+    expect(at("2026-08-17T09:00")).toBe(at("2026-08-17T09:00:00Z"));
+    expect(at("2026-08-17T09:00:00.5")).toBe(at("2026-08-17T09:00:00.500Z"));
+  });
+
+  it("parses a date alone as midnight UTC", () => {
+    expect(at("2026-08-17")).toBe(at("2026-08-17T00:00:00Z"));
+    expect(at("2000-02-29")).toBe(at("2000-02-29T00:00:00Z"));
+  });
+
+  it("keeps fractional seconds of 1 to 9 digits exactly", () => {
+    const base = at("2026-08-17T09:00:00Z");
+    expect(at("2026-08-17T09:00:00.1Z")).toBe(base + 100_000_000n);
+    expect(at("2026-08-17T09:00:00.12Z")).toBe(base + 120_000_000n);
+    expect(at("2026-08-17T09:00:00.123Z")).toBe(base + 123_000_000n);
+    expect(at("2026-08-17T09:00:00.123456Z")).toBe(base + 123_456_000n);
+    expect(at("2026-08-17T09:00:00.123456789Z")).toBe(base + 123_456_789n);
+    expect(at("2026-08-17T09:00:00,5Z")).toBe(base + 500_000_000n);
+    // Differences below a millisecond still order correctly.
+    expect(
+      compareInstants(at("2026-08-17T09:00:00.000000001Z"), at("2026-08-17T09:00:00.000000002Z")),
+    ).toBe(-1);
+    expect(at("2026-08-17T09:00:00.1Z")).toBe(at("2026-08-17T09:00:00.100000000Z"));
+    expect(parseInstant("2026-08-17T09:00:00.1234567890Z")).toBeNull(); // 10 digits
+    expect(parseInstant("2026-08-17T09:00:00.Z")).toBeNull();
+  });
+
+  it("orders by instant, not by string", () => {
+    const a = "2026-08-17T09:00:00+08:00";
+    const b = "2026-08-17T02:00:00Z";
+    expect(a > b).toBe(true); // string order says a is later
+    expect(compareInstants(at(a), at(b))).toBe(-1); // but a is 01:00Z, earlier
+    expect(compareInstants(at(b), at(a))).toBe(1);
+    expect(compareInstants(at("2026-08-17T09:00:00+08:00"), at("2026-08-17T01:00:00Z"))).toBe(0);
+  });
+
+  it("accepts leap days only in leap years", () => {
+    expect(parseInstant("2024-02-29T00:00:00Z")).not.toBeNull();
+    expect(parseInstant("2000-02-29T00:00:00Z")).not.toBeNull();
+    expect(parseInstant("2026-02-29T00:00:00Z")).toBeNull();
+    expect(parseInstant("1900-02-29T00:00:00Z")).toBeNull();
+    expect(parseInstant("2100-02-29")).toBeNull();
+  });
+
+  it.each([
+    "",
+    " ",
+    "garbage",
+    "2026",
+    "2026-08",
+    "2026-13-01T00:00:00Z",
+    "2026-00-10T00:00:00Z",
+    "2026-08-00T00:00:00Z",
+    "2026-08-32T00:00:00Z",
+    "2026-04-31T00:00:00Z",
+    "2026-06-31",
+    "2026-08-17T24:00:00Z",
+    "2026-08-17T23:60:00Z",
+    "2026-08-17T23:59:60Z",
+    "2026-08-17T09:00:00+24:00",
+    "2026-08-17T09:00:00+08:60",
+    "2026-08-17T09:00:00+8:00",
+    "2026-08-17T09:00:00 Z",
+    "2026-08-17T09:00:00Z ",
+    " 2026-08-17T09:00:00Z",
+    "2026-8-17T09:00:00Z",
+    "2026-08-17T9:00:00Z",
+    "26-08-17T09:00:00Z",
+    "2026/08/17",
+    "2026-08-17T",
+    "2026-08-17T09",
+    "2026-08-17T09:00:00ZZ",
+    "２０２６-08-17",
+    "1755421200",
+    "Mon, 17 Aug 2026 09:00:00 GMT",
+  ])("rejects %j", (s) => {
+    expect(parseInstant(s)).toBeNull();
+    expect(instantMillis(s)).toBeNull();
+  });
+
+  it("agrees with Date.UTC on random valid timestamps", () => {
+    const ts = fc.record({
+      y: fc.integer({ min: 1, max: 9999 }),
+      mo: fc.integer({ min: 1, max: 12 }),
+      d: fc.integer({ min: 1, max: 28 }),
+      h: fc.integer({ min: 0, max: 23 }),
+      mi: fc.integer({ min: 0, max: 59 }),
+      s: fc.integer({ min: 0, max: 59 }),
+      ms: fc.integer({ min: 0, max: 999 }),
+      off: fc.integer({ min: -23 * 60 - 59, max: 23 * 60 + 59 }),
+    });
+    const p2 = (n: number) => String(n).padStart(2, "0");
+    fc.assert(
+      fc.property(ts, ({ y, mo, d, h, mi, s, ms, off }) => {
+        const sign = off < 0 ? "-" : "+";
+        const a = Math.abs(off);
+        const text = `${String(y).padStart(4, "0")}-${p2(mo)}-${p2(d)}T${p2(h)}:${p2(mi)}:${p2(s)}.${String(ms).padStart(3, "0")}${sign}${p2(Math.floor(a / 60))}:${p2(a % 60)}`;
+        const date = new Date(0);
+        date.setUTCFullYear(y, mo - 1, d);
+        date.setUTCHours(h, mi, s, ms);
+        const expected = date.getTime() - off * 60_000;
+        expect(instantMillis(text)).toBe(expected);
+        expect(parseInstant(text)).toBe(BigInt(expected) * 1_000_000n);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe("compareInstants and instantMillis", () => {
+  it("compare returns -1, 0, 1", () => {
+    expect(compareInstants(1n, 2n)).toBe(-1);
+    expect(compareInstants(2n, 2n)).toBe(0);
+    expect(compareInstants(3n, 2n)).toBe(1);
+  });
+
+  it("instantMillis gives epoch milliseconds", () => {
+    expect(instantMillis("1970-01-01T00:00:01Z")).toBe(1000);
+    expect(instantMillis("2026-08-17T09:00:00+08:00")).toBe(Date.UTC(2026, 7, 17, 1));
+    expect(instantMillis("2026-08-17T09:00:00")).toBe(Date.UTC(2026, 7, 17, 9));
+  });
+});
