@@ -10,7 +10,6 @@ export type ErrorCode =
   | "invalid_input"
   | "prompt_budget_exceeded"
   | "invalid_counter_result"
-  | "unknown_tokenizer"
   | "internal_error";
 
 /** A path into a request: object keys and array indices. */

@@ -51,10 +51,15 @@ export function candidatesFromRecallHits(
       sourceRank: hit.rank,
       provenance: { ...hit.provenance },
     };
-    const slot = options.conflictKeys?.[hit.memoryId];
+    // Own entries only: an id such as "constructor" must not pick up Object.prototype.
+    const slot = ownEntry(options.conflictKeys, hit.memoryId);
     if (slot !== undefined) candidate.conflictKey = slot;
-    const authority = options.authorityByMemoryId?.[hit.memoryId];
+    const authority = ownEntry(options.authorityByMemoryId, hit.memoryId);
     if (authority !== undefined) candidate.authority = authority;
     return candidate;
   });
+}
+
+function ownEntry<T>(map: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return map !== undefined && Object.hasOwn(map, key) ? map[key] : undefined;
 }

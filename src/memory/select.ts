@@ -246,8 +246,9 @@ export function selectMemoryContext(
       r.c.conflictKey === undefined || r.c.conflictKey === null
         ? null
         : normalizeKey(r.c.conflictKey);
-    // The slot part keeps slot-less texts apart from slotted ones with the same text.
-    const contentKey = `${slot === null ? "-" : `+${slot}`}\u0000${normalizeKey(r.c.text)}`;
+    // (slot or none, text) as an unambiguous pair: slot-less texts stay apart from slotted
+    // ones, and no slot/text split can collide (both may contain any character).
+    const contentKey = JSON.stringify([slot, normalizeKey(r.c.text)]);
     const original = dedupe.get(contentKey);
     if (original !== undefined) {
       decisions.push(
