@@ -102,5 +102,5 @@ export function invalidFromZod(error: ZodError, prefix: FieldPath = []): Invalid
     ...issue.path.filter((p): p is string | number => typeof p !== "symbol"),
   ];
   const where = path.length > 0 ? `${formatPath(path)}: ` : "";
-  return new InvalidInputError(`${where}${issue.message}`, path);
+  return new InvalidInputError(`${where}${issue.message}`, path.length > 0 ? path : null);
 }

@@ -31,7 +31,9 @@ export function createCounterPool(): CounterPool {
     get,
     forRequest(tokenizer) {
       if (tokenizer === undefined || tokenizer === null) return get("estimate");
-      return typeof tokenizer === "string" && isTokenizerName(tokenizer) ? get(tokenizer) : undefined;
+      return typeof tokenizer === "string" && isTokenizerName(tokenizer)
+        ? get(tokenizer)
+        : undefined;
     },
   };
 }

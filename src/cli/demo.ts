@@ -1,0 +1,61 @@
+/**
+ * `promptctx demo`: the main job on embedded defaults — select memory from the fixture,
+ * plan the ten-segment prompt, print both decision tables and the prompt. No key, no
+ * network.
+ */
+import { InvalidInputError } from "../errors/index.js";
+import { type MemoryPlan, selectMemoryContext } from "../memory/index.js";
+import { type PromptPlan, planPrompt } from "../plan/index.js";
+import { resolveTokenCounter } from "../tokens/index.js";
+import { DEMO_CANDIDATES, DEMO_USER, demoSegments } from "./demo-fixture.js";
+import { memoryDecisionTable, segmentDecisionTable } from "./tables.js";
+
+/** Reads PROMPT_BUDGET_CHARS: a non-negative integer or absent. */
+export function budgetFromEnv(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  if (!/^\d+$/.test(value.trim())) {
+    throw new InvalidInputError(
+      `PROMPT_BUDGET_CHARS must be a non-negative integer, got ${JSON.stringify(value)}`,
+      "PROMPT_BUDGET_CHARS",
+    );
+  }
+  return Math.min(Number(value.trim()), fallback);
+}
+
+/** Both plans of the demo. */
+export interface DemoResult {
+  memoryPlan: MemoryPlan;
+  segmentPlan: PromptPlan;
+}
+
+/**
+ * Runs the demo pipeline.
+ *
+ * @example runDemo({ budgetChars: 12000, tokenizer: "estimate" }).segmentPlan.prompt
+ */
+export function runDemo(options: { budgetChars: number; tokenizer: string }): DemoResult {
+  const tokenCounter = resolveTokenCounter(options.tokenizer, "--tokenizer");
+  const memoryPlan = selectMemoryContext(
+    { userScope: DEMO_USER, candidates: DEMO_CANDIDATES },
+    { tokenCounter },
+  );
+  const segmentPlan = planPrompt(
+    { budgetChars: options.budgetChars, segments: demoSegments(memoryPlan.context) },
+    { tokenCounter },
+  );
+  return { memoryPlan, segmentPlan };
+}
+
+/** The demo as people read it: two tables, then the prompt. */
+export function formatDemo(result: DemoResult, color: boolean): string {
+  return [
+    memoryDecisionTable(result.memoryPlan, color),
+    "",
+    segmentDecisionTable(result.segmentPlan, color),
+    "",
+    "Prompt",
+    "======",
+    result.segmentPlan.prompt,
+    "",
+  ].join("\n");
+}

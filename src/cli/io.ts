@@ -1,0 +1,60 @@
+/**
+ * CLI edges: reading requests, writing responses, and turning errors into the error
+ * object (stdout), a one-line message (stderr) and an exit code — never a stack trace.
+ */
+import { readFile } from "node:fs/promises";
+import { InvalidInputError, toErrorObject } from "../errors/index.js";
+
+/** Exit codes of spec 08. */
+export const EXIT = { ok: 0, invalid: 2, budget: 3, internal: 1 } as const;
+
+/** The exit code for a thrown value. */
+export function exitCodeFor(err: unknown): number {
+  const code = toErrorObject(err).error.code;
+  if (code === "prompt_budget_exceeded") return EXIT.budget;
+  if (code === "internal_error") return EXIT.internal;
+  return EXIT.invalid;
+}
+
+/** Reads all of stdin as UTF-8. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Reads the request text from `--input FILE` or stdin; an unreadable file is invalid input. */
+export async function readInput(file: string | undefined): Promise<string> {
+  if (file === undefined || file === "-") return readStdin();
+  try {
+    return await readFile(file, "utf8");
+  } catch (err) {
+    const reason = err instanceof Error && "code" in err ? String(err.code) : "unreadable";
+    throw new InvalidInputError(
+      `cannot read input file ${JSON.stringify(file)} (${reason})`,
+      "--input",
+    );
+  }
+}
+
+/** Parses JSON text; a syntax error is invalid input. */
+export function parseJson(text: string, where = "input"): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : "invalid JSON";
+    throw new InvalidInputError(`${where} is not valid JSON: ${why}`);
+  }
+}
+
+/** Writes the error object to stdout and one line to stderr; returns the exit code. */
+export function reportError(err: unknown, verb: string): number {
+  const obj = toErrorObject(err);
+  process.stdout.write(`${JSON.stringify(obj)}\n`);
+  const at = obj.error.path ? ` (at ${obj.error.path})` : "";
+  process.stderr.write(`promptctx ${verb}: ${obj.error.code}: ${obj.error.message}${at}\n`);
+  if (obj.error.code === "internal_error" && process.env.PROMPTCTX_DEBUG && err instanceof Error) {
+    process.stderr.write(`${err.stack ?? err.message}\n`);
+  }
+  return exitCodeFor(err);
+}

@@ -1,0 +1,88 @@
+/**
+ * The `promptctx` command. Each verb is a thin edge over the library: parse flags, read
+ * input, call a pure stage, print JSON or a table, exit 0 / 2 (invalid input) / 3
+ * (prompt_budget_exceeded).
+ */
+import { Command, CommanderError, Option } from "commander";
+import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
+import { EXIT, reportError } from "./io.js";
+import { planPromptHandler, runJsonVerb, selectMemoryHandler } from "./json-verbs.js";
+
+const useColor = (): boolean => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+
+/** Builds the command tree; `setExit` receives each verb's exit code. */
+export function buildProgram(setExit: (code: number) => void): Command {
+  const program = new Command("promptctx")
+    .description("Deterministic, budgeted, explainable context assembly for LLM agents")
+    .exitOverride()
+    .showHelpAfterError("(run with --help for usage)");
+
+  program
+    .command("select-memory")
+    .description("select recalled memories for a prompt (spec 02): JSON request in, plan out")
+    .option("--input <file>", "request file (default: stdin)")
+    .option("--jsonl", "one request per line, one response or error object per line")
+    .action(async (opts: { input?: string; jsonl?: boolean }) => {
+      setExit(await runJsonVerb("select-memory", selectMemoryHandler, opts));
+    });
+
+  program
+    .command("plan-prompt")
+    .description("plan a system prompt under a budget (spec 03): JSON request in, plan out")
+    .option("--input <file>", "request file (default: stdin)")
+    .option("--jsonl", "one request per line, one response or error object per line")
+    .action(async (opts: { input?: string; jsonl?: boolean }) => {
+      setExit(await runJsonVerb("plan-prompt", planPromptHandler, opts));
+    });
+
+  program
+    .command("demo")
+    .description("run the main job on embedded defaults (no API key, no network)")
+    .addOption(
+      new Option("--tokenizer <name>", "token counter")
+        .default("estimate")
+        .choices(["estimate", "o200k_base", "cl100k_base", "claude_estimate"]),
+    )
+    .option("--json", "print {memoryPlan, segmentPlan} as JSON")
+    .addHelpText(
+      "after",
+      "\nEnvironment:\n  PROMPT_BUDGET_CHARS  tighten the total prompt budget (non-negative integer; default 12000)",
+    )
+    .action((opts: { tokenizer: string; json?: boolean }) => {
+      try {
+        const budgetChars = budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, 12000);
+        const result = runDemo({ budgetChars, tokenizer: opts.tokenizer });
+        process.stdout.write(
+          opts.json ? `${JSON.stringify(result)}\n` : formatDemo(result, useColor()),
+        );
+        setExit(EXIT.ok);
+      } catch (err) {
+        setExit(reportError(err, "demo"));
+      }
+    });
+
+  return program;
+}
+
+/**
+ * Runs the CLI with `argv` (as in `process.argv`) and sets `process.exitCode`.
+ *
+ * @example await main(["node", "promptctx", "demo"]);
+ */
+export async function main(argv: string[]): Promise<void> {
+  let code: number = EXIT.ok;
+  const program = buildProgram((c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version are successes; every other usage error is invalid input.
+      code = err.exitCode === 0 ? EXIT.ok : EXIT.invalid;
+    } else {
+      code = reportError(err, "promptctx");
+    }
+  }
+  process.exitCode = code;
+}

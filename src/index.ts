@@ -1,0 +1,9 @@
+/**
+ * promptctx — deterministic, budgeted, explainable context assembly for LLM agents.
+ * Each stage is a pure function over plain data; see the README for a tour.
+ */
+export * from "./errors/index.js";
+export * from "./memory/index.js";
+export * from "./plan/index.js";
+export * from "./text/index.js";
+export * from "./tokens/index.js";

@@ -1,0 +1,108 @@
+/** fast-check generators of plan-prompt requests with text that stresses the planner. */
+import fc from "fast-check";
+import type { PlanPromptRequest, SegmentInput } from "../../src/plan/index.js";
+
+// Pieces chosen to break naive assumptions at segment edges: leading/trailing whitespace
+// and newlines, punctuation, "/", the separator's own "---", CJK, emoji, special tokens.
+const piece = fc.constantFrom(
+  "a",
+  "word",
+  "Hello",
+  "'s",
+  "123",
+  "世界",
+  "界",
+  "🚀",
+  "😀",
+  "é",
+  " ",
+  "  ",
+  "\t",
+  "\n",
+  "\n\n",
+  "\r\n",
+  "\u3000",
+  ".",
+  ",",
+  "!",
+  "-",
+  "---",
+  "\n\n---\n\n",
+  "/",
+  "//",
+  "<",
+  "</x>",
+  "&amp;",
+  '"',
+  "_",
+  "(",
+  "<|endoftext|>",
+  "<|im_start|>",
+);
+
+/** Tricky non-empty text. */
+export const trickyText = fc
+  .array(piece, { minLength: 1, maxLength: 14 })
+  .map((parts) => parts.join(""));
+
+const names = fc.constantFrom(
+  "base",
+  "identity",
+  "memory",
+  "project",
+  "tools",
+  "expert",
+  "skills",
+  "mode",
+  "a",
+  "b",
+  "B",
+  "é",
+  "😀",
+  "\uffff",
+  "世",
+);
+
+const segment: fc.Arbitrary<SegmentInput> = fc.record(
+  {
+    name: names,
+    content: fc.oneof(
+      { weight: 8, arbitrary: trickyText },
+      { weight: 1, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: fc.constant("") },
+    ),
+    priority: fc.oneof(fc.integer({ min: -2, max: 4 }), fc.constantFrom(0.5, 50)),
+    required: fc.oneof(
+      { weight: 5, arbitrary: fc.constant(false) },
+      { weight: 1, arbitrary: fc.constant(true) },
+    ),
+    budgetPriority: fc.integer({ min: 0, max: 3 }),
+    provenance: fc.constantFrom("runtime", "AGENTS.md"),
+    cacheTier: fc.constantFrom("static" as const, "session" as const, "dynamic" as const),
+    condition: fc.oneof(
+      { weight: 6, arbitrary: fc.constant(true) },
+      { weight: 1, arbitrary: fc.constant(false) },
+    ),
+  },
+  { requiredKeys: ["name", "content"] },
+);
+
+/** Segments with unique names. */
+export const segments = fc.uniqueArray(segment, { selector: (s) => s.name, maxLength: 10 });
+
+/** A request with small budgets, so that drops and budget errors are frequent. */
+export const request: fc.Arbitrary<PlanPromptRequest> = fc.record({
+  budgetChars: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 250 })),
+  budgetTokens: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 80 })),
+  segments,
+});
+
+/** The same request with its segments in another order. */
+export const requestAndShuffle = request.chain((req) =>
+  fc
+    .shuffledSubarray(req.segments, {
+      minLength: req.segments.length,
+      maxLength: req.segments.length,
+    })
+    .map((shuffled) => [req, { ...req, segments: shuffled }] as const),
+);
