@@ -3,8 +3,7 @@
  * and `cl100k_base` BPE counts (gpt-tokenizer, no download at run time), and
  * `claude_estimate` (a documented safety margin over o200k_base).
  */
-import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
-import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+import { createRequire } from "node:module";
 import { InvalidInputError } from "../errors/index.js";
 import { WS_CLASS } from "../text/index.js";
 import { createTokenCounter, type TokenCounter } from "./counter.js";
@@ -25,6 +24,20 @@ const ESTIMATE_UNIT = new RegExp(`[a-zA-Z0-9_]+|[\\u3400-\\u9fff]|[^${WS_CLASS}]
 
 // Special-token literals such as <|endoftext|> are untrusted text: count them as text.
 const AS_TEXT = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
+
+type BpeCount = (text: string, options: typeof AS_TEXT) => number;
+const requireCjs = createRequire(import.meta.url);
+
+// The BPE rank tables take ~0.5 s to load, so an encoding is loaded on its first count
+// (synchronously, through the package's CommonJS build), never at import time.
+function lazyBpe(encoding: "o200k_base" | "cl100k_base"): (text: string) => number {
+  let count: BpeCount | undefined;
+  return (text) => {
+    count ??= (requireCjs(`gpt-tokenizer/cjs/encoding/${encoding}`) as { countTokens: BpeCount })
+      .countTokens;
+    return count(text, AS_TEXT);
+  };
+}
 
 /**
  * The `estimate` heuristic: a Latin word run, one CJK character, or any other
@@ -49,15 +62,15 @@ export function getTokenCounter(name: TokenizerName): TokenCounter {
     case "estimate":
       return createTokenCounter(name, estimateTokens, { kind: "estimate", newlineCut: true });
     case "o200k_base":
-      return createTokenCounter(name, (t) => countO200k(t, AS_TEXT), { newlineCut: true });
+      return createTokenCounter(name, lazyBpe("o200k_base"), { newlineCut: true });
     case "cl100k_base":
-      return createTokenCounter(name, (t) => countCl100k(t, AS_TEXT), { newlineCut: true });
-    case "claude_estimate":
-      return createTokenCounter(
-        name,
-        (t) => Math.ceil(countO200k(t, AS_TEXT) * CLAUDE_ESTIMATE_MARGIN),
-        { kind: "estimate" },
-      );
+      return createTokenCounter(name, lazyBpe("cl100k_base"), { newlineCut: true });
+    case "claude_estimate": {
+      const o200k = lazyBpe("o200k_base");
+      return createTokenCounter(name, (t) => Math.ceil(o200k(t) * CLAUDE_ESTIMATE_MARGIN), {
+        kind: "estimate",
+      });
+    }
   }
 }
 
