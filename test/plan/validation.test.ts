@@ -24,8 +24,8 @@ const seg = (extra: Record<string, unknown>) => ({
 });
 
 describe("planPrompt validation", () => {
-  it.each<[string, unknown, string]>([
-    ["request not an object", "plan please", ""],
+  it.each<[string, unknown, string | null]>([
+    ["request not an object", "plan please", null],
     ["segments missing", {}, "segments"],
     ["segments not an array", { segments: {} }, "segments"],
     ["segment not an object", { segments: [ok, "x"] }, "segments[1]"],
