@@ -10,6 +10,8 @@ export type ErrorCode =
   | "invalid_input"
   | "prompt_budget_exceeded"
   | "invalid_counter_result"
+  | "source_failed"
+  | "source_timeout"
   | "internal_error";
 
 /** A path into a request: object keys and array indices. */
@@ -71,6 +73,24 @@ export class TokenCounterError extends PromptctxError {
   constructor(message: string) {
     super("invalid_counter_result", message);
     this.name = "TokenCounterError";
+  }
+}
+
+/**
+ * A source behind a required slot failed or timed out: the assembly fails closed.
+ * `path` names the slot (`slots.planner`).
+ */
+export class SourceError extends PromptctxError {
+  readonly sourceId: string;
+  constructor(
+    code: "source_failed" | "source_timeout",
+    message: string,
+    slot: string,
+    sourceId: string,
+  ) {
+    super(code, message, ["slots", slot]);
+    this.name = "SourceError";
+    this.sourceId = sourceId;
   }
 }
 

@@ -2,6 +2,6 @@
 export { compareCodePoints, cpLength } from "./chars.js";
 export { escapeText } from "./escape.js";
 export { casefold, normalizeKey } from "./normalize.js";
-export { formatScore } from "./numbers.js";
+export { formatFixed, formatScore } from "./numbers.js";
 export { compareInstants, instantMillis, parseInstant } from "./time.js";
 export { collapseWs, isBlank, trimWs, WS_CLASS } from "./whitespace.js";

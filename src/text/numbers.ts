@@ -1,9 +1,7 @@
 /**
- * Score formatting of spec 01: exactly six decimals, rounded half to even on the exact
- * binary value of the double (Python's `format(x, ".6f")`).
+ * Number formatting of spec 01: fixed decimals, rounded half to even on the exact binary
+ * value of the double (Python's `format(x, ".Nf")`). Scores use six decimals.
  */
-
-const SCALE = 1_000_000n;
 
 // Splits a finite double into an integer mantissa and a power-of-two exponent, exactly.
 function decompose(x: number): { mantissa: bigint; exponent: number } {
@@ -18,26 +16,42 @@ function decompose(x: number): { mantissa: bigint; exponent: number } {
 }
 
 /**
- * Formats a finite number with six decimals, half-to-even on its exact binary value.
+ * Formats a finite number with `digits` decimals (0–20), half-to-even on its exact binary
+ * value: Python's `format(x, f".{digits}f")`. With 0 digits there is no decimal point.
  *
- * @example formatScore(0.5078125) // "0.507812"
- * @example formatScore(1) // "1.000000"
+ * @example formatFixed(0.125, 2) // "0.12"
+ * @example formatFixed(0.375, 2) // "0.38"
+ * @example formatFixed(2.5, 0) // "2"
  */
-export function formatScore(x: number): string {
+export function formatFixed(x: number, digits: number): string {
   if (!Number.isFinite(x)) throw new RangeError(`cannot format ${x}`);
+  if (!Number.isInteger(digits) || digits < 0 || digits > 20) {
+    throw new RangeError(`digits must be an integer in [0, 20], got ${digits}`);
+  }
+  const scale = 10n ** BigInt(digits);
   const negative = x < 0 || Object.is(x, -0);
   const { mantissa, exponent } = decompose(Math.abs(x));
-  let units: bigint; // round(|x| * 10^6), half to even
+  let units: bigint; // round(|x| * 10^digits), half to even
   if (exponent >= 0) {
-    units = (mantissa << BigInt(exponent)) * SCALE;
+    units = (mantissa << BigInt(exponent)) * scale;
   } else {
-    const num = mantissa * SCALE;
+    const num = mantissa * scale;
     const den = 1n << BigInt(-exponent);
     const q = num / den;
     const twice = (num % den) * 2n;
     units = twice > den || (twice === den && q % 2n === 1n) ? q + 1n : q;
   }
-  const digits = units.toString().padStart(7, "0");
-  const body = `${digits.slice(0, -6)}.${digits.slice(-6)}`;
+  const text = units.toString().padStart(digits + 1, "0");
+  const body = digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
   return negative ? `-${body}` : body;
+}
+
+/**
+ * Formats a score with exactly six decimals (spec 01): `formatFixed(x, 6)`.
+ *
+ * @example formatScore(0.5078125) // "0.507812"
+ * @example formatScore(1) // "1.000000"
+ */
+export function formatScore(x: number): string {
+  return formatFixed(x, 6);
 }

@@ -1,0 +1,142 @@
+/**
+ * Concurrent fill (spec 04): every slot's sources are asked at once, each slot under its
+ * own timeout and AbortSignal. A throw, a rejection, a timeout or invalid items become a
+ * failed fill with the message — never a hang or a crash. Completion order never leaks
+ * into the result: fills come back in schema order and items are ranked later.
+ */
+import { formatPath } from "../errors/index.js";
+import {
+  type ContextSource,
+  type SlotSpec,
+  type SourceItem,
+  SourceItemSchema,
+  type SourceQuery,
+} from "../sources/index.js";
+import type { SourcedItem } from "./pack.js";
+
+/** The outcome of filling one slot. */
+export type SlotFill =
+  | { status: "ok"; items: SourcedItem[]; sourceIds: string[] }
+  | { status: "no_source"; items: []; sourceIds: [] }
+  | {
+      status: "source_failed" | "source_timeout";
+      sourceId: string;
+      message: string;
+      sourceIds: string[];
+    };
+
+/** Wall-clock duration of each fetch, reported only under `timings`. */
+export interface FetchTiming {
+  slot: string;
+  sourceId: string;
+  ms: number;
+}
+
+class SourceTimeout extends Error {}
+
+function validateItems(raw: unknown, sourceId: string): SourcedItem[] {
+  if (!Array.isArray(raw))
+    throw new Error(`source ${sourceId} returned ${typeof raw}, not an array of items`);
+  return raw.map((item: unknown, i) => {
+    const parsed = SourceItemSchema.safeParse(item);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const rest = (issue?.path ?? []).filter((p): p is string | number => typeof p !== "symbol");
+      throw new Error(
+        `invalid item ${formatPath(["items", i, ...rest])}: ${issue?.message ?? "invalid"}`,
+      );
+    }
+    return { item: parsed.data as SourceItem, sourceId };
+  });
+}
+
+async function fetchOne(
+  source: ContextSource,
+  slot: SlotSpec,
+  query: SourceQuery,
+  signal: AbortSignal,
+): Promise<SourcedItem[]> {
+  // A sync throw and an async rejection are the same failure.
+  const raw = await Promise.resolve().then(() => source.fetch(slot, query, signal));
+  return validateItems(raw, source.id);
+}
+
+/**
+ * Fills one slot from all its sources concurrently under `timeoutMs`. On timeout the
+ * signal aborts and the slot fails with `source_timeout`; item ids must be unique per slot.
+ */
+export async function fillSlot(
+  slot: SlotSpec,
+  sources: readonly ContextSource[],
+  query: SourceQuery,
+  timeoutMs: number,
+  clock: () => number,
+  timings: FetchTiming[],
+): Promise<SlotFill> {
+  if (sources.length === 0) return { status: "no_source", items: [], sourceIds: [] };
+  const ids = sources.map((s) => s.id).sort();
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort(new SourceTimeout(`timed out after ${timeoutMs} ms`));
+      reject(new SourceTimeout(`timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  // Each source settles on its own so the first failure can name its source.
+  const results = sources.map(async (source) => {
+    const start = clock();
+    try {
+      return {
+        source,
+        items: await Promise.race([fetchOne(source, slot, query, controller.signal), timeout]),
+      };
+    } catch (err) {
+      throw { source, err };
+    } finally {
+      timings.push({ slot: slot.kind, sourceId: source.id, ms: clock() - start });
+    }
+  });
+  try {
+    const settled = await Promise.allSettled(results);
+    const failures = settled
+      .map((r) =>
+        r.status === "rejected" ? (r.reason as { source: ContextSource; err: unknown }) : null,
+      )
+      .filter((f): f is { source: ContextSource; err: unknown } => f !== null)
+      .sort((a, b) => (a.source.id < b.source.id ? -1 : a.source.id > b.source.id ? 1 : 0));
+    const first = failures[0];
+    if (first) {
+      const timedOut = first.err instanceof SourceTimeout;
+      const message = first.err instanceof Error ? first.err.message : String(first.err);
+      return {
+        status: timedOut ? "source_timeout" : "source_failed",
+        sourceId: first.source.id,
+        message: `${first.source.id}: ${message}`,
+        sourceIds: ids,
+      };
+    }
+    const items: SourcedItem[] = [];
+    const seen = new Map<string, string>();
+    for (const r of settled) {
+      if (r.status !== "fulfilled") continue;
+      for (const s of r.value.items) {
+        const other = seen.get(s.item.id);
+        if (other !== undefined) {
+          const pair = [other, s.sourceId].sort();
+          return {
+            status: "source_failed",
+            sourceId: pair[1] as string,
+            message: `duplicate item id "${s.item.id}" from ${pair.join(" and ")}`,
+            sourceIds: ids,
+          };
+        }
+        seen.set(s.item.id, s.sourceId);
+        items.push(s);
+      }
+    }
+    return { status: "ok", items, sourceIds: ids };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,43 @@
+/** The assembler of spec 04 and the runtime session of spec 05. */
+export {
+  type AssembleInput,
+  type AssembleSegment,
+  type Assembly,
+  assemble,
+  DEFAULT_TIMEOUT_MS,
+} from "./assemble.js";
+export { type FetchTiming, fillSlot, type SlotFill } from "./fill.js";
+export {
+  applyFilter,
+  compareItems,
+  type ItemDecision,
+  type ItemReason,
+  type PackedSlot,
+  packItems,
+  type SourcedItem,
+} from "./pack.js";
+export {
+  CUSTOM_SLOT_PRIORITY,
+  createSchemaRegistry,
+  DEFAULT_GLOBAL_BUDGET_CHARS,
+  DEFAULT_SCHEMAS,
+  DEFAULT_SLOT_PRIORITY,
+  DEFAULT_SLOT_TIER,
+  FALLBACK_MODE,
+  type ModeSchema,
+  type ResolvedSchema,
+  type ResolvedSlot,
+  resolveSlot,
+  type SchemaRegistry,
+} from "./schema.js";
+export {
+  createSession,
+  type Dependency,
+  type ReassemblyReport,
+  Session,
+  type SessionOptions,
+  type SessionSegment,
+  type SessionState,
+  WORKING_MODES,
+  type WorkingMode,
+} from "./session.js";

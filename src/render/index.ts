@@ -1,0 +1,40 @@
+/** Slot renderers of spec 04: heading renderers driven by locale tables, and the tagged renderer. */
+import { InvalidInputError } from "../errors/index.js";
+import { createHeadingRenderer, LOCALES } from "./heading.js";
+import { taggedRenderer } from "./tagged.js";
+import type { SlotRenderer } from "./types.js";
+
+export {
+  createHeadingRenderer,
+  LOCALES,
+  type LocaleTable,
+  LocaleTableSchema,
+  type RecallLineFormat,
+} from "./heading.js";
+export { taggedRenderer } from "./tagged.js";
+export type { RenderContext, SlotRenderer } from "./types.js";
+
+/** Names of the built-in renderers. */
+export const RENDERER_NAMES = ["en", "zh-CN", "tagged"] as const;
+export type RendererName = (typeof RENDERER_NAMES)[number];
+
+const BUILTIN: Readonly<Record<RendererName, SlotRenderer>> = Object.freeze({
+  en: createHeadingRenderer("en", LOCALES.en),
+  "zh-CN": createHeadingRenderer("zh-CN", LOCALES["zh-CN"]),
+  tagged: taggedRenderer,
+});
+
+/**
+ * A built-in renderer by name; an unknown name is `InvalidInputError` with path `renderer`.
+ *
+ * @example getRenderer("zh-CN").renderSlot({ kind: "profile" }, items, { userScope: "u1" })
+ */
+export function getRenderer(name: RendererName | (string & {})): SlotRenderer {
+  if (typeof name === "string" && Object.hasOwn(BUILTIN, name)) {
+    return BUILTIN[name as RendererName];
+  }
+  throw new InvalidInputError(
+    `unknown renderer "${String(name)}" (expected one of ${RENDERER_NAMES.join(", ")})`,
+    "renderer",
+  );
+}

@@ -1,0 +1,32 @@
+/** Context sources of spec 04/06: the contract, the registry and the in-memory sources. */
+export {
+  type ConstraintPolicy,
+  type ConstraintRule,
+  ConstraintRuleSchema,
+  constraintsSource,
+  type Observation,
+  type ObservationInput,
+  ObservationInputSchema,
+  type ProfileEntry,
+  ProfileEntrySchema,
+  plannerSource,
+  profileSource,
+  type RecallExtras,
+  type RecordedToolCall,
+  recallSource,
+  staticSource,
+  TaskMemoryBuffer,
+  type TaskState,
+  TaskStateSchema,
+  type ToolCall,
+  ToolCallSchema,
+  type ToolSpec,
+  ToolSpecSchema,
+  ToolState,
+  taskMemorySource,
+  toolCallLine,
+  toolLine,
+  toolStateSource,
+} from "./inmemory.js";
+export { createSourceRegistry, type SourceRegistry } from "./registry.js";
+export * from "./types.js";

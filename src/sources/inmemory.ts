@@ -1,0 +1,471 @@
+/**
+ * In-memory sources of spec 04/06 ("Others"): constraints, planner, task memory, tool
+ * state, profile, recall and a generic static source. Each is a {@link ContextSource}
+ * testable alone. All are deterministic: no clock reads (timestamps come from callers),
+ * ids are assigned from counters, and every fetch returns fresh copies.
+ */
+import { z } from "zod";
+import { InvalidInputError, invalidFromZod } from "../errors/index.js";
+import type { CandidateInput } from "../memory/index.js";
+import { isBlank, parseInstant } from "../text/index.js";
+import type { ContextSource, SlotSpec, SourceItem, SourceQuery } from "./types.js";
+
+const nonBlank = z.string().refine((s) => !isBlank(s), { message: "must not be blank" });
+const timestamp = z
+  .string()
+  .refine((s) => parseInstant(s) !== null, { message: "must be an ISO-8601 timestamp" });
+const unitScore = z.number().min(0).max(1);
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, path: Array<string | number>): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw invalidFromZod(r.error, path);
+  return r.data;
+}
+
+function checkSourceId(id: string): string {
+  if (typeof id !== "string" || isBlank(id)) {
+    throw new InvalidInputError("source id must not be blank", "id");
+  }
+  return id;
+}
+
+function rejectDuplicate(
+  seen: Set<string>,
+  value: string,
+  what: string,
+  path: Array<string | number>,
+) {
+  if (seen.has(value)) throw new InvalidInputError(`duplicate ${what} "${value}"`, path);
+  seen.add(value);
+}
+
+/** A source serving exactly one kind, from a function evaluated at fetch time. */
+function singleKindSource(
+  id: string,
+  kind: string,
+  produce: (slot: SlotSpec, query: SourceQuery) => SourceItem[],
+): ContextSource {
+  const sid = checkSourceId(id);
+  return {
+    id: sid,
+    supports: (k) => k === kind,
+    fetch: (slot, query) => (slot.kind === kind ? produce(slot, query) : []),
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// constraints
+
+export const ConstraintRuleSchema = z.object({
+  id: nonBlank,
+  /** `forbid`, `warn`, `require`, or a caller-defined level. */
+  level: nonBlank,
+  text: nonBlank,
+});
+export type ConstraintRule = z.infer<typeof ConstraintRuleSchema>;
+export interface ConstraintPolicy {
+  rules: ReadonlyArray<{
+    id: string;
+    level: "forbid" | "warn" | "require" | (string & {});
+    text: string;
+  }>;
+}
+
+/**
+ * Policy snapshot → pinned items (taken when the source is built): one item per rule,
+ * id = rule id, text `[level] text`, category = level.
+ *
+ * @example constraintsSource({ rules: [{ id: "no-rm", level: "forbid", text: "no rm -rf" }] })
+ * // fetch → [{ id: "no-rm", text: "[forbid] no rm -rf", category: "forbid", pinned: true }]
+ */
+export function constraintsSource(policy: ConstraintPolicy, id = "constraints"): ContextSource {
+  const rules = parse(z.array(ConstraintRuleSchema), policy?.rules, ["policy", "rules"]);
+  const seen = new Set<string>();
+  rules.forEach((r, i) => {
+    rejectDuplicate(seen, r.id, "rule id", ["policy", "rules", i, "id"]);
+  });
+  return singleKindSource(id, "constraints", () =>
+    rules.map((r) => ({
+      id: r.id,
+      text: `[${r.level}] ${r.text}`,
+      category: r.level,
+      pinned: true,
+    })),
+  );
+}
+
+// ---------------------------------------------------------------------------------------
+// planner
+
+export const TaskStateSchema = z
+  .object({
+    taskId: nonBlank,
+    status: nonBlank,
+    phase: nonBlank,
+    done: z.number().int().min(0),
+    total: z.number().int().min(0),
+    nextStep: nonBlank.optional(),
+    nextTool: nonBlank.optional(),
+  })
+  .refine((s) => s.done <= s.total, { message: "must not exceed total", path: ["done"] });
+/** The planner's task state (spec 04 `planner` slot). */
+export type TaskState = z.infer<typeof TaskStateSchema>;
+
+/**
+ * Task state → at most two items, read at fetch time (`null` → no items):
+ * `task` — `task T-12 · in_progress · phase implement · progress 2/5` (category `status`);
+ * `next` — `next: run the migration tests (tool run_tests)`, `next: STEP` or
+ * `next tool: TOOL` (category `next`), only when a next step or tool is known.
+ * An invalid state throws `InvalidInputError` (path `taskState.…`), failing the slot.
+ */
+export function plannerSource(getState: () => TaskState | null, id = "planner"): ContextSource {
+  return singleKindSource(id, "planner", () => {
+    const raw = getState();
+    if (raw === null || raw === undefined) return [];
+    const s = parse(TaskStateSchema, raw, ["taskState"]);
+    const items: SourceItem[] = [
+      {
+        id: "task",
+        text: `task ${s.taskId} · ${s.status} · phase ${s.phase} · progress ${s.done}/${s.total}`,
+        category: "status",
+        rank: 0,
+      },
+    ];
+    let next: string | null = null;
+    if (s.nextStep !== undefined && s.nextTool !== undefined) {
+      next = `next: ${s.nextStep} (tool ${s.nextTool})`;
+    } else if (s.nextStep !== undefined) {
+      next = `next: ${s.nextStep}`;
+    } else if (s.nextTool !== undefined) {
+      next = `next tool: ${s.nextTool}`;
+    }
+    if (next !== null) items.push({ id: "next", text: next, category: "next", rank: 1 });
+    return items;
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// task memory
+
+export const ObservationInputSchema = z.object({
+  text: nonBlank,
+  createdAt: timestamp,
+  id: nonBlank.optional(),
+  category: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+  score: unitScore.optional(),
+});
+/** What {@link TaskMemoryBuffer.add} takes. */
+export type ObservationInput = z.infer<typeof ObservationInputSchema>;
+/** A buffered observation (its id assigned). */
+export type Observation = ObservationInput & { id: string };
+
+function copyObservation(o: Observation): Observation {
+  return o.tags === undefined ? { ...o } : { ...o, tags: [...o.tags] };
+}
+
+/**
+ * A bounded buffer of step observations for the current task. When full, the oldest is
+ * evicted. Ids are `obs-1`, `obs-2`, … from a counter that never goes back (not even on
+ * `clear()`), skipping ids already held; an explicit `id` is kept as given.
+ *
+ * @example
+ * const buf = new TaskMemoryBuffer(8);
+ * buf.add({ text: "tests fail in db/migrate", createdAt: "2026-08-17T09:00:00Z" }).id // "obs-1"
+ */
+export class TaskMemoryBuffer {
+  readonly capacity: number;
+  #items: Observation[] = [];
+  #counter = 0;
+
+  constructor(capacity = 32) {
+    if (!Number.isInteger(capacity) || capacity < 1) {
+      throw new InvalidInputError(`capacity must be an integer ≥ 1, got ${capacity}`, "capacity");
+    }
+    this.capacity = capacity;
+  }
+
+  /** Number of observations held. */
+  get size(): number {
+    return this.#items.length;
+  }
+
+  /** Adds an observation (validated; path `observation.…`) and returns a copy of it. */
+  add(input: ObservationInput): Observation {
+    const obs = parse(ObservationInputSchema, input, ["observation"]);
+    const held = new Set(this.#items.map((o) => o.id));
+    let id = obs.id;
+    if (id === undefined) {
+      do id = `obs-${++this.#counter}`;
+      while (held.has(id));
+    } else if (held.has(id)) {
+      throw new InvalidInputError(`duplicate observation id "${id}"`, ["observation", "id"]);
+    }
+    const stored: Observation = copyObservation({ ...obs, id });
+    this.#items.push(stored);
+    while (this.#items.length > this.capacity) this.#items.shift();
+    return copyObservation(stored);
+  }
+
+  /** A copy of the held observations, oldest first. */
+  snapshot(): Observation[] {
+    return this.#items.map(copyObservation);
+  }
+
+  /** Drops every observation (ids keep counting up). */
+  clear(): void {
+    this.#items = [];
+  }
+}
+
+/**
+ * Task observations from the buffer's snapshot at fetch time, oldest first: id, text,
+ * createdAt, tags, score, category (default `observation`).
+ */
+export function taskMemorySource(buffer: TaskMemoryBuffer, id = "task_memory"): ContextSource {
+  return singleKindSource(id, "task_memory", () =>
+    buffer.snapshot().map((o) => {
+      const item: SourceItem = {
+        id: o.id,
+        text: o.text,
+        createdAt: o.createdAt,
+        category: o.category ?? "observation",
+      };
+      if (o.tags !== undefined) item.tags = o.tags;
+      if (o.score !== undefined) item.score = o.score;
+      return item;
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------
+// tool state
+
+export const ToolSpecSchema = z.object({
+  name: nonBlank,
+  description: z.string(),
+  requiredArgs: z.array(nonBlank),
+});
+/** A registered tool. */
+export type ToolSpec = z.infer<typeof ToolSpecSchema>;
+
+export const ToolCallSchema = z.object({
+  tool: nonBlank,
+  ok: z.boolean(),
+  summary: z.string(),
+  at: timestamp,
+});
+/** One recorded tool call (`at` is an ISO-8601 instant given by the caller). */
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+/** A recorded call with its sequence id (`call-1`, `call-2`, …). */
+export type RecordedToolCall = ToolCall & { id: string };
+
+/**
+ * Tool registry (fixed at construction; names unique) plus a bounded list of recent
+ * calls (`maxCalls`, default 20; oldest evicted). Calls get ids `call-1`, `call-2`, …
+ */
+export class ToolState {
+  readonly maxCalls: number;
+  readonly #tools: ToolSpec[];
+  #calls: RecordedToolCall[] = [];
+  #counter = 0;
+
+  constructor(tools: readonly ToolSpec[], options: { maxCalls?: number } = {}) {
+    this.#tools = parse(z.array(ToolSpecSchema), tools, ["tools"]);
+    const seen = new Set<string>();
+    this.#tools.forEach((t, i) => {
+      rejectDuplicate(seen, t.name, "tool name", ["tools", i, "name"]);
+    });
+    const maxCalls = options.maxCalls ?? 20;
+    if (!Number.isInteger(maxCalls) || maxCalls < 0) {
+      throw new InvalidInputError(`maxCalls must be an integer ≥ 0, got ${maxCalls}`, "maxCalls");
+    }
+    this.maxCalls = maxCalls;
+  }
+
+  /** Records a call (validated; path `call.…`) and returns a copy with its id. */
+  recordCall(call: ToolCall): RecordedToolCall {
+    const c = parse(ToolCallSchema, call, ["call"]);
+    const recorded: RecordedToolCall = { ...c, id: `call-${++this.#counter}` };
+    this.#calls.push(recorded);
+    while (this.#calls.length > this.maxCalls) this.#calls.shift();
+    return { ...recorded };
+  }
+
+  /** Copies of the registered tools, in registration order. */
+  tools(): ToolSpec[] {
+    return this.#tools.map((t) => ({ ...t, requiredArgs: [...t.requiredArgs] }));
+  }
+
+  /** Copies of the recent calls, oldest first. */
+  recentCalls(): RecordedToolCall[] {
+    return this.#calls.map((c) => ({ ...c }));
+  }
+
+  /** Forgets the recent calls (ids keep counting up). */
+  clearCalls(): void {
+    this.#calls = [];
+  }
+}
+
+/** `name(arg1, arg2) — description` (no dash part when the description is blank). */
+export function toolLine(tool: ToolSpec): string {
+  const head = `${tool.name}(${tool.requiredArgs.join(", ")})`;
+  return isBlank(tool.description) ? head : `${head} — ${tool.description}`;
+}
+
+/** `name → ok: summary` / `name → failed: summary` (no `: summary` when it is blank). */
+export function toolCallLine(call: ToolCall): string {
+  const head = `${call.tool} → ${call.ok ? "ok" : "failed"}`;
+  return isBlank(call.summary) ? head : `${head}: ${call.summary}`;
+}
+
+/**
+ * Tool state at fetch time: one item per tool in registration order (id `tool:NAME`,
+ * category `tool`), then one per recent call **newest first** (id `call-N`, category
+ * `call`, createdAt = `at`), so a top-k cut keeps the latest calls. `rank` carries this
+ * order into the assembler's item ranking.
+ */
+export function toolStateSource(state: ToolState, id = "tool_state"): ContextSource {
+  return singleKindSource(id, "tool_state", () => {
+    const tools = state.tools();
+    return [
+      ...tools.map((t, i) => ({
+        id: `tool:${t.name}`,
+        text: toolLine(t),
+        category: "tool",
+        rank: i,
+      })),
+      ...state
+        .recentCalls()
+        .reverse()
+        .map((c, j) => ({
+          id: c.id,
+          text: toolCallLine(c),
+          category: "call",
+          createdAt: c.at,
+          rank: tools.length + j,
+        })),
+    ];
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// profile
+
+export const ProfileEntrySchema = z.object({
+  key: nonBlank,
+  value: nonBlank,
+  category: z.string().optional(),
+  score: unitScore.optional(),
+  updatedAt: timestamp.optional(),
+});
+/** One profile fact (`identity`, `preference` or a caller-defined category). */
+export type ProfileEntry = z.infer<typeof ProfileEntrySchema>;
+
+/**
+ * Profile entries (copied and validated when built; keys unique) → items in the given
+ * order: id = key, text `key: value`, category, score, createdAt = updatedAt.
+ *
+ * @example profileSource([{ key: "city", value: "Beijing", category: "identity" }])
+ */
+export function profileSource(entries: readonly ProfileEntry[], id = "profile"): ContextSource {
+  const list = parse(z.array(ProfileEntrySchema), entries, ["entries"]);
+  const seen = new Set<string>();
+  list.forEach((e, i) => {
+    rejectDuplicate(seen, e.key, "profile key", ["entries", i, "key"]);
+  });
+  return singleKindSource(id, "profile", () =>
+    list.map((e) => {
+      const item: SourceItem = { id: e.key, text: `${e.key}: ${e.value}` };
+      if (e.category !== undefined) item.category = e.category;
+      if (e.score !== undefined) item.score = e.score;
+      if (e.updatedAt !== undefined) item.createdAt = e.updatedAt;
+      return item;
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------
+// recall
+
+/** Facts about recalled memories that spec 02 candidates do not carry, by memory id. */
+export interface RecallExtras {
+  /** Shown on recall lines (`importance=0.70`). */
+  importance?: Readonly<Record<string, number>>;
+  /** Item category (slot filters select e.g. `episodic`, `fact`, `general`, `tool_failure`). */
+  categories?: Readonly<Record<string, string>>;
+  tags?: Readonly<Record<string, readonly string[]>>;
+}
+
+function own<T>(map: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return map !== undefined && Object.hasOwn(map, key) ? map[key] : undefined;
+}
+
+/**
+ * Recall candidates (spec 02), read at fetch time, → items in the given order:
+ * id = memoryId, text, score, createdAt = provenance.capturedAt, sourceRef =
+ * provenance.sourceId, `memory` = {userScope, sourceRank, provenance, conflictKey,
+ * authority}, plus importance/category/tags from `extras`. It does not filter by scope:
+ * the assembler's selection gates do, so the decision log explains every drop.
+ */
+export function recallSource(
+  getCandidates: () => readonly CandidateInput[],
+  extras: RecallExtras = {},
+  id = "recall",
+): ContextSource {
+  return singleKindSource(id, "recall_memory", () =>
+    getCandidates().map((c) => {
+      const memory: NonNullable<SourceItem["memory"]> = {
+        userScope: c.userScope,
+        sourceRank: c.sourceRank,
+        provenance: { ...c.provenance },
+      };
+      if (c.conflictKey !== undefined) memory.conflictKey = c.conflictKey;
+      if (c.authority !== undefined) memory.authority = c.authority;
+      const item: SourceItem = {
+        id: c.memoryId,
+        text: c.text,
+        score: c.score,
+        createdAt: c.provenance?.capturedAt,
+        sourceRef: c.provenance?.sourceId,
+        memory,
+      };
+      const importance = own(extras.importance, c.memoryId);
+      if (importance !== undefined) item.importance = importance;
+      const category = own(extras.categories, c.memoryId);
+      if (category !== undefined) item.category = category;
+      const tags = own(extras.tags, c.memoryId);
+      if (tags !== undefined) item.tags = [...tags];
+      return item;
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------
+// static
+
+/**
+ * A generic source serving `kinds` with fixed items (copied per fetch) or with a
+ * function of the slot and query (called per fetch). Unsupported kinds get no items.
+ *
+ * @example staticSource("kb", ["kb"], [{ id: "k1", text: "Deploys run on Fridays" }])
+ */
+export function staticSource(
+  id: string,
+  kinds: readonly string[],
+  items: readonly SourceItem[] | ((slot: SlotSpec, query: SourceQuery) => readonly SourceItem[]),
+): ContextSource {
+  const sid = checkSourceId(id);
+  const served = new Set(kinds);
+  const fixed = typeof items === "function" ? null : items.map((i) => ({ ...i }));
+  return {
+    id: sid,
+    supports: (k) => served.has(k),
+    fetch: (slot, query) => {
+      if (!served.has(slot.kind)) return [];
+      if (fixed !== null) return fixed.map((i) => ({ ...i }));
+      return (items as (slot: SlotSpec, query: SourceQuery) => readonly SourceItem[])(slot, query);
+    },
+  };
+}

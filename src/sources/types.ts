@@ -1,0 +1,102 @@
+/**
+ * The source contract of spec 04: a source has an id, says which slot kinds it
+ * supports, and fetches items for a slot. Items are plain data validated at the edge.
+ */
+import { z } from "zod";
+import { AUTHORITIES, ProvenanceSchema } from "../memory/index.js";
+import type { CacheTier } from "../plan/index.js";
+import { isBlank, parseInstant } from "../text/index.js";
+
+const nonBlank = z.string().refine((s) => !isBlank(s), { message: "must not be blank" });
+const timestamp = z
+  .string()
+  .refine((s) => parseInstant(s) !== null, { message: "must be an ISO-8601 timestamp" });
+
+/** Fields that make an item a spec 02 memory candidate (recall items carry them). */
+export const MemoryFieldsSchema = z.object({
+  userScope: nonBlank,
+  sourceRank: z.number().int().min(1),
+  provenance: ProvenanceSchema,
+  conflictKey: nonBlank.nullable().optional(),
+  authority: z.enum(AUTHORITIES).optional(),
+});
+export type MemoryFields = z.input<typeof MemoryFieldsSchema>;
+
+/** One item a source returns for a slot. Atomic: budgets drop whole items, never cut one. */
+export const SourceItemSchema = z.object({
+  id: nonBlank,
+  text: nonBlank,
+  category: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+  score: z.number().min(0).max(1).optional(),
+  /** Shown next to recall lines (`importance=0.70`). */
+  importance: z.number().min(0).max(1).optional(),
+  createdAt: timestamp.optional(),
+  pinned: z.boolean().optional(),
+  /** Position the source gives the item (lower first); breaks ties after score and age. */
+  rank: z.number().int().min(0).optional(),
+  sourceRef: z.string().optional(),
+  memory: MemoryFieldsSchema.optional(),
+});
+export type SourceItem = z.input<typeof SourceItemSchema>;
+
+/** What every source is asked with: the clock is a parameter, never read. */
+export interface SourceQuery {
+  /** The user's query text for this turn. */
+  text: string;
+  /** The trusted caller's user scope (memory of other scopes never passes). */
+  userScope: string;
+  /** The schema mode being assembled. */
+  mode: string;
+  /** ISO-8601 instant used for ages and recency. */
+  now: string;
+}
+
+/** Declarative filter applied to what a source returns (spec 04). */
+export const SlotFilterSchema = z.object({
+  categories: z.array(z.string()).optional(),
+  requireTags: z.array(z.string()).optional(),
+  minScore: z.number().min(0).max(1).optional(),
+  topK: z.number().int().min(0).optional(),
+  maxAgeHours: z.number().min(0).optional(),
+  tokenBudget: z.number().int().min(0).optional(),
+  charBudget: z.number().int().min(0).optional(),
+});
+export type SlotFilter = z.infer<typeof SlotFilterSchema>;
+
+/** One slot of a mode's schema. */
+export interface SlotSpec {
+  /** Cognitive role (`constraints`, `planner`, …) or a caller-defined kind (`kb`, `skills`). */
+  kind: string;
+  /** Heading override; renderers otherwise use their locale table, then the kind. */
+  title?: string;
+  required?: boolean;
+  /** Global priority: lower is kept longer and shown earlier. */
+  priority?: number;
+  cacheTier?: CacheTier;
+  filter?: SlotFilter;
+  /** Per-slot fetch timeout in milliseconds. */
+  timeoutMs?: number;
+  /** Never a trimming candidate anywhere (red lines, identity). Default: true for constraints. */
+  neverTruncate?: boolean;
+}
+
+/**
+ * A context source (spec 04). `fetch` may be sync or async; it receives an AbortSignal
+ * that fires on timeout, and should stop work when it does.
+ *
+ * @example
+ * const rules: ContextSource = {
+ *   id: "rules", supports: (k) => k === "constraints",
+ *   fetch: () => [{ id: "r1", text: "[forbid] no rm -rf", pinned: true }],
+ * };
+ */
+export interface ContextSource {
+  readonly id: string;
+  supports(kind: string): boolean;
+  fetch(
+    slot: SlotSpec,
+    query: SourceQuery,
+    signal: AbortSignal,
+  ): Promise<readonly SourceItem[]> | readonly SourceItem[];
+}
