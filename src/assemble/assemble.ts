@@ -111,9 +111,62 @@ interface FilledLayer {
   memoryPlan: MemoryPlan | null;
 }
 
+const isCandidate = (s: SourcedItem) => s.item.memory !== undefined && s.item.score !== undefined;
+
 const isMemorySlot = (slot: ResolvedSlot, items: readonly SourcedItem[]) =>
-  slot.kind === "recall_memory" ||
-  (items.length > 0 && items.every((s) => s.item.memory !== undefined));
+  slot.kind === "recall_memory" || (items.length > 0 && items.every(isCandidate));
+
+/**
+ * Items of the recall slot must be spec 02 candidates (memory fields and a score). One
+ * that is not is an invalid item: the slot fails like any other invalid item (skipped
+ * when optional, fail closed when required) instead of crashing the assembly.
+ */
+function checkRecallItems(slot: ResolvedSlot, fill: SlotFill): SlotFill {
+  if (fill.status !== "ok" || slot.kind !== "recall_memory") return fill;
+  const bad = [...fill.items].sort(compareItems).find((s) => !isCandidate(s));
+  if (bad === undefined) return fill;
+  return {
+    status: "source_failed",
+    sourceId: bad.sourceId,
+    message: `${bad.sourceId}: item ${bad.item.id} of memory slot ${slot.kind} lacks memory fields or a score`,
+    sourceIds: fill.sourceIds,
+  };
+}
+
+/**
+ * When the global planner drops the memory slot, none of its memories reaches the
+ * prompt: the memory plan's `selected` decisions become rejections with the slot's
+ * reason, so `selectedMemoryIds` and `context` always match what was rendered.
+ */
+function settleMemoryPlan(
+  layer: FilledLayer,
+  plan: MemoryPlan,
+  segmentPlan: PromptPlan,
+  counter: TokenCounter,
+): MemoryPlan {
+  const d = segmentPlan.decisions.find((x) => x.name === layer.slot.kind);
+  if (d === undefined || d.status !== "dropped" || plan.selectedMemoryIds.length === 0) return plan;
+  const decisions = plan.decisions.map((m) =>
+    m.status !== "selected"
+      ? m
+      : ({
+          ...m,
+          status: "rejected",
+          reason: d.reason,
+          relatedMemoryId: null,
+          detail: `slot ${d.name} dropped by the global budget: ${d.detail}`,
+        } as MemoryDecision),
+  );
+  return {
+    ...plan,
+    context: "",
+    usedChars: 0,
+    usedTokens: counter.count(""),
+    selectedMemoryIds: [],
+    rejectedMemoryIds: decisions.filter((m) => m.status === "rejected").map((m) => m.memoryId),
+    decisions,
+  };
+}
 
 function toCandidate(s: SourcedItem, slot: string): CandidateInput {
   const m = s.item.memory;
@@ -260,9 +313,8 @@ export async function assemble(input: AssembleInput): Promise<Assembly> {
     ),
   );
 
-  let memoryPlan: MemoryPlan | null = null;
   const layers: FilledLayer[] = slots.map((slot, i) => {
-    const fill = fills[i] as SlotFill;
+    const fill = checkRecallItems(slot, fills[i] as SlotFill);
     if (fill.status === "no_source") {
       if (slot.required) {
         throw new SourceError(
@@ -300,7 +352,6 @@ export async function assemble(input: AssembleInput): Promise<Assembly> {
         nowMs,
       );
       const { packed, plan } = packMemorySlot(slot, kept, filter, scope, render, counter);
-      memoryPlan = plan;
       const gateDecisions: ItemDecision[] = plan.decisions
         .filter((d) => !packed.decisions.some((p) => p.id === d.memoryId))
         .map((d) => ({
@@ -356,7 +407,9 @@ export async function assemble(input: AssembleInput): Promise<Assembly> {
       budgetChars:
         input.budgetChars !== undefined
           ? input.budgetChars
-          : (schema.budgetChars ?? DEFAULT_GLOBAL_BUDGET_CHARS),
+          : schema.budgetChars !== undefined
+            ? schema.budgetChars
+            : DEFAULT_GLOBAL_BUDGET_CHARS,
       budgetTokens:
         input.budgetTokens !== undefined ? input.budgetTokens : (schema.budgetTokens ?? null),
       segments,
@@ -365,6 +418,11 @@ export async function assemble(input: AssembleInput): Promise<Assembly> {
     { tokenCounter: counter },
   );
 
+  const memoryLayer = layers.findLast((l) => l.memoryPlan !== null);
+  const memoryPlan =
+    memoryLayer?.memoryPlan != null
+      ? settleMemoryPlan(memoryLayer, memoryLayer.memoryPlan, segmentPlan, counter)
+      : null;
   const manifest = buildManifest(layers, extra, segmentPlan, memoryPlan, {
     mode: schema.mode,
     fallbackFrom,

@@ -6,18 +6,27 @@
  * or the user scope changes. The prefix is frozen per loop turn: buffers updated during
  * a turn show up in the next turn's prefix.
  */
-import { InvalidInputError } from "../errors/index.js";
-import type { CandidateInput, MemoryPlan, PolicyInput } from "../memory/index.js";
+import { z } from "zod";
+import { InvalidInputError, invalidFromZod } from "../errors/index.js";
+import {
+  type CandidateInput,
+  CandidateSchema,
+  type MemoryPlan,
+  type PolicyInput,
+  PolicySchema,
+} from "../memory/index.js";
 import type { CacheTier } from "../plan/index.js";
 import {
   type ContextSource,
   createSourceRegistry,
+  type SlotFilter,
   type SourceItem,
   type SourceRegistry,
 } from "../sources/index.js";
 import { trimWs } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import { type AssembleInput, type AssembleSegment, type Assembly, assemble } from "./assemble.js";
+import { createSchemaRegistry, type SchemaRegistry } from "./schema.js";
 
 /** Working modes of the agent loop (spec 05). */
 export const WORKING_MODES = ["craft", "plan", "ask"] as const;
@@ -121,6 +130,7 @@ export class Session {
     this.options = options;
     this.segmentDefs = options.segments;
     this.baseSources = options.sources ?? [];
+    checkWorkingMode(options.state.workingMode, "state.workingMode");
     this.state = {
       ...options.state,
       userScope: this.checkScope(options.state.userScope),
@@ -166,15 +176,45 @@ export class Session {
     return this.lastReport;
   }
 
-  /** A new query installs recall candidates (stored as candidates; reselected on reassembly). */
+  /**
+   * A new query installs recall candidates (stored as candidates; reselected on
+   * reassembly). Candidates are validated as in spec 02 (path `candidates[i].…`). The
+   * fields given in `policy` override the recall slot's filter of the current schema on
+   * every reassembly while this memory is installed (`minScore`, `topK`, `maxChars` →
+   * char budget, `maxTokens` → token budget of the slot as rendered; `null` = unbounded);
+   * omitted fields keep the schema's. `topK: 0` is rejected: use `clearRecalledMemory()`.
+   */
   setRecalledMemory(
     candidates: readonly CandidateInput[],
     options: { policy?: PolicyInput; importance?: Readonly<Record<string, number>> } = {},
   ): void {
+    const parsed = z.array(CandidateSchema).safeParse(candidates);
+    if (!parsed.success) throw invalidFromZod(parsed.error, ["candidates"]);
+    const seen = new Set<string>();
+    parsed.data.forEach((c, i) => {
+      if (seen.has(c.memoryId)) {
+        throw new InvalidInputError(`duplicate memoryId "${c.memoryId}"`, [
+          "candidates",
+          i,
+          "memoryId",
+        ]);
+      }
+      seen.add(c.memoryId);
+    });
+    if (options.policy !== undefined) {
+      const policy = PolicySchema.safeParse(options.policy);
+      if (!policy.success) throw invalidFromZod(policy.error, ["policy"]);
+      if (options.policy.topK === 0) {
+        throw new InvalidInputError(
+          "topK 0 would select no memory; use clearRecalledMemory()",
+          "policy.topK",
+        );
+      }
+    }
     this.recall = {
-      candidates: [...candidates],
-      policy: options.policy,
-      importance: options.importance ?? {},
+      candidates: parsed.data,
+      policy: options.policy === undefined ? undefined : { ...options.policy },
+      importance: { ...options.importance },
     };
     this.touch("memory");
   }
@@ -224,12 +264,7 @@ export class Session {
   }
 
   setWorkingMode(mode: WorkingMode): void {
-    if (!(WORKING_MODES as readonly string[]).includes(mode)) {
-      throw new InvalidInputError(
-        `working mode must be one of ${WORKING_MODES.join(", ")}`,
-        "workingMode",
-      );
-    }
+    checkWorkingMode(mode, "workingMode");
     if (this.state.workingMode === mode) return;
     this.state = { ...this.state, workingMode: mode };
     this.touch("workingMode");
@@ -310,6 +345,23 @@ export class Session {
     };
   }
 
+  // The recall slot of the current schema under the installed memory's policy, if any.
+  private schemas(): SchemaRegistry | undefined {
+    const base = this.options.assemble?.schemas;
+    const policy = this.recall?.policy;
+    if (policy === undefined) return base;
+    const registry = base ?? createSchemaRegistry();
+    const { schema } = registry.resolve(this.state.mode);
+    return registry.register({
+      ...schema,
+      slots: schema.slots.map((slot) =>
+        slot.kind === "recall_memory"
+          ? { ...slot, filter: withPolicy(slot.filter ?? {}, policy) }
+          : slot,
+      ),
+    });
+  }
+
   private registry(): SourceRegistry {
     const recall = this.recallSource();
     return createSourceRegistry(recall ? [...this.baseSources, recall] : this.baseSources);
@@ -327,8 +379,10 @@ export class Session {
       return this.cached.assembly;
     }
     const rebuilt = this.rebuildSegments();
+    const schemas = this.schemas();
     const assembly = await assemble({
       ...this.options.assemble,
+      ...(schemas !== undefined ? { schemas } : {}),
       ...(this.options.tokenCounter ? { tokenCounter: this.options.tokenCounter } : {}),
       mode: this.state.mode,
       query: { text: query.text, userScope: this.state.userScope },
@@ -362,6 +416,24 @@ export class Session {
   get memoryPlan(): MemoryPlan | null {
     return this.cached?.assembly.memoryPlan ?? null;
   }
+}
+
+function checkWorkingMode(mode: unknown, path: string): void {
+  if (!(WORKING_MODES as readonly unknown[]).includes(mode)) {
+    throw new InvalidInputError(`working mode must be one of ${WORKING_MODES.join(", ")}`, path);
+  }
+}
+
+// Spec 02 policy fields → the recall slot's filter (only the fields the caller gave).
+function withPolicy(filter: SlotFilter, policy: PolicyInput): SlotFilter {
+  const out: SlotFilter = { ...filter };
+  if (policy.minScore !== undefined) out.minScore = policy.minScore;
+  if (policy.topK !== undefined) out.topK = policy.topK;
+  if (policy.maxChars === null) delete out.charBudget;
+  else if (policy.maxChars !== undefined) out.charBudget = policy.maxChars;
+  if (policy.maxTokens === null) delete out.tokenBudget;
+  else if (policy.maxTokens !== undefined) out.tokenBudget = policy.maxTokens;
+  return out;
 }
 
 /** Creates a {@link Session}. */

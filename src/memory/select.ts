@@ -157,17 +157,22 @@ class BlockMeter {
     }
     const open = renderBlockOpen(this.scope, this.lines.length + 1);
     return (
-      this.counter.count(`${open}\n`) +
-      this.hitTokens +
-      this.counter.count(`${r.line}\n`) +
-      this.closeTokens
+      this.counter.count(`${open}\n`) + this.hitTokens + this.joinedTokens(r) + this.closeTokens
     );
+  }
+
+  // T(line + "\n"), reusing the line's own count when the counter knows the newline's cost.
+  private joinedTokens(r: Ranked): number {
+    const delta = this.counter.tagNewlineDelta;
+    return delta === null || delta === undefined
+      ? this.counter.count(`${r.line}\n`)
+      : r.tokens + delta;
   }
 
   add(r: Ranked): void {
     this.lines.push(r.line);
     this.hitChars += r.chars + 1;
-    if (this.counter.newlineCut) this.hitTokens += this.counter.count(`${r.line}\n`);
+    if (this.counter.newlineCut) this.hitTokens += this.joinedTokens(r);
   }
 }
 

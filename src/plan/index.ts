@@ -1,7 +1,11 @@
-/** Segment planner of spec 03: the whole system prompt under one budget, with a decision log. */
+/**
+ * Segment planner of spec 03: the whole system prompt under one budget, with a decision log,
+ * laid out by cache tier (spec 05) when segments name one.
+ */
 export {
   type PlanDecision,
   type PlanOptions,
+  type PlanTier,
   type PromptPlan,
   planPrompt,
   SEGMENT_SEPARATOR,
@@ -12,6 +16,7 @@ export {
   CACHE_TIERS,
   type CacheTier,
   DEFAULT_BUDGET_CHARS,
+  DEFAULT_CACHE_BOUNDARY,
   type ParsedPlanPromptRequest,
   type PlanPromptJsonRequest,
   PlanPromptJsonRequestSchema,

@@ -4,19 +4,23 @@
  * logging exactly one decision per segment in display order.
  */
 import { InvalidInputError, invalidFromZod, PromptBudgetError } from "../errors/index.js";
-import { compareCodePoints, cpLength } from "../text/index.js";
+import { compareCodePoints, cpLength, isBlank } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import {
   type CacheTier,
+  DEFAULT_CACHE_BOUNDARY,
   type ParsedPlanPromptRequest,
   type PlanPromptRequest,
   PlanPromptRequestSchema,
   type Segment,
 } from "./schema.js";
 
-/** Placed between two rendered segments; its cost counts against the budget. */
+/** Placed between two rendered segments (of the same tier); its cost counts against the budget. */
 export const SEGMENT_SEPARATOR = "\n\n---\n\n";
 const SEPARATOR_CHARS = cpLength(SEGMENT_SEPARATOR);
+
+/** Rank of each tier in tiered mode: the display and admission order of tiers. */
+const TIER_RANK: Readonly<Record<CacheTier, number>> = { static: 0, session: 1, dynamic: 2 };
 
 /** Terminal status of a segment. */
 export type SegmentStatus = "included" | "dropped" | "inactive";
@@ -34,6 +38,7 @@ interface DecisionFields {
   required: boolean;
   budgetPriority: number;
   provenance: string;
+  /** The tier the segment was laid out in (a tierless one counts as `dynamic`); null when untiered. */
   cacheTier: CacheTier | null;
   detail: string;
   originalChars: number;
@@ -62,7 +67,21 @@ export type PlanDecision =
       renderedTokens: 0;
     });
 
-/** The plan of spec 03. */
+/** One cache tier of a tiered prompt that has admitted content (spec 05). */
+export interface PlanTier {
+  tier: CacheTier;
+  /** Its included segments, in display order. */
+  names: string[];
+  /** Code points of its rendered content: its segments joined by the separator. */
+  chars: number;
+  /** Tokens of that content under the plan's counter. */
+  tokens: number;
+  /** UTF-16 offsets of that content in `prompt` (boundary markers excluded): `prompt.slice(start, end)`. */
+  start: number;
+  end: number;
+}
+
+/** The plan of spec 03, with the cache-tier layout of spec 05. */
 export interface PromptPlan {
   prompt: string;
   usedChars: number;
@@ -74,6 +93,10 @@ export interface PromptPlan {
   includedNames: string[];
   droppedNames: string[];
   decisions: PlanDecision[];
+  /** Tiers with admitted content, most stable first; `[]` when the plan is untiered. */
+  tiers: PlanTier[];
+  /** The marker placed between two tiers; null when the plan is untiered. */
+  cacheBoundary: string | null;
 }
 
 /** Options of {@link planPrompt}. */
@@ -92,100 +115,168 @@ interface TokenLedger {
   total(): number;
 }
 
-const ONLY = 0;
-const FIRST = 1;
-const MIDDLE = 2;
-const LAST = 3;
-const HEAD = "---\n\n";
+/**
+ * How the segments join: two consecutive rendered segments of the same tier are joined
+ * by {@link SEGMENT_SEPARATOR}, two of different tiers by `marker` (untiered: one tier).
+ */
+interface Layout {
+  contents: readonly string[];
+  /** Tier rank of each segment, by display index (all 0 when untiered). */
+  tiers: readonly number[];
+  marker: string;
+}
+
+/** The prompt rendered from the segments (display indexes, ascending) for which `keep` holds. */
+function render(layout: Layout, keep: (d: number) => boolean): string {
+  let out = "";
+  let prev = -1;
+  for (let d = 0; d < layout.contents.length; d++) {
+    if (!keep(d)) continue;
+    if (prev >= 0)
+      out += layout.tiers[prev] === layout.tiers[d] ? SEGMENT_SEPARATOR : layout.marker;
+    out += layout.contents[d]!;
+    prev = d;
+  }
+  return out;
+}
+
+// The join a piece starts with in the SplitLedger, and whether the piece ends the prompt:
+// variant = join * 2 + (last ? 1 : 0). (NONE, last) is the content alone.
+const NONE = 0;
+const SEP = 1;
+const MARK = 2;
+const VARIANTS = 6;
 const TAIL = "\n\n";
 
 /**
- * The exact shortcut, for counters whose `newlineCut` holds:
+ * The exact shortcut, for counters whose `newlineCut` holds (chosen by {@link makeLedger}):
  * `count(a + b) = count(a) + count(b)` when `a` ends with "\n" and `b` starts with a
- * character that is neither whitespace nor "/". The separator is "\n\n" + "---" + "\n\n",
- * so a prompt `s1 SEP s2 SEP … SEP sk` has such a cut just before every "---" (left side
- * ends with "\n", right side starts with "-"), whatever the segments contain. Hence
+ * character that is neither whitespace nor "/". Every join J has the shape "\n\n" + J'
+ * with J' starting with such a character (the separator's J' is "---\n\n"), so a prompt
+ * `s1 J1 s2 J2 … sk` has such a cut just before every J' (the left side ends with "\n",
+ * the right side starts with J'), whatever the segments contain. Hence
  *
- *   T(prompt) = T(s1 + "\n\n") + Σ_{1<i<k} T("---\n\n" + si + "\n\n") + T("---\n\n" + sk)
+ *   T(prompt) = T(s1 + "\n\n") + Σ_{1<i<k} T(J'_{i-1} + si + "\n\n") + T(J'_{k-1} + sk)
  *
- * (and T(s1) when k = 1): each segment costs one of four variants (only / first / middle /
- * last) depending only on whether it is the first or last admitted one. Admitting a
- * segment changes at most the variant of the current first or last one, so a proposal
- * is priced in O(1) counts of single-segment texts, each counted at most once, instead of
- * recounting the whole growing prompt. The naive-planner test proves decisions identical.
+ * (and T(s1) when k = 1): each segment costs one of six variants, fixed by the join before
+ * it (none / separator / marker) and whether it is the last one. Admitting a segment
+ * changes the variant of at most one admitted neighbour (the next one's join, or the old
+ * last one's tail), found from the first and last admitted segment of each tier, so a
+ * proposal is priced in O(1) counts of single-segment texts, each counted at most once,
+ * instead of recounting the whole growing prompt. The naive-planner test proves the
+ * decisions identical.
  */
 class SplitLedger implements TokenLedger {
   private readonly memo: Float64Array;
-  private first = -1;
-  private last = -1;
+  /** Current variant of each admitted segment, -1 when not admitted. */
+  private readonly variant: Int8Array;
+  /** First and last admitted display index of each tier, -1 when none. */
+  private readonly firstOf = [-1, -1, -1];
+  private readonly lastOf = [-1, -1, -1];
+  private readonly heads: readonly string[];
   private sum = 0;
+  private admitted = 0;
+  // The last proposal: the new segment's variant and the neighbour whose variant changes.
+  private proposedVariant = 0;
+  private neighbour = -1;
+  private neighbourVariant = 0;
 
   constructor(
     private readonly counter: TokenCounter,
-    private readonly contents: readonly string[],
+    private readonly layout: Layout,
+    markerTail: string,
     tokens: readonly number[],
   ) {
-    this.memo = new Float64Array(contents.length * 4).fill(-1);
-    // The "only" variant is the content itself, already counted by the caller.
-    tokens.forEach((n, d) => {
-      this.memo[d * 4 + ONLY] = n;
+    const n = layout.contents.length;
+    this.heads = ["", SEGMENT_SEPARATOR.slice(TAIL.length), markerTail];
+    this.memo = new Float64Array(n * VARIANTS).fill(-1);
+    this.variant = new Int8Array(n).fill(-1);
+    // The (none, last) variant is the content itself, already counted by the caller.
+    tokens.forEach((t, d) => {
+      this.memo[d * VARIANTS + NONE * 2 + 1] = t;
     });
   }
 
   private piece(d: number, variant: number): number {
-    const slot = d * 4 + variant;
+    const slot = d * VARIANTS + variant;
     const hit = this.memo[slot]!;
     if (hit >= 0) return hit;
-    const s = this.contents[d]!;
-    const text =
-      variant === ONLY
-        ? s
-        : variant === FIRST
-          ? s + TAIL
-          : variant === MIDDLE
-            ? HEAD + s + TAIL
-            : HEAD + s;
+    const text = this.heads[variant >> 1]! + this.layout.contents[d]! + (variant & 1 ? "" : TAIL);
     const n = this.counter.count(text);
     this.memo[slot] = n;
     return n;
   }
 
+  // Last admitted segment of a tier before `t`, first admitted one of a tier after `t`.
+  private lastBefore(t: number): number {
+    for (let u = t - 1; u >= 0; u--) if (this.lastOf[u]! >= 0) return this.lastOf[u]!;
+    return -1;
+  }
+  private firstAfter(t: number): number {
+    for (let u = t + 1; u < 3; u++) if (this.firstOf[u]! >= 0) return this.firstOf[u]!;
+    return -1;
+  }
+
   costWith(d: number): number {
-    const { first, last } = this;
-    if (first < 0) return this.piece(d, ONLY);
-    const single = first === last;
-    if (d < first) {
-      // d becomes first; the old first becomes a middle one (or the last, if alone).
-      return (
-        this.sum -
-        this.piece(first, single ? ONLY : FIRST) +
-        this.piece(first, single ? LAST : MIDDLE) +
-        this.piece(d, FIRST)
-      );
+    const t = this.layout.tiers[d]!;
+    const first = this.firstOf[t]!;
+    const last = this.lastOf[t]!;
+    this.neighbour = -1;
+    let join: number;
+    let isLast = false;
+    if (first >= 0 && first < d) {
+      // Preceded by a segment of its own tier.
+      join = SEP;
+      if (d > last && this.firstAfter(t) < 0) {
+        // d becomes the last segment of the prompt; the old last one gains its tail.
+        isLast = true;
+        this.neighbour = last;
+        this.neighbourVariant = this.variant[last]! & ~1;
+      }
+    } else {
+      // d opens its tier: preceded by the marker, or by nothing when it comes first.
+      const prev = this.lastBefore(t);
+      join = prev < 0 ? NONE : MARK;
+      const next = first >= 0 ? first : this.firstAfter(t);
+      if (next >= 0) {
+        // The next segment is now preceded by d: a separator within the tier, else a marker.
+        const nextJoin = first >= 0 ? SEP : MARK;
+        const v = (nextJoin << 1) | (this.variant[next]! & 1);
+        if (v !== this.variant[next]) {
+          this.neighbour = next;
+          this.neighbourVariant = v;
+        }
+      } else {
+        isLast = true;
+        if (prev >= 0) {
+          this.neighbour = prev;
+          this.neighbourVariant = this.variant[prev]! & ~1;
+        }
+      }
     }
-    if (d > last) {
-      return (
-        this.sum -
-        this.piece(last, single ? ONLY : LAST) +
-        this.piece(last, single ? FIRST : MIDDLE) +
-        this.piece(d, LAST)
-      );
-    }
-    return this.sum + this.piece(d, MIDDLE);
+    this.proposedVariant = (join << 1) | (isLast ? 1 : 0);
+    let cost = this.sum + this.piece(d, this.proposedVariant);
+    const nb = this.neighbour;
+    if (nb >= 0) cost += this.piece(nb, this.neighbourVariant) - this.piece(nb, this.variant[nb]!);
+    return cost;
   }
 
   add(d: number): void {
     this.sum = this.costWith(d);
-    if (this.first < 0 || d < this.first) this.first = d;
-    if (this.last < 0 || d > this.last) this.last = d;
+    this.variant[d] = this.proposedVariant;
+    if (this.neighbour >= 0) this.variant[this.neighbour] = this.neighbourVariant;
+    const t = this.layout.tiers[d]!;
+    if (this.firstOf[t]! < 0 || d < this.firstOf[t]!) this.firstOf[t] = d;
+    if (this.lastOf[t]! < 0 || d > this.lastOf[t]!) this.lastOf[t] = d;
+    this.admitted++;
   }
 
   total(): number {
-    return this.first < 0 ? this.counter.count("") : this.sum;
+    return this.admitted === 0 ? this.counter.count("") : this.sum;
   }
 }
 
-/** The naive definition, for counters without `newlineCut`: render and count it all. */
+/** The naive definition, for the other cases: render and count the whole proposed prompt. */
 class RenderLedger implements TokenLedger {
   private readonly admitted: boolean[];
   private probe = -1;
@@ -194,22 +285,14 @@ class RenderLedger implements TokenLedger {
 
   constructor(
     private readonly counter: TokenCounter,
-    private readonly contents: readonly string[],
+    private readonly layout: Layout,
   ) {
-    this.admitted = contents.map(() => false);
-  }
-
-  private render(extra: number): string {
-    const parts: string[] = [];
-    for (let i = 0; i < this.contents.length; i++) {
-      if (this.admitted[i] || i === extra) parts.push(this.contents[i]!);
-    }
-    return parts.join(SEGMENT_SEPARATOR);
+    this.admitted = layout.contents.map(() => false);
   }
 
   costWith(d: number): number {
     this.probe = d;
-    this.probeTokens = this.counter.count(this.render(d));
+    this.probeTokens = this.counter.count(render(this.layout, (i) => this.admitted[i] || i === d));
     return this.probeTokens;
   }
 
@@ -220,9 +303,46 @@ class RenderLedger implements TokenLedger {
   }
 
   total(): number {
-    if (this.sum < 0) this.sum = this.counter.count(this.render(-1));
+    if (this.sum < 0) this.sum = this.counter.count(render(this.layout, (i) => this.admitted[i]!));
     return this.sum;
   }
+}
+
+const NOT_CUT_START = /^[\s/]/u;
+
+/**
+ * Picks the token ledger. The split one is exact only when both hold:
+ * - the counter declares `newlineCut` (count(a + b) = count(a) + count(b) when `a` ends
+ *   with "\n" and `b` starts with a character that is neither whitespace nor "/"), and
+ * - every join in use is "\n\n" + J' with J' starting with such a character. The
+ *   separator always is; a custom `cacheBoundary` may not be (no leading "\n\n", or J'
+ *   starting with whitespace, "/" or a lone surrogate, whose behaviour no test pins down;
+ *   "whitespace" in either sense: Python's `isspace` of spec 01 or JavaScript's `\s`).
+ * Then the prompt splits at a cut before every J', and the sum of the per-segment pieces
+ * (see {@link SplitLedger}) equals the count of the whole prompt. Otherwise every proposal
+ * is priced by rendering and counting the whole proposed prompt, which is exact by
+ * definition.
+ */
+function makeLedger(
+  counter: TokenCounter,
+  layout: Layout,
+  tiered: boolean,
+  tokens: readonly number[],
+): TokenLedger {
+  if (!counter.newlineCut) return new RenderLedger(counter, layout);
+  if (!tiered) return new SplitLedger(counter, layout, "", tokens);
+  const { marker } = layout;
+  const tail = marker.slice(TAIL.length);
+  const lead = tail.codePointAt(0);
+  const shaped =
+    marker.startsWith(TAIL) &&
+    lead !== undefined &&
+    !(lead >= 0xd800 && lead <= 0xdfff) &&
+    !isBlank(String.fromCodePoint(lead)) &&
+    !NOT_CUT_START.test(tail);
+  return shaped
+    ? new SplitLedger(counter, layout, tail, tokens)
+    : new RenderLedger(counter, layout);
 }
 
 interface Entry {
@@ -238,6 +358,10 @@ interface Entry {
   content: string;
   /** Why the segment is inactive, or null when active. */
   inactive: string | null;
+  /** Tier rank (static 0, session 1, dynamic 2); 0 for every segment when untiered. */
+  tier: number;
+  /** The tier recorded in the decision; null when untiered. */
+  cacheTier: CacheTier | null;
   /** Position in display order. */
   display: number;
   chars: number;
@@ -262,14 +386,17 @@ function parseRequest(request: PlanPromptRequest): ParsedPlanPromptRequest {
   return parsed.data;
 }
 
-// Display order: priority asc → name asc (names are unique, so the order is total).
+// Display order: (tier asc →) priority asc → name asc (names are unique, so the order is
+// total). Untiered, every tier rank is 0.
 function compareDisplay(a: Entry, b: Entry): number {
+  if (a.tier !== b.tier) return a.tier - b.tier;
   if (a.priority !== b.priority) return a.priority < b.priority ? -1 : 1;
   return compareCodePoints(a.name, b.name);
 }
 
-// Admission order: budgetPriority desc → priority asc → name asc.
+// Admission order: (tier asc →) budgetPriority desc → priority asc → name asc.
 function compareAdmission(a: Entry, b: Entry): number {
+  if (a.tier !== b.tier) return a.tier - b.tier;
   if (a.budgetPriority !== b.budgetPriority) {
     return a.budgetPriority > b.budgetPriority ? -1 : 1;
   }
@@ -323,7 +450,7 @@ function makeDecision(
     required: e.required,
     budgetPriority: e.budgetPriority,
     provenance: e.seg.provenance,
-    cacheTier: e.seg.cacheTier ?? null,
+    cacheTier: e.cacheTier,
     status,
     reason,
     detail,
@@ -343,6 +470,21 @@ function makeDecision(
  * prompt and one decision per segment in display order; input order never matters.
  * Invalid input throws {@link InvalidInputError} naming the field path.
  *
+ * **Cache tiers (spec 05).** When at least one segment has a `cacheTier` (or the request
+ * sets `tiered: true`) the plan is tiered, and a segment without a tier counts as
+ * `dynamic`. Display order becomes tier (`static`, `session`, `dynamic`) → priority asc →
+ * name asc; segments of one tier are joined by the separator and two tiers by the
+ * `cacheBoundary` marker (default `"\n\n<!-- cache-boundary -->\n\n"`), which costs
+ * budget like a separator. Only tiers with admitted content appear, with no marker at
+ * either end. Optional segments are admitted by tier asc (static first) →
+ * `budgetPriority` desc → priority asc → name asc, so every static decision is taken
+ * before any optional session or dynamic segment is priced: an optional dynamic segment
+ * that grows (or appears) at the same budget can never evict a static (or session)
+ * segment that fit before, and the static prefix — and its cache key — stays put.
+ * Required segments of every tier are still reserved first, so a growing *required*
+ * dynamic segment does take budget from optional static ones. The plan reports each
+ * tier's names, size and offsets in `tiers`, and the marker in `cacheBoundary`.
+ *
  * @example
  * const plan = planPrompt({
  *   budgetChars: 100,
@@ -354,26 +496,44 @@ function makeDecision(
  * });
  * plan.prompt; // "Never run rm -rf.\n\n---\n\nMode: ask"
  * plan.droppedNames; // ["skills"]
+ *
+ * @example
+ * const tiered = planPrompt({
+ *   segments: [
+ *     { name: "memory", content: "Likes tabs.", cacheTier: "dynamic", priority: 0 },
+ *     { name: "rules", content: "Be brief.", cacheTier: "static", priority: 90 },
+ *   ],
+ * });
+ * tiered.prompt; // "Be brief.\n\n<!-- cache-boundary -->\n\nLikes tabs."
+ * tiered.tiers.map((t) => [t.tier, t.start, t.end]); // [["static", 0, 9], ["dynamic", 36, 47]]
  */
 export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}): PromptPlan {
   const req = parseRequest(request);
   const counter = options.tokenCounter ?? resolveTokenCounter(req.tokenizer);
   const { budgetChars, budgetTokens } = req;
+  const tiered = req.tiered === true || req.segments.some((s) => s.cacheTier !== undefined);
+  const marker = req.cacheBoundary ?? DEFAULT_CACHE_BOUNDARY;
+  const markerChars = cpLength(marker);
 
-  const entries: Entry[] = req.segments.map((seg, index) => ({
-    seg,
-    name: seg.name,
-    priority: seg.priority,
-    budgetPriority: seg.budgetPriority,
-    required: seg.required,
-    index,
-    content: "",
-    inactive: null,
-    display: 0,
-    chars: 0,
-    tokens: 0,
-    decision: null,
-  }));
+  const entries: Entry[] = req.segments.map((seg, index) => {
+    const cacheTier: CacheTier | null = tiered ? (seg.cacheTier ?? "dynamic") : null;
+    return {
+      seg,
+      name: seg.name,
+      priority: seg.priority,
+      budgetPriority: seg.budgetPriority,
+      required: seg.required,
+      index,
+      content: "",
+      inactive: null,
+      tier: cacheTier === null ? 0 : TIER_RANK[cacheTier],
+      cacheTier,
+      display: 0,
+      chars: 0,
+      tokens: 0,
+      decision: null,
+    };
+  });
   entries.sort(compareDisplay);
   // Conditions and builders run in display order, so even their side effects do not
   // depend on input order.
@@ -387,28 +547,39 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
     }
   }
 
+  const layout: Layout = {
+    contents: entries.map((e) => e.content),
+    tiers: entries.map((e) => e.tier),
+    marker,
+  };
   // Without a token budget nothing needs pricing per candidate: the prompt is counted once.
-  const contents = entries.map((e) => e.content);
-  const ledger: TokenLedger | null =
+  const ledger =
     budgetTokens === null
       ? null
-      : counter.newlineCut
-        ? new SplitLedger(
-            counter,
-            contents,
-            entries.map((e) => e.tokens),
-          )
-        : new RenderLedger(counter, contents);
-  // Chars are additive: Σ chars of the admitted segments + one separator between each two.
+      : makeLedger(
+          counter,
+          layout,
+          tiered,
+          entries.map((e) => e.tokens),
+        );
+  // Chars are additive: Σ chars of the admitted segments + one separator between two of
+  // the same tier + one marker between two tiers.
   let usedChars = 0;
   let admitted = 0;
+  const perTier = [0, 0, 0];
   const charsWith = (e: Entry) =>
-    admitted === 0 ? e.chars : usedChars + SEPARATOR_CHARS + e.chars;
+    admitted === 0
+      ? e.chars
+      : usedChars + (perTier[e.tier]! > 0 ? SEPARATOR_CHARS : markerChars) + e.chars;
+  const commit = (e: Entry, chars: number) => {
+    usedChars = chars;
+    admitted++;
+    perTier[e.tier]!++;
+  };
 
   const required = entries.filter((e) => e.inactive === null && e.required);
   for (const e of required) {
-    usedChars = charsWith(e);
-    admitted++;
+    commit(e, charsWith(e));
     ledger?.add(e.display);
   }
   if (required.length > 0) {
@@ -467,26 +638,44 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
       ledger.add(e.display);
       detail += `, ${tokens} of ${budgetTokens} tokens`;
     }
-    usedChars = chars;
-    admitted++;
+    commit(e, chars);
     e.decision = makeDecision(e, "included", "fits_budget", detail);
   }
 
-  const included: string[] = [];
   const includedNames: string[] = [];
   const droppedNames: string[] = [];
   const decisions: PlanDecision[] = [];
+  const tiers: PlanTier[] = [];
+  let prompt = "";
   for (const e of entries) {
     const decision = e.decision ?? makeDecision(e, "inactive", "inactive", e.inactive ?? "");
     decisions.push(decision);
-    if (decision.status === "included") {
-      included.push(e.content);
-      includedNames.push(e.name);
-    } else if (decision.status === "dropped") {
-      droppedNames.push(e.name);
+    if (decision.status === "dropped") droppedNames.push(e.name);
+    if (decision.status !== "included") continue;
+    let open = tiers.at(-1); // the tier being rendered; undefined when untiered or first
+    if (includedNames.length > 0) {
+      if (open === undefined || open.tier === e.cacheTier) {
+        prompt += SEGMENT_SEPARATOR; // untiered, or within one tier
+      } else {
+        open.end = prompt.length;
+        prompt += marker;
+      }
     }
+    includedNames.push(e.name);
+    if (e.cacheTier !== null && open?.tier !== e.cacheTier) {
+      open = { tier: e.cacheTier, names: [], chars: 0, tokens: 0, start: prompt.length, end: 0 };
+      tiers.push(open);
+    }
+    open?.names.push(e.name);
+    prompt += e.content;
   }
-  const prompt = included.join(SEGMENT_SEPARATOR);
+  const lastTier = tiers.at(-1);
+  if (lastTier !== undefined) lastTier.end = prompt.length;
+  for (const t of tiers) {
+    const content = prompt.slice(t.start, t.end);
+    t.chars = cpLength(content);
+    t.tokens = counter.count(content);
+  }
   return {
     prompt,
     usedChars,
@@ -497,5 +686,7 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
     includedNames,
     droppedNames,
     decisions,
+    tiers,
+    cacheBoundary: tiered ? marker : null,
   };
 }

@@ -14,6 +14,9 @@ export type CacheTier = (typeof CACHE_TIERS)[number];
 /** Default `budgetChars` of spec 03. */
 export const DEFAULT_BUDGET_CHARS = 12000;
 
+/** Default join between two tiers of a tiered prompt (spec 05). */
+export const DEFAULT_CACHE_BOUNDARY = "\n\n<!-- cache-boundary -->\n\n";
+
 const nonBlank = z.string().refine((s) => !isBlank(s), { message: "must not be blank" });
 const budget = z.number().int().min(0).nullable();
 
@@ -31,7 +34,10 @@ const segmentFields = {
   budgetPriority: z.number().default(50),
   /** Where the content came from (default `"runtime"`). */
   provenance: nonBlank.default("runtime"),
-  /** Cache tier of spec 05, carried into the decision log. */
+  /**
+   * Cache tier of spec 05. Any segment naming one lays the prompt out by tier (then a
+   * segment without a tier counts as `dynamic`); the decision log records the tier used.
+   */
   cacheTier: z.enum(CACHE_TIERS).optional(),
 };
 
@@ -88,6 +94,19 @@ const requestFields = {
   budgetTokens: budget.default(null),
   /** Built-in tokenizer name (default `estimate`). */
   tokenizer: z.string().optional(),
+  /**
+   * `true` lays the prompt out by cache tier (spec 05) even when no segment names one.
+   * Omitted or `false`: tiered exactly when at least one segment has a `cacheTier`.
+   */
+  tiered: z.boolean().optional(),
+  /**
+   * The join between two tiers in tiered mode (default `"\n\n<!-- cache-boundary -->\n\n"`).
+   * Must contain a non-whitespace character. Its cost counts in the budget.
+   */
+  cacheBoundary: z
+    .string()
+    .refine((s) => !isBlank(s), { message: "must contain a non-whitespace character" })
+    .optional(),
 };
 
 /**

@@ -60,11 +60,17 @@ export function estimateTokens(text: string): number {
 export function getTokenCounter(name: TokenizerName): TokenCounter {
   switch (name) {
     case "estimate":
-      return createTokenCounter(name, estimateTokens, { kind: "estimate", newlineCut: true });
+      return createTokenCounter(name, estimateTokens, {
+        kind: "estimate",
+        newlineCut: true,
+        tagNewlineDelta: 0,
+      });
     case "o200k_base":
-      return createTokenCounter(name, lazyBpe("o200k_base"), { newlineCut: true });
     case "cl100k_base":
-      return createTokenCounter(name, lazyBpe("cl100k_base"), { newlineCut: true });
+      return createTokenCounter(name, lazyBpe(name), {
+        newlineCut: true,
+        tagNewlineDelta: (count) => count(">\n") - count(">"),
+      });
     case "claude_estimate": {
       const o200k = lazyBpe("o200k_base");
       return createTokenCounter(name, (t) => Math.ceil(o200k(t) * CLAUDE_ESTIMATE_MARGIN), {

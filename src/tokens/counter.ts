@@ -14,11 +14,17 @@ import { TokenCounterError } from "../errors/index.js";
  * `o200k_base` and `cl100k_base` (their pre-tokenizers always split there; the test suite
  * checks it on random text). Custom counters default to `false`, and then every decision
  * is made by counting the whole proposed rendering.
+ *
+ * `tagNewlineDelta`, when not null, declares `count(s + "\n") === count(s) + tagNewlineDelta`
+ * for every `s` ending in a closing tag such as `</memory_hit>` (the pre-tokenizer's last
+ * piece is then `>` alone, which the newline extends). It lets a packer reuse a hit's own
+ * count for its joined form instead of counting the hit twice.
  */
 export interface TokenCounter {
   readonly name: string;
   readonly kind: "exact" | "estimate";
   readonly newlineCut: boolean;
+  readonly tagNewlineDelta?: number | null;
   /** Tokens in `text`: a non-negative integer. Throws {@link TokenCounterError} otherwise. */
   count(text: string): number;
 }
@@ -27,6 +33,8 @@ export interface TokenCounter {
 export interface CounterOptions {
   kind?: "exact" | "estimate";
   newlineCut?: boolean;
+  /** See {@link TokenCounter.tagNewlineDelta}; a function is evaluated once with the counter. */
+  tagNewlineDelta?: number | ((count: (text: string) => number) => number) | null;
   /** Distinct texts remembered (default 50,000). 0 disables memoization. */
   cacheSize?: number;
 }
@@ -62,10 +70,18 @@ export function createTokenCounter(
     }
     return n;
   };
+  const delta = options.tagNewlineDelta ?? null;
+  let tagNewlineDelta: number | null | undefined = typeof delta === "function" ? undefined : delta;
   return {
     name,
     kind: options.kind ?? "exact",
     newlineCut: options.newlineCut ?? false,
+    // Lazy: evaluating it may load a BPE table, which only a count should do.
+    get tagNewlineDelta() {
+      if (tagNewlineDelta === undefined)
+        tagNewlineDelta = (delta as (c: typeof count) => number)(count);
+      return tagNewlineDelta;
+    },
     count,
   };
 }

@@ -106,3 +106,100 @@ export const requestAndShuffle = request.chain((req) =>
     })
     .map((shuffled) => [req, { ...req, segments: shuffled }] as const),
 );
+
+/**
+ * Cache boundaries of every kind: the default, custom ones of the `"\n\n" + J'` shape
+ * (priced by the split ledger), and ones without it (priced by counting the whole prompt):
+ * no leading "\n\n", or J' starting with whitespace, "/" or U+FEFF.
+ */
+export const SHAPED_BOUNDARIES = [
+  "\n\n<!-- cache-boundary -->\n\n",
+  "\n\n=== turn ===\n\n",
+  "\n\nBOUNDARY",
+  "\n\n🚀\n",
+  "\n\n's\n\n",
+  "\n\n-",
+  "\n\n<|endoftext|>\n\n",
+] as const;
+export const UNSHAPED_BOUNDARIES = [
+  "<hr>",
+  "\n<hr>\n",
+  "\n\n/cache/\n\n",
+  "\n\n//",
+  "\n\n cache\n\n",
+  "\n\n\ncache\n\n",
+  "\n\n\u3000x",
+  "\n\n\ufeffx",
+  "\n\n\r\nx",
+  "x\n\n",
+] as const;
+
+const tieredSegment: fc.Arbitrary<SegmentInput> = fc
+  .record(
+    {
+      name: names,
+      content: fc.oneof(
+        { weight: 8, arbitrary: trickyText },
+        { weight: 1, arbitrary: fc.constant(null) },
+        { weight: 1, arbitrary: fc.constant("") },
+      ),
+      priority: fc.oneof(fc.integer({ min: -2, max: 4 }), fc.constantFrom(0.5, 50)),
+      required: fc.oneof(
+        { weight: 6, arbitrary: fc.constant(false) },
+        { weight: 1, arbitrary: fc.constant(true) },
+      ),
+      budgetPriority: fc.integer({ min: 0, max: 3 }),
+      provenance: fc.constant("runtime"),
+      cacheTier: fc.constantFrom("static" as const, "session" as const, "dynamic" as const),
+      condition: fc.oneof(
+        { weight: 8, arbitrary: fc.constant(true) },
+        { weight: 1, arbitrary: fc.constant(false) },
+      ),
+    },
+    // cacheTier is optional: a tierless segment counts as dynamic in tiered mode.
+    { requiredKeys: ["name", "content", "cacheTier"] },
+  )
+  .chain((s) =>
+    fc.boolean().map((keepTier) => {
+      if (keepTier) return s;
+      const { cacheTier: _, ...rest } = s;
+      return rest;
+    }),
+  );
+
+/** Any cache boundary: omitted (default), shaped or unshaped. */
+export const cacheBoundary = fc.oneof(
+  { weight: 2, arbitrary: fc.constant(undefined) },
+  { weight: 3, arbitrary: fc.constantFrom(...SHAPED_BOUNDARIES) },
+  { weight: 3, arbitrary: fc.constantFrom(...UNSHAPED_BOUNDARIES) },
+);
+
+/** A request in tiered mode (segment tiers or `tiered: true`), with small budgets. */
+export const tieredRequest: fc.Arbitrary<PlanPromptRequest> = fc
+  .record({
+    budgetChars: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 300 })),
+    budgetTokens: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 100 })),
+    segments: fc.uniqueArray(tieredSegment, { selector: (s) => s.name, maxLength: 10 }),
+    tiered: fc.constantFrom(true, undefined),
+    cacheBoundary,
+  })
+  .map((r) => {
+    const out: PlanPromptRequest = {
+      budgetChars: r.budgetChars,
+      budgetTokens: r.budgetTokens,
+      segments: r.segments,
+    };
+    if (r.tiered !== undefined) out.tiered = r.tiered;
+    if (r.cacheBoundary !== undefined) out.cacheBoundary = r.cacheBoundary;
+    return out;
+  });
+
+/** The same tiered request with its segments in another order. */
+export const tieredRequestAndShuffle = tieredRequest.chain((req) =>
+  fc
+    .shuffledSubarray(req.segments, {
+      minLength: req.segments.length,
+      maxLength: req.segments.length,
+    })
+    .map((shuffled) => [req, { ...req, segments: shuffled }] as const),
+);

@@ -3,24 +3,41 @@
  * shortcuts. Every candidate is decided by rendering the whole proposed prompt and
  * measuring it (code points, and the counter on the full text). Tests prove that
  * `planPrompt` decides identically. It supports `content` and boolean `condition` only.
+ * Tiered mode (spec 05) is written out the same way: tiers are rendered one by one and
+ * joined by the marker, and each tier's offsets come from that rendering.
  */
 import { PromptBudgetError } from "../../src/errors/index.js";
-import type { PlanDecision, PlanPromptRequest, PromptPlan } from "../../src/plan/index.js";
+import type {
+  CacheTier,
+  PlanDecision,
+  PlanPromptRequest,
+  PlanTier,
+  PromptPlan,
+} from "../../src/plan/index.js";
 import { PlanPromptRequestSchema } from "../../src/plan/index.js";
 import { compareCodePoints, cpLength } from "../../src/text/index.js";
 import type { TokenCounter } from "../../src/tokens/index.js";
 
 const SEP = "\n\n---\n\n";
+const MARKER = "\n\n<!-- cache-boundary -->\n\n";
+const TIERS: CacheTier[] = ["static", "session", "dynamic"];
 
 export function naivePlanPrompt(request: PlanPromptRequest, counter: TokenCounter): PromptPlan {
   const req = PlanPromptRequestSchema.parse(request);
   const { budgetChars, budgetTokens } = req;
+  const tiered = req.tiered === true || req.segments.some((s) => s.cacheTier !== undefined);
+  const marker = req.cacheBoundary ?? MARKER;
+  const tierOf = (s: (typeof req.segments)[number]): CacheTier | null =>
+    tiered ? (s.cacheTier ?? "dynamic") : null;
+  const rank = (s: (typeof req.segments)[number]) => TIERS.indexOf(tierOf(s) ?? "static");
   const segs = [...req.segments].sort((a, b) =>
-    a.priority !== b.priority
-      ? a.priority < b.priority
-        ? -1
-        : 1
-      : compareCodePoints(a.name, b.name),
+    rank(a) !== rank(b)
+      ? rank(a) - rank(b)
+      : a.priority !== b.priority
+        ? a.priority < b.priority
+          ? -1
+          : 1
+        : compareCodePoints(a.name, b.name),
   );
   const text = (i: number) => segs[i]!.content ?? "";
   const inactiveWhy = (i: number): string | null => {
@@ -30,12 +47,20 @@ export function naivePlanPrompt(request: PlanPromptRequest, counter: TokenCounte
     if (s.content === "") return "content is empty";
     return null;
   };
+  // Each tier's segments joined by the separator; the non-empty tiers joined by the marker.
+  const tierTexts = (set: ReadonlySet<number>) =>
+    TIERS.map((tier) => ({
+      tier,
+      indexes: segs
+        .map((_, i) => i)
+        .filter((i) => set.has(i) && (tierOf(segs[i]!) ?? "static") === tier),
+    }))
+      .filter((t) => t.indexes.length > 0)
+      .map((t) => ({ ...t, text: t.indexes.map(text).join(SEP) }));
   const render = (set: ReadonlySet<number>) =>
-    segs
-      .map((_, i) => i)
-      .filter((i) => set.has(i))
-      .map(text)
-      .join(SEP);
+    tierTexts(set)
+      .map((t) => t.text)
+      .join(marker);
 
   const decisions = new Map<number, PlanDecision>();
   const decide = (
@@ -53,7 +78,7 @@ export function naivePlanPrompt(request: PlanPromptRequest, counter: TokenCounte
       required: s.required,
       budgetPriority: s.budgetPriority,
       provenance: s.provenance,
-      cacheTier: s.cacheTier ?? null,
+      cacheTier: tierOf(s),
       status,
       reason,
       detail,
@@ -98,6 +123,7 @@ export function naivePlanPrompt(request: PlanPromptRequest, counter: TokenCounte
     .sort((x, y) => {
       const a = segs[x]!;
       const b = segs[y]!;
+      if (rank(a) !== rank(b)) return rank(a) - rank(b);
       if (a.budgetPriority !== b.budgetPriority)
         return a.budgetPriority > b.budgetPriority ? -1 : 1;
       return x - y; // display order breaks ties: priority asc → name asc
@@ -138,6 +164,20 @@ export function naivePlanPrompt(request: PlanPromptRequest, counter: TokenCounte
 
   const prompt = render(admitted);
   const ordered = segs.map((_, i) => decisions.get(i)!);
+  const tiers: PlanTier[] = [];
+  let offset = 0;
+  for (const t of tiered ? tierTexts(admitted) : []) {
+    if (tiers.length > 0) offset += marker.length;
+    tiers.push({
+      tier: t.tier,
+      names: t.indexes.map((i) => segs[i]!.name),
+      chars: cpLength(t.text),
+      tokens: counter.count(t.text),
+      start: offset,
+      end: offset + t.text.length,
+    });
+    offset += t.text.length;
+  }
   return {
     prompt,
     usedChars: cpLength(prompt),
@@ -148,5 +188,7 @@ export function naivePlanPrompt(request: PlanPromptRequest, counter: TokenCounte
     includedNames: ordered.filter((d) => d.status === "included").map((d) => d.name),
     droppedNames: ordered.filter((d) => d.status === "dropped").map((d) => d.name),
     decisions: ordered,
+    tiers,
+    cacheBoundary: tiered ? marker : null,
   };
 }

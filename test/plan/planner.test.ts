@@ -150,6 +150,8 @@ describe("planPrompt: rendering and order", () => {
       "includedNames",
       "droppedNames",
       "decisions",
+      "tiers",
+      "cacheBoundary",
     ]);
     expect(plan.tokenizer).toBe("estimate");
   });
@@ -165,6 +167,8 @@ describe("planPrompt: rendering and order", () => {
       includedNames: [],
       droppedNames: [],
       decisions: [],
+      tiers: [],
+      cacheBoundary: null,
     });
   });
 });

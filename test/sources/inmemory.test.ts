@@ -129,8 +129,14 @@ describe("plannerSource", () => {
         id: "task",
         text: "task T-12 · in_progress · phase implement · progress 2/5",
         category: "status",
+        rank: 0,
       },
-      { id: "next", text: "next: run the migration tests (tool run_tests)", category: "next" },
+      {
+        id: "next",
+        text: "next: run the migration tests (tool run_tests)",
+        category: "next",
+        rank: 1,
+      },
     ]);
   });
 
@@ -277,21 +283,39 @@ describe("ToolState and toolStateSource", () => {
     expect(s.id).toBe("tool_state");
     expect(supported(s)).toEqual(["tool_state"]);
     expect(await fetchKind(s, "tool_state")).toEqual([
-      { id: "tool:run_tests", text: "run_tests(path) — runs the test suite", category: "tool" },
-      { id: "tool:http_get", text: "http_get(url, timeout) — fetches a URL", category: "tool" },
-      { id: "tool:now", text: "now()", category: "tool" },
-      { id: "call-3", text: "now → ok", category: "call", createdAt: "2026-08-17T09:06:00Z" },
+      {
+        id: "tool:run_tests",
+        text: "run_tests(path) — runs the test suite",
+        category: "tool",
+        rank: 0,
+      },
+      {
+        id: "tool:http_get",
+        text: "http_get(url, timeout) — fetches a URL",
+        category: "tool",
+        rank: 1,
+      },
+      { id: "tool:now", text: "now()", category: "tool", rank: 2 },
+      {
+        id: "call-3",
+        text: "now → ok",
+        category: "call",
+        createdAt: "2026-08-17T09:06:00Z",
+        rank: 3,
+      },
       {
         id: "call-2",
         text: "run_tests → ok: all green",
         category: "call",
         createdAt: "2026-08-17T09:05:00Z",
+        rank: 4,
       },
       {
         id: "call-1",
         text: "run_tests → failed: 3 failures",
         category: "call",
         createdAt: "2026-08-17T09:00:00Z",
+        rank: 5,
       },
     ]);
   });

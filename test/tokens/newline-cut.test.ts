@@ -79,3 +79,25 @@ describe.each<TokenizerName>(["estimate", "o200k_base", "cl100k_base"])("%s newl
     );
   });
 });
+
+describe.each<TokenizerName>(["estimate", "o200k_base", "cl100k_base"])(
+  "%s tagNewlineDelta",
+  (name) => {
+    const counter = getTokenCounter(name);
+    it("count(s + \\n) = count(s) + delta for s ending in a closing tag", () => {
+      const delta = counter.tagNewlineDelta;
+      expect(typeof delta).toBe("number");
+      fc.assert(
+        fc.property(
+          text,
+          fc.constantFrom("</memory_hit>", "</item>", "</recalled_memory>"),
+          (body, close) => {
+            const s = `<memory_hit a="1">${body}${close}`;
+            expect(counter.count(`${s}\n`)).toBe(counter.count(s) + (delta as number));
+          },
+        ),
+        { numRuns: 2000 },
+      );
+    });
+  },
+);
