@@ -76,7 +76,7 @@ export interface ConstraintPolicy {
  * id = rule id, text `[level] text`, category = level.
  *
  * @example constraintsSource({ rules: [{ id: "no-rm", level: "forbid", text: "no rm -rf" }] })
- * // fetch → [{ id: "no-rm", text: "[forbid] no rm -rf", category: "forbid", pinned: true }]
+ * // fetch → [{ id: "no-rm", text: "[forbid] no rm -rf", category: "forbid", pinned: true, rank: 0 }]
  */
 export function constraintsSource(policy: ConstraintPolicy, id = "constraints"): ContextSource {
   const rules = parse(z.array(ConstraintRuleSchema), policy?.rules, ["policy", "rules"]);
@@ -85,11 +85,13 @@ export function constraintsSource(policy: ConstraintPolicy, id = "constraints"):
     rejectDuplicate(seen, r.id, "rule id", ["policy", "rules", i, "id"]);
   });
   return singleKindSource(id, "constraints", () =>
-    rules.map((r) => ({
+    rules.map((r, i) => ({
       id: r.id,
       text: `[${r.level}] ${r.text}`,
       category: r.level,
       pinned: true,
+      // Policy order is meaningful: keep it through the assembler's ranking.
+      rank: i,
     })),
   );
 }

@@ -69,9 +69,10 @@ export function cand(
   return c;
 }
 
+// Policy order (not id order) is the rendered order.
 export const RULES = [
-  { id: "no-rm", level: "forbid", text: "no rm -rf" },
   { id: "net", level: "warn", text: "network needs approval" },
+  { id: "no-rm", level: "forbid", text: "no rm -rf" },
 ];
 
 export const TASK: TaskState = {

@@ -67,10 +67,22 @@ describe("constraintsSource", () => {
     expect(s.id).toBe("constraints");
     expect(supported(s)).toEqual(["constraints"]);
     expect(await fetchKind(s, "constraints")).toEqual([
-      { id: "no-rm", text: "[forbid] no rm -rf", category: "forbid", pinned: true },
-      { id: "net", text: "[warn] network needs approval", category: "warn", pinned: true },
-      { id: "tests", text: "[require] run tests before commit", category: "require", pinned: true },
-      { id: "custom", text: "[audit] log every shell command", category: "audit", pinned: true },
+      { id: "no-rm", text: "[forbid] no rm -rf", category: "forbid", pinned: true, rank: 0 },
+      { id: "net", text: "[warn] network needs approval", category: "warn", pinned: true, rank: 1 },
+      {
+        id: "tests",
+        text: "[require] run tests before commit",
+        category: "require",
+        pinned: true,
+        rank: 2,
+      },
+      {
+        id: "custom",
+        text: "[audit] log every shell command",
+        category: "audit",
+        pinned: true,
+        rank: 3,
+      },
     ]);
     expect(await fetchKind(s, "profile")).toEqual([]);
   });
