@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from "commander";
 import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
 import { EXIT, reportError } from "./io.js";
 import { planPromptHandler, runJsonVerb, selectMemoryHandler } from "./json-verbs.js";
+import { Repl, type ReplFlags, runRepl } from "./repl.js";
 
 const useColor = (): boolean => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
 
@@ -59,6 +60,50 @@ export function buildProgram(setExit: (code: number) => void): Command {
       } catch (err) {
         setExit(reportError(err, "demo"));
       }
+    });
+
+  program
+    .command("repl")
+    .description(
+      "an interactive runtime session (spec 05): fire events, see what was reassembled (commands from stdin; type help)",
+    )
+    .addOption(
+      new Option("--renderer <name>", "slot renderer")
+        .default("en")
+        .choices(["en", "zh-CN", "tagged"]),
+    )
+    .addOption(
+      new Option("--tokenizer <name>", "token counter")
+        .default("estimate")
+        .choices(["estimate", "o200k_base", "cl100k_base", "claude_estimate"]),
+    )
+    .option("--budget <chars>", "global char budget (default: the schema's, 2400)")
+    .option(
+      "--mode <mode>",
+      "initial schema mode: chat, tool, rag, react (others fall back to chat)",
+      "chat",
+    )
+    .addHelpText(
+      "after",
+      "\nReads one command per line until quit, exit or end of input; the prompt `promptctx> ` shows only on a terminal.\nThe clock starts at 2026-11-30T09:00:00Z and advances one minute per reassembly, so a script replays byte for byte.",
+    )
+    .action(async (opts: ReplFlags) => {
+      let repl: Repl;
+      try {
+        repl = new Repl(opts, useColor());
+      } catch (err) {
+        setExit(reportError(err, "repl"));
+        return;
+      }
+      setExit(
+        await runRepl(repl, {
+          input: process.stdin,
+          output: process.stdout,
+          interactive: Boolean(process.stdin.isTTY),
+          color: useColor(),
+          fd: 0,
+        }),
+      );
     });
 
   return program;

@@ -1,0 +1,494 @@
+/**
+ * `promptctx repl`: an interactive runtime session (spec 05) in the terminal. Each command
+ * fires a session event (load a skill, switch expert, working mode, schema, connector,
+ * install or clear recalled memory, switch user) and prints what was reassembled — the
+ * rebuilt segments, or `reused cached plan` — with the decision tables. Lines come from
+ * stdin, so a script of commands is a reproducible transcript: the clock is fixed and
+ * advances one minute per reassembly.
+ */
+import { fstatSync } from "node:fs";
+import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
+import type { Assembly } from "../assemble/index.js";
+import { type CacheKeys, cacheBreak } from "../cache/index.js";
+import { InvalidInputError, toErrorObject } from "../errors/index.js";
+import { CACHE_TIERS } from "../plan/index.js";
+import { getRenderer } from "../render/index.js";
+import { compareCodePoints } from "../text/index.js";
+import { resolveTokenCounter } from "../tokens/index.js";
+import type { AssemblyManifest, LayerManifest } from "../trace/index.js";
+import { CONNECTORS, DEMO_CANDIDATES, EXPERTS, SKILLS } from "./demo-fixture.js";
+import { EXIT } from "./io.js";
+import {
+  createReplSession,
+  REPL_IMPORTANCE,
+  REPL_QUERY,
+  REPL_START,
+  type ReplFixture,
+  skillBody,
+} from "./session-fixture.js";
+import { type Column, renderTable, type Tone } from "./table.js";
+import { memoryDecisionTable, segmentDecisionTable } from "./tables.js";
+
+/** Flags of `promptctx repl`. */
+export interface ReplFlags {
+  renderer?: string;
+  tokenizer?: string;
+  /** Global char budget as typed (a non-negative integer). */
+  budget?: string;
+  /** Initial schema mode. */
+  mode?: string;
+}
+
+const HELP = `Commands
+  show                         the current prompt structure (layers) and the prompt
+  skill load|unload NAME       load or unload a bundled skill (skill list: the names)
+  expert NAME|none             switch the expert (expert list: the names)
+  mode craft|plan|ask          switch the working mode
+  schema MODE                  switch the schema mode (chat, tool, rag, react; others fall back to chat)
+  connector NAME on|off        bring a connector online or offline (connector list: the names)
+  identity TEXT                change the identity file's text
+  memory                       install the offline recall fixture for this query
+  memory clear                 clear recalled memory
+  query TEXT                   end the current query (clears memory) and ask TEXT
+  user SCOPE                   switch the user scope (clears memory)
+  stats                        builder calls, reassemblies, cache reuses, cache keys, last cache break
+  help                         this text
+  quit | exit                  leave (so does end of input)`;
+
+const MINUTE_MS = 60_000;
+
+/** `--budget` → a non-negative integer of chars. */
+export function parseBudget(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim())) {
+    throw new InvalidInputError(
+      `--budget must be a non-negative integer of chars, got ${JSON.stringify(value)}`,
+      "--budget",
+    );
+  }
+  return Number(value.trim());
+}
+
+const LAYER_COLUMNS: Column<LayerManifest>[] = [
+  { header: "layer", cell: (l) => l.id },
+  { header: "tier", cell: (l) => l.cacheTier },
+  { header: "req", cell: (l) => (l.required ? "yes" : "") },
+  {
+    header: "status",
+    cell: (l) => l.status,
+    tone: (l): Tone =>
+      l.status === "included" ? "good" : l.status === "dropped" ? "bad" : "muted",
+  },
+  { header: "reason", cell: (l) => l.reason },
+  { header: "chars", cell: (l) => (l.status === "included" ? l.used.chars : null), align: "right" },
+  {
+    header: "tokens",
+    cell: (l) => (l.status === "included" ? l.used.tokens : null),
+    align: "right",
+  },
+  { header: "version", cell: (l) => l.versionId },
+  { header: "refs", cell: (l) => (l.sourceRefs.length > 0 ? l.sourceRefs.join(" ") : null) },
+  { header: "detail", cell: (l) => l.detail || null, tone: () => "muted" },
+];
+
+/**
+ * The manifest's layers as a table, in prompt order.
+ *
+ * @example console.log(layerTable(assembly.manifest, false));
+ */
+export function layerTable(manifest: AssemblyManifest, color: boolean): string {
+  const budget = [
+    manifest.budget.chars === null ? "unbounded chars" : `${manifest.budget.chars} chars`,
+    manifest.budget.tokens === null ? null : `${manifest.budget.tokens} tokens`,
+  ]
+    .filter((x) => x !== null)
+    .join(", ");
+  const schema =
+    manifest.fallbackFrom === null
+      ? manifest.mode
+      : `${manifest.mode} (fallback from ${JSON.stringify(manifest.fallbackFrom)})`;
+  const head = `Layers — schema ${schema}, renderer ${manifest.renderer}, tokenizer ${manifest.tokenizer}, budget ${budget}, used ${manifest.used.chars} chars / ${manifest.used.tokens} tokens`;
+  return `${head}\n${renderTable(manifest.layers, LAYER_COLUMNS, color)}`;
+}
+
+const formatKeys = (keys: CacheKeys) => CACHE_TIERS.map((t) => `${t} ${keys[t] ?? "-"}`).join(", ");
+
+// Layers whose content or decision differs between two assemblies.
+function changedLayers(before: AssemblyManifest, after: AssemblyManifest): string[] {
+  const old = new Map(before.layers.map((l) => [l.id, l]));
+  return after.layers
+    .filter((l) => {
+      const o = old.get(l.id);
+      return o === undefined || o.versionId !== l.versionId || o.status !== l.status;
+    })
+    .map((l) => l.id);
+}
+
+const known = (table: Readonly<Record<string, unknown>>) =>
+  Object.keys(table).sort(compareCodePoints).join(", ");
+
+function usage(text: string): never {
+  throw new InvalidInputError(`usage: ${text}`, "command");
+}
+
+/**
+ * One repl: a fixture session, a fixed clock and counters. {@link Repl.execute} runs one
+ * command line and returns what to print, so the repl is testable without a terminal.
+ *
+ * @example
+ * const repl = new Repl({}, false);
+ * await repl.execute("show"); // the first assembly builds every segment
+ * (await repl.execute("skill load sql-review")).output; // "rebuilt: skills\n…"
+ */
+export class Repl {
+  private readonly fixture: ReplFixture;
+  private readonly color: boolean;
+  private query = REPL_QUERY;
+  private last: Assembly | null = null;
+  private previous: Assembly | null = null;
+  private lastNow: string = REPL_START;
+  private pending = true;
+  private reassemblies = 0;
+  private reuses = 0;
+  private errors = 0;
+
+  constructor(flags: ReplFlags, color: boolean) {
+    const tokenCounter = resolveTokenCounter(flags.tokenizer ?? "estimate", "--tokenizer");
+    const renderer = getRenderer(flags.renderer ?? "en");
+    const budgetChars = parseBudget(flags.budget);
+    const mode = flags.mode ?? "chat";
+    if (mode.trim() === "") throw new InvalidInputError("--mode must not be blank", "--mode");
+    this.fixture = createReplSession({
+      mode,
+      renderer,
+      tokenCounter,
+      ...(budgetChars !== undefined ? { budgetChars } : {}),
+    });
+    this.color = color;
+  }
+
+  private get session() {
+    return this.fixture.session;
+  }
+
+  /** Runs one command line; `quit` is true for `quit` / `exit`. */
+  async execute(line: string): Promise<{ output: string; quit: boolean }> {
+    const words = line.trim().split(/\s+/).filter(Boolean);
+    const [cmd, ...args] = words;
+    if (cmd === undefined || cmd.startsWith("#")) return { output: "", quit: false };
+    if (cmd === "quit" || cmd === "exit") return { output: "", quit: true };
+    try {
+      return { output: await this.dispatch(cmd, args, line), quit: false };
+    } catch (err) {
+      this.errors++;
+      const { error } = toErrorObject(err);
+      const at = error.path ? ` (at ${error.path})` : "";
+      if (error.code === "internal_error" && process.env.PROMPTCTX_DEBUG && err instanceof Error) {
+        process.stderr.write(`${err.stack ?? err.message}\n`);
+      }
+      return { output: `error: ${error.code}: ${error.message}${at}`, quit: false };
+    }
+  }
+
+  private async dispatch(cmd: string, args: string[], line: string): Promise<string> {
+    const s = this.session;
+    const before = { state: s.current, memory: s.hasMemory };
+    let memoryEvent = false;
+    const rest = () => line.trim().slice(cmd.length).trim();
+    switch (cmd) {
+      case "help":
+        return HELP;
+      case "show":
+        if (args.length > 0) usage("show");
+        return this.show();
+      case "stats":
+        if (args.length > 0) usage("stats");
+        return this.stats();
+      case "skill": {
+        const [verb, name, ...extra] = args;
+        if (verb === "list" && name === undefined) return this.list("skills", SKILLS);
+        if ((verb !== "load" && verb !== "unload") || name === undefined || extra.length > 0) {
+          usage("skill load|unload NAME");
+        }
+        const body = skillBody(name);
+        if (body === undefined) {
+          throw new InvalidInputError(
+            `unknown skill ${JSON.stringify(name)} (known: ${known(SKILLS)})`,
+            "skill",
+          );
+        }
+        if (verb === "load") s.loadSkill(name, body);
+        else s.unloadSkill(name);
+        break;
+      }
+      case "expert": {
+        const [name, ...extra] = args;
+        if (name === undefined || extra.length > 0) usage("expert NAME|none");
+        if (name === "list") return this.list("experts", EXPERTS);
+        if (name !== "none" && !Object.hasOwn(EXPERTS, name)) {
+          throw new InvalidInputError(
+            `unknown expert ${JSON.stringify(name)} (known: ${known(EXPERTS)}, or none)`,
+            "expert",
+          );
+        }
+        s.switchExpert(name === "none" ? null : name);
+        break;
+      }
+      case "mode": {
+        if (args.length !== 1) usage("mode craft|plan|ask");
+        s.setWorkingMode(args[0] as "craft");
+        break;
+      }
+      case "schema": {
+        if (args.length !== 1) usage("schema MODE");
+        s.setMode(args[0] as string);
+        break;
+      }
+      case "connector": {
+        const [name, state, ...extra] = args;
+        if (name === "list" && state === undefined) return this.list("connectors", CONNECTORS);
+        if (name === undefined || (state !== "on" && state !== "off") || extra.length > 0) {
+          usage("connector NAME on|off");
+        }
+        if (!Object.hasOwn(CONNECTORS, name)) {
+          throw new InvalidInputError(
+            `unknown connector ${JSON.stringify(name)} (known: ${known(CONNECTORS)})`,
+            "connector",
+          );
+        }
+        s.setConnector(name, state === "on");
+        break;
+      }
+      case "identity": {
+        if (args.length === 0) usage("identity TEXT");
+        s.setIdentity(rest());
+        break;
+      }
+      case "memory": {
+        if (args.length === 0) {
+          s.setRecalledMemory(DEMO_CANDIDATES, { importance: REPL_IMPORTANCE });
+          memoryEvent = true;
+        } else if (args.length === 1 && args[0] === "clear") {
+          s.clearRecalledMemory();
+          memoryEvent = before.memory;
+        } else {
+          usage("memory | memory clear");
+        }
+        break;
+      }
+      case "query": {
+        if (args.length === 0) usage("query TEXT");
+        s.endQuery();
+        this.query = rest();
+        memoryEvent = true;
+        break;
+      }
+      case "user": {
+        if (args.length !== 1) usage("user SCOPE");
+        s.setUserScope(args[0] as string);
+        break;
+      }
+      default:
+        throw new InvalidInputError(
+          `unknown command ${JSON.stringify(cmd)} (type help for the commands)`,
+          "command",
+        );
+    }
+    // Every event replaces the session state, except memory (tracked above).
+    if (s.current !== before.state || memoryEvent) this.pending = true;
+    const assembly = await this.refresh();
+    return [this.status(assembly), this.memoryTable(assembly), this.segmentTable(assembly)].join(
+      "\n\n",
+    );
+  }
+
+  // Assembles for the current state. The clock advances one minute per reassembly, so an
+  // unchanged state asks with the same instant and the session reuses its cached plan.
+  private async refresh(): Promise<Assembly> {
+    const now =
+      this.pending || this.last === null
+        ? new Date(Date.parse(REPL_START) + this.reassemblies * MINUTE_MS)
+            .toISOString()
+            .replace(".000Z", "Z")
+        : this.lastNow;
+    const assembly = await this.session.assemble({ text: this.query, now });
+    if (this.session.report.reused) {
+      this.reuses++;
+    } else {
+      this.previous = this.last;
+      this.last = assembly;
+      this.lastNow = now;
+      this.reassemblies++;
+      this.pending = false;
+    }
+    return assembly;
+  }
+
+  private status(assembly: Assembly): string {
+    const report = this.session.report;
+    if (report.reused) return `reused cached plan (now ${this.lastNow}; nothing changed)`;
+    const m = assembly.manifest;
+    const rebuilt =
+      report.rebuilt.length > 0 ? report.rebuilt.join(", ") : "none (slots refetched)";
+    const lines = [`rebuilt: ${rebuilt}`];
+    const schema = `schema ${m.mode}${m.fallbackFrom === null ? "" : ` (fallback from ${JSON.stringify(m.fallbackFrom)})`}`;
+    if (this.previous === null) {
+      lines.push("changed layers: all (first assembly)");
+      lines.push(`reassembled at ${m.now}, ${schema}, cache keys ${formatKeys(m.cacheKeys)}`);
+    } else {
+      const changed = changedLayers(this.previous.manifest, m);
+      const broke = cacheBreak(this.previous.manifest.cacheKeys, m.cacheKeys);
+      lines.push(`changed layers: ${changed.length > 0 ? changed.join(", ") : "none"}`);
+      lines.push(`reassembled at ${m.now}, ${schema}, cache break: ${broke ?? "none"}`);
+    }
+    return lines.join("\n");
+  }
+
+  private memoryTable(assembly: Assembly): string {
+    if (assembly.memoryPlan === null) {
+      return "Memory selection — inactive (no recalled memory installed)";
+    }
+    return memoryDecisionTable(assembly.memoryPlan, this.color);
+  }
+
+  private segmentTable(assembly: Assembly): string {
+    return segmentDecisionTable(assembly.segmentPlan, this.color);
+  }
+
+  private async show(): Promise<string> {
+    const assembly = await this.refresh();
+    return [
+      this.status(assembly),
+      layerTable(assembly.manifest, this.color),
+      this.memoryTable(assembly),
+      `Prompt\n======\n${assembly.prompt}`,
+    ].join("\n\n");
+  }
+
+  private list(what: string, table: Readonly<Record<string, unknown>>): string {
+    return `${what}: ${known(table)}`;
+  }
+
+  private stats(): string {
+    const s = this.session;
+    const st = s.current;
+    const skills = [...st.skills.keys()].sort(compareCodePoints);
+    const online = [...st.connectors]
+      .filter(([, on]) => on)
+      .map(([n]) => n)
+      .sort(compareCodePoints);
+    const calls = s.builderCalls;
+    const rows = [...calls].map(([segment, n]) => ({ segment, n }));
+    const lines = [
+      `Session — user ${JSON.stringify(st.userScope)}, schema ${st.mode}, working mode ${st.workingMode}, expert ${st.expert ?? "none"}`,
+      `skills: ${skills.length > 0 ? skills.join(", ") : "none"}; connectors online: ${online.length > 0 ? online.join(", ") : "none"}; memory: ${s.hasMemory ? "installed" : "none"}`,
+      `reassemblies: ${this.reassemblies}, cache reuses: ${this.reuses}, errors: ${this.errors}, now ${this.lastNow}`,
+      "",
+      "Builder calls",
+      renderTable(
+        rows,
+        [
+          { header: "segment", cell: (r) => r.segment },
+          { header: "calls", cell: (r) => r.n, align: "right" },
+        ],
+        this.color,
+      ),
+      "",
+    ];
+    if (this.last === null) {
+      lines.push("cache keys: - (nothing assembled yet)", "last cache break: -");
+    } else {
+      lines.push(`cache keys: ${formatKeys(this.last.manifest.cacheKeys)}`);
+      lines.push(
+        this.previous === null
+          ? "last cache break: - (one assembly so far)"
+          : `last cache break: ${cacheBreak(this.previous.manifest.cacheKeys, this.last.manifest.cacheKeys) ?? "none"} (previous assembly → last assembly)`,
+      );
+    }
+    return lines.join("\n");
+  }
+}
+
+/** Where the repl reads and writes (process streams by default). */
+export interface ReplIo {
+  input: Readable;
+  output: Writable;
+  /** Show the `promptctx> ` prompt (stdin is a terminal). */
+  interactive: boolean;
+  color: boolean;
+  /** The input's file descriptor, checked before reading (Node reads a directory as empty). */
+  fd?: number;
+}
+
+function unreadable(fd: number | undefined): Error | null {
+  if (fd === undefined) return null;
+  try {
+    return fstatSync(fd).isDirectory() ? new Error("stdin is a directory") : null;
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
+
+/**
+ * Runs the repl until `quit`, `exit` or end of input; returns the exit code: 0, or 2 when
+ * the input could not be read. Command errors print `error: <code>: <message>` and the
+ * repl continues. Without a terminal each command is echoed as `> COMMAND` so a
+ * transcript reads like a session. A reader that goes away (EPIPE) ends the repl quietly.
+ */
+export async function runRepl(repl: Repl, io: ReplIo): Promise<number> {
+  const failure: { input: Error | null; output: Error | null } = {
+    input: unreadable(io.fd),
+    output: null,
+  };
+  if (failure.input !== null) {
+    process.stderr.write(`promptctx repl: cannot read input: ${failure.input.message}\n`);
+    return EXIT.invalid;
+  }
+  const rl = createInterface({
+    input: io.input,
+    ...(io.interactive ? { output: io.output, prompt: "promptctx> ", terminal: true } : {}),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
+  io.input.on("error", (err: Error) => {
+    failure.input = err;
+    rl.close();
+  });
+  io.output.on("error", (err: Error) => {
+    failure.output = err;
+    rl.close();
+  });
+  const write = (text: string) => {
+    if (text !== "" && failure.output === null) {
+      io.output.write(text.endsWith("\n") ? text : `${text}\n`);
+    }
+  };
+  if (io.interactive) {
+    write('promptctx repl — type "help" for the commands, "quit" to leave.');
+    rl.prompt();
+  }
+  try {
+    for await (const line of rl) {
+      if (!io.interactive && line.trim() !== "") write(`> ${line.trim()}`);
+      const { output, quit } = await repl.execute(line);
+      write(output);
+      if (quit || failure.output !== null) break;
+      if (io.interactive) rl.prompt();
+      else if (output !== "") write("\n");
+    }
+  } catch (err) {
+    failure.input = err instanceof Error ? err : new Error(String(err));
+  } finally {
+    rl.close();
+  }
+  if (failure.input !== null) {
+    process.stderr.write(`promptctx repl: cannot read input: ${failure.input.message}\n`);
+    return EXIT.invalid;
+  }
+  const out = failure.output as (Error & { code?: string }) | null;
+  if (out !== null && out.code !== "EPIPE") {
+    process.stderr.write(`promptctx repl: cannot write output: ${out.message}\n`);
+    return EXIT.internal;
+  }
+  return EXIT.ok;
+}
