@@ -18,6 +18,7 @@ const LAYERS = [
   "render",
   "trace",
   "assemble",
+  "workspace",
   "cli",
   "server",
 ];

@@ -161,12 +161,11 @@ class BlockMeter {
     );
   }
 
-  // T(line + "\n"), reusing the line's own count when the counter knows the newline's cost.
+  // T(line + "\n"), from the line's own count when the counter can extend it.
   private joinedTokens(r: Ranked): number {
-    const delta = this.counter.tagNewlineDelta;
-    return delta === null || delta === undefined
-      ? this.counter.count(`${r.line}\n`)
-      : r.tokens + delta;
+    return (
+      this.counter.extendWithNewlines?.(r.line, r.tokens, "\n") ?? this.counter.count(`${r.line}\n`)
+    );
   }
 
   add(r: Ranked): void {

@@ -201,10 +201,32 @@ class SplitLedger implements TokenLedger {
     const slot = d * VARIANTS + variant;
     const hit = this.memo[slot]!;
     if (hit >= 0) return hit;
-    const text = this.heads[variant >> 1]! + this.layout.contents[d]! + (variant & 1 ? "" : TAIL);
-    const n = this.counter.count(text);
+    const head = this.heads[variant >> 1]!;
+    const content = this.layout.contents[d]!;
+    const last = (variant & 1) === 1;
+    const n =
+      this.derivedPiece(head, content, last, d) ??
+      this.counter.count(head + content + (last ? "" : TAIL));
     this.memo[slot] = n;
     return n;
+  }
+
+  /**
+   * A piece priced from the content's own count, so each segment's text is tokenized once:
+   * the head ends with "\n" and the content starts with a cut character, so newlineCut
+   * splits head from body; the counter's `extendWithNewlines` prices the trailing "\n\n".
+   * `null` when either step does not apply (then the piece is counted whole).
+   */
+  private derivedPiece(head: string, content: string, last: boolean, d: number): number | null {
+    const own = this.memo[d * VARIANTS + NONE * 2 + 1]!;
+    let headTokens = 0;
+    if (head !== "") {
+      if (!head.endsWith("\n") || !startsWithCut(content)) return null;
+      headTokens = this.counter.count(head);
+    }
+    if (last) return headTokens + own;
+    const body = this.counter.extendWithNewlines?.(content, own, TAIL) ?? null;
+    return body === null ? null : headTokens + body;
   }
 
   // Last admitted segment of a tier before `t`, first admitted one of a tier after `t`.
@@ -310,6 +332,18 @@ class RenderLedger implements TokenLedger {
 
 const NOT_CUT_START = /^[\s/]/u;
 
+// True when a newlineCut cut is guaranteed between a text ending in "\n" and `b`: b starts
+// with a character that is whitespace in neither sense (spec 01's or JavaScript's) nor "/".
+function startsWithCut(b: string): boolean {
+  const lead = b.codePointAt(0);
+  return (
+    lead !== undefined &&
+    !(lead >= 0xd800 && lead <= 0xdfff) &&
+    !isBlank(String.fromCodePoint(lead)) &&
+    !NOT_CUT_START.test(b)
+  );
+}
+
 /**
  * Picks the token ledger. The split one is exact only when both hold:
  * - the counter declares `newlineCut` (count(a + b) = count(a) + count(b) when `a` ends
@@ -333,13 +367,7 @@ function makeLedger(
   if (!tiered) return new SplitLedger(counter, layout, "", tokens);
   const { marker } = layout;
   const tail = marker.slice(TAIL.length);
-  const lead = tail.codePointAt(0);
-  const shaped =
-    marker.startsWith(TAIL) &&
-    lead !== undefined &&
-    !(lead >= 0xd800 && lead <= 0xdfff) &&
-    !isBlank(String.fromCodePoint(lead)) &&
-    !NOT_CUT_START.test(tail);
+  const shaped = marker.startsWith(TAIL) && startsWithCut(tail);
   return shaped
     ? new SplitLedger(counter, layout, tail, tokens)
     : new RenderLedger(counter, layout);

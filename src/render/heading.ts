@@ -141,7 +141,10 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
     renderSlot(slot, items) {
       if (items.length === 0) return "";
       const recall = slot.kind === "recall_memory";
-      const lines = [fill(table.headingFormat, { title: headingText(slot) })];
+      const heading = fill(table.headingFormat, { title: headingText(slot) });
+      // Documents (instruction files, skill bodies) read as blocks, not as list items.
+      if (slot.itemStyle === "block") return [heading, ...items.map((i) => i.text)].join("\n\n");
+      const lines = [heading];
       for (const item of items)
         lines.push(table.itemPrefix + (recall ? recallLine(item) : item.text));
       return lines.join("\n");

@@ -14,7 +14,7 @@ export interface RenderContext {
 export interface SlotRenderer {
   readonly name: string;
   renderSlot(
-    slot: { kind: string; title?: string },
+    slot: { kind: string; title?: string; itemStyle?: "list" | "block" },
     items: readonly SourceItem[],
     ctx: RenderContext,
   ): string;

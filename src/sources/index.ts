@@ -40,6 +40,8 @@ export {
   type InstructionIssue,
   type InstructionIssueKind,
   type InstructionPart,
+  instructionChainSource,
+  instructionItems,
   instructionsSource,
   loadInstructionChain,
   maskMarkdownCode,
@@ -60,6 +62,12 @@ export {
   orderChunks,
   planKb,
 } from "./kb.js";
+export {
+  type MemoryStoreSourceOptions,
+  memoryStoreSource,
+  profileRecordToItem,
+  recallHitToItem,
+} from "./memory-store.js";
 export { createSourceRegistry, type SourceRegistry } from "./registry.js";
 export {
   DEFAULT_SKILL_CAP,

@@ -690,25 +690,55 @@ export function instructionsSource(
     fetch: async (slot, _query, signal) => {
       if (slot.kind !== "instructions") return [];
       const chain = await loadInstructionChain(frozen, signal);
-      const items: SourceItem[] = [];
-      for (const part of chain.parts) {
-        if (isBlank(part.content)) continue;
-        const item: SourceItem = {
-          id: part.path,
-          text: part.content,
-          sourceRef: `${part.path}#${part.sha256}`,
-          rank: items.length,
-          category:
-            part.importedFrom !== null
-              ? "import"
-              : userFiles.has(part.absolutePath)
-                ? "user"
-                : "project",
-        };
-        if (part.truncated) item.tags = ["truncated"];
-        items.push(item);
-      }
-      return items;
+      return instructionItems(chain, userFiles);
     },
+  };
+}
+
+/**
+ * The items of an already-loaded chain (see {@link instructionsSource} for their shape);
+ * `userFiles` are the absolute paths of user-level files.
+ */
+export function instructionItems(
+  chain: InstructionChain,
+  userFiles: ReadonlySet<string> = new Set(),
+): SourceItem[] {
+  const items: SourceItem[] = [];
+  for (const part of chain.parts) {
+    if (isBlank(part.content)) continue;
+    const item: SourceItem = {
+      id: part.path,
+      text: part.content,
+      sourceRef: `${part.path}#${part.sha256}`,
+      rank: items.length,
+      category:
+        part.importedFrom !== null
+          ? "import"
+          : userFiles.has(part.absolutePath)
+            ? "user"
+            : "project",
+    };
+    if (part.truncated) item.tags = ["truncated"];
+    items.push(item);
+  }
+  return items;
+}
+
+/**
+ * A source over a chain loaded once (e.g. a workspace assembly that also reports the
+ * chain's issues), so the files are not read twice.
+ *
+ * @example instructionChainSource(await loadInstructionChain(options))
+ */
+export function instructionChainSource(
+  chain: InstructionChain,
+  userFiles: readonly string[] = [],
+  id = "instructions",
+): ContextSource {
+  const items = instructionItems(chain, new Set(userFiles.map((p) => resolve(p))));
+  return {
+    id,
+    supports: (kind) => kind === "instructions",
+    fetch: (slot) => (slot.kind === "instructions" ? items.map((i) => ({ ...i })) : []),
   };
 }

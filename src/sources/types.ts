@@ -70,6 +70,8 @@ export interface SlotSpec {
   kind: string;
   /** Heading override; renderers otherwise use their locale table, then the kind. */
   title?: string;
+  /** `list` (default): one `- item` line each; `block`: items as paragraphs (documents). */
+  itemStyle?: "list" | "block";
   required?: boolean;
   /** Global priority: lower is kept longer and shown earlier. */
   priority?: number;

@@ -26,16 +26,38 @@ const ESTIMATE_UNIT = new RegExp(`[a-zA-Z0-9_]+|[\\u3400-\\u9fff]|[^${WS_CLASS}]
 const AS_TEXT = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
 
 type BpeCount = (text: string, options: typeof AS_TEXT) => number;
+interface BpeModule {
+  countTokens: BpeCount;
+  setMergeCacheSize(size: number): void;
+  clearMergeCache(): void;
+}
 const requireCjs = createRequire(import.meta.url);
+
+/**
+ * Text (UTF-16 units) a counter passes to the BPE library between two clears of the
+ * library's merge cache. The library evicts its cache one entry at a time from the front
+ * of a Map, which V8 makes O(n) per eviction once the cache is full (a 50k-hit selection
+ * ran 3× slower than with no cache at all). So the library's size limit is lifted and the
+ * cache is cleared wholesale instead: it never holds more pieces than this many units.
+ */
+export const BPE_CACHE_WINDOW = 1_000_000;
 
 // The BPE rank tables take ~0.5 s to load, so an encoding is loaded on its first count
 // (synchronously, through the package's CommonJS build), never at import time.
 function lazyBpe(encoding: "o200k_base" | "cl100k_base"): (text: string) => number {
-  let count: BpeCount | undefined;
+  let bpe: BpeModule | undefined;
+  let sinceClear = 0;
   return (text) => {
-    count ??= (requireCjs(`gpt-tokenizer/cjs/encoding/${encoding}`) as { countTokens: BpeCount })
-      .countTokens;
-    return count(text, AS_TEXT);
+    if (bpe === undefined) {
+      bpe = requireCjs(`gpt-tokenizer/cjs/encoding/${encoding}`) as BpeModule;
+      bpe.setMergeCacheSize(Number.MAX_SAFE_INTEGER);
+    }
+    sinceClear += text.length;
+    if (sinceClear > BPE_CACHE_WINDOW) {
+      bpe.clearMergeCache();
+      sinceClear = text.length;
+    }
+    return bpe.countTokens(text, AS_TEXT);
   };
 }
 
@@ -52,6 +74,45 @@ export function estimateTokens(text: string): number {
   return n;
 }
 
+const NEWLINES = /^\n+$/;
+const MARK = /\p{M}/u;
+const WORD = /[\p{L}\p{N}]/u;
+const SPACE = /\s/u;
+
+/**
+ * `count(text + newlines)` from `count(text)` for the o200k_base / cl100k_base
+ * pre-tokenizers. Appending newlines only changes the last pre-token piece:
+ * - text ends with a letter or digit: the newlines form a piece of their own;
+ * - text ends with a run R of other non-space characters: the piece is R (with the one
+ *   space before it, if any) and the newlines join it (` ?[^\s\p{L}\p{N}]+[\r\n]*`).
+ * Anything else (trailing whitespace, combining marks, "/") returns null: count it whole.
+ * The test suite checks the identity on random text for both encodings.
+ */
+function bpeExtendWithNewlines(count: (text: string) => number) {
+  return (text: string, tokens: number, newlines: string): number | null => {
+    if (!NEWLINES.test(newlines) || text === "") return null;
+    let start = text.length;
+    while (start > 0) {
+      let i = start - 1;
+      const low = text.charCodeAt(i);
+      if (low >= 0xdc00 && low <= 0xdfff && i > 0) i--;
+      const ch = text.slice(i, start);
+      // Marks join letter pieces in o200k; "/" after a newline may belong to the piece
+      // before it (`[\r\n/]*`): both are left to a whole count.
+      if (MARK.test(ch) || ch === "/") return null;
+      if (WORD.test(ch) || SPACE.test(ch)) break;
+      start = i;
+    }
+    if (start === text.length) {
+      const last = text.slice(-1);
+      return SPACE.test(last) ? null : tokens + count(newlines);
+    }
+    const from = start > 0 && text[start - 1] === " " ? start - 1 : start;
+    const piece = text.slice(from);
+    return tokens - count(piece) + count(piece + newlines);
+  };
+}
+
 /**
  * A fresh counter (with its own memo cache) for a built-in tokenizer name.
  *
@@ -63,13 +124,14 @@ export function getTokenCounter(name: TokenizerName): TokenCounter {
       return createTokenCounter(name, estimateTokens, {
         kind: "estimate",
         newlineCut: true,
-        tagNewlineDelta: 0,
+        // Newlines are whitespace: they never add an estimate unit.
+        extendWithNewlines: () => (_text, tokens) => tokens,
       });
     case "o200k_base":
     case "cl100k_base":
       return createTokenCounter(name, lazyBpe(name), {
         newlineCut: true,
-        tagNewlineDelta: (count) => count(">\n") - count(">"),
+        extendWithNewlines: bpeExtendWithNewlines,
       });
     case "claude_estimate": {
       const o200k = lazyBpe("o200k_base");

@@ -15,16 +15,15 @@ import { TokenCounterError } from "../errors/index.js";
  * checks it on random text). Custom counters default to `false`, and then every decision
  * is made by counting the whole proposed rendering.
  *
- * `tagNewlineDelta`, when not null, declares `count(s + "\n") === count(s) + tagNewlineDelta`
- * for every `s` ending in a closing tag such as `</memory_hit>` (the pre-tokenizer's last
- * piece is then `>` alone, which the newline extends). It lets a packer reuse a hit's own
- * count for its joined form instead of counting the hit twice.
+ * `extendWithNewlines`, when present, returns `count(text + newlines)` from `count(text)`
+ * without counting `text` again (`newlines` is one or more "\n"), or `null` when it
+ * cannot tell; the planners use it to price a segment's joined form from its own count.
  */
 export interface TokenCounter {
   readonly name: string;
   readonly kind: "exact" | "estimate";
   readonly newlineCut: boolean;
-  readonly tagNewlineDelta?: number | null;
+  readonly extendWithNewlines?: (text: string, tokens: number, newlines: string) => number | null;
   /** Tokens in `text`: a non-negative integer. Throws {@link TokenCounterError} otherwise. */
   count(text: string): number;
 }
@@ -33,8 +32,12 @@ export interface TokenCounter {
 export interface CounterOptions {
   kind?: "exact" | "estimate";
   newlineCut?: boolean;
-  /** See {@link TokenCounter.tagNewlineDelta}; a function is evaluated once with the counter. */
-  tagNewlineDelta?: number | ((count: (text: string) => number) => number) | null;
+  /**
+   * See {@link TokenCounter.extendWithNewlines}; receives the memoizing `count`.
+   */
+  extendWithNewlines?: (
+    count: (text: string) => number,
+  ) => (text: string, tokens: number, newlines: string) => number | null;
   /** Distinct texts remembered (default 50,000). 0 disables memoization. */
   cacheSize?: number;
 }
@@ -70,18 +73,12 @@ export function createTokenCounter(
     }
     return n;
   };
-  const delta = options.tagNewlineDelta ?? null;
-  let tagNewlineDelta: number | null | undefined = typeof delta === "function" ? undefined : delta;
+  const extend = options.extendWithNewlines?.(count);
   return {
     name,
     kind: options.kind ?? "exact",
     newlineCut: options.newlineCut ?? false,
-    // Lazy: evaluating it may load a BPE table, which only a count should do.
-    get tagNewlineDelta() {
-      if (tagNewlineDelta === undefined)
-        tagNewlineDelta = (delta as (c: typeof count) => number)(count);
-      return tagNewlineDelta;
-    },
+    ...(extend ? { extendWithNewlines: extend } : {}),
     count,
   };
 }

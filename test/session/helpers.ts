@@ -104,7 +104,7 @@ export function countingCounter(): TokenCounter & { calls: number } {
     name: base.name,
     kind: base.kind,
     newlineCut: base.newlineCut,
-    tagNewlineDelta: base.tagNewlineDelta ?? null,
+    ...(base.extendWithNewlines ? { extendWithNewlines: base.extendWithNewlines } : {}),
     calls: 0,
     count(text: string) {
       counter.calls++;

@@ -1,0 +1,52 @@
+/** Plain aligned text output. */
+
+/** Prints rows (arrays of cells) as a table; numeric-looking cells are right-aligned. */
+export function table(rows, { indent = "  " } = {}) {
+  const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? "" : String(c))));
+  const widths = [];
+  for (const r of cells) {
+    r.forEach((c, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, c.length);
+    });
+  }
+  const numeric = (c) => /^[-+]?[\d,.]+(\s?(ms|×|x|%))?$/.test(c);
+  const lines = cells.map((r, ri) =>
+    r
+      .map((c, i) => {
+        const last = i === r.length - 1;
+        if (ri > 0 && numeric(c)) return c.padStart(widths[i]);
+        return last ? c : c.padEnd(widths[i]);
+      })
+      .join("  ")
+      .trimEnd(),
+  );
+  if (lines.length > 1) {
+    lines.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
+  }
+  for (const l of lines) console.log(indent + l);
+}
+
+export function ms(x) {
+  if (x >= 100) return `${x.toFixed(0)} ms`;
+  if (x >= 10) return `${x.toFixed(1)} ms`;
+  return `${x.toFixed(2)} ms`;
+}
+
+export function ratio(x) {
+  return `${x >= 10 ? x.toFixed(1) : x.toFixed(2)}×`;
+}
+
+export function int(x) {
+  return String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/** `PASS` / `MISS` against a target. */
+export function verdict(ok) {
+  return ok ? "PASS" : "MISS";
+}
+
+export function heading(text) {
+  console.log("");
+  console.log(text);
+  console.log("=".repeat(text.length));
+}
