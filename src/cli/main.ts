@@ -4,9 +4,19 @@
  * (prompt_budget_exceeded).
  */
 import { Command, CommanderError, Option } from "commander";
+import { TOKENIZER_NAMES } from "../tokens/index.js";
+import { loadWorkspaceConfig, WORKSPACE_BUDGET_CHARS } from "../workspace/index.js";
+import {
+  assemblyJson,
+  exampleWorkspace,
+  formatAssembly,
+  registerAssembleCommand,
+  runWorkspaceDemo,
+} from "./assemble-cmd.js";
 import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
 import { EXIT, reportError } from "./io.js";
 import { planPromptHandler, runJsonVerb, selectMemoryHandler } from "./json-verbs.js";
+import { registerMemoryCommands } from "./memory-cmd.js";
 import { Repl, type ReplFlags, runRepl } from "./repl.js";
 
 const useColor = (): boolean => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
@@ -38,29 +48,59 @@ export function buildProgram(setExit: (code: number) => void): Command {
 
   program
     .command("demo")
-    .description("run the main job on embedded defaults (no API key, no network)")
+    .description(
+      "run the main job on the bundled example workspace with a temporary memory store (no API key, no network)",
+    )
     .addOption(
       new Option("--tokenizer <name>", "token counter")
         .default("estimate")
-        .choices(["estimate", "o200k_base", "cl100k_base", "claude_estimate"]),
+        .choices([...TOKENIZER_NAMES]),
     )
-    .option("--json", "print {memoryPlan, segmentPlan} as JSON")
+    .addOption(new Option("--renderer <name>", "slot renderer").choices(["en", "zh-CN", "tagged"]))
+    .option("--json", "print {prompt, manifest, memoryPlan, segmentPlan} as JSON")
+    .option(
+      "--segments",
+      "the offline ten-segment fixture instead: six recall candidates and the spec 03 planner",
+    )
     .addHelpText(
       "after",
-      "\nEnvironment:\n  PROMPT_BUDGET_CHARS  tighten the total prompt budget (non-negative integer; default 12000)",
+      "\nEnvironment:\n  PROMPT_BUDGET_CHARS  tighten the total prompt budget (non-negative integer)",
     )
-    .action((opts: { tokenizer: string; json?: boolean }) => {
-      try {
-        const budgetChars = budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, 12000);
-        const result = runDemo({ budgetChars, tokenizer: opts.tokenizer });
-        process.stdout.write(
-          opts.json ? `${JSON.stringify(result)}\n` : formatDemo(result, useColor()),
-        );
-        setExit(EXIT.ok);
-      } catch (err) {
-        setExit(reportError(err, "demo"));
-      }
-    });
+    .action(
+      async (opts: {
+        tokenizer: string;
+        json?: boolean;
+        segments?: boolean;
+        renderer?: "en" | "zh-CN" | "tagged";
+      }) => {
+        try {
+          if (opts.segments) {
+            const budgetChars = budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, 12000);
+            const result = runDemo({ budgetChars, tokenizer: opts.tokenizer });
+            process.stdout.write(
+              opts.json ? `${JSON.stringify(result)}\n` : formatDemo(result, useColor()),
+            );
+          } else {
+            const config = await loadWorkspaceConfig(exampleWorkspace());
+            const fallback = config.budgets?.chars ?? WORKSPACE_BUDGET_CHARS;
+            const out = await runWorkspaceDemo({
+              budgetChars: budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, fallback),
+              tokenizer: opts.tokenizer,
+              ...(opts.renderer ? { renderer: opts.renderer } : {}),
+            });
+            process.stdout.write(
+              opts.json ? `${assemblyJson(out)}\n` : formatAssembly(out, useColor()),
+            );
+          }
+          setExit(EXIT.ok);
+        } catch (err) {
+          setExit(reportError(err, "demo"));
+        }
+      },
+    );
+
+  registerAssembleCommand(program, setExit, useColor);
+  registerMemoryCommands(program, setExit);
 
   program
     .command("repl")

@@ -16,7 +16,7 @@ import { CACHE_TIERS } from "../plan/index.js";
 import { getRenderer } from "../render/index.js";
 import { compareCodePoints } from "../text/index.js";
 import { resolveTokenCounter } from "../tokens/index.js";
-import type { AssemblyManifest, LayerManifest } from "../trace/index.js";
+import type { AssemblyManifest } from "../trace/index.js";
 import { CONNECTORS, DEMO_CANDIDATES, EXPERTS, SKILLS } from "./demo-fixture.js";
 import { EXIT } from "./io.js";
 import {
@@ -27,8 +27,8 @@ import {
   type ReplFixture,
   skillBody,
 } from "./session-fixture.js";
-import { type Column, renderTable, type Tone } from "./table.js";
-import { memoryDecisionTable, segmentDecisionTable } from "./tables.js";
+import { renderTable } from "./table.js";
+import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 
 /** Flags of `promptctx repl`. */
 export interface ReplFlags {
@@ -68,48 +68,6 @@ export function parseBudget(value: string | undefined): number | undefined {
     );
   }
   return Number(value.trim());
-}
-
-const LAYER_COLUMNS: Column<LayerManifest>[] = [
-  { header: "layer", cell: (l) => l.id },
-  { header: "tier", cell: (l) => l.cacheTier },
-  { header: "req", cell: (l) => (l.required ? "yes" : "") },
-  {
-    header: "status",
-    cell: (l) => l.status,
-    tone: (l): Tone =>
-      l.status === "included" ? "good" : l.status === "dropped" ? "bad" : "muted",
-  },
-  { header: "reason", cell: (l) => l.reason },
-  { header: "chars", cell: (l) => (l.status === "included" ? l.used.chars : null), align: "right" },
-  {
-    header: "tokens",
-    cell: (l) => (l.status === "included" ? l.used.tokens : null),
-    align: "right",
-  },
-  { header: "version", cell: (l) => l.versionId },
-  { header: "refs", cell: (l) => (l.sourceRefs.length > 0 ? l.sourceRefs.join(" ") : null) },
-  { header: "detail", cell: (l) => l.detail || null, tone: () => "muted" },
-];
-
-/**
- * The manifest's layers as a table, in prompt order.
- *
- * @example console.log(layerTable(assembly.manifest, false));
- */
-export function layerTable(manifest: AssemblyManifest, color: boolean): string {
-  const budget = [
-    manifest.budget.chars === null ? "unbounded chars" : `${manifest.budget.chars} chars`,
-    manifest.budget.tokens === null ? null : `${manifest.budget.tokens} tokens`,
-  ]
-    .filter((x) => x !== null)
-    .join(", ");
-  const schema =
-    manifest.fallbackFrom === null
-      ? manifest.mode
-      : `${manifest.mode} (fallback from ${JSON.stringify(manifest.fallbackFrom)})`;
-  const head = `Layers — schema ${schema}, renderer ${manifest.renderer}, tokenizer ${manifest.tokenizer}, budget ${budget}, used ${manifest.used.chars} chars / ${manifest.used.tokens} tokens`;
-  return `${head}\n${renderTable(manifest.layers, LAYER_COLUMNS, color)}`;
 }
 
 const formatKeys = (keys: CacheKeys) => CACHE_TIERS.map((t) => `${t} ${keys[t] ?? "-"}`).join(", ");

@@ -2,6 +2,7 @@
 import type { MemoryDecision, MemoryPlan } from "../memory/index.js";
 import type { PlanDecision, PromptPlan } from "../plan/index.js";
 import { formatScore } from "../text/index.js";
+import type { AssemblyManifest, LayerManifest } from "../trace/index.js";
 import { type Column, renderTable, type Tone } from "./table.js";
 
 const tone = (selected: boolean): Tone => (selected ? "good" : "bad");
@@ -60,4 +61,46 @@ export function segmentDecisionTable(plan: PromptPlan, color: boolean): string {
     .join(", ");
   const head = `Prompt plan — budget ${budget}, tokenizer ${plan.tokenizer}, used ${plan.usedChars} chars / ${plan.usedTokens} tokens`;
   return `${head}\n${renderTable(plan.decisions, SEGMENT_COLUMNS, color)}`;
+}
+
+const LAYER_COLUMNS: Column<LayerManifest>[] = [
+  { header: "layer", cell: (l) => l.id },
+  { header: "tier", cell: (l) => l.cacheTier },
+  { header: "req", cell: (l) => (l.required ? "yes" : "") },
+  {
+    header: "status",
+    cell: (l) => l.status,
+    tone: (l): Tone =>
+      l.status === "included" ? "good" : l.status === "dropped" ? "bad" : "muted",
+  },
+  { header: "reason", cell: (l) => l.reason },
+  { header: "chars", cell: (l) => (l.status === "included" ? l.used.chars : null), align: "right" },
+  {
+    header: "tokens",
+    cell: (l) => (l.status === "included" ? l.used.tokens : null),
+    align: "right",
+  },
+  { header: "version", cell: (l) => l.versionId },
+  { header: "refs", cell: (l) => (l.sourceRefs.length > 0 ? l.sourceRefs.join(" ") : null) },
+  { header: "detail", cell: (l) => l.detail || null, tone: () => "muted" },
+];
+
+/**
+ * The manifest's layers as a table, in prompt order.
+ *
+ * @example console.log(layerTable(assembly.manifest, false));
+ */
+export function layerTable(manifest: AssemblyManifest, color: boolean): string {
+  const budget = [
+    manifest.budget.chars === null ? "unbounded chars" : `${manifest.budget.chars} chars`,
+    manifest.budget.tokens === null ? null : `${manifest.budget.tokens} tokens`,
+  ]
+    .filter((x) => x !== null)
+    .join(", ");
+  const schema =
+    manifest.fallbackFrom === null
+      ? manifest.mode
+      : `${manifest.mode} (fallback from ${JSON.stringify(manifest.fallbackFrom)})`;
+  const head = `Layers — schema ${schema}, renderer ${manifest.renderer}, tokenizer ${manifest.tokenizer}, budget ${budget}, used ${manifest.used.chars} chars / ${manifest.used.tokens} tokens`;
+  return `${head}\n${renderTable(manifest.layers, LAYER_COLUMNS, color)}`;
 }

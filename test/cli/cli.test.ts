@@ -39,9 +39,9 @@ function noStack(text: string) {
   expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
 }
 
-describe("promptctx demo", () => {
+describe("promptctx demo --segments (the offline ten-segment fixture)", () => {
   it("prints both decision tables and the prompt, exit 0", () => {
-    const r = runCli(["demo"]);
+    const r = runCli(["demo", "--segments"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Memory selection");
     expect(r.stdout).toContain("Prompt plan");
@@ -56,11 +56,11 @@ describe("promptctx demo", () => {
   });
 
   it("is byte-identical across runs", () => {
-    expect(runCli(["demo"]).stdout).toBe(runCli(["demo"]).stdout);
+    expect(runCli(["demo", "--segments"]).stdout).toBe(runCli(["demo", "--segments"]).stdout);
   });
 
   it("PROMPT_BUDGET_CHARS tightens the budget and drops optional segments", () => {
-    const r = runCli(["demo", "--json"], { env: { PROMPT_BUDGET_CHARS: "700" } });
+    const r = runCli(["demo", "--segments", "--json"], { env: { PROMPT_BUDGET_CHARS: "700" } });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.segmentPlan.budgetChars).toBe(700);
@@ -72,7 +72,7 @@ describe("promptctx demo", () => {
   });
 
   it("fails closed when required segments cannot fit (exit 3)", () => {
-    const r = runCli(["demo"], { env: { PROMPT_BUDGET_CHARS: "50" } });
+    const r = runCli(["demo", "--segments"], { env: { PROMPT_BUDGET_CHARS: "50" } });
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stdout).error.code).toBe("prompt_budget_exceeded");
     expect(r.stdout).not.toContain("Prompt\n");
@@ -80,7 +80,7 @@ describe("promptctx demo", () => {
   });
 
   it.each(["abc", "-1", "1.5", " 12x"])("rejects PROMPT_BUDGET_CHARS=%j with exit 2", (v) => {
-    const r = runCli(["demo"], { env: { PROMPT_BUDGET_CHARS: v } });
+    const r = runCli(["demo", "--segments"], { env: { PROMPT_BUDGET_CHARS: v } });
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout).error).toMatchObject({
       code: "invalid_input",
@@ -90,7 +90,9 @@ describe("promptctx demo", () => {
   });
 
   it("counts real tokens with --tokenizer o200k_base", () => {
-    const out = JSON.parse(runCli(["demo", "--json", "--tokenizer", "o200k_base"]).stdout);
+    const out = JSON.parse(
+      runCli(["demo", "--segments", "--json", "--tokenizer", "o200k_base"]).stdout,
+    );
     expect(out.memoryPlan.tokenizer).toBe("o200k_base");
     expect(out.segmentPlan.tokenizer).toBe("o200k_base");
   });

@@ -1,0 +1,222 @@
+/**
+ * `promptctx assemble`: the main job over a real workspace, and `promptctx demo`, the same
+ * job on the bundled example workspace with a store created in a temporary directory.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Command, Option } from "commander";
+import { InvalidInputError } from "../errors/index.js";
+import { openStore } from "../store/index.js";
+import { parseInstant } from "../text/index.js";
+import { TOKENIZER_NAMES } from "../tokens/index.js";
+import { assembleWorkspace, type WorkspaceAssembly } from "../workspace/index.js";
+import { EXIT, reportError } from "./io.js";
+import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
+
+/** Output formats of `assemble`. */
+export const ASSEMBLE_FORMATS = ["text", "json"] as const;
+
+interface AssembleFlags {
+  workspace: string;
+  query: string;
+  mode?: string;
+  user?: string;
+  tokenizer?: string;
+  model?: string;
+  budget?: string;
+  budgetTokens?: string;
+  now?: string;
+  format: (typeof ASSEMBLE_FORMATS)[number];
+  store?: string;
+  cwd?: string;
+  renderer?: "en" | "zh-CN" | "tagged";
+  userFiles: boolean;
+}
+
+/** A non-negative integer flag, or a typed error naming the flag. */
+export function intFlag(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim())) {
+    throw new InvalidInputError(
+      `${flag} must be a non-negative integer, got ${JSON.stringify(value)}`,
+      flag,
+    );
+  }
+  return Number(value.trim());
+}
+
+function nowFlag(value: string | undefined, clock: () => Date): string {
+  if (value === undefined) return clock().toISOString();
+  if (parseInstant(value) === null)
+    throw new InvalidInputError(
+      `--now must be an ISO-8601 timestamp, got ${JSON.stringify(value)}`,
+      "--now",
+    );
+  return value;
+}
+
+// User-level instruction files that exist (spec 06): ~/.config/promptctx/AGENTS.md, ~/.claude/CLAUDE.md.
+function userInstructionFiles(home: string): string[] {
+  return [join(home, ".config/promptctx/AGENTS.md"), join(home, ".claude/CLAUDE.md")].filter((p) =>
+    existsSync(p),
+  );
+}
+
+/** The people's view: layers, both decision tables, then the prompt. */
+export function formatAssembly(out: WorkspaceAssembly, color: boolean): string {
+  const parts = [layerTable(out.manifest, color)];
+  if (out.memoryPlan !== null) parts.push(memoryDecisionTable(out.memoryPlan, color));
+  parts.push(segmentDecisionTable(out.segmentPlan, color));
+  const skills = out.workspace.skills.selection;
+  const notes = [
+    skills.abstained
+      ? "skills: abstained (no trigger matched)"
+      : `skills: ${skills.matched.map((m) => `${m.name} (${m.reasons.join(", ")})`).join("; ")}`,
+    ...out.workspace.instructions.issues.map(
+      (i) => `instructions: ${i.kind} ${i.path}: ${i.detail}`,
+    ),
+    ...out.workspace.skills.catalog.invalid.map((i) => `skills: invalid ${i.path}: ${i.reason}`),
+    ...out.workspace.kbIssues.map((i) => `kb: ${i.file}:${i.line}: ${i.reason}`),
+    ...out.manifest.failures.map(
+      (f) => `source ${f.sourceId} (${f.slot}): ${f.reason}: ${f.message}`,
+    ),
+  ];
+  parts.push(notes.join("\n"));
+  parts.push(`Prompt\n======\n${out.prompt}\n`);
+  return parts.join("\n\n");
+}
+
+/** The machines' view: exactly `{prompt, manifest, memoryPlan, segmentPlan}`. */
+export function assemblyJson(out: WorkspaceAssembly): string {
+  return JSON.stringify({
+    prompt: out.prompt,
+    manifest: out.manifest,
+    memoryPlan: out.memoryPlan,
+    segmentPlan: out.segmentPlan,
+  });
+}
+
+async function runAssemble(flags: AssembleFlags, color: boolean): Promise<number> {
+  const home = homedir();
+  const out = await assembleWorkspace({
+    workspace: flags.workspace,
+    query: flags.query,
+    now: nowFlag(flags.now, () => new Date()),
+    ...(flags.mode !== undefined ? { mode: flags.mode } : {}),
+    ...(flags.user !== undefined ? { user: flags.user } : {}),
+    ...(flags.tokenizer !== undefined ? { tokenizer: flags.tokenizer } : {}),
+    ...(flags.model !== undefined ? { model: flags.model } : {}),
+    ...(flags.budget !== undefined
+      ? { budgetChars: intFlag(flags.budget, "--budget") as number }
+      : {}),
+    ...(flags.budgetTokens !== undefined
+      ? { budgetTokens: intFlag(flags.budgetTokens, "--budget-tokens") as number }
+      : {}),
+    ...(flags.store !== undefined ? { store: flags.store } : {}),
+    ...(flags.cwd !== undefined ? { cwd: resolve(flags.cwd) } : {}),
+    ...(flags.renderer !== undefined ? { renderer: flags.renderer } : {}),
+    ...(flags.userFiles ? { userFiles: userInstructionFiles(home), home } : {}),
+  });
+  process.stdout.write(
+    flags.format === "json" ? `${assemblyJson(out)}\n` : formatAssembly(out, color),
+  );
+  return EXIT.ok;
+}
+
+/** The bundled example workspace (shipped with the package). */
+export function exampleWorkspace(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), "../../examples/workspace");
+}
+
+/** The demo's fixed inputs: same bytes on every machine. */
+export const DEMO_QUERY = "add an index on invoices.created_at in a new migration";
+export const DEMO_NOW = "2026-11-30T09:00:00Z";
+
+/**
+ * Runs the main job on the example workspace with a fresh store imported from its
+ * `memories.jsonl` into a temporary directory (removed afterwards).
+ *
+ * @example const out = await runWorkspaceDemo({ budgetChars: 6000 });
+ */
+export async function runWorkspaceDemo(options: {
+  budgetChars?: number;
+  tokenizer?: string;
+  renderer?: "en" | "zh-CN" | "tagged";
+}): Promise<WorkspaceAssembly> {
+  const root = exampleWorkspace();
+  const dir = mkdtempSync(join(tmpdir(), "promptctx-demo-"));
+  try {
+    const storePath = join(dir, "memory.db");
+    const store = openStore(storePath);
+    try {
+      const result = await store.importJsonl(readFileSync(join(root, "memories.jsonl"), "utf8"), {
+        now: DEMO_NOW,
+      });
+      if (result.skipped > 0) throw new Error(`demo memories: ${result.skipped} lines skipped`);
+    } finally {
+      await store.close();
+    }
+    return await assembleWorkspace({
+      workspace: root,
+      query: DEMO_QUERY,
+      now: DEMO_NOW,
+      store: storePath,
+      ...(options.budgetChars !== undefined ? { budgetChars: options.budgetChars } : {}),
+      ...(options.tokenizer !== undefined ? { tokenizer: options.tokenizer } : {}),
+      ...(options.renderer !== undefined ? { renderer: options.renderer } : {}),
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Registers `assemble` on the program. */
+export function registerAssembleCommand(
+  program: Command,
+  setExit: (code: number) => void,
+  color: () => boolean,
+): void {
+  program
+    .command("assemble")
+    .description(
+      "assemble the prompt for a query over a workspace (instructions, skills, KB, memory store, config)",
+    )
+    .requiredOption(
+      "--workspace <dir>",
+      "workspace directory (reads .promptctx/config.json, skills, kb, memory.db)",
+    )
+    .requiredOption("--query <text>", "the user's query for this turn")
+    .option("--mode <mode>", "schema mode: chat, tool, rag, react (default: config, else react)")
+    .option("--user <scope>", "user scope (default: config `user`)")
+    .addOption(
+      new Option("--tokenizer <name>", "token counter")
+        .choices([...TOKENIZER_NAMES])
+        .conflicts("model"),
+    )
+    .option("--model <name>", "pick the tokenizer from a model name (gpt-4o, gpt-4, claude-…)")
+    .option("--budget <chars>", "global char budget (default: config, else 12000)")
+    .option("--budget-tokens <n>", "global token budget (default: config, else none)")
+    .option(
+      "--now <iso>",
+      "clock for recency and age filters (default: the current time); pin it to replay",
+    )
+    .addOption(
+      new Option("--format <format>", "output").choices([...ASSEMBLE_FORMATS]).default("text"),
+    )
+    .option("--store <path>", "memory store (default: WORKSPACE/.promptctx/memory.db)")
+    .option(
+      "--cwd <path>",
+      "where the instruction-file walk starts (default: config cwd, else the workspace)",
+    )
+    .addOption(new Option("--renderer <name>", "slot renderer").choices(["en", "zh-CN", "tagged"]))
+    .option("--no-user-files", "ignore ~/.config/promptctx/AGENTS.md and ~/.claude/CLAUDE.md")
+    .action(async (flags: AssembleFlags) => {
+      try {
+        setExit(await runAssemble(flags, color()));
+      } catch (err) {
+        setExit(reportError(err, "assemble"));
+      }
+    });
+}

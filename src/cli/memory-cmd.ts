@@ -1,0 +1,467 @@
+/**
+ * `promptctx memory add|import|export|recall` over the embedded store (spec 08). The
+ * store is `--store PATH`, or `DIR/.promptctx/memory.db` for `--workspace DIR` (default:
+ * the current directory). Errors follow io.ts: error object on stdout, one line on
+ * stderr, exit 2 for invalid input.
+ */
+import { createHash } from "node:crypto";
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import type { Command } from "commander";
+import { InvalidInputError, PromptctxError } from "../errors/index.js";
+import {
+  type ImportResult,
+  type MemoryRecordInput,
+  openStore,
+  type SqliteMemoryStore,
+  type StoreRecallHit,
+} from "../store/index.js";
+import { collapseWs, cpLength, formatScore, isBlank, parseInstant } from "../text/index.js";
+import { EXIT, reportError } from "./io.js";
+import { renderTable } from "./table.js";
+
+interface StoreFlags {
+  store?: string;
+  workspace?: string;
+}
+
+/** Files at least this large get a progress bar (when stderr is a TTY). */
+export const PROGRESS_MIN_BYTES = 1024 * 1024;
+
+/**
+ * The store file for `--store` / `--workspace` (default workspace: the cwd).
+ *
+ * @example resolveStorePath({ workspace: "/w" }) // "/w/.promptctx/memory.db"
+ */
+export function resolveStorePath(flags: StoreFlags, cwd = process.cwd()): string {
+  if (flags.store !== undefined && flags.workspace !== undefined) {
+    throw new InvalidInputError("give --store or --workspace, not both", "--store");
+  }
+  if (flags.store !== undefined) {
+    if (isBlank(flags.store)) throw new InvalidInputError("--store must not be blank", "--store");
+    return resolve(cwd, flags.store);
+  }
+  return join(resolve(cwd, flags.workspace ?? "."), ".promptctx", "memory.db");
+}
+
+function openForWrite(flags: StoreFlags): SqliteMemoryStore {
+  const path = resolveStorePath(flags);
+  // The workspace layout owns `.promptctx/`; an explicit --store path must already have
+  // its directory (a typo should not create directories).
+  if (flags.store === undefined) mkdirSync(dirname(path), { recursive: true });
+  return openStore(path);
+}
+
+function openExisting(flags: StoreFlags): SqliteMemoryStore {
+  const path = resolveStorePath(flags);
+  if (!existsSync(path)) {
+    throw new InvalidInputError(
+      `no memory store at ${path} (create one with \`promptctx memory add\` or \`memory import\`)`,
+      flags.store !== undefined ? "--store" : "--workspace",
+    );
+  }
+  return openStore(path, { mustExist: true });
+}
+
+function nowFlag(value: string | undefined): string {
+  if (value === undefined) return new Date().toISOString();
+  if (parseInstant(value) === null) {
+    throw new InvalidInputError("--now must be an ISO-8601 timestamp", "--now");
+  }
+  return value;
+}
+
+function numberFlag(value: string, flag: string, min: number, max: number, integer: boolean) {
+  const n = Number(value);
+  if (
+    isBlank(value) ||
+    !Number.isFinite(n) ||
+    n < min ||
+    n > max ||
+    (integer && !Number.isInteger(n))
+  ) {
+    const what = integer ? "an integer" : "a number";
+    throw new InvalidInputError(`${flag} must be ${what} in [${min}, ${max}]`, flag);
+  }
+  return n;
+}
+
+function listFlag(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+}
+
+/**
+ * A one-line progress bar: `[#####     ] 52% 52000/100000`.
+ *
+ * @example renderProgress(52000, 100000, 10) // "[#####     ] 52% 52000/100000"
+ */
+export function renderProgress(done: number, total: number, width = 30): string {
+  const ratio = total > 0 ? Math.min(1, Math.max(0, done / total)) : 1;
+  const filled = Math.floor(ratio * width);
+  const pct = Math.floor(ratio * 100);
+  return `[${"#".repeat(filled)}${" ".repeat(width - filled)}] ${pct}% ${done}/${total}`;
+}
+
+/** Lines in a file (newline count, plus one for a last line without a newline). */
+async function countLines(file: string): Promise<number> {
+  let n = 0;
+  let last = 0x0a;
+  for await (const chunk of createReadStream(file)) {
+    const buf = chunk as Buffer;
+    let i = buf.indexOf(0x0a);
+    while (i !== -1) {
+      n++;
+      i = buf.indexOf(0x0a, i + 1);
+    }
+    if (buf.length > 0) last = buf[buf.length - 1] as number;
+  }
+  return last === 0x0a ? n : n + 1;
+}
+
+// `records[0].userScope` → `--user`: errors of `memory add` name the flag to fix.
+const ADD_FLAG_FOR_FIELD: Readonly<Record<string, string>> = {
+  memoryId: "--id",
+  userScope: "--user",
+  content: "--text",
+  kind: "--kind",
+  category: "--category",
+  tags: "--tags",
+  summary: "--summary",
+  importance: "--importance",
+  conflictKey: "--conflict-key",
+  authority: "--authority",
+  "source.sourceId": "--source-id",
+  "source.sourceType": "--source-type",
+  "source.title": "--title",
+  "source.capturedAt": "--now",
+};
+
+function flagError(err: unknown): unknown {
+  if (!(err instanceof PromptctxError) || err.path === null) return err;
+  const m = /^records\[0\]\.([a-zA-Z.]+?)(?:\[\d+\])?$/.exec(err.path);
+  const flag = m ? ADD_FLAG_FOR_FIELD[m[1] as string] : undefined;
+  if (flag === undefined) return err;
+  const message = err.message.replace(/^records\[0\]\.[^:]*: /, `${flag}: `);
+  return new InvalidInputError(message, flag);
+}
+
+interface AddOpts extends StoreFlags {
+  user: string;
+  text: string;
+  id?: string;
+  category: string;
+  kind: string;
+  tags?: string;
+  summary?: string;
+  importance: string;
+  conflictKey?: string;
+  authority?: string;
+  sourceId: string;
+  sourceType: string;
+  title: string;
+  now?: string;
+  json?: boolean;
+}
+
+function runAdd(opts: AddOpts): void {
+  const now = nowFlag(opts.now);
+  const importance = numberFlag(opts.importance, "--importance", 0, 1, false);
+  const memoryId =
+    opts.id ??
+    `mem-${createHash("sha256")
+      .update(`${opts.user}\u0000${opts.text}\u0000${now}`, "utf8")
+      .digest("hex")
+      .slice(0, 16)}`;
+  const record: MemoryRecordInput = {
+    memoryId,
+    userScope: opts.user,
+    kind: opts.kind,
+    category: opts.category,
+    tags: listFlag(opts.tags) ?? [],
+    content: opts.text,
+    summary: opts.summary ?? "",
+    importance,
+    source: {
+      sourceId: opts.sourceId,
+      sourceType: opts.sourceType,
+      title: opts.title,
+      capturedAt: now,
+    },
+    storedAt: now,
+  };
+  if (opts.conflictKey !== undefined) record.conflictKey = opts.conflictKey;
+  if (opts.authority !== undefined)
+    record.authority = opts.authority as MemoryRecordInput["authority"];
+  const store = openForWrite(opts);
+  try {
+    let result: { inserted: number; updated: number };
+    try {
+      result = store.add([record]);
+    } catch (err) {
+      throw flagError(err);
+    }
+    const status = result.inserted > 0 ? "inserted" : "updated";
+    if (opts.json) {
+      process.stdout.write(
+        `${JSON.stringify({ memoryId, status, record: store.get(memoryId) })}\n`,
+      );
+    } else {
+      process.stdout.write(
+        `${status} ${memoryId} (scope ${JSON.stringify(opts.user)}) in ${store.path}\n`,
+      );
+    }
+  } finally {
+    store.close();
+  }
+}
+
+interface ImportOpts extends StoreFlags {
+  batchSize: string;
+  json?: boolean;
+}
+
+async function runImport(file: string, opts: ImportOpts): Promise<number> {
+  const batchSize = numberFlag(opts.batchSize, "--batch-size", 1, 1_000_000, true);
+  const fromStdin = file === "-";
+  let size = 0;
+  if (!fromStdin) {
+    try {
+      size = statSync(file).size;
+    } catch (err) {
+      const reason = err instanceof Error && "code" in err ? String(err.code) : "unreadable";
+      throw new InvalidInputError(`cannot read ${JSON.stringify(file)} (${reason})`, "FILE");
+    }
+  }
+  const showBar = !fromStdin && Boolean(process.stderr.isTTY) && size >= PROGRESS_MIN_BYTES;
+  const total = showBar ? await countLines(file) : 0;
+  const store = openForWrite(opts);
+  let result: ImportResult;
+  try {
+    const input = fromStdin ? process.stdin : createReadStream(file);
+    result = await store.importJsonl(input, {
+      batchSize,
+      ...(showBar
+        ? { onProgress: (p) => process.stderr.write(`\r${renderProgress(p.lines, total)}`) }
+        : {}),
+    });
+    if (showBar) process.stderr.write(`\r${renderProgress(total, total)}\n`);
+  } finally {
+    store.close();
+  }
+  const where = fromStdin ? "stdin" : file;
+  process.stderr.write(
+    `promptctx memory import: imported ${result.imported} record(s), skipped ${result.skipped} line(s) from ${where} into ${store.path}\n`,
+  );
+  const shown = result.errors.slice(0, 20);
+  for (const e of shown) {
+    process.stderr.write(`  line ${e.line}: ${e.message}\n`);
+  }
+  if (result.skipped > shown.length) {
+    process.stderr.write(`  … and ${result.skipped - shown.length} more\n`);
+  }
+  if (opts.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+  return result.skipped > 0 ? EXIT.invalid : EXIT.ok;
+}
+
+interface ExportOpts extends StoreFlags {
+  output?: string;
+}
+
+function runExport(opts: ExportOpts): void {
+  const store = openExisting(opts);
+  try {
+    if (opts.output === undefined) {
+      store.exportJsonl((chunk) => process.stdout.write(chunk));
+      return;
+    }
+    let fd: number;
+    try {
+      fd = openSync(opts.output, "w");
+    } catch (err) {
+      const reason = err instanceof Error && "code" in err ? String(err.code) : "unwritable";
+      throw new InvalidInputError(
+        `cannot write ${JSON.stringify(opts.output)} (${reason})`,
+        "--output",
+      );
+    }
+    try {
+      const n = store.exportJsonl((chunk) => {
+        writeSync(fd, chunk);
+      });
+      process.stderr.write(`promptctx memory export: ${n} record(s) to ${opts.output}\n`);
+    } finally {
+      closeSync(fd);
+    }
+  } finally {
+    store.close();
+  }
+}
+
+interface RecallOpts extends StoreFlags {
+  user: string;
+  query: string;
+  limit: string;
+  categories?: string;
+  now?: string;
+  json?: boolean;
+}
+
+function snippetCell(text: string, max = 60): string {
+  const flat = collapseWs(text);
+  if (cpLength(flat) <= max) return flat;
+  return `${Array.from(flat)
+    .slice(0, max - 1)
+    .join("")}…`;
+}
+
+/** The recall table: rank, id, total, lexical, recency, importance, snippet. */
+export function recallTable(hits: readonly StoreRecallHit[], color: boolean): string {
+  return renderTable(
+    hits,
+    [
+      { header: "rank", cell: (h) => h.rank, align: "right" },
+      { header: "id", cell: (h) => h.memoryId },
+      { header: "total", cell: (h) => formatScore(h.scoreBreakdown.total), align: "right" },
+      { header: "lexical", cell: (h) => formatScore(h.scoreBreakdown.lexical), align: "right" },
+      { header: "recency", cell: (h) => formatScore(h.scoreBreakdown.recency), align: "right" },
+      {
+        header: "importance",
+        cell: (h) => formatScore(h.scoreBreakdown.importance),
+        align: "right",
+      },
+      { header: "snippet", cell: (h) => snippetCell(h.snippet) },
+    ],
+    color,
+  );
+}
+
+function runRecall(opts: RecallOpts): void {
+  const asOf = nowFlag(opts.now);
+  const limit = numberFlag(opts.limit, "--limit", 1, 1000, true);
+  const categories = listFlag(opts.categories);
+  const store = openExisting(opts);
+  try {
+    const hits = store.recall(opts.query, {
+      userScope: opts.user,
+      asOf,
+      limit,
+      ...(categories === undefined ? {} : { categories }),
+    });
+    if (opts.json) {
+      process.stdout.write(
+        `${JSON.stringify({ userScope: opts.user, query: opts.query, asOf, hits })}\n`,
+      );
+      return;
+    }
+    const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+    const w = hits[0]?.scoreBreakdown.weights;
+    const legend = w
+      ? `\ntotal = ${w.lexical}×lexical + ${w.recency}×recency + ${w.importance}×importance\n`
+      : "\n(no hits)\n";
+    process.stdout.write(`${recallTable(hits, color)}\n${legend}`);
+  } finally {
+    store.close();
+  }
+}
+
+function storeOptions(cmd: Command): Command {
+  return cmd
+    .option("--store <path>", "memory store file (SQLite)")
+    .option("--workspace <dir>", "use DIR/.promptctx/memory.db (default: the current directory)");
+}
+
+/**
+ * Adds `memory add|import|export|recall` to `program`; `setExit` receives each verb's
+ * exit code (0 ok, 2 invalid input — including an import that skipped lines).
+ */
+export function registerMemoryCommands(program: Command, setExit: (code: number) => void): void {
+  const memory = program
+    .command("memory")
+    .description(
+      "the embedded memory store (SQLite + full-text search): add, import, export, recall",
+    );
+
+  storeOptions(memory.command("add"))
+    .description("add (or replace, same id and scope) one memory")
+    .requiredOption("--user <scope>", "user scope (exact)")
+    .requiredOption("--text <text>", "memory content")
+    .option("--id <memoryId>", "memory id (default: derived from scope, text and --now)")
+    .option("--category <c>", "category", "general")
+    .option("--kind <k>", "kind: profile, conversation, fact, episodic, …", "fact")
+    .option("--tags <a,b>", "comma-separated tags")
+    .option("--summary <text>", "short summary (profile items show it instead of the text)")
+    .option("--importance <x>", "importance in [0, 1]", "0.5")
+    .option("--conflict-key <key>", "explicit fact slot, e.g. preference:language")
+    .option("--authority <level>", "current_turn | workspace_override | user_default")
+    .option("--source-id <id>", "provenance source id", "cli")
+    .option("--source-type <type>", "provenance source type", "manual")
+    .option("--title <title>", "provenance title", "promptctx memory add")
+    .option("--now <iso>", "capture time (default: now)")
+    .option("--json", "print {memoryId, status, record}")
+    .action((opts: AddOpts) => {
+      try {
+        runAdd(opts);
+        setExit(EXIT.ok);
+      } catch (err) {
+        setExit(reportError(err, "memory add"));
+      }
+    });
+
+  storeOptions(memory.command("import"))
+    .description("import memories from a JSONL file (one record a line; - for stdin)")
+    .argument("<file>", "JSONL file, or - for stdin")
+    .option("--batch-size <n>", "records per transaction", "1000")
+    .option("--json", "print {imported, skipped, errors} on stdout")
+    .addHelpText(
+      "after",
+      "\nBad lines are reported with their line number and skipped; the rest import.\nExit 0 when every line imported, 2 when any line was skipped.",
+    )
+    .action(async (file: string, opts: ImportOpts) => {
+      try {
+        setExit(await runImport(file, opts));
+      } catch (err) {
+        setExit(reportError(err, "memory import"));
+      }
+    });
+
+  storeOptions(memory.command("export"))
+    .description("export every memory as JSONL (ordered by scope, then id)")
+    .option("--output <file>", "write to FILE instead of stdout")
+    .action((opts: ExportOpts) => {
+      try {
+        runExport(opts);
+        setExit(EXIT.ok);
+      } catch (err) {
+        setExit(reportError(err, "memory export"));
+      }
+    });
+
+  storeOptions(memory.command("recall"))
+    .description("full-text recall in one user scope, with the score breakdown")
+    .requiredOption("--user <scope>", "user scope (exact)")
+    .requiredOption("--query <text>", "query text")
+    .option("--limit <n>", "hits to return", "20")
+    .option("--categories <a,b>", "only these categories")
+    .option("--now <iso>", "instant ages are measured against (default: now)")
+    .option("--json", "print {userScope, query, asOf, hits} with score breakdowns")
+    .action((opts: RecallOpts) => {
+      try {
+        runRecall(opts);
+        setExit(EXIT.ok);
+      } catch (err) {
+        setExit(reportError(err, "memory recall"));
+      }
+    });
+}

@@ -1,0 +1,308 @@
+/**
+ * The main job over a real workspace (spec 06 layout, spec 08 `assemble`): instruction
+ * files, skills, KB chunks, the memory store, and tools/constraints/planner from the
+ * workspace config, assembled through the schema of the requested mode. I/O lives here;
+ * everything it feeds is a pure stage.
+ */
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { isAbsolute, join, resolve } from "node:path";
+import {
+  type AssembleSegment,
+  type Assembly,
+  assemble,
+  createSchemaRegistry,
+  type ModeSchema,
+} from "../assemble/index.js";
+import { InvalidInputError, invalidFromZod } from "../errors/index.js";
+import {
+  type ContextSource,
+  constraintsSource,
+  discoverSkills,
+  type InstructionChain,
+  type InstructionChainOptions,
+  instructionChainSource,
+  type KbIssue,
+  kbSource,
+  loadInstructionChain,
+  loadKbDir,
+  memoryStoreSource,
+  plannerSource,
+  profileSource,
+  type SkillCatalog,
+  type SkillSelection,
+  type SlotFilter,
+  type SlotSpec,
+  selectSkills,
+  skillsSource,
+  ToolState,
+  toolStateSource,
+} from "../sources/index.js";
+import { type MemoryStore, openStore } from "../store/index.js";
+import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../tokens/index.js";
+import { type WorkspaceConfig, WorkspaceConfigSchema } from "./config.js";
+
+/** Where a workspace keeps its files, relative to its root. */
+export const WORKSPACE_PATHS = {
+  config: ".promptctx/config.json",
+  kb: ".promptctx/kb",
+  store: ".promptctx/memory.db",
+  skillRoots: [".promptctx/skills", ".agents/skills", ".claude/skills"],
+} as const;
+
+/** Default global budget of a workspace assembly (the config's `budgets.chars` overrides). */
+export const WORKSPACE_BUDGET_CHARS = 12000;
+
+// Caller-defined slots a workspace adds to every mode's schema.
+const WORKSPACE_SLOTS: readonly SlotSpec[] = [
+  {
+    kind: "instructions",
+    priority: 0.5,
+    cacheTier: "session",
+    title: "Project instructions",
+    itemStyle: "block",
+  },
+  { kind: "skill_catalog", priority: 6, cacheTier: "session", title: "Skills available" },
+  {
+    kind: "skills",
+    priority: 6.5,
+    cacheTier: "session",
+    title: "Active skills",
+    itemStyle: "block",
+    filter: { topK: 3 },
+  },
+  {
+    kind: "kb",
+    priority: 7,
+    cacheTier: "dynamic",
+    title: "Knowledge base",
+    filter: { charBudget: 2000 },
+  },
+];
+
+/** The recall slot's filter in a workspace (the reference `react` one allows 200 chars, 2 hits). */
+export const WORKSPACE_RECALL_FILTER: SlotFilter = {
+  categories: ["episodic", "fact", "general", "tool_failure"],
+  topK: 4,
+  minScore: 0.3,
+  charBudget: 800,
+};
+
+/** What `assemble --workspace` takes. `now` is required: the caller owns the clock. */
+export interface WorkspaceAssembleOptions {
+  workspace: string;
+  query: string;
+  now: string;
+  mode?: string;
+  user?: string;
+  tokenizer?: string;
+  model?: string;
+  tokenCounter?: TokenCounter;
+  budgetChars?: number | null;
+  budgetTokens?: number | null;
+  /** Memory store path (default `WORKSPACE/.promptctx/memory.db`); a missing file means no memory. */
+  store?: string;
+  /** An already-open store (the HTTP service shares one); wins over `store`. */
+  openStore?: MemoryStore;
+  /** Instruction-walk start (default: config `cwd`, else the workspace). */
+  cwd?: string;
+  renderer?: "en" | "zh-CN" | "tagged";
+  timeoutMs?: number;
+  /** User-level instruction files (the CLI passes `~/.config/promptctx/AGENTS.md` when present). */
+  userFiles?: string[];
+  home?: string;
+}
+
+/** Everything the workspace contributed besides the assembly. */
+export interface WorkspaceReport {
+  root: string;
+  config: WorkspaceConfig;
+  instructions: InstructionChain;
+  skills: { catalog: SkillCatalog; selection: SkillSelection };
+  kbIssues: KbIssue[];
+  store: string | null;
+}
+
+/** The main job's result. */
+export interface WorkspaceAssembly extends Assembly {
+  workspace: WorkspaceReport;
+}
+
+/**
+ * Reads and validates `.promptctx/config.json` (absent → `{}`).
+ *
+ * @example const config = await loadWorkspaceConfig("/repo");
+ */
+export async function loadWorkspaceConfig(root: string): Promise<WorkspaceConfig> {
+  const path = join(root, WORKSPACE_PATHS.config);
+  if (!existsSync(path)) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(path, "utf8"));
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new InvalidInputError(`${WORKSPACE_PATHS.config} is not valid JSON: ${why}`, "config");
+  }
+  const parsed = WorkspaceConfigSchema.safeParse(raw);
+  if (!parsed.success) throw invalidFromZod(parsed.error, ["config"]);
+  return parsed.data;
+}
+
+function workspaceSchema(mode: string): {
+  schemas: ReturnType<typeof createSchemaRegistry>;
+  mode: string;
+} {
+  const defaults = createSchemaRegistry();
+  const { schema } = defaults.resolve(mode);
+  const own = new Set(schema.slots.map((s) => s.kind));
+  // Extends the schema that serves `mode` (chat for an unknown mode), so the registry still
+  // falls back and the manifest records `fallbackFrom`.
+  const extended: ModeSchema = {
+    ...schema,
+    slots: [
+      // A workspace prompt is larger than the reference budgets assume: give recall room.
+      ...schema.slots.map((s) =>
+        s.kind === "recall_memory" ? { ...s, filter: WORKSPACE_RECALL_FILTER } : s,
+      ),
+      ...WORKSPACE_SLOTS.filter((s) => !own.has(s.kind)),
+    ],
+  };
+  return { schemas: defaults.register(extended), mode };
+}
+
+/**
+ * Assembles the prompt for `query` over a workspace directory.
+ *
+ * @example
+ * const out = await assembleWorkspace({ workspace: "examples/workspace", query: "add an index", now: "2026-11-30T09:00:00Z" });
+ * out.prompt; out.manifest; out.memoryPlan; out.segmentPlan;
+ */
+export async function assembleWorkspace(
+  options: WorkspaceAssembleOptions,
+): Promise<WorkspaceAssembly> {
+  const root = resolve(options.workspace);
+  if (!existsSync(root))
+    throw new InvalidInputError(`workspace ${options.workspace} does not exist`, "workspace");
+  const config = await loadWorkspaceConfig(root);
+  const mode = options.mode ?? config.mode ?? "react";
+  const user = options.user ?? config.user;
+  if (user === undefined)
+    throw new InvalidInputError("no user scope: pass --user or set `user` in the config", "user");
+  if (options.tokenizer !== undefined && options.model !== undefined) {
+    throw new InvalidInputError("give either a tokenizer or a model, not both", "tokenizer");
+  }
+  const tokenCounter =
+    options.tokenCounter ??
+    resolveTokenCounter(
+      options.model !== undefined
+        ? tokenizerForModel(options.model)
+        : (options.tokenizer ?? config.tokenizer),
+    );
+
+  const cwdOption = options.cwd ?? config.cwd;
+  const cwd =
+    cwdOption === undefined ? root : isAbsolute(cwdOption) ? cwdOption : resolve(root, cwdOption);
+  const chainOptions: InstructionChainOptions = {
+    cwd,
+    stopDir: root,
+    ...(options.userFiles ? { userFiles: options.userFiles } : {}),
+    ...(options.home ? { home: options.home } : {}),
+  };
+  const instructions = await loadInstructionChain(chainOptions);
+  const roots = (config.skills?.roots ?? WORKSPACE_PATHS.skillRoots).map((r) => resolve(root, r));
+  const catalog = await discoverSkills({ roots });
+  const cap = config.skills?.cap;
+  const selection = selectSkills(
+    catalog,
+    { text: options.query, mode },
+    cap === undefined ? {} : { cap },
+  );
+  const kb = await loadKbDir(join(root, WORKSPACE_PATHS.kb));
+
+  const storePath = options.store ?? join(root, WORKSPACE_PATHS.store);
+  let store: MemoryStore | null = options.openStore ?? null;
+  let opened: MemoryStore | null = null;
+  if (store === null && existsSync(storePath)) {
+    opened = openStore(storePath, { mustExist: true });
+    store = opened;
+  }
+  try {
+    const tools = new ToolState(config.tools ?? []);
+    const sources: ContextSource[] = [
+      instructionChainSource(instructions, options.userFiles ?? []),
+      skillsSource(catalog, "skills", cap === undefined ? {} : { cap }),
+      kbSource(kb.chunks, {}),
+      constraintsSource({ rules: config.constraints ?? [] }),
+      toolStateSource(tools),
+      plannerSource(() => config.planner ?? null),
+    ];
+    if (config.profile !== undefined) sources.push(profileSource(config.profile, "config-profile"));
+    if (store !== null) sources.push(memoryStoreSource(store));
+
+    const segments: AssembleSegment[] = [];
+    if (config.identity) {
+      segments.push({
+        name: "identity",
+        content: config.identity,
+        priority: 0.2,
+        budgetPriority: 99,
+        cacheTier: "static",
+        neverTruncate: true,
+        provenance: WORKSPACE_PATHS.config,
+      });
+    }
+    if (config.expert) {
+      segments.push({
+        name: "expert",
+        content: `Expert: ${config.expert}`,
+        priority: 6.8,
+        budgetPriority: 60,
+        cacheTier: "session",
+        provenance: WORKSPACE_PATHS.config,
+      });
+    }
+    segments.push({
+      name: "working_mode",
+      content: `Working mode: ${config.workingMode ?? "craft"}`,
+      priority: 99,
+      budgetPriority: 100,
+      required: true,
+      cacheTier: "dynamic",
+      provenance: "runtime",
+    });
+
+    const { schemas } = workspaceSchema(mode);
+    const assembly = await assemble({
+      mode,
+      query: { text: options.query, userScope: user },
+      now: options.now,
+      sources,
+      segments,
+      schemas,
+      tokenCounter,
+      renderer: options.renderer ?? config.renderer ?? "en",
+      budgetChars:
+        options.budgetChars !== undefined
+          ? options.budgetChars
+          : (config.budgets?.chars ?? WORKSPACE_BUDGET_CHARS),
+      budgetTokens:
+        options.budgetTokens !== undefined
+          ? options.budgetTokens
+          : (config.budgets?.tokens ?? null),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    });
+    return {
+      ...assembly,
+      workspace: {
+        root,
+        config,
+        instructions,
+        skills: { catalog, selection },
+        kbIssues: kb.issues,
+        store: store === null ? null : options.openStore ? "(shared)" : storePath,
+      },
+    };
+  } finally {
+    await opened?.close();
+  }
+}
