@@ -12,7 +12,10 @@ describe("workspace config", () => {
 
   it("the example workspace's config is valid", () => {
     const raw = JSON.parse(
-      readFileSync(new URL("../../examples/workspace/.promptctx/config.json", import.meta.url), "utf8"),
+      readFileSync(
+        new URL("../../examples/workspace/.promptctx/config.json", import.meta.url),
+        "utf8",
+      ),
     );
     expect(WorkspaceConfigSchema.safeParse(raw).success).toBe(true);
   });
