@@ -1,0 +1,35 @@
+/**
+ * Store errors. Both are {@link PromptctxError}s with code `invalid_input` (the store file
+ * is an input the caller chose), so surfaces report them like any other bad input (exit 2).
+ */
+import { PromptctxError } from "../errors/index.js";
+
+/**
+ * The database was written by a newer promptctx (its schema version is ahead of the
+ * migrations this build knows). Opening it would risk corrupting it, so it fails closed.
+ *
+ * @example new StoreVersionError("/x/memory.db", 7, 1).message
+ * // "memory store /x/memory.db has schema version 7; this promptctx supports up to 1 (upgrade promptctx)"
+ */
+export class StoreVersionError extends PromptctxError {
+  readonly found: number;
+  readonly supported: number;
+  constructor(path: string, found: number, supported: number) {
+    super(
+      "invalid_input",
+      `memory store ${path} has schema version ${found}; this promptctx supports up to ${supported} (upgrade promptctx)`,
+      "store",
+    );
+    this.name = "StoreVersionError";
+    this.found = found;
+    this.supported = supported;
+  }
+}
+
+/** The store file cannot be opened or is not a promptctx memory store. */
+export class StoreOpenError extends PromptctxError {
+  constructor(message: string) {
+    super("invalid_input", message, "store");
+    this.name = "StoreOpenError";
+  }
+}

@@ -1,0 +1,36 @@
+/** Glue from store hits to spec 02 selection. */
+import type { AdapterOptions, Authority } from "../memory/index.js";
+import type { StoreRecallHit } from "./types.js";
+
+/**
+ * The adapter maps (`conflictKeys`, `authorityByMemoryId`) built from the stored records
+ * behind `hits`: slots and authority come from the trusted write path (whoever added the
+ * record), never from the memory's prose.
+ *
+ * @example
+ * const hits = store.recall("python", { userScope: "u1", asOf });
+ * const candidates = candidatesFromRecallHits(hits, adapterOptionsFromHits(hits));
+ */
+export function adapterOptionsFromHits(hits: readonly StoreRecallHit[]): Required<AdapterOptions> {
+  const conflictKeys: Record<string, string> = {};
+  const authorityByMemoryId: Record<string, Authority> = {};
+  for (const h of hits) {
+    if (h.conflictKey !== null) {
+      Object.defineProperty(conflictKeys, h.memoryId, {
+        value: h.conflictKey,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    if (h.authority !== null) {
+      Object.defineProperty(authorityByMemoryId, h.memoryId, {
+        value: h.authority,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+  return { conflictKeys, authorityByMemoryId };
+}

@@ -1,0 +1,49 @@
+/**
+ * The memory store of spec 06: records, JSONL import/export and scoped full-text recall
+ * whose hits feed spec 02 selection. Embedded default: SQLite ({@link openStore}).
+ */
+export { StoreOpenError, StoreVersionError } from "./errors.js";
+export { adapterOptionsFromHits } from "./hits.js";
+export { MIGRATIONS, type Migration, STORE_SCHEMA_VERSION } from "./migrations.js";
+export {
+  KNOWN_KINDS,
+  type MemoryKind,
+  type MemoryRecord,
+  type MemoryRecordInput,
+  MemoryRecordSchema,
+  type MemorySource,
+  MemorySourceSchema,
+  parseRecord,
+  recordToJsonLine,
+} from "./schema.js";
+export {
+  compareRecall,
+  DEFAULT_WEIGHTS,
+  RECENCY_HALF_LIFE_DAYS,
+  round6,
+  type ScoreBreakdown,
+  type ScoreWeights,
+} from "./score.js";
+export {
+  DEFAULT_POOL_SIZE,
+  MATCH_BUDGET,
+  type OpenStoreOptions,
+  openStore,
+  SqliteMemoryStore,
+  STORE_APPLICATION_ID,
+  scopePrefix,
+} from "./sqlite.js";
+export { ftsQuote, indexTerms, MAX_QUERY_TERMS, queryTerms } from "./terms.js";
+export type {
+  AddResult,
+  ImportLineError,
+  ImportOptions,
+  ImportProgress,
+  ImportResult,
+  JsonlInput,
+  ListOptions,
+  MaybePromise,
+  MemoryStore,
+  RecallOptions,
+  StoreRecallHit,
+} from "./types.js";

@@ -1,0 +1,75 @@
+/**
+ * Schema migrations, ordered. The schema version lives in `PRAGMA user_version` (part of
+ * the database header, so it changes inside the migration's transaction). At open,
+ * every pending migration runs in one `BEGIN IMMEDIATE` transaction: a crash or a
+ * failure leaves the previous version intact, and two processes opening the same new
+ * file do not both migrate it. A database with a newer version than the last migration
+ * here is refused ({@link StoreVersionError}).
+ *
+ * Never edit a released migration: append a new one.
+ */
+import type Database from "better-sqlite3";
+
+export interface Migration {
+  /** 1, 2, 3, … in order; becomes `user_version` once applied. */
+  version: number;
+  description: string;
+  up(db: Database.Database): void;
+}
+
+// The FTS tokenizer only needs to split on spaces (terms are pre-computed, see terms.ts);
+// letters, digits and marks are token characters, and no diacritics are removed, so a
+// stored term is always exactly one token.
+const TOKENIZE = `unicode61 remove_diacritics 0 categories 'L* N* Co M*'`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "memories, FTS5 index of scope-prefixed terms, record count",
+    up(db) {
+      db.exec(`
+        CREATE TABLE memories (
+          rowid        INTEGER PRIMARY KEY,
+          memory_id    TEXT NOT NULL UNIQUE,
+          user_scope   TEXT NOT NULL,
+          kind         TEXT NOT NULL,
+          category     TEXT NOT NULL,
+          tags         TEXT NOT NULL,            -- JSON array of strings
+          content      TEXT NOT NULL,
+          summary      TEXT NOT NULL,
+          importance   REAL NOT NULL CHECK (importance >= 0 AND importance <= 1),
+          conflict_key TEXT,
+          authority    TEXT CHECK (authority IN ('current_turn', 'workspace_override', 'user_default')),
+          source_id    TEXT NOT NULL,
+          source_type  TEXT NOT NULL,
+          source_title TEXT NOT NULL,
+          captured_at  TEXT NOT NULL,            -- as given (ISO-8601)
+          captured_ms  INTEGER NOT NULL,         -- epoch ms of captured_at, for recency
+          stored_at    TEXT NOT NULL
+        );
+        CREATE INDEX memories_scope_id ON memories (user_scope, memory_id);
+        CREATE INDEX memories_scope_kind ON memories (user_scope, kind);
+
+        -- Contentless: the text lives in memories; rowid = memories.rowid.
+        -- terms: the normalized, CJK-bigram-expanded terms of content, summary and tags,
+        -- each prefixed with the scope's hash (see scopePrefix), space-separated.
+        CREATE VIRTUAL TABLE memory_fts USING fts5 (
+          terms,
+          content = '', contentless_delete = 1,
+          tokenize = "${TOKENIZE}"
+        );
+
+        -- Maintained by the store in each write transaction (one UPDATE per batch: a
+        -- per-row trigger cost a third of bulk-import time).
+        CREATE TABLE store_stats (
+          id           INTEGER PRIMARY KEY CHECK (id = 1),
+          memory_count INTEGER NOT NULL
+        );
+        INSERT INTO store_stats (id, memory_count) VALUES (1, 0);
+      `);
+    },
+  },
+];
+
+/** The schema version this build writes. */
+export const STORE_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

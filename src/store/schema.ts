@@ -1,0 +1,139 @@
+/**
+ * The memory record (spec 06 "Memory store") as a zod schema: the single source of both
+ * validation and the record types. camelCase in the API and in JSONL.
+ */
+import { z } from "zod";
+import { formatPath, InvalidInputError, invalidFromZod } from "../errors/index.js";
+import { AUTHORITIES, type Authority } from "../memory/index.js";
+import { isBlank, parseInstant } from "../text/index.js";
+
+// SQLite stores UTF-8: a lone surrogate cannot round-trip, so it is rejected up front.
+// (With the `u` flag, \p{Cs} matches only unpaired surrogates.)
+const LONE_SURROGATE = /\p{Cs}/u;
+const text = z.string().refine((s) => !LONE_SURROGATE.test(s), {
+  message: "must be well-formed Unicode (no lone surrogates)",
+});
+const nonBlank = text.refine((s) => !isBlank(s), { message: "must not be blank" });
+const timestamp = z
+  .string()
+  .refine((s) => parseInstant(s) !== null, { message: "must be an ISO-8601 timestamp" });
+
+/** Record kinds the package knows; any other non-blank kind is accepted as given. */
+export const KNOWN_KINDS = ["profile", "conversation", "fact", "episodic"] as const;
+export type MemoryKind = (typeof KNOWN_KINDS)[number] | (string & {});
+
+export const MemorySourceSchema = z.strictObject({
+  sourceId: nonBlank,
+  sourceType: nonBlank,
+  title: nonBlank,
+  capturedAt: timestamp,
+});
+export type MemorySource = z.infer<typeof MemorySourceSchema>;
+
+/**
+ * One memory record as callers and JSONL lines give it. Defaults: `kind` "fact",
+ * `category` "general", `tags` [], `summary` "", `importance` 0.5. `storedAt` is optional
+ * on input (see {@link MemoryStore.add}); unknown fields are rejected (fail closed: a
+ * misspelt field must not vanish silently on import).
+ */
+export const MemoryRecordSchema = z.strictObject({
+  memoryId: nonBlank,
+  /** Compared exactly (no trim, no case fold), like spec 02 scopes. */
+  userScope: nonBlank,
+  kind: nonBlank.default("fact"),
+  category: nonBlank.default("general"),
+  tags: z.array(nonBlank).default([]),
+  content: nonBlank,
+  summary: text.default(""),
+  importance: z.number().min(0).max(1).default(0.5),
+  conflictKey: nonBlank.nullable().optional(),
+  authority: z.enum(AUTHORITIES).nullable().optional(),
+  source: MemorySourceSchema,
+  storedAt: timestamp.optional(),
+});
+/** A record as the caller passes it (defaults not yet applied). */
+export type MemoryRecordInput = z.input<typeof MemoryRecordSchema>;
+
+/** A stored record: every field present; absent slot/authority are `null`. */
+export interface MemoryRecord {
+  memoryId: string;
+  userScope: string;
+  kind: MemoryKind;
+  category: string;
+  tags: string[];
+  content: string;
+  summary: string;
+  importance: number;
+  conflictKey: string | null;
+  authority: Authority | null;
+  source: MemorySource;
+  storedAt: string;
+}
+
+/**
+ * Validates one record; the first problem becomes an {@link InvalidInputError} whose path
+ * starts with `prefix` (e.g. `records[3].source.capturedAt`). `storedAt` falls back to
+ * `now`, then to `source.capturedAt` — the store never reads a clock.
+ */
+export function parseRecord(
+  value: unknown,
+  prefix: ReadonlyArray<string | number>,
+  now?: string,
+): MemoryRecord {
+  const r = MemoryRecordSchema.safeParse(value);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    if (issue?.code === "unrecognized_keys") {
+      const path = [
+        ...prefix,
+        ...issue.path.filter((p): p is string | number => typeof p !== "symbol"),
+        issue.keys[0] ?? "",
+      ];
+      throw new InvalidInputError(`${formatPath(path)}: unknown field`, path);
+    }
+    throw invalidFromZod(r.error, prefix);
+  }
+  const d = r.data;
+  return {
+    memoryId: d.memoryId,
+    userScope: d.userScope,
+    kind: d.kind,
+    category: d.category,
+    tags: [...d.tags],
+    content: d.content,
+    summary: d.summary,
+    importance: d.importance,
+    conflictKey: d.conflictKey ?? null,
+    authority: d.authority ?? null,
+    source: { ...d.source },
+    storedAt: d.storedAt ?? now ?? d.source.capturedAt,
+  };
+}
+
+/**
+ * The canonical JSONL line of a record (no newline): fixed key order, `conflictKey` and
+ * `authority` only when set. Export writes exactly this, so export → import → export is
+ * byte-identical.
+ */
+export function recordToJsonLine(r: MemoryRecord): string {
+  const out: Record<string, unknown> = {
+    memoryId: r.memoryId,
+    userScope: r.userScope,
+    kind: r.kind,
+    category: r.category,
+    tags: r.tags,
+    content: r.content,
+    summary: r.summary,
+    importance: r.importance,
+  };
+  if (r.conflictKey !== null) out.conflictKey = r.conflictKey;
+  if (r.authority !== null) out.authority = r.authority;
+  out.source = {
+    sourceId: r.source.sourceId,
+    sourceType: r.source.sourceType,
+    title: r.source.title,
+    capturedAt: r.source.capturedAt,
+  };
+  out.storedAt = r.storedAt;
+  return JSON.stringify(out);
+}
