@@ -19,8 +19,8 @@ const LAYERS = [
   "trace",
   "assemble",
   "workspace",
-  "cli",
   "server",
+  "cli",
 ];
 
 function files(dir: string): string[] {
