@@ -8,15 +8,27 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Command, Option } from "commander";
 import { InvalidInputError } from "../errors/index.js";
+import {
+  DEFAULT_ANTHROPIC_MODEL,
+  DEFAULT_OPENAI_MODEL,
+  toAnthropicRequest,
+  toOpenAIChatRequest,
+} from "../render/index.js";
 import { openStore } from "../store/index.js";
 import { parseInstant } from "../text/index.js";
-import { TOKENIZER_NAMES } from "../tokens/index.js";
+import { getTokenCounter, TOKENIZER_NAMES } from "../tokens/index.js";
 import { assembleWorkspace, type WorkspaceAssembly } from "../workspace/index.js";
 import { EXIT, reportError } from "./io.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 
-/** Output formats of `assemble`. */
-export const ASSEMBLE_FORMATS = ["text", "json"] as const;
+/**
+ * Output formats of `assemble`: `text` (tables + prompt), `json` ({@link assemblyJson}),
+ * `anthropic` / `openai` (a ready request body, {@link providerRequestJson}).
+ */
+export const ASSEMBLE_FORMATS = ["text", "json", "anthropic", "openai"] as const;
+
+/** `max_tokens` of the `--format anthropic` body (the Messages API requires one). */
+export const ANTHROPIC_MAX_TOKENS = 1024;
 
 interface AssembleFlags {
   workspace: string;
@@ -98,6 +110,46 @@ export function assemblyJson(out: WorkspaceAssembly): string {
   });
 }
 
+/**
+ * The request body of `--format anthropic|openai`, the query as the user message:
+ * - `anthropic`: Messages API `{model, max_tokens, system, messages}`, `system` one text
+ *   block per cache tier with `cache_control` breakpoints ({@link toAnthropicRequest};
+ *   the breakpoints' minimum cacheable length is checked with `claude_estimate` counts);
+ * - `openai`: Chat Completions `{model, messages, prompt_cache_key}` with the prompt as
+ *   the `system` message ({@link toOpenAIChatRequest}).
+ * The model is `--model`, else `claude-sonnet-4-5` / `gpt-4o`; a model of the other
+ * provider is invalid input.
+ */
+export function providerRequestJson(
+  out: WorkspaceAssembly,
+  format: "anthropic" | "openai",
+  query: string,
+  model: string | undefined,
+): string {
+  const claude = (m: string) => /^claude/i.test(m.trim());
+  if (format === "anthropic") {
+    const name = model ?? DEFAULT_ANTHROPIC_MODEL;
+    if (!claude(name)) {
+      throw new InvalidInputError(
+        `--format anthropic needs a Claude model, got "${name}"`,
+        "--model",
+      );
+    }
+    const { body } = toAnthropicRequest(out, {
+      model: name,
+      query,
+      tokenCounter: getTokenCounter("claude_estimate"),
+    });
+    return JSON.stringify({ model: name, max_tokens: ANTHROPIC_MAX_TOKENS, ...body });
+  }
+  const name = model ?? DEFAULT_OPENAI_MODEL;
+  if (claude(name)) {
+    throw new InvalidInputError(`--format openai needs an OpenAI model, got "${name}"`, "--model");
+  }
+  const { body } = toOpenAIChatRequest(out, { model: name, query });
+  return JSON.stringify({ model: name, ...body });
+}
+
 async function runAssemble(flags: AssembleFlags, color: boolean): Promise<number> {
   const home = homedir();
   const out = await assembleWorkspace({
@@ -120,7 +172,11 @@ async function runAssemble(flags: AssembleFlags, color: boolean): Promise<number
     ...(flags.userFiles ? { userFiles: userInstructionFiles(home), home } : {}),
   });
   process.stdout.write(
-    flags.format === "json" ? `${assemblyJson(out)}\n` : formatAssembly(out, color),
+    flags.format === "json"
+      ? `${assemblyJson(out)}\n`
+      : flags.format === "anthropic" || flags.format === "openai"
+        ? `${providerRequestJson(out, flags.format, flags.query, flags.model)}\n`
+        : formatAssembly(out, color),
   );
   return EXIT.ok;
 }
@@ -203,7 +259,12 @@ export function registerAssembleCommand(
       "clock for recency and age filters (default: the current time); pin it to replay",
     )
     .addOption(
-      new Option("--format <format>", "output").choices([...ASSEMBLE_FORMATS]).default("text"),
+      new Option(
+        "--format <format>",
+        "output: text, json, or a request body for anthropic (Messages) / openai (Chat Completions); model from --model, default claude-sonnet-4-5 / gpt-4o",
+      )
+        .choices([...ASSEMBLE_FORMATS])
+        .default("text"),
     )
     .option("--store <path>", "memory store (default: WORKSPACE/.promptctx/memory.db)")
     .option(
