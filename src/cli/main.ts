@@ -18,6 +18,7 @@ import { EXIT, reportError } from "./io.js";
 import { planPromptHandler, runJsonVerb, selectMemoryHandler } from "./json-verbs.js";
 import { registerMemoryCommands } from "./memory-cmd.js";
 import { Repl, type ReplFlags, runRepl } from "./repl.js";
+import { registerServeCommand } from "./serve-cmd.js";
 
 const useColor = (): boolean => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
 
@@ -101,6 +102,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
 
   registerAssembleCommand(program, setExit, useColor);
   registerMemoryCommands(program, setExit);
+  registerServeCommand(program, setExit);
 
   program
     .command("repl")

@@ -12,6 +12,9 @@ export type ErrorCode =
   | "invalid_counter_result"
   | "source_failed"
   | "source_timeout"
+  | "payload_too_large"
+  | "not_found"
+  | "unsupported_version"
   | "internal_error";
 
 /** A path into a request: object keys and array indices. */
@@ -91,6 +94,26 @@ export class SourceError extends PromptctxError {
     super(code, message, ["slots", slot]);
     this.name = "SourceError";
     this.sourceId = sourceId;
+  }
+}
+
+/**
+ * A versioned contract (spec 07 wire contract) names a major version this build does not
+ * speak. `version` is what was received, `supported` the major understood here.
+ */
+export class UnsupportedVersionError extends PromptctxError {
+  readonly version: string;
+  readonly supported: number;
+  constructor(
+    message: string,
+    version: string,
+    supported: number,
+    path: FieldPath | string | null = "assemblerVersion",
+  ) {
+    super("unsupported_version", message, path);
+    this.name = "UnsupportedVersionError";
+    this.version = version;
+    this.supported = supported;
   }
 }
 

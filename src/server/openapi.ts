@@ -1,0 +1,136 @@
+/**
+ * `GET /openapi.json`: an OpenAPI 3.1 document generated from the same zod schemas that
+ * validate the requests (`z.toJSONSchema`), so the contract has one source of truth.
+ */
+import { z } from "zod";
+import { SelectMemoryRequestSchema } from "../memory/index.js";
+import { PlanPromptJsonRequestSchema } from "../plan/index.js";
+import {
+  AssembleRequestSchema,
+  AssembleResponseSchema,
+  ErrorObjectSchema,
+  HealthSchema,
+} from "./schema.js";
+
+/** The routes of the service, as `METHOD path`. */
+export const ROUTES = [
+  "POST /v1/select-memory",
+  "POST /v1/plan-prompt",
+  "POST /v1/assemble",
+  "GET /healthz",
+  "GET /openapi.json",
+] as const;
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, {
+    target: "draft-2020-12",
+    io,
+  }) as Record<string, unknown>;
+  return rest;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: unknown) => ({ "application/json": { schema } });
+
+function errorResponses(statuses: readonly number[]): Record<string, unknown> {
+  const why: Record<number, string> = {
+    400: "invalid input (malformed JSON, wrong content-type, a field that breaks the contract)",
+    413: "request body over the server's limit",
+    422: "required content cannot fit the budget (prompt_budget_exceeded)",
+    500: "internal error (generic message)",
+    502: "a required source failed (source_failed)",
+    504: "a required source timed out (source_timeout)",
+  };
+  return Object.fromEntries(
+    statuses.map((s) => [String(s), { description: why[s], content: json(ref("Error")) }]),
+  );
+}
+
+function postOperation(
+  operationId: string,
+  summary: string,
+  request: string,
+  response: unknown,
+  errors: readonly number[],
+): Record<string, unknown> {
+  return {
+    post: {
+      operationId,
+      summary,
+      requestBody: { required: true, content: json(ref(request)) },
+      responses: {
+        "200": { description: "success", content: json(response) },
+        ...errorResponses(errors),
+      },
+    },
+  };
+}
+
+/**
+ * Builds the OpenAPI document.
+ *
+ * @example openApiDocument("0.1.0").paths["/v1/assemble"].post.operationId // "assemble"
+ */
+export function openApiDocument(version: string): {
+  openapi: string;
+  info: Record<string, unknown>;
+  paths: Record<string, Record<string, unknown>>;
+  components: { schemas: Record<string, unknown> };
+} {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "promptctx",
+      version,
+      description:
+        "Deterministic, budgeted, explainable context assembly for LLM agents (spec 08 HTTP service). Every non-2xx response is an error object.",
+    },
+    paths: {
+      "/v1/select-memory": postOperation(
+        "selectMemory",
+        "Select recalled memories for a prompt (spec 02)",
+        "SelectMemoryRequest",
+        { type: "object", description: "The memory plan of spec 02." },
+        [400, 413, 500],
+      ),
+      "/v1/plan-prompt": postOperation(
+        "planPrompt",
+        "Plan a system prompt under a budget (spec 03)",
+        "PlanPromptRequest",
+        { type: "object", description: "The segment plan of spec 03." },
+        [400, 413, 422, 500],
+      ),
+      "/v1/assemble": postOperation(
+        "assemble",
+        "Assemble the prompt for a query over a workspace (spec 04, 06)",
+        "AssembleRequest",
+        ref("AssembleResponse"),
+        [400, 413, 422, 500, 502, 504],
+      ),
+      "/healthz": {
+        get: {
+          operationId: "health",
+          summary: "Liveness",
+          responses: { "200": { description: "alive", content: json(ref("Health")) } },
+        },
+      },
+      "/openapi.json": {
+        get: {
+          operationId: "openapi",
+          summary: "This document",
+          responses: { "200": { description: "OpenAPI 3.1", content: json({ type: "object" }) } },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        SelectMemoryRequest: jsonSchema(SelectMemoryRequestSchema, "input"),
+        PlanPromptRequest: jsonSchema(PlanPromptJsonRequestSchema, "input"),
+        AssembleRequest: jsonSchema(AssembleRequestSchema, "input"),
+        AssembleResponse: jsonSchema(AssembleResponseSchema, "output"),
+        Error: jsonSchema(ErrorObjectSchema, "output"),
+        Health: jsonSchema(HealthSchema, "output"),
+      },
+    },
+  };
+}

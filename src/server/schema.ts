@@ -1,0 +1,79 @@
+/**
+ * The HTTP-only request and response schemas (spec 08). `select-memory` and `plan-prompt`
+ * reuse the JSON contracts of their stages as they are; `assemble` is the workspace job's
+ * request with the clock made a required field (the service never reads it for results).
+ */
+import { z } from "zod";
+import { isBlank, parseInstant } from "../text/index.js";
+import { TOKENIZER_NAMES } from "../tokens/index.js";
+
+const nonBlank = z.string().refine((s) => !isBlank(s), { message: "must not be blank" });
+const budget = z.number().int().min(0).nullable();
+
+/** Slot renderers a request may name. */
+export const RENDERERS = ["en", "zh-CN", "tagged"] as const;
+
+/**
+ * `POST /v1/assemble`: the main job over a workspace directory.
+ *
+ * @example AssembleRequestSchema.parse({ query: "add an index", now: "2026-11-30T09:00:00Z" })
+ */
+export const AssembleRequestSchema = z.object({
+  workspace: nonBlank
+    .optional()
+    .describe(
+      "Workspace directory, resolved inside the server's workspace root (default: the root itself).",
+    ),
+  query: z.string().describe("The user's query for this turn."),
+  mode: nonBlank
+    .optional()
+    .describe("Schema mode: chat, tool, rag, react (default: the config's, else react)."),
+  user: nonBlank.optional().describe("User scope (default: the config's `user`)."),
+  tokenizer: z.enum(TOKENIZER_NAMES).optional().describe("Token counter; excludes `model`."),
+  model: nonBlank
+    .optional()
+    .describe(
+      "Pick the tokenizer from a model name (gpt-4o, gpt-4, claude-…); excludes `tokenizer`.",
+    ),
+  budgetChars: budget
+    .optional()
+    .describe("Global char budget (default: the config's, else 12000); null = unbounded."),
+  budgetTokens: budget
+    .optional()
+    .describe("Global token budget (default: the config's, else none); null = unbounded."),
+  now: z
+    .string()
+    .refine((s) => parseInstant(s) !== null, { message: "must be an ISO-8601 timestamp" })
+    .describe("The clock for recency and age filters (required: the service never reads its own)."),
+  renderer: z
+    .enum(RENDERERS)
+    .optional()
+    .describe("Slot renderer (default: the config's, else en)."),
+});
+/** The `POST /v1/assemble` request. */
+export type AssembleRequest = z.input<typeof AssembleRequestSchema>;
+
+/** The error object of every non-2xx response. */
+export const ErrorObjectSchema = z.object({
+  error: z.object({
+    code: z
+      .string()
+      .describe("Stable machine-readable code (invalid_input, prompt_budget_exceeded, …)."),
+    message: z.string(),
+    path: z.string().nullable().describe("The offending field, e.g. candidates[3].score."),
+  }),
+});
+
+/** `GET /healthz`. */
+export const HealthSchema = z.object({
+  status: z.literal("ok"),
+  store: z.boolean().describe("True when a shared memory store is open."),
+});
+
+/** `POST /v1/assemble` success: the same object as `promptctx assemble --format json`. */
+export const AssembleResponseSchema = z.object({
+  prompt: z.string(),
+  manifest: z.record(z.string(), z.unknown()),
+  memoryPlan: z.record(z.string(), z.unknown()).nullable(),
+  segmentPlan: z.record(z.string(), z.unknown()),
+});
