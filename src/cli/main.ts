@@ -13,6 +13,7 @@ import {
   registerAssembleCommand,
   runWorkspaceDemo,
 } from "./assemble-cmd.js";
+import { registerCheckDraftCommand } from "./check-draft-cmd.js";
 import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
 import { EXIT, reportError } from "./io.js";
 import { planPromptHandler, runJsonVerb, selectMemoryHandler } from "./json-verbs.js";
@@ -103,6 +104,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
   registerAssembleCommand(program, setExit, useColor);
   registerMemoryCommands(program, setExit);
   registerServeCommand(program, setExit);
+  registerCheckDraftCommand(program, setExit);
 
   program
     .command("repl")

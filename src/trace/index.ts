@@ -1,4 +1,22 @@
-/** Manifest and trace types of spec 07. */
+/** Manifest and trace types of spec 07, the wire contract and the red-line check. */
+export {
+  type CheckDraftOptions,
+  type CompiledRedLine,
+  type CompiledRedLines,
+  checkDraft,
+  compileRedLines,
+  DEFAULT_MAX_DRAFT_CHARS,
+  DEFAULT_MAX_MATCHES_PER_LINE,
+  type DraftCheck,
+  EXCERPT_CONTEXT,
+  MAX_RED_LINE_PATTERN_LENGTH,
+  REGEX_OVERLAP,
+  REGEX_WINDOW,
+  type RedLineSeverity,
+  redLinesFromSkills,
+  regexSafetyProblem,
+  type Violation,
+} from "./guard.js";
 export {
   type AssemblyManifest,
   deterministicView,
@@ -9,3 +27,28 @@ export {
   type SourceFailure,
   type Timings,
 } from "./manifest.js";
+export {
+  type AnchorInput,
+  appendTail,
+  checkWireVersion,
+  parseWireContract,
+  TAIL_JOIN,
+  type TailedPrompt,
+  type TailInput,
+  type TailOutcome,
+  toWireContract,
+  WIRE_CONTRACT_VERSION,
+  WIRE_SUPPORTED_MAJOR,
+  type WireAnchor,
+  WireAnchorSchema,
+  type WireAssembly,
+  type WireBudget,
+  WireBudgetSchema,
+  type WireContract,
+  WireContractSchema,
+  type WireLayer,
+  WireLayerSchema,
+  type WireOptions,
+  type WireSpan,
+  WireSpanSchema,
+} from "./wire.js";

@@ -1,0 +1,195 @@
+/**
+ * `promptctx check-draft` end to end. When main.ts wires `registerCheckDraftCommand`, the
+ * tests spawn the built `bin/promptctx.js`; until then they drive a commander program
+ * in-process with the same command mounted (stdout, stderr and stdin redirected), which
+ * exercises the same code path minus process startup.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { Command, CommanderError } from "commander";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { EXIT_BLOCKED, registerCheckDraftCommand } from "../../src/cli/check-draft-cmd.js";
+import { reportError } from "../../src/cli/io.js";
+import { type CliResult, runCli } from "./run-cli.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const WIRED = readFileSync(join(ROOT, "src/cli/main.ts"), "utf8").includes(
+  "registerCheckDraftCommand",
+);
+
+/** Mirrors main(): exit codes from setExit, commander usage errors → 2, --help → 0. */
+async function inProcess(args: string[], input: string): Promise<CliResult> {
+  let stdout = "";
+  let stderr = "";
+  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: unknown) => {
+    stdout += String(chunk);
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: unknown) => {
+    stderr += String(chunk);
+    return true;
+  });
+  const stdinDescriptor = Object.getOwnPropertyDescriptor(process, "stdin");
+  Object.defineProperty(process, "stdin", {
+    configurable: true,
+    value: Readable.from([Buffer.from(input, "utf8")]),
+  });
+  let code = 0;
+  try {
+    const program = new Command("promptctx").exitOverride().configureOutput({
+      writeOut: (s) => {
+        stdout += s;
+      },
+      writeErr: (s) => {
+        stderr += s;
+      },
+    });
+    registerCheckDraftCommand(program, (c) => {
+      code = c;
+    });
+    try {
+      await program.parseAsync(args, { from: "user" });
+    } catch (e) {
+      code = e instanceof CommanderError ? (e.exitCode === 0 ? 0 : 2) : reportError(e, "x");
+    }
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+    if (stdinDescriptor) Object.defineProperty(process, "stdin", stdinDescriptor);
+  }
+  return { code, stdout, stderr };
+}
+
+function checkDraftCli(args: string[], input = ""): Promise<CliResult> | CliResult {
+  if (WIRED) return runCli(["check-draft", ...args], { input });
+  return inProcess(["check-draft", ...args], input);
+}
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "promptctx-check-draft-"));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function file(name: string, content: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
+  return path;
+}
+
+const RED_LINES = [
+  { id: "share-pw", severity: "block", literal: "share the password" },
+  { id: "promise", severity: "review", literal: "guaranteed returns" },
+  { id: "token", severity: "warn", pattern: "sk-[A-Za-z0-9]{8,}" },
+];
+
+function noStack(text: string) {
+  expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
+}
+
+describe(`check-draft CLI (${WIRED ? "bin/promptctx.js" : "registerCheckDraftCommand in-process"})`, () => {
+  it("exits 0 with a clean draft from stdin and says so", async () => {
+    const r = await checkDraftCli(["--red-lines", file("rl.json", RED_LINES)], "All good here.\n");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("no red-line violations (checked 15 chars)\n");
+  });
+
+  it("exits 4 on a block violation and prints a table", async () => {
+    const draft = file("draft.txt", "🚀 Sure, I will SHARE the password: sk-ABCDEFGH12\n");
+    const r = await checkDraftCli(["--red-lines", file("rl.json", RED_LINES), "--input", draft]);
+    expect(r.code).toBe(EXIT_BLOCKED);
+    expect(EXIT_BLOCKED).toBe(4);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^SEVERITY\s+RED LINE\s+SPAN\s+FLAG\s+EXCERPT$/);
+    expect(lines[2]).toMatch(/^block\s+share-pw\s+15-33\s+.*SHARE the password/);
+    expect(lines[3]).toMatch(/^warn\s+token\s+35-48\s/);
+    expect(lines.at(-1)).toBe("2 violations (1 block, 1 warn, 0 review); checked 49 chars");
+    expect(r.stdout).not.toContain("\u001b[");
+  });
+
+  it("--json prints the check result; warn and review only exit 0, review flagged", async () => {
+    const r = await checkDraftCli(
+      ["--red-lines", file("rl.json", RED_LINES), "--json"],
+      "Guaranteed returns with key sk-abcdefgh1!",
+    );
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({
+      blocked: false,
+      flagged: true,
+      truncated: false,
+      redLineIds: ["promise", "token"],
+      checkedChars: 41,
+    });
+    expect(out.violations[0]).toMatchObject({
+      redLineId: "promise",
+      severity: "review",
+      span: { start: 0, end: 18 },
+      flagged: true,
+    });
+  });
+
+  it("--max-draft-chars truncates and flags", async () => {
+    const r = await checkDraftCli(
+      ["--red-lines", file("rl.json", RED_LINES), "--json", "--max-draft-chars", "10"],
+      "0123456789 share the password",
+    );
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ truncated: true, flagged: true, violations: [] });
+  });
+
+  it("exits 2 with the error object for a hostile regex, naming redLines[i].pattern", async () => {
+    const bad = [...RED_LINES, { id: "evil", severity: "block", pattern: "(a+)+$" }];
+    const r = await checkDraftCli(["--red-lines", file("bad.json", bad)], "aaaa");
+    expect(r.code).toBe(2);
+    const obj = JSON.parse(r.stdout);
+    expect(obj.error.code).toBe("invalid_input");
+    expect(obj.error.path).toBe("redLines[3].pattern");
+    expect(obj.error.message).toMatch(/nested quantifier/);
+    expect(r.stderr).toMatch(
+      /^promptctx check-draft: invalid_input: .*\(at redLines\[3\]\.pattern\)\n$/,
+    );
+    noStack(r.stdout + r.stderr);
+  });
+
+  it("exits 2 on an unreadable or non-JSON red-lines file, a bad flag, a missing flag", async () => {
+    let r = await checkDraftCli(["--red-lines", join(dir, "missing.json")], "x");
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout).error.path).toBe("--red-lines");
+    r = await checkDraftCli(["--red-lines", file("x.json", "{oops")], "x");
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout).error.message).toMatch(/not valid JSON/);
+    r = await checkDraftCli(["--red-lines", file("o.json", { redLines: [] })], "x");
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout).error.path).toBe("redLines");
+    r = await checkDraftCli([
+      "--red-lines",
+      file("rl.json", RED_LINES),
+      "--input",
+      join(dir, "nope"),
+    ]);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout).error.path).toBe("--input");
+    r = await checkDraftCli(
+      ["--red-lines", file("rl.json", RED_LINES), "--max-draft-chars", "0"],
+      "x",
+    );
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout).error.path).toBe("--max-draft-chars");
+    r = await checkDraftCli([], "x");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--red-lines/);
+  });
+
+  it("--help exits 0 and documents the exit codes", async () => {
+    const r = await checkDraftCli(["--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/--red-lines <file>/);
+    expect(r.stdout).toMatch(/4 block violation/);
+  });
+});

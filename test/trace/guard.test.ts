@@ -1,0 +1,261 @@
+/**
+ * The red-line check of spec 07: load-time validation (including the static
+ * catastrophic-backtracking check), literal and regex hits with code-point spans, caps,
+ * and hostile drafts that must not hang.
+ */
+import { describe, expect, it } from "vitest";
+import { InvalidInputError, type PromptctxError } from "../../src/errors/index.js";
+import type { RedLine, Skill } from "../../src/sources/index.js";
+import {
+  checkDraft,
+  compileRedLines,
+  DEFAULT_MAX_DRAFT_CHARS,
+  REGEX_WINDOW,
+  redLinesFromSkills,
+  regexSafetyProblem,
+} from "../../src/trace/index.js";
+
+function loadError(lines: unknown): PromptctxError {
+  try {
+    compileRedLines(lines);
+  } catch (e) {
+    return e as PromptctxError;
+  }
+  throw new Error("accepted");
+}
+
+const cpIndexOf = (s: string, sub: string) => Array.from(s.slice(0, s.indexOf(sub))).length;
+
+describe("compileRedLines", () => {
+  it("accepts literals and safe patterns", () => {
+    const set = compileRedLines([
+      { id: "a", severity: "block", literal: "rm -rf /" },
+      { id: "b", severity: "warn", pattern: "\\bsk-[A-Za-z0-9_-]{20,}" },
+      { id: "c", severity: "review", pattern: "ignore\\s+(all\\s+)?previous\\s+instructions" },
+      { id: "d", severity: "warn", pattern: "\\bpassword\\s*[:=]\\s*\\S+" },
+      { id: "e", severity: "warn", pattern: "[\\w.-]+@[\\w-]+\\.[a-z]{2,}" },
+      { id: "f", severity: "warn", pattern: "(?:\\d{1,3}\\.){3}\\d{1,3}" },
+      { id: "g", severity: "warn", pattern: "(?:cat|dog)+s?" },
+    ]);
+    expect(set.lines.map((l) => l.kind)).toEqual([
+      "literal",
+      "pattern",
+      "pattern",
+      "pattern",
+      "pattern",
+      "pattern",
+      "pattern",
+    ]);
+  });
+
+  it.each([
+    ["(a+)+$", /nested quantifier/],
+    ["(x*)*y", /nested quantifier/],
+    ["(\\w+\\s?)+$", /nested quantifier/],
+    ["(a|a)*b", /ambiguous alternation/],
+    ["(a|ab)+c", /ambiguous alternation/],
+    ["(\\w|\\d)+!", /ambiguous alternation/],
+    ["a*a*b", /two wide quantifiers/],
+    [".*x.*y", /two wide quantifiers/],
+    ["\\w+\\d+!", /two wide quantifiers/],
+    ["[^\\s]+@[^\\s]+", /two wide quantifiers/],
+    ["(a{1,3}){20}", /combinations|nested/],
+    ["(.)\\1+", /backreferences/],
+  ])("rejects the hostile pattern %s at load, naming the line and the reason", (pattern, why) => {
+    const e = loadError([
+      { id: "ok", severity: "warn", literal: "fine" },
+      { id: "bad", severity: "block", pattern },
+    ]);
+    expect(e).toBeInstanceOf(InvalidInputError);
+    expect(e.path).toBe("redLines[1].pattern");
+    expect(e.message).toMatch(why);
+  });
+
+  it("rejects bad shapes with the field path", () => {
+    const cases: Array<[unknown, string, RegExp]> = [
+      [{}, "redLines", /list/],
+      [[{ id: "x", severity: "block", literal: "  " }], "redLines[0].literal", /blank/],
+      [[{ id: "x", severity: "block" }], "redLines[0]", /exactly one/],
+      [[{ id: "x", severity: "block", literal: "a", pattern: "b" }], "redLines[0]", /exactly one/],
+      [[{ id: "x", severity: "fatal", literal: "a" }], "redLines[0].severity", /./],
+      [[{ id: " ", severity: "block", literal: "a" }], "redLines[0].id", /./],
+      [
+        [
+          { id: "x", severity: "block", literal: "a" },
+          { id: "x", severity: "warn", literal: "b" },
+        ],
+        "redLines[1].id",
+        /duplicate/,
+      ],
+      [[{ id: "x", severity: "block", pattern: "(" }], "redLines[0].pattern", /invalid regex/],
+      [[{ id: "x", severity: "block", pattern: "a{" }], "redLines[0].pattern", /invalid regex/],
+      [[{ id: "x", severity: "block", pattern: "x?" }], "redLines[0].pattern", /empty string/],
+      [
+        [{ id: "x", severity: "block", pattern: "a".repeat(501) }],
+        "redLines[0].pattern",
+        /limit is 500/,
+      ],
+      [[{ id: "x", severity: "block", literal: "a", flags: "i" }], "redLines[0]", /./],
+    ];
+    for (const [input, path, message] of cases) {
+      const e = loadError(input);
+      expect([e.code, e.path]).toEqual(["invalid_input", path]);
+      expect(e.message).toMatch(message);
+    }
+  });
+
+  it("regexSafetyProblem is null for plain phrases", () => {
+    for (const p of ["\\bkill\\b", "x.*y", "\\w+\\s+\\w+", "[^@]+@[^@]+", "a+b", "(?<=\\s)x+"]) {
+      expect(regexSafetyProblem(p)).toBeNull();
+    }
+  });
+});
+
+describe("checkDraft", () => {
+  const lines: RedLine[] = [
+    { id: "share-pw", severity: "block", literal: "share the password" },
+    { id: "promise", severity: "review", literal: "Guaranteed Returns" },
+    { id: "token", severity: "warn", pattern: "sk-[A-Za-z0-9]{8,}" },
+  ];
+
+  it("finds literals case-insensitively and regexes, with code-point spans after emoji", () => {
+    const draft =
+      "🚀🚀 Please SHARE  THE\nPassword now. Key: sk-ABCdef123456 👍 guaranteed returns!";
+    const r = checkDraft(draft, lines);
+    expect(r.violations.map((v) => [v.redLineId, v.severity, v.kind, v.flagged])).toEqual([
+      ["share-pw", "block", "literal", false],
+      ["token", "warn", "pattern", false],
+      ["promise", "review", "literal", true],
+    ]);
+    const [pw, token, promise] = r.violations;
+    expect(pw?.span).toEqual({ start: 10, end: 10 + cpLength("SHARE  THE\nPassword") });
+    expect(Array.from(draft).slice(pw?.span.start, pw?.span.end).join("")).toBe(
+      "SHARE  THE\nPassword",
+    );
+    const tokenStart = cpIndexOf(draft, "sk-");
+    expect(token?.span).toEqual({ start: tokenStart, end: tokenStart + 15 });
+    const promiseStart = cpIndexOf(draft, "guaranteed");
+    expect(promise?.span).toEqual({ start: promiseStart, end: promiseStart + 18 });
+    expect(pw?.excerpt).not.toMatch(/\n/);
+    expect(pw?.excerpt).toContain("SHARE THE Password");
+    expect(r).toMatchObject({
+      checkedChars: cpLength(draft),
+      truncated: false,
+      capped: [],
+      redLineIds: ["promise", "share-pw", "token"],
+      blocked: true,
+      flagged: true,
+    });
+  });
+
+  it("misses: whole words only, case-sensitive regexes, nothing across a line for a regex", () => {
+    const r = checkDraft("We overshare the passwords. SK-ABCDEFGHIJ. sk-\nABCDEFGHIJ", lines);
+    expect(r.violations).toEqual([]);
+    expect(r).toMatchObject({ blocked: false, flagged: false, redLineIds: [] });
+  });
+
+  it("matches NFKC and full case folding, mapping spans back to the original", () => {
+    const draft = "Ａｔｔｅｎｔｉｏｎ: die STRASSE heißt Straße. Café́ ok";
+    const r = checkDraft(draft, [
+      { id: "street", severity: "warn", literal: "strasse" },
+      { id: "attn", severity: "warn", literal: "attention" },
+      { id: "cafe", severity: "warn", literal: "café́" },
+    ]);
+    const hits = r.violations.map((v) => [
+      v.redLineId,
+      Array.from(draft).slice(v.span.start, v.span.end).join(""),
+    ]);
+    expect(hits).toEqual([
+      ["attn", "Ａｔｔｅｎｔｉｏｎ"],
+      ["street", "STRASSE"],
+      ["street", "Straße"],
+      ["cafe", "Café́"],
+    ]);
+  });
+
+  it("reports multiple matches per line, leftmost and non-overlapping, capped", () => {
+    const draft = Array.from({ length: 30 }, (_, i) => `token sk-${"A".repeat(8)}${i}`).join("\n");
+    const r = checkDraft(draft, lines, { maxMatchesPerLine: 5 });
+    expect(r.violations).toHaveLength(5);
+    expect(r.capped).toEqual(["token"]);
+    const all = checkDraft(draft, lines, { maxMatchesPerLine: 100 });
+    expect(all.violations).toHaveLength(30);
+    expect(all.capped).toEqual([]);
+    const lit = checkDraft("aha aha aha", [{ id: "x", severity: "warn", literal: "aha" }]);
+    expect(lit.violations.map((v) => v.span)).toEqual([
+      { start: 0, end: 3 },
+      { start: 4, end: 7 },
+      { start: 8, end: 11 },
+    ]);
+  });
+
+  it("finds every short match on an over-long line, across window edges", () => {
+    const sentence = "The quick brown fox jumps over the lazy dog. ";
+    const draft = sentence.repeat(100); // one line, many windows
+    expect(draft.length).toBeGreaterThan(4 * REGEX_WINDOW);
+    const r = checkDraft(draft, [{ id: "fox", severity: "warn", pattern: "\\bfox\\s+jumps\\b" }], {
+      maxMatchesPerLine: 1000,
+    });
+    expect(r.violations).toHaveLength(100);
+    r.violations.forEach((v, i) => {
+      expect(v.span.start).toBe(i * sentence.length + sentence.indexOf("fox"));
+    });
+  });
+
+  it("checks only maxDraftChars and flags the result as truncated", () => {
+    const draft = `${"x ".repeat(60)}share the password`;
+    const r = checkDraft(draft, lines, { maxDraftChars: 100 });
+    expect(r).toMatchObject({
+      checkedChars: 100,
+      truncated: true,
+      violations: [],
+      flagged: true,
+    });
+  });
+
+  it("returns promptly on a hostile draft (200k × 'a' then '!') against safe patterns", () => {
+    const draft = `${"a".repeat(DEFAULT_MAX_DRAFT_CHARS - 1)}!`;
+    const r = checkDraft(draft, [
+      { id: "p1", severity: "block", pattern: "a+b" },
+      { id: "p2", severity: "warn", pattern: "\\w+@" },
+      { id: "p3", severity: "warn", pattern: ".*secret" },
+      { id: "p4", severity: "review", pattern: "a+!" },
+      { id: "l1", severity: "warn", literal: "aaa!" },
+    ]);
+    expect(r.truncated).toBe(false);
+    expect(r.checkedChars).toBe(DEFAULT_MAX_DRAFT_CHARS);
+    expect(r.violations.map((v) => v.redLineId)).toEqual(["p4"]);
+    expect(r.violations[0]?.span.end).toBe(DEFAULT_MAX_DRAFT_CHARS);
+    expect(r.violations[0]?.excerpt.endsWith("a!")).toBe(true);
+  });
+
+  it("reuses compiled red lines and validates options", () => {
+    const set = compileRedLines(lines);
+    expect(checkDraft("share the password", set).blocked).toBe(true);
+    expect(() => checkDraft("x", set, { maxDraftChars: 0 })).toThrow(/positive integer/);
+    expect(() => checkDraft("x", set, { maxMatchesPerLine: 1.5 })).toThrow(/positive integer/);
+  });
+});
+
+describe("redLinesFromSkills", () => {
+  it("namespaces ids by skill and keeps order", () => {
+    const skills = [
+      {
+        name: "deploy",
+        redLines: [{ id: "no-force", severity: "block", literal: "push --force" }],
+      },
+      {
+        name: "finance",
+        redLines: [{ id: "no-force", severity: "review", pattern: "\\bguarantee" }],
+      },
+    ] as Array<Pick<Skill, "name" | "redLines">>;
+    const out = redLinesFromSkills(skills);
+    expect(out.map((l) => l.id)).toEqual(["deploy:no-force", "finance:no-force"]);
+    const r = checkDraft("I guarantee it; git push --force", out);
+    expect(r.redLineIds).toEqual(["deploy:no-force", "finance:no-force"]);
+  });
+});
+
+function cpLength(s: string): number {
+  return Array.from(s).length;
+}
