@@ -3,7 +3,7 @@
  * validation and the TypeScript input types.
  */
 import { z } from "zod";
-import { isBlank, parseInstant } from "../text/index.js";
+import { isBlank, isoTimestamp, nonBlankString, } from "../text/index.js";
 
 /** Authority levels, strongest first. Nothing else is accepted (fail closed). */
 export const AUTHORITIES = ["current_turn", "workspace_override", "user_default"] as const;
@@ -16,10 +16,8 @@ export const AUTHORITY_RANK: Readonly<Record<Authority, number>> = {
   user_default: 1,
 };
 
-const nonBlank = z.string().refine((s) => !isBlank(s), { message: "must not be blank" });
-const timestamp = z
-  .string()
-  .refine((s) => parseInstant(s) !== null, { message: "must be an ISO-8601 timestamp" });
+const nonBlank = nonBlankString;
+const timestamp = isoTimestamp;
 
 export const ProvenanceSchema = z.object({
   sourceId: nonBlank,

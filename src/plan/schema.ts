@@ -5,7 +5,7 @@
  * (`condition`, `builder`) that cannot travel as JSON.
  */
 import { z } from "zod";
-import { isBlank } from "../text/index.js";
+import { isBlank, nonBlankString } from "../text/index.js";
 
 /** Cache tiers of spec 05, most stable first. */
 export const CACHE_TIERS = ["static", "session", "dynamic"] as const;
@@ -17,7 +17,7 @@ export const DEFAULT_BUDGET_CHARS = 12000;
 /** Default join between two tiers of a tiered prompt (spec 05). */
 export const DEFAULT_CACHE_BOUNDARY = "\n\n<!-- cache-boundary -->\n\n";
 
-const nonBlank = z.string().refine((s) => !isBlank(s), { message: "must not be blank" });
+const nonBlank = nonBlankString;
 const budget = z.number().int().min(0).nullable();
 
 // Shared by the JSON and the library segment, so both validate one way.

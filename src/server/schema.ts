@@ -4,10 +4,10 @@
  * request with the clock made a required field (the service never reads it for results).
  */
 import { z } from "zod";
-import { isBlank, parseInstant } from "../text/index.js";
+import { nonBlankString, parseInstant } from "../text/index.js";
 import { TOKENIZER_NAMES } from "../tokens/index.js";
 
-const nonBlank = z.string().refine((s) => !isBlank(s), { message: "must not be blank" });
+const nonBlank = nonBlankString;
 const budget = z.number().int().min(0).nullable();
 
 /** Slot renderers a request may name. */

@@ -7,13 +7,11 @@
 import { z } from "zod";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import type { CandidateInput } from "../memory/index.js";
-import { isBlank, parseInstant } from "../text/index.js";
+import { isBlank, isoTimestamp, nonBlankString, } from "../text/index.js";
 import type { ContextSource, SlotSpec, SourceItem, SourceQuery } from "./types.js";
 
-const nonBlank = z.string().refine((s) => !isBlank(s), { message: "must not be blank" });
-const timestamp = z
-  .string()
-  .refine((s) => parseInstant(s) !== null, { message: "must be an ISO-8601 timestamp" });
+const nonBlank = nonBlankString;
+const timestamp = isoTimestamp;
 const unitScore = z.number().min(0).max(1);
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, path: Array<string | number>): T {

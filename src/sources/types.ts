@@ -5,12 +5,10 @@
 import { z } from "zod";
 import { AUTHORITIES, ProvenanceSchema } from "../memory/index.js";
 import type { CacheTier } from "../plan/index.js";
-import { isBlank, parseInstant } from "../text/index.js";
+import { isoTimestamp, nonBlankString, } from "../text/index.js";
 
-const nonBlank = z.string().refine((s) => !isBlank(s), { message: "must not be blank" });
-const timestamp = z
-  .string()
-  .refine((s) => parseInstant(s) !== null, { message: "must be an ISO-8601 timestamp" });
+const nonBlank = nonBlankString;
+const timestamp = isoTimestamp;
 
 /** Fields that make an item a spec 02 memory candidate (recall items carry them). */
 export const MemoryFieldsSchema = z.object({

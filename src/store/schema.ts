@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { formatPath, InvalidInputError, invalidFromZod } from "../errors/index.js";
 import { AUTHORITIES, type Authority } from "../memory/index.js";
-import { isBlank, parseInstant } from "../text/index.js";
+import { isBlank, isoTimestamp, } from "../text/index.js";
 
 // SQLite stores UTF-8: a lone surrogate cannot round-trip, so it is rejected up front.
 // (With the `u` flag, \p{Cs} matches only unpaired surrogates.)
@@ -14,9 +14,7 @@ const text = z.string().refine((s) => !LONE_SURROGATE.test(s), {
   message: "must be well-formed Unicode (no lone surrogates)",
 });
 const nonBlank = text.refine((s) => !isBlank(s), { message: "must not be blank" });
-const timestamp = z
-  .string()
-  .refine((s) => parseInstant(s) !== null, { message: "must be an ISO-8601 timestamp" });
+const timestamp = isoTimestamp;
 
 /** Record kinds the package knows; any other non-blank kind is accepted as given. */
 export const KNOWN_KINDS = ["profile", "conversation", "fact", "episodic"] as const;

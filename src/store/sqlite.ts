@@ -21,7 +21,14 @@ import Database from "better-sqlite3";
 import { z } from "zod";
 import { InvalidInputError, invalidFromZod, PromptctxError } from "../errors/index.js";
 import type { Authority } from "../memory/index.js";
-import { compareCodePoints, instantMillis, isBlank, parseInstant } from "../text/index.js";
+import {
+  compareCodePoints,
+  instantMillis,
+  isBlank,
+  isoTimestamp,
+  nonBlankString,
+  parseInstant,
+} from "../text/index.js";
 import { StoreOpenError, StoreVersionError } from "./errors.js";
 import { readLines } from "./jsonl.js";
 import { MIGRATIONS, STORE_SCHEMA_VERSION } from "./migrations.js";
@@ -100,10 +107,8 @@ const COLUMNS = `m.rowid, m.memory_id, m.user_scope, m.kind, m.category, m.tags,
   m.summary, m.importance, m.conflict_key, m.authority, m.source_id, m.source_type,
   m.source_title, m.captured_at, m.stored_at`;
 
-const nonBlank = z.string().refine((s) => !isBlank(s), { message: "must not be blank" });
-const timestamp = z
-  .string()
-  .refine((s) => parseInstant(s) !== null, { message: "must be an ISO-8601 timestamp" });
+const nonBlank = nonBlankString;
+const timestamp = isoTimestamp;
 
 const RecallOptionsSchema = z.object({
   userScope: nonBlank,

@@ -68,3 +68,24 @@ function compareFrom(a: string, b: string, i: number): number {
   }
   return a.length < b.length ? -1 : 1;
 }
+
+/**
+ * UTF-16 offset of every code-point boundary of `s` (length = cpLength(s) + 1), to map
+ * code-point spans to string indices.
+ *
+ * @example cpOffsets("a🚀b") // Uint32Array [0, 1, 3, 4]
+ */
+export function cpOffsets(s: string): Uint32Array {
+  const out = new Uint32Array(cpLength(s) + 1);
+  let k = 0;
+  for (let i = 0; i < s.length; i++) {
+    out[k++] = i;
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+  }
+  out[k] = s.length;
+  return out;
+}

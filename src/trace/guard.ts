@@ -47,6 +47,7 @@ import {
   collapseWs,
   compareCodePoints,
   cpLength,
+  cpOffsets,
   isBlank,
   normalizeKey,
   WS_CLASS,
@@ -611,22 +612,6 @@ const WS = new RegExp(`^[${WS_CLASS}]$`);
 const MARK_OR_JAMO = /^[\p{M}\u1160-\u11ff]$/u;
 const WORD_CHAR = /[\p{L}\p{N}\p{M}_]/u;
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
-
-/** UTF-16 offset of every code-point boundary of `s` (length = cpLength(s) + 1). */
-function cpOffsets(s: string): Uint32Array {
-  const out = new Uint32Array(cpLength(s) + 1);
-  let k = 0;
-  for (let i = 0; i < s.length; i++) {
-    out[k++] = i;
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
-    }
-  }
-  out[k] = s.length;
-  return out;
-}
 
 /** Code point index of every UTF-16 unit of `s` (length s.length + 1). */
 function unitToCp(offsets: Uint32Array, units: number): Uint32Array {

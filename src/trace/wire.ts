@@ -53,7 +53,7 @@ import {
   UnsupportedVersionError,
 } from "../errors/index.js";
 import { CACHE_TIERS, type PromptPlan, SEGMENT_SEPARATOR } from "../plan/index.js";
-import { cpLength, isBlank } from "../text/index.js";
+import { cpLength, cpOffsets, nonBlankString } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import type { AssemblyManifest } from "./manifest.js";
 
@@ -98,7 +98,7 @@ export function checkWireVersion(version: unknown, path = "assemblerVersion"): n
 // ---------------------------------------------------------------------------------------
 // schema
 
-const nonBlank = z.string().refine((s) => !isBlank(s), { message: "must not be blank" });
+const nonBlank = nonBlankString;
 const count = z.number().int().min(0);
 
 /** `[start, end)` in code points. */
@@ -219,22 +219,6 @@ export interface WireAssembly {
 
 // ---------------------------------------------------------------------------------------
 // code points
-
-/** UTF-16 offset of every code-point boundary of `s` (length = cpLength(s) + 1). */
-function cpOffsets(s: string): Uint32Array {
-  const out = new Uint32Array(cpLength(s) + 1);
-  let k = 0;
-  for (let i = 0; i < s.length; i++) {
-    out[k++] = i;
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
-    }
-  }
-  out[k] = s.length;
-  return out;
-}
 
 // ---------------------------------------------------------------------------------------
 // building

@@ -111,6 +111,12 @@ export interface WorkspaceAssembleOptions {
   /** User-level instruction files (the CLI passes `~/.config/promptctx/AGENTS.md` when present). */
   userFiles?: string[];
   home?: string;
+  /**
+   * A tool state kept by the caller across assemblies (the `chat` loop records each call
+   * in it, so the next turn's tool-state layer shows it). Default: a fresh state of the
+   * config's `tools`, with no calls.
+   */
+  toolState?: ToolState;
 }
 
 /** Everything the workspace contributed besides the assembly. */
@@ -227,7 +233,7 @@ export async function assembleWorkspace(
     store = opened;
   }
   try {
-    const tools = new ToolState(config.tools ?? []);
+    const tools = options.toolState ?? new ToolState(config.tools ?? []);
     const sources: ContextSource[] = [
       instructionChainSource(instructions, options.userFiles ?? []),
       skillsSource(catalog, "skills", cap === undefined ? {} : { cap }),
