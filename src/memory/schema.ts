@@ -3,7 +3,7 @@
  * validation and the TypeScript input types.
  */
 import { z } from "zod";
-import { isBlank, isoTimestamp, nonBlankString, } from "../text/index.js";
+import { isBlank, isoTimestamp, nonBlankString } from "../text/index.js";
 
 /** Authority levels, strongest first. Nothing else is accepted (fail closed). */
 export const AUTHORITIES = ["current_turn", "workspace_override", "user_default"] as const;

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import type { CandidateInput } from "../memory/index.js";
-import { isBlank, isoTimestamp, nonBlankString, } from "../text/index.js";
+import { isBlank, isoTimestamp, nonBlankString } from "../text/index.js";
 import type { ContextSource, SlotSpec, SourceItem, SourceQuery } from "./types.js";
 
 const nonBlank = nonBlankString;

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { AUTHORITIES, ProvenanceSchema } from "../memory/index.js";
 import type { CacheTier } from "../plan/index.js";
-import { isoTimestamp, nonBlankString, } from "../text/index.js";
+import { isoTimestamp, nonBlankString } from "../text/index.js";
 
 const nonBlank = nonBlankString;
 const timestamp = isoTimestamp;

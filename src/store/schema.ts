@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { formatPath, InvalidInputError, invalidFromZod } from "../errors/index.js";
 import { AUTHORITIES, type Authority } from "../memory/index.js";
-import { isBlank, isoTimestamp, } from "../text/index.js";
+import { isBlank, isoTimestamp } from "../text/index.js";
 
 // SQLite stores UTF-8: a lone surrogate cannot round-trip, so it is rejected up front.
 // (With the `u` flag, \p{Cs} matches only unpaired surrogates.)
