@@ -117,7 +117,7 @@ export function assemblyJson(out: WorkspaceAssembly): string {
  *   the breakpoints' minimum cacheable length is checked with `claude_estimate` counts);
  * - `openai`: Chat Completions `{model, messages, prompt_cache_key}` with the prompt as
  *   the `system` message ({@link toOpenAIChatRequest}).
- * The model is `--model`, else `claude-sonnet-4-5` / `gpt-4o`; a model of the other
+ * The model is `--model`, else `claude-sonnet-4-6` / `gpt-4o`; a model of the other
  * provider is invalid input.
  */
 export function providerRequestJson(
@@ -261,7 +261,7 @@ export function registerAssembleCommand(
     .addOption(
       new Option(
         "--format <format>",
-        "output: text, json, or a request body for anthropic (Messages) / openai (Chat Completions); model from --model, default claude-sonnet-4-5 / gpt-4o",
+        "output: text, json, or a request body for anthropic (Messages) / openai (Chat Completions); model from --model, default claude-sonnet-4-6 / gpt-4o",
       )
         .choices([...ASSEMBLE_FORMATS])
         .default("text"),

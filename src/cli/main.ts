@@ -13,6 +13,7 @@ import {
   registerAssembleCommand,
   runWorkspaceDemo,
 } from "./assemble-cmd.js";
+import { registerChatCommand } from "./chat.js";
 import { registerCheckDraftCommand } from "./check-draft-cmd.js";
 import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
 import { EXIT, reportError } from "./io.js";
@@ -105,6 +106,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
   registerMemoryCommands(program, setExit);
   registerServeCommand(program, setExit);
   registerCheckDraftCommand(program, setExit);
+  registerChatCommand(program, setExit);
 
   program
     .command("repl")

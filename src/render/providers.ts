@@ -418,7 +418,7 @@ export const ANTHROPIC_MIN_CACHEABLE_TOKENS = {
  * Model assumed by {@link toAnthropicRequest} and the CLI when none is named. Note:
  * `@anthropic-ai/sdk` 1.14 lists it as deprecated (end of life 2026-11-30) and warns.
  */
-export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
+export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-6";
 /** Breakpoints Anthropic accepts in one request (tools, system and messages together). */
 export const ANTHROPIC_MAX_BREAKPOINTS = 4;
 

@@ -90,13 +90,13 @@ describe("toAnthropicRequest", () => {
     );
     expect(r.tokenizer).toBe("estimate");
     expect(r.tokensEstimated).toBe(true);
-    expect(r.model).toBe("claude-sonnet-4-5");
+    expect(r.model).toBe("claude-sonnet-4-6");
     expect(r.minCacheableTokens).toBe(1024);
     expect(r.cacheKeys).toEqual(computeCacheKeys(p));
     expect(r.movedLayers).toEqual([]);
     // Compile-time: the body is a valid Messages API request.
     const body = {
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-4-6",
       max_tokens: 16,
       ...r.body,
       messages: r.body.messages ?? [{ role: "user", content: "hi" }],
@@ -186,7 +186,7 @@ describe("toAnthropicRequest", () => {
         tier: "static",
         reason: "below_min_cacheable_tokens",
         detail:
-          "cached prefix through static is 3 tokens (estimate); claude-sonnet-4-5 caches from 1024",
+          "cached prefix through static is 3 tokens (estimate); claude-sonnet-4-6 caches from 1024",
       },
     ]);
     // The session breakpoint caches static + session, which is long enough.
@@ -546,7 +546,7 @@ describe("promptctx assemble --format anthropic|openai", () => {
     expect(r.code, r.stderr).toBe(0);
     const body = JSON.parse(r.stdout);
     expect(Object.keys(body)).toEqual(["model", "max_tokens", "system", "messages"]);
-    expect(body.model).toBe("claude-sonnet-4-5");
+    expect(body.model).toBe("claude-sonnet-4-6");
     expect(body.max_tokens).toBe(1024);
     expect(body.messages).toEqual([{ role: "user", content: "add an index" }]);
     expect(body.system.length).toBeGreaterThan(0);
