@@ -145,6 +145,32 @@ function decide(
   };
 }
 
+interface BudgetOverrun {
+  unit: "chars" | "tokens";
+  field: "charBudget" | "tokenBudget";
+  used: number;
+  budget: number;
+}
+
+// The first slot budget `text` breaks (chars checked before tokens), or null.
+function overSlotBudget(
+  text: string,
+  filter: SlotFilter,
+  counter: TokenCounter,
+): BudgetOverrun | null {
+  if (filter.charBudget !== undefined) {
+    const used = cpLength(text);
+    if (used > filter.charBudget)
+      return { unit: "chars", field: "charBudget", used, budget: filter.charBudget };
+  }
+  if (filter.tokenBudget !== undefined) {
+    const used = counter.count(text);
+    if (used > filter.tokenBudget)
+      return { unit: "tokens", field: "tokenBudget", used, budget: filter.tokenBudget };
+  }
+  return null;
+}
+
 /**
  * Packs already-ranked items into a slot: pinned items always (failing closed with
  * {@link PromptBudgetError} if they alone break the slot budget), then each other item
@@ -164,21 +190,12 @@ export function packItems(
     filter.topK !== undefined && filter.topK > 0 ? filter.topK : Number.POSITIVE_INFINITY;
   const pinned = ranked.filter((s) => s.item.pinned === true);
   if (pinned.length > 0) {
-    const text = render(pinned);
-    const chars = cpLength(text);
-    if (filter.charBudget !== undefined && chars > filter.charBudget) {
+    const over = overSlotBudget(render(pinned), filter, counter);
+    if (over !== null) {
       throw new PromptBudgetError(
-        `pinned items of slot ${slotName} need ${chars} chars; its charBudget is ${filter.charBudget}`,
+        `pinned items of slot ${slotName} need ${over.used} ${over.unit}; its ${over.field} is ${over.budget}`,
         [slotName],
-        ["slots", slotName, "charBudget"],
-      );
-    }
-    const tokens = filter.tokenBudget !== undefined ? counter.count(text) : 0;
-    if (filter.tokenBudget !== undefined && tokens > filter.tokenBudget) {
-      throw new PromptBudgetError(
-        `pinned items of slot ${slotName} need ${tokens} tokens; its tokenBudget is ${filter.tokenBudget}`,
-        [slotName],
-        ["slots", slotName, "tokenBudget"],
+        ["slots", slotName, over.field],
       );
     }
     for (const s of pinned) {
@@ -194,33 +211,12 @@ export function packItems(
       );
       continue;
     }
-    const needsText = filter.charBudget !== undefined || filter.tokenBudget !== undefined;
-    const text = needsText ? render([...selected, s]) : "";
-    if (filter.charBudget !== undefined) {
-      const chars = cpLength(text);
-      if (chars > filter.charBudget) {
-        decisions.push(
-          decide(
-            s,
-            "rejected",
-            "char_budget_exceeded",
-            `would use ${chars} chars; slot budget is ${filter.charBudget}`,
-          ),
-        );
-        continue;
-      }
-    }
-    if (filter.tokenBudget !== undefined) {
-      const tokens = counter.count(text);
-      if (tokens > filter.tokenBudget) {
-        decisions.push(
-          decide(
-            s,
-            "rejected",
-            "token_budget_exceeded",
-            `would use ${tokens} tokens; slot budget is ${filter.tokenBudget}`,
-          ),
-        );
+    if (filter.charBudget !== undefined || filter.tokenBudget !== undefined) {
+      const over = overSlotBudget(render([...selected, s]), filter, counter);
+      if (over !== null) {
+        const reason = over.unit === "chars" ? "char_budget_exceeded" : "token_budget_exceeded";
+        const detail = `would use ${over.used} ${over.unit}; slot budget is ${over.budget}`;
+        decisions.push(decide(s, "rejected", reason, detail));
         continue;
       }
     }
