@@ -1,6 +1,7 @@
 /** fast-check generators of plan-prompt requests with text that stresses the planner. */
 import fc from "fast-check";
 import type { PlanPromptRequest, SegmentInput } from "../../src/plan/index.js";
+import type { TokenCounter } from "../../src/tokens/index.js";
 
 // Pieces chosen to break naive assumptions at segment edges: leading/trailing whitespace
 // and newlines, punctuation, "/", the separator's own "---", CJK, emoji, special tokens.
@@ -203,3 +204,19 @@ export const tieredRequestAndShuffle = tieredRequest.chain((req) =>
     })
     .map((shuffled) => [req, { ...req, segments: shuffled }] as const),
 );
+
+/** A counter that records every text the planner asks it about, delegating to `inner`. */
+export function spyCounter(inner: TokenCounter): TokenCounter & { texts: string[] } {
+  const texts: string[] = [];
+  return {
+    name: inner.name,
+    kind: inner.kind,
+    newlineCut: inner.newlineCut,
+    ...(inner.extendWithNewlines ? { extendWithNewlines: inner.extendWithNewlines } : {}),
+    texts,
+    count: (t: string) => {
+      texts.push(t);
+      return inner.count(t);
+    },
+  };
+}

@@ -6,7 +6,8 @@ import {
   planPrompt,
   SEGMENT_SEPARATOR,
 } from "../../src/plan/index.js";
-import { createTokenCounter, getTokenCounter, type TokenCounter } from "../../src/tokens/index.js";
+import { createTokenCounter, getTokenCounter } from "../../src/tokens/index.js";
+import { spyCounter } from "./arbitraries.js";
 
 const words = () =>
   createTokenCounter("words", (t) => t.split(/\s+/).filter((w) => w !== "").length, {
@@ -435,21 +436,7 @@ describe("planPrompt: required segments fail closed", () => {
 });
 
 describe("planPrompt: counting work", () => {
-  // Records every text the planner asks the counter about.
-  function spy(inner: TokenCounter): TokenCounter & { texts: string[] } {
-    const texts: string[] = [];
-    return {
-      name: inner.name,
-      kind: inner.kind,
-      newlineCut: inner.newlineCut,
-      ...(inner.extendWithNewlines ? { extendWithNewlines: inner.extendWithNewlines } : {}),
-      texts,
-      count: (t: string) => {
-        texts.push(t);
-        return inner.count(t);
-      },
-    };
-  }
+  const spy = spyCounter;
 
   const manySegments = (n: number): PlanPromptRequest["segments"] =>
     Array.from({ length: n }, (_, i) => ({

@@ -8,7 +8,8 @@ import {
   SEGMENT_SEPARATOR,
 } from "../../src/plan/index.js";
 import { cpLength } from "../../src/text/index.js";
-import { createTokenCounter, getTokenCounter, type TokenCounter } from "../../src/tokens/index.js";
+import { createTokenCounter, getTokenCounter } from "../../src/tokens/index.js";
+import { spyCounter } from "./arbitraries.js";
 
 const MARK = "\n\n<!-- cache-boundary -->\n\n";
 
@@ -280,20 +281,7 @@ describe("planPrompt tiered: budgets", () => {
 });
 
 describe("planPrompt tiered: counting work", () => {
-  function spy(inner: TokenCounter): TokenCounter & { texts: string[] } {
-    const texts: string[] = [];
-    return {
-      name: inner.name,
-      kind: inner.kind,
-      newlineCut: inner.newlineCut,
-      ...(inner.extendWithNewlines ? { extendWithNewlines: inner.extendWithNewlines } : {}),
-      texts,
-      count: (t: string) => {
-        texts.push(t);
-        return inner.count(t);
-      },
-    };
-  }
+  const spy = spyCounter;
   const tiersOf = ["static", "session", "dynamic", undefined] as const;
   const manySegments = (n: number): PlanPromptRequest["segments"] =>
     Array.from({ length: n }, (_, i) => {
