@@ -28,6 +28,13 @@ export function formatFixed(x: number, digits: number): string {
   if (!Number.isInteger(digits) || digits < 0 || digits > 20) {
     throw new RangeError(`digits must be an integer in [0, 20], got ${digits}`);
   }
+  // Fast path: toFixed rounds the exact binary value too and differs only on exact ties
+  // (it rounds them away from zero). Anything near a tie, and -0, takes the exact path.
+  const y = Math.abs(x) * 10 ** digits;
+  if (y < 2 ** 52 && !Object.is(x, -0)) {
+    const frac = y - Math.floor(y);
+    if (Math.abs(frac - 0.5) > y * 2 ** -40 + 1e-9) return x.toFixed(digits);
+  }
   const scale = 10n ** BigInt(digits);
   const negative = x < 0 || Object.is(x, -0);
   const { mantissa, exponent } = decompose(Math.abs(x));

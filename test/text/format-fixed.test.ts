@@ -76,3 +76,44 @@ describe("formatFixed", () => {
     );
   });
 });
+
+describe("formatFixed fast path", () => {
+  // The exact reference: BigInt arithmetic on the double's binary value, half to even.
+  function exact(x: number, digits: number): string {
+    const view = new DataView(new ArrayBuffer(8));
+    view.setFloat64(0, Math.abs(x));
+    const hi = view.getUint32(0);
+    const biased = (hi >>> 20) & 0x7ff;
+    const frac = (BigInt(hi & 0xfffff) << 32n) | BigInt(view.getUint32(4));
+    const mantissa = biased === 0 ? frac : frac | (1n << 52n);
+    const exponent = biased === 0 ? -1074 : biased - 1075;
+    const scale = 10n ** BigInt(digits);
+    let units: bigint;
+    if (exponent >= 0) units = (mantissa << BigInt(exponent)) * scale;
+    else {
+      const num = mantissa * scale;
+      const den = 1n << BigInt(-exponent);
+      const q = num / den;
+      const twice = (num % den) * 2n;
+      units = twice > den || (twice === den && q % 2n === 1n) ? q + 1n : q;
+    }
+    const text = units.toString().padStart(digits + 1, "0");
+    const body = digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
+    return x < 0 || Object.is(x, -0) ? `-${body}` : body;
+  }
+  const ties = fc
+    .tuple(fc.integer({ min: -(2 ** 20), max: 2 ** 20 }), fc.integer({ min: 1, max: 30 }))
+    .map(([k, n]) => k / 2 ** n);
+  it("agrees with the exact reference on random doubles and binary ties", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e15, max: 1e15 }), ties),
+        fc.integer({ min: 0, max: 8 }),
+        (x, d) => {
+          expect(formatFixed(x, d)).toBe(exact(x, d));
+        },
+      ),
+      { numRuns: 20000 },
+    );
+  });
+});
