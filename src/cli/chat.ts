@@ -7,10 +7,11 @@
  * - Input: one user message per stdin line (blank lines skipped; `/exit` or `/quit`
  *   ends the chat). The prompt `you> ` is shown only when stdin is a terminal, so a
  *   script can pipe lines in. At most `--max-turns` lines are answered (default 8).
- * - Context: every user line is a new turn that reassembles the system prompt with
- *   `assembleWorkspace` (not a `Session`): instruction files, skills, KB and the config
- *   are re-read from disk, the memory store is opened and recalled with the line as the
- *   query, and skills are matched against the line. The one piece of state carried
+ * - Context: the workspace is loaded once (`loadWorkspace`: config, instruction files,
+ *   skills, KB, the memory store) and a runtime `Session` (spec 05) reassembles it at every
+ *   user line with `beginTurn`: every slot is refetched (memory recalled with the line as
+ *   the query, skills matched against it, the tool state as it is now) while unchanged
+ *   segments are reused. The one piece of state carried
  *   between turns is the {@link ToolState} (passed as `toolState`): every tool call is
  *   recorded in it (`read_file → ok: AGENTS.md (312 bytes)`), so the next turn's
  *   tool-state layer shows it. Within a turn the system prompt is frozen (spec 05: the
@@ -54,6 +55,7 @@ import { createInterface } from "node:readline";
 import type Anthropic from "@anthropic-ai/sdk";
 import { type Command, Option } from "commander";
 import type OpenAI from "openai";
+import { createSession } from "../assemble/index.js";
 import { InvalidInputError, PromptctxError, toErrorObject } from "../errors/index.js";
 import { toAnthropicRequest, toOpenAIChatRequest } from "../render/index.js";
 import { type ToolSpec, ToolState } from "../sources/index.js";
@@ -67,9 +69,10 @@ import {
   redLinesFromSkills,
 } from "../trace/index.js";
 import {
-  assembleWorkspace,
+  loadWorkspace,
   loadWorkspaceConfig,
   type WorkspaceAssembly,
+  workspaceReport,
 } from "../workspace/index.js";
 import { intFlag } from "./assemble-cmd.js";
 import { exitCodeFor } from "./io.js";
@@ -596,6 +599,35 @@ async function runChat(flags: ChatFlags, io: ChatIO): Promise<number> {
   const printer = new Printer(io, flags.json === true);
   const userFiles = flags.userFiles ? userInstructionFiles(io.home) : [];
 
+  // The workspace is loaded once; a runtime session (spec 05) reassembles it every turn.
+  const ws = await loadWorkspace({
+    workspace: root,
+    toolState,
+    ...(flags.mode !== undefined ? { mode: flags.mode } : {}),
+    ...(flags.user !== undefined ? { user: flags.user } : {}),
+    ...(flags.store !== undefined ? { store: flags.store } : {}),
+    ...(budget !== undefined ? { budgetChars: budget } : {}),
+    ...(userFiles.length > 0 ? { userFiles, home: io.home } : {}),
+  });
+  const session = createSession({
+    state: {
+      userScope: ws.user,
+      mode: ws.mode,
+      workingMode: config.workingMode ?? "craft",
+      expert: config.expert ?? null,
+      identity: config.identity ?? "",
+    },
+    segments: ws.segments.map((seg) => ({ ...seg, deps: [], build: () => seg.content })),
+    sources: ws.sources,
+    tokenCounter: ws.tokenCounter,
+    assemble: {
+      schemas: ws.schemas,
+      renderer: ws.renderer,
+      budgetChars: ws.budgetChars,
+      budgetTokens: ws.budgetTokens,
+    },
+  });
+
   const rl = createInterface({
     input: io.input,
     crlfDelay: Number.POSITIVE_INFINITY,
@@ -624,17 +656,10 @@ async function runChat(flags: ChatFlags, io: ChatIO): Promise<number> {
         base === null
           ? new Date().toISOString()
           : new Date(base + (turn - 1) * CHAT_CLOCK_STEP_MS).toISOString();
-      const out = await assembleWorkspace({
-        workspace: root,
-        query: text,
-        now,
-        toolState,
-        ...(flags.mode !== undefined ? { mode: flags.mode } : {}),
-        ...(flags.user !== undefined ? { user: flags.user } : {}),
-        ...(flags.store !== undefined ? { store: flags.store } : {}),
-        ...(budget !== undefined ? { budgetChars: budget } : {}),
-        ...(userFiles.length > 0 ? { userFiles, home: io.home } : {}),
-      });
+      // The session refetches every slot at a new turn (tool state, memory recall for this
+      // line, the skills it triggers) and reuses the segments no event changed.
+      const assembly = await session.beginTurn({ text, now });
+      const out: WorkspaceAssembly = { ...assembly, workspace: workspaceReport(ws, text) };
       const red = turnRedLines(out);
       const cache = conversation.beginTurn(out, text);
       const skills = out.workspace.skills.selection.matched.map((m) => m.name);
@@ -714,6 +739,7 @@ async function runChat(flags: ChatFlags, io: ChatIO): Promise<number> {
     }
   } finally {
     rl.close();
+    await ws.close();
   }
   if (reason === "max_turns") {
     printer.event({ event: "end", turns: turn, reason }, `max turns reached (${maxTurns})`);

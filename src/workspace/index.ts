@@ -6,10 +6,13 @@ export {
 } from "./config.js";
 export {
   assembleWorkspace,
+  loadWorkspace,
   loadWorkspaceConfig,
   WORKSPACE_BUDGET_CHARS,
   WORKSPACE_PATHS,
   type WorkspaceAssembleOptions,
   type WorkspaceAssembly,
+  type WorkspaceContext,
   type WorkspaceReport,
+  workspaceReport,
 } from "./workspace.js";

@@ -13,6 +13,7 @@ import {
   assemble,
   createSchemaRegistry,
   type ModeSchema,
+  type SchemaRegistry,
 } from "../assemble/index.js";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import {
@@ -176,16 +177,39 @@ function workspaceSchema(mode: string): {
   return { schemas: defaults.register(extended), mode };
 }
 
+/** A workspace loaded once: its sources, segments and schema, ready to assemble any query. */
+export interface WorkspaceContext {
+  root: string;
+  config: WorkspaceConfig;
+  mode: string;
+  user: string;
+  tokenCounter: TokenCounter;
+  instructions: InstructionChain;
+  catalog: SkillCatalog;
+  kbIssues: KbIssue[];
+  sources: ContextSource[];
+  segments: AssembleSegment[];
+  schemas: SchemaRegistry;
+  renderer: "en" | "zh-CN" | "tagged";
+  budgetChars: number | null;
+  budgetTokens: number | null;
+  store: string | null;
+  /** The skills a query would trigger (for the report and for red lines). */
+  selectSkills(query: string): SkillSelection;
+  /** Closes the store this context opened (not a shared one). */
+  close(): Promise<void>;
+}
+
 /**
- * Assembles the prompt for `query` over a workspace directory.
+ * Loads a workspace once (config, instruction chain, skills, KB, store, tools) into
+ * sources and segments: the part of the main job that does not depend on the query, so a
+ * session can reassemble turn after turn without re-reading it.
  *
- * @example
- * const out = await assembleWorkspace({ workspace: "examples/workspace", query: "add an index", now: "2026-11-30T09:00:00Z" });
- * out.prompt; out.manifest; out.memoryPlan; out.segmentPlan;
+ * @example const ws = await loadWorkspace({ workspace: "examples/workspace" }); try { … } finally { await ws.close(); }
  */
-export async function assembleWorkspace(
-  options: WorkspaceAssembleOptions,
-): Promise<WorkspaceAssembly> {
+export async function loadWorkspace(
+  options: Omit<WorkspaceAssembleOptions, "query" | "now">,
+): Promise<WorkspaceContext> {
   const root = resolve(options.workspace);
   if (!existsSync(root))
     throw new InvalidInputError(`workspace ${options.workspace} does not exist`, "workspace");
@@ -218,11 +242,6 @@ export async function assembleWorkspace(
   const roots = (config.skills?.roots ?? WORKSPACE_PATHS.skillRoots).map((r) => resolve(root, r));
   const catalog = await discoverSkills({ roots });
   const cap = config.skills?.cap;
-  const selection = selectSkills(
-    catalog,
-    { text: options.query, mode },
-    cap === undefined ? {} : { cap },
-  );
   const kb = await loadKbDir(join(root, WORKSPACE_PATHS.kb));
 
   const storePath = options.store ?? join(root, WORKSPACE_PATHS.store);
@@ -232,83 +251,117 @@ export async function assembleWorkspace(
     opened = openStore(storePath, { mustExist: true });
     store = opened;
   }
-  try {
-    const tools = options.toolState ?? new ToolState(config.tools ?? []);
-    const sources: ContextSource[] = [
-      instructionChainSource(instructions, options.userFiles ?? []),
-      skillsSource(catalog, "skills", cap === undefined ? {} : { cap }),
-      kbSource(kb.chunks, {}),
-      constraintsSource({ rules: config.constraints ?? [] }),
-      toolStateSource(tools),
-      plannerSource(() => config.planner ?? null),
-    ];
-    if (config.profile !== undefined) sources.push(profileSource(config.profile, "config-profile"));
-    if (store !== null) sources.push(memoryStoreSource(store));
+  const tools = options.toolState ?? new ToolState(config.tools ?? []);
+  const sources: ContextSource[] = [
+    instructionChainSource(instructions, options.userFiles ?? []),
+    skillsSource(catalog, "skills", cap === undefined ? {} : { cap }),
+    kbSource(kb.chunks, {}),
+    constraintsSource({ rules: config.constraints ?? [] }),
+    toolStateSource(tools),
+    plannerSource(() => config.planner ?? null),
+  ];
+  if (config.profile !== undefined) sources.push(profileSource(config.profile, "config-profile"));
+  if (store !== null) sources.push(memoryStoreSource(store));
 
-    const segments: AssembleSegment[] = [];
-    if (config.identity) {
-      segments.push({
-        name: "identity",
-        content: config.identity,
-        priority: 0.2,
-        budgetPriority: 99,
-        cacheTier: "static",
-        neverTruncate: true,
-        provenance: WORKSPACE_PATHS.config,
-      });
-    }
-    if (config.expert) {
-      segments.push({
-        name: "expert",
-        content: `Expert: ${config.expert}`,
-        priority: 6.8,
-        budgetPriority: 60,
-        cacheTier: "session",
-        provenance: WORKSPACE_PATHS.config,
-      });
-    }
+  const segments: AssembleSegment[] = [];
+  if (config.identity) {
     segments.push({
-      name: "working_mode",
-      content: `Working mode: ${config.workingMode ?? "craft"}`,
-      priority: 99,
-      budgetPriority: 100,
-      required: true,
-      cacheTier: "dynamic",
-      provenance: "runtime",
+      name: "identity",
+      content: config.identity,
+      priority: 0.2,
+      budgetPriority: 99,
+      cacheTier: "static",
+      neverTruncate: true,
+      provenance: WORKSPACE_PATHS.config,
     });
+  }
+  if (config.expert) {
+    segments.push({
+      name: "expert",
+      content: `Expert: ${config.expert}`,
+      priority: 6.8,
+      budgetPriority: 60,
+      cacheTier: "session",
+      provenance: WORKSPACE_PATHS.config,
+    });
+  }
+  segments.push({
+    name: "working_mode",
+    content: `Working mode: ${config.workingMode ?? "craft"}`,
+    priority: 99,
+    budgetPriority: 100,
+    required: true,
+    cacheTier: "dynamic",
+    provenance: "runtime",
+  });
 
-    const { schemas } = workspaceSchema(mode);
+  return {
+    root,
+    config,
+    mode,
+    user,
+    tokenCounter,
+    instructions,
+    catalog,
+    kbIssues: kb.issues,
+    sources,
+    segments,
+    schemas: workspaceSchema(mode).schemas,
+    renderer: options.renderer ?? config.renderer ?? "en",
+    budgetChars:
+      options.budgetChars !== undefined
+        ? options.budgetChars
+        : (config.budgets?.chars ?? WORKSPACE_BUDGET_CHARS),
+    budgetTokens:
+      options.budgetTokens !== undefined ? options.budgetTokens : (config.budgets?.tokens ?? null),
+    store: store === null ? null : options.openStore ? "(shared)" : storePath,
+    selectSkills: (query) =>
+      selectSkills(catalog, { text: query, mode }, cap === undefined ? {} : { cap }),
+    close: async () => {
+      await opened?.close();
+    },
+  };
+}
+
+/** The report part of a workspace assembly for `query`. */
+export function workspaceReport(ws: WorkspaceContext, query: string): WorkspaceReport {
+  return {
+    root: ws.root,
+    config: ws.config,
+    instructions: ws.instructions,
+    skills: { catalog: ws.catalog, selection: ws.selectSkills(query) },
+    kbIssues: ws.kbIssues,
+    store: ws.store,
+  };
+}
+
+/**
+ * Assembles the prompt for `query` over a workspace directory.
+ *
+ * @example
+ * const out = await assembleWorkspace({ workspace: "examples/workspace", query: "add an index", now: "2026-11-30T09:00:00Z" });
+ * out.prompt; out.manifest; out.memoryPlan; out.segmentPlan;
+ */
+export async function assembleWorkspace(
+  options: WorkspaceAssembleOptions,
+): Promise<WorkspaceAssembly> {
+  const ws = await loadWorkspace(options);
+  try {
     const assembly = await assemble({
-      mode,
-      query: { text: options.query, userScope: user },
+      mode: ws.mode,
+      query: { text: options.query, userScope: ws.user },
       now: options.now,
-      sources,
-      segments,
-      schemas,
-      tokenCounter,
-      renderer: options.renderer ?? config.renderer ?? "en",
-      budgetChars:
-        options.budgetChars !== undefined
-          ? options.budgetChars
-          : (config.budgets?.chars ?? WORKSPACE_BUDGET_CHARS),
-      budgetTokens:
-        options.budgetTokens !== undefined
-          ? options.budgetTokens
-          : (config.budgets?.tokens ?? null),
+      sources: ws.sources,
+      segments: ws.segments,
+      schemas: ws.schemas,
+      tokenCounter: ws.tokenCounter,
+      renderer: ws.renderer,
+      budgetChars: ws.budgetChars,
+      budgetTokens: ws.budgetTokens,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     });
-    return {
-      ...assembly,
-      workspace: {
-        root,
-        config,
-        instructions,
-        skills: { catalog, selection },
-        kbIssues: kb.issues,
-        store: store === null ? null : options.openStore ? "(shared)" : storePath,
-      },
-    };
+    return { ...assembly, workspace: workspaceReport(ws, options.query) };
   } finally {
-    await opened?.close();
+    await ws.close();
   }
 }
