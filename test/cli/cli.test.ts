@@ -2,38 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { planRequest, selectRequest } from "../fixtures/requests.js";
 import { runCli } from "./run-cli.js";
-
-const prov = { sourceId: "s1", sourceType: "chat", title: "t", capturedAt: "2026-08-17T09:00:00Z" };
-const selectRequest = {
-  userScope: "u1",
-  tokenizer: "o200k_base",
-  candidates: [
-    {
-      memoryId: "m1",
-      text: "Use Python",
-      userScope: "u1",
-      score: 0.9,
-      sourceRank: 1,
-      provenance: prov,
-    },
-    {
-      memoryId: "m2",
-      text: "secret of u2",
-      userScope: "u2",
-      score: 0.99,
-      sourceRank: 2,
-      provenance: prov,
-    },
-  ],
-};
-const planRequest = {
-  budgetChars: 100,
-  segments: [
-    { name: "rules", content: "Be safe.", required: true, priority: 0 },
-    { name: "extra", content: "x".repeat(200), priority: 5 },
-  ],
-};
 
 function noStack(text: string) {
   expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);

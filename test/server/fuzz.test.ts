@@ -9,9 +9,9 @@ import fc from "fast-check";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildServer } from "../../src/server/index.js";
+import { prov } from "../fixtures/requests.js";
 import { type Answer, exampleStore, get, NOW, post, QUERY, WORKSPACE } from "./helpers.js";
 
-const prov = { sourceId: "s1", sourceType: "chat", title: "t", capturedAt: "2026-08-17T09:00:00Z" };
 const VALID: Record<string, Record<string, unknown>> = {
   "/v1/select-memory": {
     userScope: "u1",

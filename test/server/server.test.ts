@@ -21,6 +21,7 @@ import {
 import { openStore } from "../../src/store/index.js";
 import { getTokenCounter } from "../../src/tokens/index.js";
 import { assembleWorkspace } from "../../src/workspace/index.js";
+import { planRequest, selectRequest } from "../fixtures/requests.js";
 import {
   type Answer,
   exampleStore,
@@ -32,36 +33,6 @@ import {
   WORKSPACE,
 } from "./helpers.js";
 
-const prov = { sourceId: "s1", sourceType: "chat", title: "t", capturedAt: "2026-08-17T09:00:00Z" };
-const selectRequest = {
-  userScope: "u1",
-  tokenizer: "o200k_base",
-  candidates: [
-    {
-      memoryId: "m1",
-      text: "Use Python",
-      userScope: "u1",
-      score: 0.9,
-      sourceRank: 1,
-      provenance: prov,
-    },
-    {
-      memoryId: "m2",
-      text: "secret of u2",
-      userScope: "u2",
-      score: 0.99,
-      sourceRank: 2,
-      provenance: prov,
-    },
-  ],
-};
-const planRequest = {
-  budgetChars: 100,
-  segments: [
-    { name: "rules", content: "Be safe.", required: true, priority: 0 },
-    { name: "extra", content: "x".repeat(200), priority: 5 },
-  ],
-};
 const assembleRequest = { query: QUERY, now: NOW, tokenizer: "o200k_base" };
 
 /** The response minus the manifest's wall-clock timings (the only field that varies). */
