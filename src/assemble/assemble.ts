@@ -352,11 +352,14 @@ export async function assemble(input: AssembleInput): Promise<Assembly> {
         nowMs,
       );
       const { packed, plan } = packMemorySlot(slot, kept, filter, scope, render, counter);
+      // Lookups by id: a recall slot may hold a thousand candidates.
+      const packedIds = new Set(packed.decisions.map((p) => p.id));
+      const sourceOf = new Map(kept.map((s) => [s.item.id, s.sourceId]));
       const gateDecisions: ItemDecision[] = plan.decisions
-        .filter((d) => !packed.decisions.some((p) => p.id === d.memoryId))
+        .filter((d) => !packedIds.has(d.memoryId))
         .map((d) => ({
           id: d.memoryId,
-          sourceId: (kept.find((s) => s.item.id === d.memoryId) as SourcedItem).sourceId,
+          sourceId: sourceOf.get(d.memoryId) as string,
           status: "rejected",
           reason: d.reason,
           score: d.score,
