@@ -3,7 +3,7 @@
  * non-blank string or an ISO-8601 timestamp uses these (same rule, same message).
  */
 import { z } from "zod";
-import { parseInstant } from "./time.js";
+import { parseInstantParts } from "./time.js";
 import { isBlank } from "./whitespace.js";
 
 /** A string that is not empty or whitespace only (spec 01 whitespace). */
@@ -14,4 +14,4 @@ export const nonBlankString = z
 /** An ISO-8601 timestamp per spec 01 (a missing offset means UTC). */
 export const isoTimestamp = z
   .string()
-  .refine((s) => parseInstant(s) !== null, { message: "must be an ISO-8601 timestamp" });
+  .refine((s) => parseInstantParts(s) !== null, { message: "must be an ISO-8601 timestamp" });

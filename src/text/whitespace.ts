@@ -3,14 +3,21 @@
  * so that trimming, blank checks and collapsing agree with a Python peer byte for byte.
  * (JavaScript's `\s` differs: it adds U+FEFF and lacks U+001C..U+001F and U+0085.)
  */
-export const WS_CLASS =
-  "\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const WS_BUT_SPACE =
+  "\\t\\n\\v\\f\\r\\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+export const WS_CLASS = `${WS_BUT_SPACE}\\x20`;
 const WS_RUN = new RegExp(`[${WS_CLASS}]+`, "g");
 const WS_EDGES = new RegExp(`^[${WS_CLASS}]+|[${WS_CLASS}]+$`, "g");
 const NON_WS = new RegExp(`[^${WS_CLASS}]`);
+const WS_CHAR = new RegExp(`[${WS_CLASS}]`);
+// Text that collapsing would change: whitespace other than a space, two spaces in a row,
+// or a space at either end. Most text has none, and is returned as is (no copy).
+const UNCOLLAPSED = new RegExp(`[${WS_BUT_SPACE}]|  |^ | $`);
 
 /** `s` without leading and trailing whitespace. @example trimWs("\u3000a ") // "a" */
 export function trimWs(s: string): string {
+  // Whitespace characters are all in the BMP: the first and last code units tell.
+  if (s === "" || (!WS_CHAR.test(s[0]!) && !WS_CHAR.test(s[s.length - 1]!))) return s;
   return s.replace(WS_EDGES, "");
 }
 
@@ -21,5 +28,6 @@ export function isBlank(s: string): boolean {
 
 /** Every whitespace run collapsed to one space, then trimmed. @example collapseWs(" a \n b ") // "a b" */
 export function collapseWs(s: string): string {
+  if (!UNCOLLAPSED.test(s)) return s;
   return trimWs(s.replace(WS_RUN, " "));
 }

@@ -1,11 +1,12 @@
 /**
  * The built-in counters: `estimate` (offline heuristic of spec 01), exact `o200k_base`
- * and `cl100k_base` BPE counts (gpt-tokenizer, no download at run time), and
+ * and `cl100k_base` BPE counts (./bpe.ts over the rank files gpt-tokenizer ships, no
+ * download at run time), and
  * `claude_estimate` (a documented safety margin over o200k_base).
  */
-import { createRequire } from "node:module";
 import { InvalidInputError } from "../errors/index.js";
 import { WS_CLASS } from "../text/index.js";
+import { type BpeCount, type BpeEncoding, bpeCounter, sharedBpeData } from "./bpe.js";
 import { createTokenCounter, type TokenCounter } from "./counter.js";
 
 /** Names accepted wherever a request names a tokenizer. */
@@ -22,42 +23,19 @@ export const CLAUDE_ESTIMATE_MARGIN = 1.25;
 
 const ESTIMATE_UNIT = new RegExp(`[a-zA-Z0-9_]+|[\\u3400-\\u9fff]|[^${WS_CLASS}]`, "gu");
 
-// Special-token literals such as <|endoftext|> are untrusted text: count them as text.
-const AS_TEXT = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
-
-type BpeCount = (text: string, options: typeof AS_TEXT) => number;
-interface BpeModule {
-  countTokens: BpeCount;
-  setMergeCacheSize(size: number): void;
-  clearMergeCache(): void;
-}
-const requireCjs = createRequire(import.meta.url);
-
 /**
- * Text (UTF-16 units) a counter passes to the BPE library between two clears of the
- * library's merge cache. The library evicts its cache one entry at a time from the front
- * of a Map, which V8 makes O(n) per eviction once the cache is full (a 50k-hit selection
- * ran 3× slower than with no cache at all). So the library's size limit is lifted and the
- * cache is cleared wholesale instead: it never holds more pieces than this many units.
+ * An exact BPE counter whose tables are loaded on its first count (they take tens of
+ * milliseconds, so never at import time) and shared with every other counter.
  */
-export const BPE_CACHE_WINDOW = 1_000_000;
-
-// The BPE rank tables take ~0.5 s to load, so an encoding is loaded on its first count
-// (synchronously, through the package's CommonJS build), never at import time.
-function lazyBpe(encoding: "o200k_base" | "cl100k_base"): (text: string) => number {
-  let bpe: BpeModule | undefined;
-  let sinceClear = 0;
-  return (text) => {
-    if (bpe === undefined) {
-      bpe = requireCjs(`gpt-tokenizer/cjs/encoding/${encoding}`) as BpeModule;
-      bpe.setMergeCacheSize(Number.MAX_SAFE_INTEGER);
-    }
-    sinceClear += text.length;
-    if (sinceClear > BPE_CACHE_WINDOW) {
-      bpe.clearMergeCache();
-      sinceClear = text.length;
-    }
-    return bpe.countTokens(text, AS_TEXT);
+function lazyBpe(encoding: BpeEncoding): BpeCount {
+  let bpe: BpeCount | undefined;
+  const get = () => {
+    bpe ??= bpeCounter(sharedBpeData(encoding));
+    return bpe;
+  };
+  return {
+    count: (text) => get().count(text),
+    countUpTo: (text, limit) => get().countUpTo(text, limit),
   };
 }
 
@@ -68,9 +46,14 @@ function lazyBpe(encoding: "o200k_base" | "cl100k_base"): (text: string) => numb
  * @example estimateTokens("Hello, 世界!") // 5
  */
 export function estimateTokens(text: string): number {
+  return estimateUpTo(text, Number.POSITIVE_INFINITY);
+}
+
+/** {@link estimateTokens}, stopping once the count passes `limit`. */
+function estimateUpTo(text: string, limit: number): number {
   let n = 0;
   ESTIMATE_UNIT.lastIndex = 0;
-  while (ESTIMATE_UNIT.exec(text) !== null) n++;
+  while (n <= limit && ESTIMATE_UNIT.exec(text) !== null) n++;
   return n;
 }
 
@@ -126,17 +109,25 @@ export function getTokenCounter(name: TokenizerName): TokenCounter {
         newlineCut: true,
         // Newlines are whitespace: they never add an estimate unit.
         extendWithNewlines: () => (_text, tokens) => tokens,
+        countUpTo: estimateUpTo,
       });
     case "o200k_base":
-    case "cl100k_base":
-      return createTokenCounter(name, lazyBpe(name), {
+    case "cl100k_base": {
+      const bpe = lazyBpe(name);
+      return createTokenCounter(name, bpe.count, {
         newlineCut: true,
         extendWithNewlines: bpeExtendWithNewlines,
+        countUpTo: bpe.countUpTo,
       });
+    }
     case "claude_estimate": {
       const o200k = lazyBpe("o200k_base");
-      return createTokenCounter(name, (t) => Math.ceil(o200k(t) * CLAUDE_ESTIMATE_MARGIN), {
+      const margin = (n: number) => Math.ceil(n * CLAUDE_ESTIMATE_MARGIN);
+      return createTokenCounter(name, (t) => margin(o200k.count(t)), {
         kind: "estimate",
+        // margin(n) <= limit exactly when n <= floor(limit / margin): stop there.
+        countUpTo: (t, limit) =>
+          margin(o200k.countUpTo(t, Math.floor(limit / CLAUDE_ESTIMATE_MARGIN))),
       });
     }
   }

@@ -26,6 +26,13 @@ export interface TokenCounter {
   readonly extendWithNewlines?: (text: string, tokens: number, newlines: string) => number | null;
   /** Tokens in `text`: a non-negative integer. Throws {@link TokenCounterError} otherwise. */
   count(text: string): number;
+  /**
+   * `count(text)` when it is at most `limit`; otherwise some number above `limit`, found
+   * without tokenizing all of `text`. The planners use it to reject a candidate that
+   * cannot fit after reading only as much of it as the budget has room for. Counters
+   * without it are counted whole.
+   */
+  readonly countUpTo?: (text: string, limit: number) => number;
 }
 
 /** Options of {@link createTokenCounter}. */
@@ -38,6 +45,11 @@ export interface CounterOptions {
   extendWithNewlines?: (
     count: (text: string) => number,
   ) => (text: string, tokens: number, newlines: string) => number | null;
+  /**
+   * See {@link TokenCounter.countUpTo}: must return the count when it is at most `limit`
+   * and a number above `limit` otherwise.
+   */
+  countUpTo?: (text: string, limit: number) => number;
   /** Distinct texts remembered (default 50,000). 0 disables memoization. */
   cacheSize?: number;
 }
@@ -57,28 +69,45 @@ export function createTokenCounter(
 ): TokenCounter {
   const cacheSize = options.cacheSize ?? 50_000;
   const cache = new Map<string, number>();
-  const count = (text: string): number => {
-    const hit = cache.get(text);
-    if (hit !== undefined) return hit;
-    const n = fn(text);
+  const checked = (n: number): number => {
     if (typeof n !== "number" || !Number.isInteger(n) || n < 0) {
       throw new TokenCounterError(
         `token counter "${name}" returned ${String(n)}; expected a non-negative integer`,
       );
     }
+    return n;
+  };
+  const remember = (text: string, n: number) => {
     if (cacheSize > 0) {
       // Bounded memory: a full cache starts over rather than tracking recency per hit.
       if (cache.size >= cacheSize) cache.clear();
       cache.set(text, n);
     }
+  };
+  const count = (text: string): number => {
+    const hit = cache.get(text);
+    if (hit !== undefined) return hit;
+    const n = checked(fn(text));
+    remember(text, n);
     return n;
   };
+  const upTo = options.countUpTo;
+  const countUpTo =
+    upTo &&
+    ((text: string, limit: number): number => {
+      const hit = cache.get(text);
+      if (hit !== undefined) return hit;
+      const n = checked(upTo(text, limit));
+      if (n <= limit) remember(text, n); // exact only when within the limit
+      return n;
+    });
   const extend = options.extendWithNewlines?.(count);
   return {
     name,
     kind: options.kind ?? "exact",
     newlineCut: options.newlineCut ?? false,
     ...(extend ? { extendWithNewlines: extend } : {}),
+    ...(countUpTo ? { countUpTo } : {}),
     count,
   };
 }

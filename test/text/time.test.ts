@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareInstants, instantMillis, parseInstant } from "../../src/text/index.js";
+import {
+  compareInstantParts,
+  compareInstants,
+  instantMillis,
+  parseInstant,
+  parseInstantParts,
+} from "../../src/text/index.js";
 
 const NS = 1_000_000_000n;
 const at = (s: string): bigint => {
@@ -152,5 +158,46 @@ describe("compareInstants and instantMillis", () => {
     expect(instantMillis("1970-01-01T00:00:01Z")).toBe(1000);
     expect(instantMillis("2026-08-17T09:00:00+08:00")).toBe(Date.UTC(2026, 7, 17, 1));
     expect(instantMillis("2026-08-17T09:00:00")).toBe(Date.UTC(2026, 7, 17, 9));
+  });
+});
+
+describe("parseInstantParts and compareInstantParts", () => {
+  it("split the nanosecond instant into seconds and nanos", () => {
+    expect(parseInstantParts("1970-01-01T00:00:01.5Z")).toEqual({ seconds: 1, nanos: 500000000 });
+    expect(parseInstantParts("1969-12-31T23:59:59.000000001Z")).toEqual({ seconds: -1, nanos: 1 });
+    expect(parseInstantParts("2026-02-30T00:00:00Z")).toBeNull();
+    expect(parseInstantParts("nope")).toBeNull();
+  });
+
+  it("agree with parseInstant and compareInstants on every timestamp", () => {
+    const stamp = fc
+      .tuple(
+        fc.integer({ min: 0, max: 9999 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 28 }),
+        fc.integer({ min: 0, max: 23 }),
+        fc.integer({ min: 0, max: 59 }),
+        fc.integer({ min: 0, max: 59 }),
+        fc.constantFrom("", ".5", ".000000001", ".123456789", ",25"),
+        fc.constantFrom("", "Z", "+08:00", "-0130", "+23:59"),
+      )
+      .map(
+        ([y, mo, d, h, mi, s, frac, off]) =>
+          `${String(y).padStart(4, "0")}-${String(mo).padStart(2, "0")}-${String(d).padStart(2, "0")}` +
+          `T${String(h).padStart(2, "0")}:${String(mi).padStart(2, "0")}:${String(s).padStart(2, "0")}${frac}${off}`,
+      );
+    fc.assert(
+      fc.property(stamp, stamp, (a, b) => {
+        const pa = parseInstantParts(a)!;
+        const pb = parseInstantParts(b)!;
+        expect(BigInt(pa.seconds) * 1_000_000_000n + BigInt(pa.nanos)).toBe(parseInstant(a));
+        expect(pa.nanos).toBeGreaterThanOrEqual(0);
+        expect(pa.nanos).toBeLessThan(1_000_000_000);
+        expect(compareInstantParts(pa, pb)).toBe(
+          compareInstants(parseInstant(a)!, parseInstant(b)!),
+        );
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
