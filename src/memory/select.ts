@@ -6,10 +6,12 @@
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import {
   compareCodePoints,
+  compareInstantParts,
   cpLength,
   formatScore,
+  type InstantParts,
   normalizeKey,
-  parseInstant,
+  parseInstantParts,
   trimWs,
 } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
@@ -87,7 +89,7 @@ export interface SelectOptions {
 interface Ranked {
   c: Candidate;
   authority: Authority;
-  instant: bigint;
+  instant: InstantParts;
   line: string;
   chars: number;
   tokens: number;
@@ -99,7 +101,8 @@ function compareRank(a: Ranked, b: Ranked): number {
   if (auth !== 0) return auth;
   if (a.c.score !== b.c.score) return b.c.score - a.c.score;
   if (a.c.sourceRank !== b.c.sourceRank) return a.c.sourceRank - b.c.sourceRank;
-  if (a.instant !== b.instant) return a.instant > b.instant ? -1 : 1;
+  const when = compareInstantParts(b.instant, a.instant);
+  if (when !== 0) return when;
   return compareCodePoints(a.c.memoryId, b.c.memoryId);
 }
 
@@ -202,7 +205,7 @@ export function selectMemoryContext(
     return {
       c,
       authority: c.authority ?? "user_default",
-      instant: parseInstant(c.provenance.capturedAt) as bigint,
+      instant: parseInstantParts(c.provenance.capturedAt) as InstantParts, // validated
       line,
       chars: cpLength(line),
       tokens: counter.count(line),
@@ -217,32 +220,27 @@ export function selectMemoryContext(
   let usedTokens = 0;
 
   for (const r of ranked) {
-    const base = {
-      memoryId: r.c.memoryId,
-      score: r.c.score,
-      sourceRank: r.c.sourceRank,
-      authority: r.authority,
-      candidateChars: r.chars,
-      candidateTokens: r.tokens,
-    };
-    const reject = (
-      reason:
-        | "scope_mismatch"
-        | "low_confidence"
-        | "top_k_reached"
-        | "char_budget_exceeded"
-        | "token_budget_exceeded",
-      detail: string,
-    ) => decisions.push(decision(base, "rejected", reason, null, detail));
-
     if (r.c.userScope !== scope) {
-      reject("scope_mismatch", `scope ${JSON.stringify(r.c.userScope)} is not the query scope`);
+      decisions.push(
+        decision(
+          r,
+          "rejected",
+          "scope_mismatch",
+          null,
+          `scope ${JSON.stringify(r.c.userScope)} is not the query scope`,
+        ),
+      );
       continue;
     }
     if (r.c.score < policy.minScore) {
-      reject(
-        "low_confidence",
-        `score ${formatScore(r.c.score)} is below minScore ${formatScore(policy.minScore)}`,
+      decisions.push(
+        decision(
+          r,
+          "rejected",
+          "low_confidence",
+          null,
+          `score ${formatScore(r.c.score)} is below minScore ${formatScore(policy.minScore)}`,
+        ),
       );
       continue;
     }
@@ -256,7 +254,7 @@ export function selectMemoryContext(
     const original = dedupe.get(contentKey);
     if (original !== undefined) {
       decisions.push(
-        decision(base, "rejected", "duplicate_content", original, `same content as ${original}`),
+        decision(r, "rejected", "duplicate_content", original, `same content as ${original}`),
       );
       continue;
     }
@@ -270,7 +268,7 @@ export function selectMemoryContext(
           : `slot ${JSON.stringify(slot)} is held by higher-ranked ${winner.c.memoryId}`;
         decisions.push(
           decision(
-            base,
+            r,
             "rejected",
             weaker ? "authority_loser" : "conflict_loser",
             winner.c.memoryId,
@@ -282,13 +280,16 @@ export function selectMemoryContext(
       slots.set(slot, r);
     }
     if (meter.selected.length >= policy.topK) {
-      reject("top_k_reached", `topK ${policy.topK} already selected`);
+      decisions.push(
+        decision(r, "rejected", "top_k_reached", null, `topK ${policy.topK} already selected`),
+      );
       continue;
     }
     if (policy.maxChars !== null) {
       const chars = meter.charsWith(r);
       if (chars > policy.maxChars) {
-        reject("char_budget_exceeded", `would use ${chars} chars; budget is ${policy.maxChars}`);
+        const detail = `would use ${chars} chars; budget is ${policy.maxChars}`;
+        decisions.push(decision(r, "rejected", "char_budget_exceeded", null, detail));
         continue;
       }
     }
@@ -296,17 +297,15 @@ export function selectMemoryContext(
     if (policy.maxTokens !== null) {
       tokens = meter.tokensWith(r);
       if (tokens > policy.maxTokens) {
-        reject(
-          "token_budget_exceeded",
-          `would use ${tokens} tokens; budget is ${policy.maxTokens}`,
-        );
+        const detail = `would use ${tokens} tokens; budget is ${policy.maxTokens}`;
+        decisions.push(decision(r, "rejected", "token_budget_exceeded", null, detail));
         continue;
       }
     }
     meter.add(r);
     usedTokens = tokens;
     decisions.push(
-      decision(base, "selected", "selected", null, `selected as hit ${meter.selected.length}`),
+      decision(r, "selected", "selected", null, `selected as hit ${meter.selected.length}`),
     );
   }
 
@@ -329,21 +328,21 @@ export function selectMemoryContext(
 
 // Builds a decision with the fields in the documented order (stable JSON).
 function decision(
-  base: Omit<DecisionFields, "detail">,
+  r: Ranked,
   status: MemoryDecision["status"],
   reason: MemoryReason,
   relatedMemoryId: string | null,
   detail: string,
 ): MemoryDecision {
   return {
-    memoryId: base.memoryId,
+    memoryId: r.c.memoryId,
     status,
     reason,
-    score: base.score,
-    sourceRank: base.sourceRank,
-    authority: base.authority,
-    candidateChars: base.candidateChars,
-    candidateTokens: base.candidateTokens,
+    score: r.c.score,
+    sourceRank: r.c.sourceRank,
+    authority: r.authority,
+    candidateChars: r.chars,
+    candidateTokens: r.tokens,
     relatedMemoryId,
     detail,
   } as MemoryDecision;

@@ -3,12 +3,28 @@
  * string order used anywhere in promptctx (spec 01).
  */
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * True when `s` has a UTF-16 surrogate (an astral character or a lone surrogate). Without
+ * one, code-point length is `s.length` and code-point order is the native UTF-16 order
+ * (`<`), which callers comparing many strings may use as a fast path.
+ *
+ * @example hasSurrogate("a🚀") // true
+ */
+export function hasSurrogate(s: string): boolean {
+  return SURROGATE.test(s);
+}
+
 /**
  * Number of Unicode code points in `s` (a lone surrogate counts as one).
  *
  * @example cpLength("🚀a") // 2
  */
 export function cpLength(s: string): number {
+  // Fast path: without surrogates every unit is one code point. The regex scan is native,
+  // several times faster than the loop below on the long, mostly BMP texts of a prompt.
+  if (!hasSurrogate(s)) return s.length;
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

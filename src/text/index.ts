@@ -1,8 +1,15 @@
 /** Text rules of spec 01, defined once and reused by every stage. */
-export { compareCodePoints, cpLength, cpOffsets } from "./chars.js";
+export { compareCodePoints, cpLength, cpOffsets, hasSurrogate } from "./chars.js";
 export { escapeText } from "./escape.js";
 export { casefold, normalizeKey } from "./normalize.js";
 export { formatFixed, formatScore } from "./numbers.js";
 export { isoTimestamp, nonBlankString } from "./schemas.js";
-export { compareInstants, instantMillis, parseInstant } from "./time.js";
+export {
+  compareInstantParts,
+  compareInstants,
+  type InstantParts,
+  instantMillis,
+  parseInstant,
+  parseInstantParts,
+} from "./time.js";
 export { collapseWs, isBlank, trimWs, WS_CLASS } from "./whitespace.js";

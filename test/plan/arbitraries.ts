@@ -72,12 +72,17 @@ const segment: fc.Arbitrary<SegmentInput> = fc.record(
       { weight: 1, arbitrary: fc.constant(null) },
       { weight: 1, arbitrary: fc.constant("") },
     ),
-    priority: fc.oneof(fc.integer({ min: -2, max: 4 }), fc.constantFrom(0.5, 50)),
+    // Integers of a small range take the planner's packed-key sort; a fraction (0.5),
+    // -0 (equal to 0) or a wide range (1e12) take its comparator sort.
+    priority: fc.oneof(fc.integer({ min: -2, max: 4 }), fc.constantFrom(0.5, 50, -0, 1e12)),
     required: fc.oneof(
       { weight: 5, arbitrary: fc.constant(false) },
       { weight: 1, arbitrary: fc.constant(true) },
     ),
-    budgetPriority: fc.integer({ min: 0, max: 3 }),
+    budgetPriority: fc.oneof(
+      { weight: 6, arbitrary: fc.integer({ min: 0, max: 3 }) },
+      { weight: 1, arbitrary: fc.constantFrom(-0, 1.5, 1e12) },
+    ),
     provenance: fc.constantFrom("runtime", "AGENTS.md"),
     cacheTier: fc.constantFrom("static" as const, "session" as const, "dynamic" as const),
     condition: fc.oneof(
@@ -144,12 +149,17 @@ const tieredSegment: fc.Arbitrary<SegmentInput> = fc
         { weight: 1, arbitrary: fc.constant(null) },
         { weight: 1, arbitrary: fc.constant("") },
       ),
-      priority: fc.oneof(fc.integer({ min: -2, max: 4 }), fc.constantFrom(0.5, 50)),
+      // Integers of a small range take the planner's packed-key sort; a fraction (0.5),
+      // -0 (equal to 0) or a wide range (1e12) take its comparator sort.
+      priority: fc.oneof(fc.integer({ min: -2, max: 4 }), fc.constantFrom(0.5, 50, -0, 1e12)),
       required: fc.oneof(
         { weight: 6, arbitrary: fc.constant(false) },
         { weight: 1, arbitrary: fc.constant(true) },
       ),
-      budgetPriority: fc.integer({ min: 0, max: 3 }),
+      budgetPriority: fc.oneof(
+        { weight: 6, arbitrary: fc.integer({ min: 0, max: 3 }) },
+        { weight: 1, arbitrary: fc.constantFrom(-0, 1.5, 1e12) },
+      ),
       provenance: fc.constant("runtime"),
       cacheTier: fc.constantFrom("static" as const, "session" as const, "dynamic" as const),
       condition: fc.oneof(
