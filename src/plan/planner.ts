@@ -63,6 +63,16 @@ export type PlanDecision =
       renderedChars: 0;
       renderedTokens: 0;
     })
+  // Dropped after counting only part of its rendering: it provably could not fit, and its
+  // own tokens were never counted, so it has no token figures (spec 03 makes them optional).
+  | (Omit<DecisionFields, "originalTokens" | "renderedTokens"> & {
+      required: false;
+      status: "dropped";
+      reason: "token_budget_exceeded";
+      renderedChars: 0;
+      originalTokens?: undefined;
+      renderedTokens?: undefined;
+    })
   | (DecisionFields & {
       status: "inactive";
       reason: "inactive";
@@ -113,9 +123,15 @@ export interface PlanOptions {
 /**
  * Token cost of the prompt rendered from a growing set of segments, identified by their
  * display index. `costWith` prices a proposal without committing it; `add` commits.
+ * `costUpTo(d, limit)` is `costWith(d)` when that is at most `limit`, otherwise some
+ * number above `limit`; then `bounded` is true and `room` holds what the limit left for
+ * d's own piece (a ledger may find that without tokenizing all of d).
  */
 interface TokenLedger {
   costWith(d: number): number;
+  costUpTo(d: number, limit: number): number;
+  readonly bounded: boolean;
+  readonly room: number;
   add(d: number): void;
   total(): number;
 }
@@ -151,6 +167,8 @@ const NONE = 0;
 const SEP = 1;
 const MARK = 2;
 const VARIANTS = 6;
+/** The (none, last) variant: the content alone, i.e. the segment's own count. */
+const OWN = NONE * 2 + 1;
 const TAIL = "\n\n";
 
 /**
@@ -185,33 +203,47 @@ class SplitLedger implements TokenLedger {
   private proposedVariant = 0;
   private neighbour = -1;
   private neighbourVariant = 0;
+  bounded = false;
+  room = 0;
 
+  /**
+   * `own(d)` is the token count of segment d's content (the caller counts it on demand,
+   * once); it is the (none, last) variant.
+   */
   constructor(
     private readonly counter: TokenCounter,
     private readonly layout: Layout,
     markerTail: string,
-    tokens: readonly number[],
+    private readonly own: (d: number) => number,
   ) {
     const n = layout.contents.length;
     this.heads = ["", SEGMENT_SEPARATOR.slice(TAIL.length), markerTail];
     this.memo = new Float64Array(n * VARIANTS).fill(-1);
     this.variant = new Int8Array(n).fill(-1);
-    // The (none, last) variant is the content itself, already counted by the caller.
-    tokens.forEach((t, d) => {
-      this.memo[d * VARIANTS + NONE * 2 + 1] = t;
-    });
+  }
+
+  private ownTokens(d: number): number {
+    const slot = d * VARIANTS + OWN;
+    if (this.memo[slot]! < 0) this.memo[slot] = this.own(d);
+    return this.memo[slot]!;
+  }
+
+  /** The text whose count is piece (d, variant). */
+  private pieceText(d: number, variant: number): string {
+    const content = this.layout.contents[d]!;
+    return this.heads[variant >> 1]! + content + ((variant & 1) === 1 ? "" : TAIL);
   }
 
   private piece(d: number, variant: number): number {
     const slot = d * VARIANTS + variant;
     const hit = this.memo[slot]!;
     if (hit >= 0) return hit;
+    if (variant === OWN) return this.ownTokens(d);
     const head = this.heads[variant >> 1]!;
     const content = this.layout.contents[d]!;
     const last = (variant & 1) === 1;
     const n =
-      this.derivedPiece(head, content, last, d) ??
-      this.counter.count(head + content + (last ? "" : TAIL));
+      this.derivedPiece(head, content, last, d) ?? this.counter.count(this.pieceText(d, variant));
     this.memo[slot] = n;
     return n;
   }
@@ -223,12 +255,12 @@ class SplitLedger implements TokenLedger {
    * `null` when either step does not apply (then the piece is counted whole).
    */
   private derivedPiece(head: string, content: string, last: boolean, d: number): number | null {
-    const own = this.memo[d * VARIANTS + NONE * 2 + 1]!;
     let headTokens = 0;
     if (head !== "") {
       if (!head.endsWith("\n") || !startsWithCut(content)) return null;
       headTokens = this.counter.count(head);
     }
+    const own = this.ownTokens(d);
     if (last) return headTokens + own;
     const body = this.counter.extendWithNewlines?.(content, own, TAIL) ?? null;
     return body === null ? null : headTokens + body;
@@ -245,6 +277,47 @@ class SplitLedger implements TokenLedger {
   }
 
   costWith(d: number): number {
+    this.propose(d);
+    return this.neighbourBase() + this.piece(d, this.proposedVariant);
+  }
+
+  /**
+   * costWith(d) = the admitted prompt with the neighbour's change (priced exactly: the
+   * neighbour is admitted, its own count known) + d's piece. While d's content is still
+   * uncounted and the counter can stop early, d's piece is counted only up to the room
+   * the limit leaves it: past that, d cannot fit, whatever the rest of its text holds.
+   */
+  costUpTo(d: number, limit: number): number {
+    this.propose(d);
+    const base = this.neighbourBase();
+    const v = this.proposedVariant;
+    const upTo = this.counter.countUpTo;
+    this.bounded = false;
+    this.room = limit - base;
+    if (
+      upTo === undefined ||
+      this.memo[d * VARIANTS + v]! >= 0 ||
+      this.memo[d * VARIANTS + OWN]! >= 0
+    )
+      return base + this.piece(d, v);
+    const n = upTo(this.pieceText(d, v), this.room);
+    if (n > this.room) {
+      this.bounded = true;
+      return base + n;
+    }
+    this.memo[d * VARIANTS + v] = n; // within the room, the count is exact
+    return base + n;
+  }
+
+  /** The admitted total with the proposal's change to its neighbour. */
+  private neighbourBase(): number {
+    const nb = this.neighbour;
+    if (nb < 0) return this.sum;
+    return this.sum + this.piece(nb, this.neighbourVariant) - this.piece(nb, this.variant[nb]!);
+  }
+
+  /** Sets the proposal's variant for d and the admitted neighbour whose variant changes. */
+  private propose(d: number): void {
     const t = this.layout.tiers[d]!;
     const first = this.firstOf[t]!;
     const last = this.lastOf[t]!;
@@ -282,10 +355,6 @@ class SplitLedger implements TokenLedger {
       }
     }
     this.proposedVariant = (join << 1) | (isLast ? 1 : 0);
-    let cost = this.sum + this.piece(d, this.proposedVariant);
-    const nb = this.neighbour;
-    if (nb >= 0) cost += this.piece(nb, this.neighbourVariant) - this.piece(nb, this.variant[nb]!);
-    return cost;
   }
 
   add(d: number): void {
@@ -309,12 +378,19 @@ class RenderLedger implements TokenLedger {
   private probe = -1;
   private probeTokens = 0;
   private sum = -1; // unknown until counted
+  readonly bounded = false;
+  readonly room = 0;
 
   constructor(
     private readonly counter: TokenCounter,
     private readonly layout: Layout,
   ) {
     this.admitted = layout.contents.map(() => false);
+  }
+
+  // Always exact here: the segments' own counts are taken up front for this ledger.
+  costUpTo(d: number): number {
+    return this.costWith(d);
   }
 
   costWith(d: number): number {
@@ -363,16 +439,18 @@ function makeLedger(
   counter: TokenCounter,
   layout: Layout,
   tiered: boolean,
-  tokens: readonly number[],
+  own: (d: number) => number,
 ): TokenLedger {
-  if (!counter.newlineCut) return new RenderLedger(counter, layout);
-  if (!tiered) return new SplitLedger(counter, layout, "", tokens);
-  const { marker } = layout;
-  const tail = marker.slice(TAIL.length);
-  const shaped = marker.startsWith(TAIL) && startsWithCut(tail);
-  return shaped
-    ? new SplitLedger(counter, layout, tail, tokens)
+  return splits(counter, tiered, layout.marker)
+    ? new SplitLedger(counter, layout, tiered ? layout.marker.slice(TAIL.length) : "", own)
     : new RenderLedger(counter, layout);
+}
+
+/** True when {@link makeLedger} picks the split ledger. */
+function splits(counter: TokenCounter, tiered: boolean, marker: string): boolean {
+  if (!counter.newlineCut) return false;
+  if (!tiered) return true;
+  return marker.startsWith(TAIL) && startsWithCut(marker.slice(TAIL.length));
 }
 
 interface Entry {
@@ -398,6 +476,7 @@ interface Entry {
   /** Position in display order. */
   display: number;
   chars: number;
+  /** Tokens of the content; -1 until counted (see `lazy` in planPrompt). */
   tokens: number;
   // The decision's outcome, set once by admission (an inactive segment keeps "inactive").
   // Its PlanDecision object is built only in the final pass: see makeDecision.
@@ -575,6 +654,22 @@ function decide(e: Entry, status: SegmentStatus, reason: SegmentReason, detail: 
  */
 function makeDecision(e: Entry): PlanDecision {
   const included = e.status === "included";
+  if (e.tokens < 0) {
+    // Dropped after counting only part of it: no token figures.
+    return {
+      name: e.name,
+      priority: e.priority,
+      required: e.required,
+      budgetPriority: e.budgetPriority,
+      provenance: e.provenance,
+      cacheTier: e.cacheTier,
+      status: e.status,
+      reason: e.reason,
+      detail: e.detail,
+      originalChars: e.chars,
+      renderedChars: 0,
+    } as PlanDecision;
+  }
   // Fields in the documented order, so the JSON form is stable.
   return {
     name: e.name,
@@ -671,6 +766,16 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
     };
   });
   const entries = displayOrder(inRequestOrder);
+  // Under a token budget priced by the split ledger with a counter that can stop early, a
+  // segment's content is counted only when its figures are needed: an optional one that
+  // provably cannot fit is dropped after counting just the part of it the budget had room
+  // for. Otherwise every active segment is counted up front.
+  const lazy =
+    budgetTokens !== null && counter.countUpTo !== undefined && splits(counter, tiered, marker);
+  const tokensOf = (e: Entry): number => {
+    if (e.tokens < 0) e.tokens = counter.count(e.content);
+    return e.tokens;
+  };
   // Conditions and builders run in display order, so even their side effects do not
   // depend on input order.
   for (let d = 0; d < entries.length; d++) {
@@ -680,7 +785,8 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
     if (e.inactive !== null) e.detail = e.inactive;
     else {
       e.chars = cpLength(e.content);
-      e.tokens = counter.count(e.content);
+      e.tokens = -1;
+      if (!lazy) tokensOf(e);
     }
   }
 
@@ -693,12 +799,7 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
   const ledger =
     budgetTokens === null
       ? null
-      : makeLedger(
-          counter,
-          layout,
-          tiered,
-          entries.map((e) => e.tokens),
-        );
+      : makeLedger(counter, layout, tiered, (d) => tokensOf(entries[d]!));
   // Chars are additive: Σ chars of the admitted segments + one separator between two of
   // the same tier + one marker between two tiers.
   let usedChars = 0;
@@ -738,6 +839,7 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
       );
     }
     for (const e of required) {
+      tokensOf(e);
       decide(e, "included", "required", "required: reserved before optional segments");
     }
   }
@@ -745,6 +847,7 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
   for (const e of admissionOrder(entries)) {
     const chars = charsWith(e);
     if (budgetChars !== null && chars > budgetChars) {
+      tokensOf(e);
       decide(
         e,
         "dropped",
@@ -755,18 +858,23 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
     }
     let tokens: number | null = null; // stays null without a token budget
     if (ledger !== null && budgetTokens !== null) {
-      tokens = ledger.costWith(e.display);
+      tokens = ledger.costUpTo(e.display, budgetTokens);
       if (tokens > budgetTokens) {
+        if (!ledger.bounded) tokensOf(e); // priced exactly: keep its exact figures too
+        const left = Math.max(0, ledger.room);
         decide(
           e,
           "dropped",
           "token_budget_exceeded",
-          `would use ${tokens} tokens; budget is ${budgetTokens}`,
+          ledger.bounded
+            ? `would use more than ${budgetTokens} tokens (${left} left for it); budget is ${budgetTokens}`
+            : `would use ${tokens} tokens; budget is ${budgetTokens}`,
         );
         continue;
       }
       ledger.add(e.display);
     }
+    tokensOf(e);
     commit(e, chars);
     // Formatted only once admitted: under a tight budget most candidates are dropped.
     let detail = `fits: prompt at ${chars} chars${budgetChars === null ? "" : ` of ${budgetChars}`}`;

@@ -160,7 +160,7 @@ const requireCjs = createRequire(import.meta.url);
 /**
  * Reads and parses the tables of an encoding (tens of milliseconds).
  *
- * @example bpeCounter(loadBpeData("cl100k_base")).count("hello world") // 2
+ * @example new BpeCounter(loadBpeData("cl100k_base")).count("hello world") // 2
  */
 export function loadBpeData(encoding: BpeEncoding): BpeData {
   const path = requireCjs.resolve(`gpt-tokenizer/data/${encoding}.tiktoken`);
@@ -173,23 +173,37 @@ export function loadBpeData(encoding: BpeEncoding): BpeData {
 }
 
 /**
- * The tables of an encoding, loaded on first use and then shared by every counter of the
- * process. This is the one module-level cache of the library: like a module import, it
- * holds immutable data that never changes a result, only the time of the first count.
+ * The tables of an encoding, loaded on first use, and one {@link BpeCounter} over them,
+ * shared by every token counter of the process. This is the one module-level cache of
+ * the library: like a module import, it never changes a result, only the time of the
+ * first count. Sharing the counter (its scratch buffers are used only within one
+ * synchronous call) also keeps V8's optimized code for it alive: code specialized to a
+ * counter that dies is thrown away ("weak objects"), and fresh counters per request
+ * would run unoptimized after every full GC.
  */
-const loaded = new Map<BpeEncoding, BpeData>();
+const loaded = new Map<BpeEncoding, { data: BpeData; counter: BpeCounter }>();
+
+function shared(encoding: BpeEncoding): { data: BpeData; counter: BpeCounter } {
+  let entry = loaded.get(encoding);
+  if (entry === undefined) {
+    const data = loadBpeData(encoding);
+    entry = { data, counter: new BpeCounter(data) };
+    loaded.set(encoding, entry);
+  }
+  return entry;
+}
 
 /** {@link loadBpeData}, once per process. */
 export function sharedBpeData(encoding: BpeEncoding): BpeData {
-  let data = loaded.get(encoding);
-  if (data === undefined) {
-    data = loadBpeData(encoding);
-    loaded.set(encoding, data);
-  }
-  return data;
+  return shared(encoding).data;
 }
 
-/** Counting functions of one encoding; see {@link bpeCounter}. */
+/** The process-wide {@link BpeCounter} of an encoding. */
+export function sharedBpeCounter(encoding: BpeEncoding): BpeCount {
+  return shared(encoding).counter;
+}
+
+/** Counting functions of one encoding; see {@link BpeCounter}. */
 export interface BpeCount {
   /** Tokens of `text`. */
   count(text: string): number;
@@ -205,33 +219,65 @@ const HEAP_MERGE_FROM = 64;
 /** Memoized non-token pieces before the memo starts over (bounded memory). */
 const MERGE_MEMO_SIZE = 100_000;
 
-/**
- * Counting functions over loaded data, with their own scratch buffers.
- *
- * @example bpeCounter(sharedBpeData("cl100k_base")).countUpTo("a b c d", 2) // 3 (> 2)
- */
-export function bpeCounter(data: BpeData): BpeCount {
-  const { pool, slots, mask, pairs } = data.ranks;
-  const classes = data.classes;
-  const o200k = data.encoding === "o200k_base";
-  const astral = new Map<number, number>();
-  let bytes = new Uint8Array(256);
-  const memo = data.merged;
-  // Merge state, reused: part starts as a linked list, the rank of each part with the next.
-  let next = new Int32Array(256);
-  let prev = new Int32Array(256);
-  let pairRank = new Int32Array(256);
-  let heapRank = new Int32Array(256);
-  let heapPos = new Int32Array(256);
+const NO_RANK = 0x7fffffff;
+const isNewline = (c: number) => c === 0x0a || c === 0x0d;
 
-  /** Rank of bytes[from, to), or -1. */
-  const rankOf = (from: number, to: number): number => {
-    let h = FNV_OFFSET;
-    for (let k = from; k < to; k++) h = Math.imul(h ^ bytes[k]!, FNV_PRIME);
-    return lookup(from, to - from, h);
-  };
-  const lookup = (from: number, n: number, h: number): number => {
-    for (let s = (h & mask) * 4; ; s = (s + 4) & (mask * 4 + 3)) {
+/**
+ * Counting over loaded data, with its own scratch buffers. The hot code is methods of one
+ * class rather than closures made per counter: V8 keeps a method's optimized code across
+ * counters, while closures made afresh would restart unoptimized (and a full GC drops the
+ * optimized code of the old ones).
+ *
+ * @example new BpeCounter(sharedBpeData("cl100k_base")).countUpTo("a b c d", 2) // 3 (> 2)
+ */
+export class BpeCounter implements BpeCount {
+  private readonly pool: Uint8Array;
+  private readonly slots: Int32Array;
+  private readonly mask: number;
+  private readonly pairs: Int32Array;
+  private readonly classes: Uint8Array;
+  private readonly o200k: boolean;
+  private readonly memo: Map<string, number>;
+  private readonly astral = new Map<number, number>();
+  private bytes = new Uint8Array(256);
+  // Merge state, reused: parts as a linked list by start byte, each part's pair rank.
+  private next = new Int32Array(256);
+  private prev = new Int32Array(256);
+  private pairRank = new Int32Array(256);
+  private heapRank = new Int32Array(256);
+  private heapPos = new Int32Array(256);
+  private heapSize = 0;
+
+  constructor(data: BpeData) {
+    this.pool = data.ranks.pool;
+    this.slots = data.ranks.slots;
+    this.mask = data.ranks.mask;
+    this.pairs = data.ranks.pairs;
+    this.classes = data.classes;
+    this.o200k = data.encoding === "o200k_base";
+    this.memo = data.merged;
+  }
+
+  count(text: string): number {
+    return this.countUpTo(text, Number.POSITIVE_INFINITY);
+  }
+
+  // Pieces are counted left to right, so the count can stop once it passes the limit.
+  countUpTo(text: string, limit: number): number {
+    let total = 0;
+    for (let i = 0; i < text.length && total <= limit; ) {
+      const end = this.o200k ? this.o200kEnd(text, i) : this.cl100kEnd(text, i);
+      total += this.pieceTokens(text, i, end);
+      i = end;
+    }
+    return total;
+  }
+
+  /** Rank of bytes[from, from + n) with hash h, or -1. */
+  private lookup(from: number, n: number, h: number): number {
+    const { slots, pool, bytes } = this;
+    const wrap = this.mask * 4 + 3;
+    for (let s = (h & this.mask) * 4; ; s = (s + 4) & wrap) {
       const r = slots[s + 1]!;
       if (r < 0) return -1;
       if (slots[s] === h && slots[s + 3] === n) {
@@ -241,24 +287,28 @@ export function bpeCounter(data: BpeData): BpeCount {
         if (k === n) return r;
       }
     }
-  };
+  }
 
-  const NO_RANK = 0x7fffffff;
-  const pairAt = (start: number, end: number) => {
-    const r = rankOf(start, end);
+  /** Rank of the pair bytes[start, end), NO_RANK when it is not a token. */
+  private pairAt(start: number, end: number): number {
+    const bytes = this.bytes;
+    let h = FNV_OFFSET;
+    for (let k = start; k < end; k++) h = Math.imul(h ^ bytes[k]!, FNV_PRIME);
+    const r = this.lookup(start, end - start, h);
     return r < 0 ? NO_RANK : r;
-  };
+  }
 
   /** Tokens of bytes[0, n) by byte-pair merging: lowest rank first, leftmost on ties. */
-  const merge = (n: number): number => {
-    if (next.length < n + 2) {
+  private merge(n: number): number {
+    if (this.next.length < n + 2) {
       const size = 2 * n + 2;
-      next = new Int32Array(size);
-      prev = new Int32Array(size);
-      pairRank = new Int32Array(size);
-      heapRank = new Int32Array(size);
-      heapPos = new Int32Array(size);
+      this.next = new Int32Array(size);
+      this.prev = new Int32Array(size);
+      this.pairRank = new Int32Array(size);
+      this.heapRank = new Int32Array(size);
+      this.heapPos = new Int32Array(size);
     }
+    const { next, prev, pairRank, bytes, pairs } = this;
     // Parts are identified by their start byte; next[n] === n ends the list.
     for (let k = 0; k < n; k++) {
       next[k] = k + 1;
@@ -282,225 +332,246 @@ export function bpeCounter(data: BpeData): BpeCount {
           }
         }
         if (at < 0) return parts;
-        joinAt(at, n);
+        this.joinAt(at, n);
         parts--;
       }
     }
-    // Heap of (rank, start) with lazy deletion: an entry is live while pairRank agrees.
-    let size = 0;
-    const less = (a: number, b: number) =>
-      heapRank[a]! < heapRank[b]! || (heapRank[a] === heapRank[b] && heapPos[a]! < heapPos[b]!);
-    const swap = (a: number, b: number) => {
-      const r = heapRank[a]!;
-      const q = heapPos[a]!;
-      heapRank[a] = heapRank[b]!;
-      heapPos[a] = heapPos[b]!;
-      heapRank[b] = r;
-      heapPos[b] = q;
-    };
-    const push = (rank: number, at: number) => {
-      if (size >= heapRank.length) {
-        const r = new Int32Array(size * 2);
-        r.set(heapRank);
-        heapRank = r;
-        const q = new Int32Array(size * 2);
-        q.set(heapPos);
-        heapPos = q;
-      }
-      let c = size++;
-      heapRank[c] = rank;
-      heapPos[c] = at;
-      while (c > 0) {
-        const parent = (c - 1) >> 1;
-        if (!less(c, parent)) break;
-        swap(c, parent);
-        c = parent;
-      }
-    };
-    const pop = () => {
-      size--;
-      swap(0, size);
-      let c = 0;
-      for (;;) {
-        const l = 2 * c + 1;
-        if (l >= size) break;
-        const m = l + 1 < size && less(l + 1, l) ? l + 1 : l;
-        if (!less(m, c)) break;
-        swap(m, c);
-        c = m;
-      }
-    };
-    for (let k = 0; k < n - 1; k++) if (pairRank[k]! !== NO_RANK) push(pairRank[k]!, k);
-    while (size > 0) {
-      const rank = heapRank[0]!;
-      const at = heapPos[0]!;
-      pop();
-      // Stale: the part was merged away or its pair changed since the entry was pushed
-      // (a pair only grows, and ranks are unique per byte string).
-      if (pairRank[at] !== rank) continue;
+    // A heap of (rank, start) with lazy deletion: an entry is live while pairRank agrees
+    // (a pair only grows once merged, and ranks are unique per byte string).
+    this.heapSize = 0;
+    for (let k = 0; k < n - 1; k++) if (pairRank[k]! !== NO_RANK) this.push(pairRank[k]!, k);
+    while (this.heapSize > 0) {
+      const rank = this.heapRank[0]!;
+      const at = this.heapPos[0]!;
+      this.pop();
+      if (pairRank[at] !== rank) continue; // stale
       const before = prev[at]!;
-      joinAt(at, n);
+      this.joinAt(at, n);
       parts--;
-      if (pairRank[at]! !== NO_RANK) push(pairRank[at]!, at);
-      if (before >= 0 && pairRank[before]! !== NO_RANK) push(pairRank[before]!, before);
+      if (pairRank[at]! !== NO_RANK) this.push(pairRank[at]!, at);
+      if (before >= 0 && pairRank[before]! !== NO_RANK) this.push(pairRank[before]!, before);
     }
     return parts;
-  };
+  }
 
   /** Merges the part at `at` with the next one and reprices both affected pairs. */
-  const joinAt = (at: number, n: number) => {
+  private joinAt(at: number, n: number): void {
+    const { next, prev, pairRank } = this;
     const gone = next[at]!;
     const after = next[gone]!;
     next[at] = after;
     if (after < n) prev[after] = at;
     pairRank[gone] = NO_RANK;
-    pairRank[at] = after < n ? pairAt(at, next[after]!) : NO_RANK;
+    pairRank[at] = after < n ? this.pairAt(at, next[after]!) : NO_RANK;
     const before = prev[at]!;
-    if (before >= 0) pairRank[before] = pairAt(before, after);
-  };
+    if (before >= 0) pairRank[before] = this.pairAt(before, after);
+  }
 
-  /** Classes of the code point at i (width from {@link width}). */
-  const cls = (text: string, i: number): number => {
+  private heapLess(a: number, b: number): boolean {
+    const { heapRank, heapPos } = this;
+    return (
+      heapRank[a]! < heapRank[b]! || (heapRank[a] === heapRank[b] && heapPos[a]! < heapPos[b]!)
+    );
+  }
+
+  private heapSwap(a: number, b: number): void {
+    const { heapRank, heapPos } = this;
+    const r = heapRank[a]!;
+    const q = heapPos[a]!;
+    heapRank[a] = heapRank[b]!;
+    heapPos[a] = heapPos[b]!;
+    heapRank[b] = r;
+    heapPos[b] = q;
+  }
+
+  private push(rank: number, at: number): void {
+    if (this.heapSize >= this.heapRank.length) {
+      const r = new Int32Array(this.heapSize * 2);
+      r.set(this.heapRank);
+      this.heapRank = r;
+      const q = new Int32Array(this.heapSize * 2);
+      q.set(this.heapPos);
+      this.heapPos = q;
+    }
+    let c = this.heapSize++;
+    this.heapRank[c] = rank;
+    this.heapPos[c] = at;
+    while (c > 0) {
+      const parent = (c - 1) >> 1;
+      if (!this.heapLess(c, parent)) break;
+      this.heapSwap(c, parent);
+      c = parent;
+    }
+  }
+
+  private pop(): void {
+    const size = --this.heapSize;
+    this.heapSwap(0, size);
+    let c = 0;
+    for (;;) {
+      const l = 2 * c + 1;
+      if (l >= size) break;
+      const m = l + 1 < size && this.heapLess(l + 1, l) ? l + 1 : l;
+      if (!this.heapLess(m, c)) break;
+      this.heapSwap(m, c);
+      c = m;
+    }
+  }
+
+  /** Classes of the code point at i (its width from {@link width}). */
+  private cls(text: string, i: number): number {
     const c = text.charCodeAt(i);
-    if (c < 0xd800 || c >= 0xe000) return classes[c]!;
+    if (c < 0xd800 || c >= 0xe000) return this.classes[c]!;
     const cp = text.codePointAt(i)!;
     if (cp <= 0xffff) return 0; // a lone surrogate
-    let f = astral.get(cp);
+    let f = this.astral.get(cp);
     if (f === undefined) {
       f = classify(cp);
-      astral.set(cp, f);
+      this.astral.set(cp, f);
     }
     return f;
-  };
-  const width = (text: string, i: number): number => {
-    const c = text.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdbff || i + 1 >= text.length) return 1;
-    const d = text.charCodeAt(i + 1);
-    return d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
-  };
+  }
+
   /** End of the run of code points from i that have one of `bits`. */
-  const runEnd = (text: string, i: number, bits: number): number => {
+  private runEnd(text: string, i: number, bits: number): number {
     const n = text.length;
-    while (i < n && (cls(text, i) & bits) !== 0) i += width(text, i);
+    const classes = this.classes;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      // Most text is BMP outside the surrogates: one table read per unit.
+      if (c < 0xd800 || c >= 0xe000) {
+        if ((classes[c]! & bits) === 0) return i;
+        i++;
+      } else {
+        if ((this.cls(text, i) & bits) === 0) return i;
+        i += width(text, i);
+      }
+    }
     return i;
-  };
+  }
+
   /** End of the run from i of code points that are neither whitespace, letters nor numbers. */
-  const otherEnd = (text: string, i: number): number => {
+  private otherEnd(text: string, i: number): number {
     const n = text.length;
-    while (i < n && (cls(text, i) & (L | N | S)) === 0) i += width(text, i);
+    const classes = this.classes;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c < 0xd800 || c >= 0xe000) {
+        if ((classes[c]! & (L | N | S)) !== 0) return i;
+        i++;
+      } else {
+        if ((this.cls(text, i) & (L | N | S)) !== 0) return i;
+        i += width(text, i);
+      }
+    }
     return i;
-  };
-  const isNewline = (c: number) => c === 0x0a || c === 0x0d;
-  /** `'s|'t|'re|'ve|'m|'ll|'d` in either case at i: its end, or i. */
-  const contraction = (text: string, i: number): number => {
-    if (text.charCodeAt(i) !== 0x27 || i + 1 >= text.length) return i;
-    const a = text.charCodeAt(i + 1) | 0x20;
-    if (a === 0x73 || a === 0x64 || a === 0x6d || a === 0x74) return i + 2; // s d m t
-    if (i + 2 >= text.length) return i;
-    const b = text.charCodeAt(i + 2) | 0x20;
-    if ((a === 0x6c && b === 0x6c) || (a === 0x76 && b === 0x65) || (a === 0x72 && b === 0x65))
-      return i + 3; // ll ve re
-    return i;
-  };
+  }
+
+  /** `\p{N}{1,3}` from i. */
+  private numberEnd(text: string, i: number): number {
+    const n = text.length;
+    let j = i;
+    for (let k = 0; k < 3 && j < n && (this.cls(text, j) & N) !== 0; k++) j += width(text, j);
+    return j;
+  }
 
   /**
    * The whitespace alternatives, shared by both encodings, from i (a whitespace char):
    * cl100k `\s+$|\s*[\r\n]|\s+(?!\S)|\s`, o200k `\s*[\r\n]+|\s+(?!\S)|\s+`.
    */
-  const spaceEnd = (text: string, i: number): number => {
+  private spaceEnd(text: string, i: number): number {
     const n = text.length;
-    const j = runEnd(text, i, S); // whitespace is never astral: units are code points
+    const j = this.runEnd(text, i, S); // whitespace is never astral: units are code points
     if (j === n) return n; // cl100k `\s+$`; o200k `\s+(?!\S)` at the end
     // `\s*[\r\n]`: the last newline of the run (o200k's `[\r\n]+` then stops at it too).
     for (let k = j - 1; k >= i; k--) if (isNewline(text.charCodeAt(k))) return k + 1;
     // `\s+(?!\S)`: all but the last, which stays with the non-space after it; a single
     // one is cl100k's `\s`, o200k's `\s+`.
     return j - i >= 2 ? j - 1 : j;
-  };
+  }
+
+  /** ` ?[^\s\p{L}\p{N}]+` from i, or -1; `slash` adds o200k's "/" to the tail `[\r\n]*`. */
+  private otherPiece(text: string, i: number, slash: boolean): number {
+    const n = text.length;
+    const p =
+      text.charCodeAt(i) === 0x20 && i + 1 < n && (this.cls(text, i + 1) & (L | N | S)) === 0
+        ? i + 1
+        : i;
+    if ((this.cls(text, p) & (L | N | S)) !== 0) return -1;
+    let j = this.otherEnd(text, p);
+    for (; j < n; j++) {
+      const c = text.charCodeAt(j);
+      if (!isNewline(c) && !(slash && c === 0x2f)) break;
+    }
+    return j;
+  }
 
   /** End of the cl100k_base piece starting at i. */
-  const cl100kEnd = (text: string, i: number): number => {
+  private cl100kEnd(text: string, i: number): number {
     const n = text.length;
-    const c = text.charCodeAt(i);
-    const e = contraction(text, i);
-    if (e > i) return e;
-    const f = cls(text, i);
+    if (text.charCodeAt(i) === 0x27) {
+      const e = contraction(text, i);
+      if (e > i) return e;
+    }
+    const f = this.cls(text, i);
     const w = width(text, i);
     // [^\r\n\p{L}\p{N}]?\p{L}+
-    if ((f & (L | N)) === 0 && !isNewline(c) && i + w < n && (cls(text, i + w) & L) !== 0)
-      return runEnd(text, i + w, L);
-    if ((f & L) !== 0) return runEnd(text, i, L);
-    // \p{N}{1,3}
-    if ((f & N) !== 0) {
-      let j = i;
-      for (let k = 0; k < 3 && j < n && (cls(text, j) & N) !== 0; k++) j += width(text, j);
-      return j;
-    }
-    // ` ?[^\s\p{L}\p{N}]+[\r\n]*`
-    const p = c === 0x20 && i + 1 < n && (cls(text, i + 1) & (L | N | S)) === 0 ? i + 1 : i;
-    if ((cls(text, p) & (L | N | S)) === 0) {
-      let j = otherEnd(text, p);
-      while (j < n && isNewline(text.charCodeAt(j))) j++;
-      return j;
-    }
-    return spaceEnd(text, i);
-  };
+    if (
+      (f & (L | N)) === 0 &&
+      !isNewline(text.charCodeAt(i)) &&
+      i + w < n &&
+      (this.cls(text, i + w) & L) !== 0
+    )
+      return this.runEnd(text, i + w, L);
+    if ((f & L) !== 0) return this.runEnd(text, i, L);
+    if ((f & N) !== 0) return this.numberEnd(text, i);
+    const o = this.otherPiece(text, i, false);
+    return o >= 0 ? o : this.spaceEnd(text, i);
+  }
 
   /** o200k `X?U*W+C?` from p (after the optional prefix): its end, or -1. */
-  const lowerRun = (text: string, p: number): number => {
+  private lowerRun(text: string, p: number): number {
     const n = text.length;
-    const q = runEnd(text, p, U);
+    const q = this.runEnd(text, p, U);
     let e: number;
-    if (q < n && (cls(text, q) & W) !== 0) e = runEnd(text, q, W);
+    if (q < n && (this.cls(text, q) & W) !== 0) e = this.runEnd(text, q, W);
     else {
       // U* gives back code points until one of them can start W+; W+ then ends after it
       // (what follows it in the run is not W, and text[q] is not W).
       let last = -1;
-      for (let k = p; k < q; k += width(text, k)) if ((cls(text, k) & W) !== 0) last = k;
+      for (let k = p; k < q; k += width(text, k)) if ((this.cls(text, k) & W) !== 0) last = k;
       if (last < 0) return -1;
       e = last + width(text, last);
     }
     return contraction(text, e);
-  };
+  }
+
   /** o200k `X?U+W*C?` from p: its end, or -1. */
-  const upperRun = (text: string, p: number): number => {
-    const q = runEnd(text, p, U);
+  private upperRun(text: string, p: number): number {
+    const q = this.runEnd(text, p, U);
     if (q === p) return -1;
-    return contraction(text, runEnd(text, q, W));
-  };
+    return contraction(text, this.runEnd(text, q, W));
+  }
 
   /** End of the o200k_base piece starting at i. */
-  const o200kEnd = (text: string, i: number): number => {
-    const n = text.length;
-    const c = text.charCodeAt(i);
-    const f = cls(text, i);
+  private o200kEnd(text: string, i: number): number {
+    const f = this.cls(text, i);
     const w = width(text, i);
-    const prefix = (f & (L | N)) === 0 && !isNewline(c) && i + w < n;
-    let e = prefix ? lowerRun(text, i + w) : -1;
-    if (e < 0) e = lowerRun(text, i);
-    if (e < 0 && prefix) e = upperRun(text, i + w);
-    if (e < 0) e = upperRun(text, i);
+    const prefix = (f & (L | N)) === 0 && !isNewline(text.charCodeAt(i)) && i + w < text.length;
+    let e = prefix ? this.lowerRun(text, i + w) : -1;
+    if (e < 0) e = this.lowerRun(text, i);
+    if (e < 0 && prefix) e = this.upperRun(text, i + w);
+    if (e < 0) e = this.upperRun(text, i);
     if (e >= 0) return e;
-    if ((f & N) !== 0) {
-      let j = i;
-      for (let k = 0; k < 3 && j < n && (cls(text, j) & N) !== 0; k++) j += width(text, j);
-      return j;
-    }
-    // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
-    const p = c === 0x20 && i + 1 < n && (cls(text, i + 1) & (L | N | S)) === 0 ? i + 1 : i;
-    if ((cls(text, p) & (L | N | S)) === 0) {
-      let j = otherEnd(text, p);
-      while (j < n && (isNewline(text.charCodeAt(j)) || text.charCodeAt(j) === 0x2f)) j++;
-      return j;
-    }
-    return spaceEnd(text, i);
-  };
-
-  const pieceEnd = o200k ? o200kEnd : cl100kEnd;
+    if ((f & N) !== 0) return this.numberEnd(text, i);
+    const o = this.otherPiece(text, i, true);
+    return o >= 0 ? o : this.spaceEnd(text, i);
+  }
 
   /** Tokens of text[start, end): one when the piece is a token, else merged. */
-  const pieceTokens = (text: string, start: number, end: number): number => {
-    if (bytes.length < (end - start) * 3) bytes = new Uint8Array((end - start) * 6);
+  private pieceTokens(text: string, start: number, end: number): number {
+    if (this.bytes.length < (end - start) * 3) this.bytes = new Uint8Array((end - start) * 6);
+    const bytes = this.bytes;
     let b = 0;
     let h = FNV_OFFSET;
     let lone = false;
@@ -533,26 +604,34 @@ export function bpeCounter(data: BpeData): BpeCount {
     }
     // A piece holding a lone surrogate is never looked up whole: its text is not the
     // text of any token (gpt-tokenizer looks pieces up by string), so it is merged.
-    if (!lone && lookup(0, b, h) >= 0) return 1;
+    if (!lone && this.lookup(0, b, h) >= 0) return 1;
     const key = text.slice(start, end);
-    let k = memo.get(key);
+    let k = this.memo.get(key);
     if (k === undefined) {
-      k = b === 1 ? 1 : merge(b);
-      if (memo.size >= MERGE_MEMO_SIZE) memo.clear();
-      memo.set(key, k);
+      k = b === 1 ? 1 : this.merge(b);
+      if (this.memo.size >= MERGE_MEMO_SIZE) this.memo.clear();
+      this.memo.set(key, k);
     }
     return k;
-  };
+  }
+}
 
-  // Pieces are counted left to right, so the count can stop once it passes the limit.
-  const countUpTo = (text: string, limit: number): number => {
-    let total = 0;
-    for (let i = 0; i < text.length && total <= limit; ) {
-      const end = pieceEnd(text, i);
-      total += pieceTokens(text, i, end);
-      i = end;
-    }
-    return total;
-  };
-  return { count: (text) => countUpTo(text, Number.POSITIVE_INFINITY), countUpTo };
+/** Width in UTF-16 units of the code point at i (a lone surrogate is one). */
+function width(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c < 0xd800 || c > 0xdbff || i + 1 >= text.length) return 1;
+  const d = text.charCodeAt(i + 1);
+  return d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
+}
+
+/** `'s|'t|'re|'ve|'m|'ll|'d` in either case at i: its end, or i. */
+function contraction(text: string, i: number): number {
+  if (text.charCodeAt(i) !== 0x27 || i + 1 >= text.length) return i;
+  const a = text.charCodeAt(i + 1) | 0x20;
+  if (a === 0x73 || a === 0x64 || a === 0x6d || a === 0x74) return i + 2; // s d m t
+  if (i + 2 >= text.length) return i;
+  const b = text.charCodeAt(i + 2) | 0x20;
+  if ((a === 0x6c && b === 0x6c) || (a === 0x76 && b === 0x65) || (a === 0x72 && b === 0x65))
+    return i + 3; // ll ve re
+  return i;
 }

@@ -6,7 +6,7 @@
  */
 import { InvalidInputError } from "../errors/index.js";
 import { WS_CLASS } from "../text/index.js";
-import { type BpeCount, type BpeEncoding, bpeCounter, sharedBpeData } from "./bpe.js";
+import { type BpeCount, type BpeEncoding, sharedBpeCounter } from "./bpe.js";
 import { createTokenCounter, type TokenCounter } from "./counter.js";
 
 /** Names accepted wherever a request names a tokenizer. */
@@ -24,20 +24,21 @@ export const CLAUDE_ESTIMATE_MARGIN = 1.25;
 const ESTIMATE_UNIT = new RegExp(`[a-zA-Z0-9_]+|[\\u3400-\\u9fff]|[^${WS_CLASS}]`, "gu");
 
 /**
- * An exact BPE counter whose tables are loaded on its first count (they take tens of
- * milliseconds, so never at import time) and shared with every other counter.
+ * Exact BPE counting per encoding: the tables are loaded on the first count (they take
+ * tens of milliseconds, so never at import time) and shared by every counter. The
+ * functions are made once, here, rather than per counter: V8's optimized code for the
+ * callers then keeps pointing at live functions (see `sharedBpeCounter`).
  */
-function lazyBpe(encoding: BpeEncoding): BpeCount {
-  let bpe: BpeCount | undefined;
-  const get = () => {
-    bpe ??= bpeCounter(sharedBpeData(encoding));
-    return bpe;
-  };
-  return {
-    count: (text) => get().count(text),
-    countUpTo: (text, limit) => get().countUpTo(text, limit),
-  };
-}
+const BPE: Readonly<Record<BpeEncoding, BpeCount>> = {
+  o200k_base: {
+    count: (text) => sharedBpeCounter("o200k_base").count(text),
+    countUpTo: (text, limit) => sharedBpeCounter("o200k_base").countUpTo(text, limit),
+  },
+  cl100k_base: {
+    count: (text) => sharedBpeCounter("cl100k_base").count(text),
+    countUpTo: (text, limit) => sharedBpeCounter("cl100k_base").countUpTo(text, limit),
+  },
+};
 
 /**
  * The `estimate` heuristic: a Latin word run, one CJK character, or any other
@@ -113,7 +114,7 @@ export function getTokenCounter(name: TokenizerName): TokenCounter {
       });
     case "o200k_base":
     case "cl100k_base": {
-      const bpe = lazyBpe(name);
+      const bpe = BPE[name];
       return createTokenCounter(name, bpe.count, {
         newlineCut: true,
         extendWithNewlines: bpeExtendWithNewlines,
@@ -121,7 +122,7 @@ export function getTokenCounter(name: TokenizerName): TokenCounter {
       });
     }
     case "claude_estimate": {
-      const o200k = lazyBpe("o200k_base");
+      const o200k = BPE.o200k_base;
       const margin = (n: number) => Math.ceil(n * CLAUDE_ESTIMATE_MARGIN);
       return createTokenCounter(name, (t) => margin(o200k.count(t)), {
         kind: "estimate",

@@ -92,15 +92,9 @@ export function createTokenCounter(
     return n;
   };
   const upTo = options.countUpTo;
-  const countUpTo =
-    upTo &&
-    ((text: string, limit: number): number => {
-      const hit = cache.get(text);
-      if (hit !== undefined) return hit;
-      const n = checked(upTo(text, limit));
-      if (n <= limit) remember(text, n); // exact only when within the limit
-      return n;
-    });
+  // Not memoized: it reads a text only in part, usually once, and hashing the whole text
+  // for a memo lookup would cost what stopping early saves.
+  const countUpTo = upTo && ((text: string, limit: number): number => checked(upTo(text, limit)));
   const extend = options.extendWithNewlines?.(count);
   return {
     name,

@@ -216,14 +216,29 @@ export const tieredRequestAndShuffle = tieredRequest.chain((req) =>
 );
 
 /** A counter that records every text the planner asks it about, delegating to `inner`. */
-export function spyCounter(inner: TokenCounter): TokenCounter & { texts: string[] } {
+export function spyCounter(inner: TokenCounter): TokenCounter & {
+  texts: string[];
+  bounded: { text: string; limit: number; result: number }[];
+} {
   const texts: string[] = [];
+  const bounded: { text: string; limit: number; result: number }[] = [];
+  const upTo = inner.countUpTo;
   return {
     name: inner.name,
     kind: inner.kind,
     newlineCut: inner.newlineCut,
     ...(inner.extendWithNewlines ? { extendWithNewlines: inner.extendWithNewlines } : {}),
+    ...(upTo
+      ? {
+          countUpTo: (t: string, limit: number) => {
+            const result = upTo(t, limit);
+            bounded.push({ text: t, limit, result });
+            return result;
+          },
+        }
+      : {}),
     texts,
+    bounded,
     count: (t: string) => {
       texts.push(t);
       return inner.count(t);

@@ -192,3 +192,48 @@ export function naivePlanPrompt(request: PlanPromptRequest, counter: TokenCounte
     cacheBoundary: tiered ? marker : null,
   };
 }
+
+const BOUNDED_DETAIL = /^would use more than (\d+) tokens \((\d+) left for it\); budget is (\d+)$/;
+const EXACT_DETAIL = /^would use (\d+) tokens; budget is (\d+)$/;
+
+/**
+ * `planPrompt`'s outcome (JSON) made comparable with the naive one. A segment dropped
+ * after counting only part of its rendering has no token figures and a "would use more
+ * than" detail; it gets the naive decision's detail and figures once checked: the naive
+ * planner dropped it for tokens too, over the same budget, and the bounded detail is
+ * consistent with the naive count (what the admitted prompt used plus the segment's
+ * piece, more than the room left for it). Everything else must then be byte-identical.
+ */
+export function alignBoundedDrops(fast: string, naive: string): string {
+  const f = JSON.parse(fast) as PromptPlan | { error: unknown };
+  const n = JSON.parse(naive) as PromptPlan | { error: unknown };
+  if (!("decisions" in f) || !("decisions" in n)) return fast;
+  if (f.decisions.length !== n.decisions.length) return fast;
+  f.decisions = f.decisions.map((d, i) => {
+    if (d.originalTokens !== undefined) return d;
+    const ref = n.decisions[i]!;
+    const bounded = BOUNDED_DETAIL.exec(d.detail);
+    const exact = EXACT_DETAIL.exec(ref.detail);
+    if (
+      d.status !== "dropped" ||
+      d.reason !== "token_budget_exceeded" ||
+      ref.status !== "dropped" ||
+      ref.reason !== "token_budget_exceeded" ||
+      bounded === null ||
+      exact === null
+    ) {
+      return d; // left as is: the comparison fails on it
+    }
+    const [over, left, budget] = [Number(bounded[1]), Number(bounded[2]), Number(bounded[3])];
+    const wouldUse = Number(exact[1]);
+    if (over !== budget || budget !== f.budgetTokens || wouldUse <= budget || left > budget)
+      return d;
+    return {
+      ...d,
+      detail: ref.detail,
+      originalTokens: ref.originalTokens,
+      renderedTokens: 0,
+    } as PlanDecision;
+  });
+  return JSON.stringify(f);
+}

@@ -468,6 +468,97 @@ describe("planPrompt: counting work", () => {
     expect(plan.usedTokens).toBeLessThanOrEqual(4000);
   });
 
+  it("drops a segment that cannot fit after counting only what the budget had room for", () => {
+    const counter = spy(getTokenCounter("cl100k_base"));
+    const long = "one two three four five six seven eight nine ten";
+    const plan = planPrompt(
+      {
+        budgetChars: null,
+        budgetTokens: 5,
+        segments: [
+          { name: "a", content: "Hello world.", priority: 1, budgetPriority: 2 },
+          { name: "b", content: long, priority: 2, budgetPriority: 1 },
+        ],
+      },
+      { tokenCounter: counter },
+    );
+    expect(plan.prompt).toBe("Hello world.");
+    expect(plan.usedTokens).toBe(3);
+    // b's piece ("---\n\n" + b) was counted up to the 2 tokens left, never to its end.
+    const b = byName(plan.decisions, "b");
+    expect(b).toMatchObject({
+      status: "dropped",
+      reason: "token_budget_exceeded",
+      detail: "would use more than 5 tokens (2 left for it); budget is 5",
+      originalChars: long.length,
+      renderedChars: 0,
+    });
+    expect(b.originalTokens).toBeUndefined();
+    expect(b.renderedTokens).toBeUndefined();
+    expect(counter.texts.some((t) => t.includes("ten"))).toBe(false);
+    // a was priced up to the whole budget (3 of 5), b up to the 2 left (it reached 3).
+    expect(counter.bounded.map(({ limit, result }) => [limit, result])).toEqual([
+      [5, 3],
+      [2, 3],
+    ]);
+    // The admitted segment keeps its exact figures.
+    expect(byName(plan.decisions, "a")).toMatchObject({ originalTokens: 3, renderedTokens: 3 });
+  });
+
+  it("reads only a prefix of each candidate left once the budget is full", () => {
+    const counter = spy(getTokenCounter("cl100k_base"));
+    const segments: PlanPromptRequest["segments"] = [
+      ...Array.from({ length: 50 }, (_, i) => ({
+        name: `short${String(i).padStart(2, "0")}`,
+        content: `Note ${i}: x y z.`,
+        budgetPriority: 2,
+      })),
+      ...Array.from({ length: 1000 }, (_, i) => ({
+        name: `long${String(i).padStart(4, "0")}`,
+        content: `Long ${i}: ${"lorem ipsum dolor sit amet ".repeat(6)}end.`,
+        budgetPriority: 1,
+      })),
+    ];
+    const plan = planPrompt(
+      { budgetChars: null, budgetTokens: 200, segments },
+      { tokenCounter: counter },
+    );
+    expect(plan.droppedNames.filter((n) => n.startsWith("long"))).toHaveLength(1000);
+    expect(counter.texts.some((t) => t.includes("lorem"))).toBe(false);
+    for (const d of plan.decisions.filter((x) => x.name.startsWith("long"))) {
+      expect(d.originalTokens).toBeUndefined();
+      expect(d.detail).toMatch(
+        /^would use more than 200 tokens \(\d+ left for it\); budget is 200$/,
+      );
+    }
+    // Every bounded count stopped within a token of its limit's worth of text.
+    for (const { limit, result } of counter.bounded)
+      expect(result).toBeLessThanOrEqual(Math.max(limit, 0) + 30);
+    expect(plan.usedTokens).toBe(getTokenCounter("cl100k_base").count(plan.prompt));
+  });
+
+  it("prices exactly, with every figure, when the counter cannot stop early", () => {
+    const { countUpTo: _, ...exactOnly } = getTokenCounter("cl100k_base");
+    const counter = spy(exactOnly);
+    const plan = planPrompt(
+      {
+        budgetChars: null,
+        budgetTokens: 5,
+        segments: [
+          { name: "a", content: "Hello world.", priority: 1, budgetPriority: 2 },
+          { name: "b", content: "one two three four five six", priority: 2, budgetPriority: 1 },
+        ],
+      },
+      { tokenCounter: counter },
+    );
+    expect(byName(plan.decisions, "b")).toMatchObject({
+      detail: "would use 10 tokens; budget is 5",
+      originalTokens: 6,
+      renderedTokens: 0,
+    });
+    expect(counter.texts).toContain("one two three four five six");
+  });
+
   it("counts the full proposed prompt when the counter lacks newlineCut", () => {
     const counter = spy(words());
     const plan = planPrompt(

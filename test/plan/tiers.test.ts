@@ -236,10 +236,13 @@ describe("planPrompt tiered: budgets", () => {
     expect(fits.includedNames).toEqual(["rules", "memory"]);
     expect(fits.usedTokens).toBe(budgetTokens);
     expect(fits.usedTokens).toBe(counter.count(fits.prompt));
-    expect(byName(planPrompt(req(budgetTokens - 1)).decisions, "memory")).toMatchObject({
+    // The marker and "memory" need 11 tokens; 10 are left: counting stops past 10.
+    const memory = byName(planPrompt(req(budgetTokens - 1)).decisions, "memory");
+    expect(memory).toMatchObject({
       reason: "token_budget_exceeded",
-      detail: `would use ${budgetTokens} tokens; budget is ${budgetTokens - 1}`,
+      detail: `would use more than ${budgetTokens - 1} tokens (${budgetTokens - 2} left for it); budget is ${budgetTokens - 1}`,
     });
+    expect(memory.originalTokens).toBeUndefined();
   });
 
   it("admits tier first: a low-value static segment beats a high-value dynamic one", () => {
