@@ -135,6 +135,13 @@ class BlockMeter {
   private readonly lines: string[] = [];
   private readonly closeTokens: number;
   private readonly closeChars = cpLength(BLOCK_CLOSE);
+  // The open tag of the block with one more hit than selected (it names the count), in
+  // chars and tokens: it changes only when a hit is added, not per candidate priced.
+  private openChars = -1;
+  private openTokens = -1;
+  // T(line + "\n") of the last candidate priced, reused when it is added.
+  private pricedLine: string | null = null;
+  private pricedTokens = 0;
 
   constructor(
     private readonly scope: string,
@@ -147,10 +154,14 @@ class BlockMeter {
     return this.lines;
   }
 
+  private nextOpen(): string {
+    return renderBlockOpen(this.scope, this.lines.length + 1);
+  }
+
   /** Chars of the block if `r` were added. */
   charsWith(r: Ranked): number {
-    const open = renderBlockOpen(this.scope, this.lines.length + 1);
-    return cpLength(open) + 1 + this.hitChars + r.chars + 1 + this.closeChars;
+    if (this.openChars < 0) this.openChars = cpLength(this.nextOpen());
+    return this.openChars + 1 + this.hitChars + r.chars + 1 + this.closeChars;
   }
 
   /** Tokens of the block if `r` were added. */
@@ -158,23 +169,27 @@ class BlockMeter {
     if (!this.counter.newlineCut) {
       return this.counter.count(renderMemoryBlock(this.scope, [...this.lines, r.line]));
     }
-    const open = renderBlockOpen(this.scope, this.lines.length + 1);
-    return (
-      this.counter.count(`${open}\n`) + this.hitTokens + this.joinedTokens(r) + this.closeTokens
-    );
+    if (this.openTokens < 0) this.openTokens = this.counter.count(`${this.nextOpen()}\n`);
+    return this.openTokens + this.hitTokens + this.joinedTokens(r) + this.closeTokens;
   }
 
   // T(line + "\n"), from the line's own count when the counter can extend it.
   private joinedTokens(r: Ranked): number {
-    return (
-      this.counter.extendWithNewlines?.(r.line, r.tokens, "\n") ?? this.counter.count(`${r.line}\n`)
-    );
+    if (this.pricedLine === r.line) return this.pricedTokens;
+    const n =
+      this.counter.extendWithNewlines?.(r.line, r.tokens, "\n") ??
+      this.counter.count(`${r.line}\n`);
+    this.pricedLine = r.line;
+    this.pricedTokens = n;
+    return n;
   }
 
   add(r: Ranked): void {
     this.lines.push(r.line);
     this.hitChars += r.chars + 1;
     if (this.counter.newlineCut) this.hitTokens += this.joinedTokens(r);
+    this.openChars = -1;
+    this.openTokens = -1;
   }
 }
 
@@ -249,8 +264,9 @@ export function selectMemoryContext(
         ? null
         : normalizeKey(r.c.conflictKey);
     // (slot or none, text) as an unambiguous pair: slot-less texts stay apart from slotted
-    // ones, and no slot/text split can collide (both may contain any character).
-    const contentKey = JSON.stringify([slot, normalizeKey(r.c.text)]);
+    // ones, and no slot/text split can collide (the slot is length-prefixed).
+    const text = normalizeKey(r.c.text);
+    const contentKey = slot === null ? `-${text}` : `+${slot.length}:${slot}${text}`;
     const original = dedupe.get(contentKey);
     if (original !== undefined) {
       decisions.push(

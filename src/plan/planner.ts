@@ -145,6 +145,21 @@ interface Layout {
   /** Tier rank of each segment, by display index (all 0 when untiered). */
   tiers: readonly number[];
   marker: string;
+  /** Each segment's own token count, by display index; -1 until counted (see ownTokens). */
+  tokens: Float64Array;
+}
+
+/**
+ * Segment d's own token count, counted on first need. A plain function over plain data
+ * (not a closure made per plan), so V8's optimized code calling it survives the plan.
+ */
+function ownTokens(layout: Layout, counter: TokenCounter, d: number): number {
+  let t = layout.tokens[d]!;
+  if (t < 0) {
+    t = counter.count(layout.contents[d]!);
+    layout.tokens[d] = t;
+  }
+  return t;
 }
 
 /** The prompt rendered from the segments (display indexes, ascending) for which `keep` holds. */
@@ -206,15 +221,10 @@ class SplitLedger implements TokenLedger {
   bounded = false;
   room = 0;
 
-  /**
-   * `own(d)` is the token count of segment d's content (the caller counts it on demand,
-   * once); it is the (none, last) variant.
-   */
   constructor(
     private readonly counter: TokenCounter,
     private readonly layout: Layout,
     markerTail: string,
-    private readonly own: (d: number) => number,
   ) {
     const n = layout.contents.length;
     this.heads = ["", SEGMENT_SEPARATOR.slice(TAIL.length), markerTail];
@@ -222,10 +232,9 @@ class SplitLedger implements TokenLedger {
     this.variant = new Int8Array(n).fill(-1);
   }
 
+  // The (none, last) variant is the content alone: the segment's own count.
   private ownTokens(d: number): number {
-    const slot = d * VARIANTS + OWN;
-    if (this.memo[slot]! < 0) this.memo[slot] = this.own(d);
-    return this.memo[slot]!;
+    return ownTokens(this.layout, this.counter, d);
   }
 
   /** The text whose count is piece (d, variant). */
@@ -291,16 +300,15 @@ class SplitLedger implements TokenLedger {
     this.propose(d);
     const base = this.neighbourBase();
     const v = this.proposedVariant;
-    const upTo = this.counter.countUpTo;
     this.bounded = false;
     this.room = limit - base;
     if (
-      upTo === undefined ||
+      this.counter.countUpTo === undefined ||
       this.memo[d * VARIANTS + v]! >= 0 ||
-      this.memo[d * VARIANTS + OWN]! >= 0
+      this.layout.tokens[d]! >= 0
     )
       return base + this.piece(d, v);
-    const n = upTo(this.pieceText(d, v), this.room);
+    const n = this.counter.countUpTo(this.pieceText(d, v), this.room);
     if (n > this.room) {
       this.bounded = true;
       return base + n;
@@ -435,14 +443,9 @@ function startsWithCut(b: string): boolean {
  * is priced by rendering and counting the whole proposed prompt, which is exact by
  * definition.
  */
-function makeLedger(
-  counter: TokenCounter,
-  layout: Layout,
-  tiered: boolean,
-  own: (d: number) => number,
-): TokenLedger {
+function makeLedger(counter: TokenCounter, layout: Layout, tiered: boolean): TokenLedger {
   return splits(counter, tiered, layout.marker)
-    ? new SplitLedger(counter, layout, tiered ? layout.marker.slice(TAIL.length) : "", own)
+    ? new SplitLedger(counter, layout, tiered ? layout.marker.slice(TAIL.length) : "")
     : new RenderLedger(counter, layout);
 }
 
@@ -689,6 +692,31 @@ function makeDecision(e: Entry): PlanDecision {
 }
 
 /**
+ * The chars of the admitted prompt: additive, Σ chars of the admitted segments + one
+ * separator between two of the same tier + one marker between two tiers.
+ */
+interface CharLedger {
+  used: number;
+  admitted: number;
+  /** Admitted segments per tier rank. */
+  perTier: number[];
+  separator: number;
+  marker: number;
+}
+
+/** Chars of the prompt if `e` were admitted. */
+function charsWith(c: CharLedger, e: Entry): number {
+  if (c.admitted === 0) return e.chars;
+  return c.used + (c.perTier[e.tier]! > 0 ? c.separator : c.marker) + e.chars;
+}
+
+function commitChars(c: CharLedger, e: Entry, chars: number): void {
+  c.used = chars;
+  c.admitted++;
+  c.perTier[e.tier]!++;
+}
+
+/**
  * Plans the whole system prompt under one budget (spec 03): inactive segments cost
  * nothing, required ones are reserved first (or a {@link PromptBudgetError} is thrown
  * when they alone cannot fit), optional ones are admitted by `budgetPriority desc →
@@ -772,10 +800,6 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
   // for. Otherwise every active segment is counted up front.
   const lazy =
     budgetTokens !== null && counter.countUpTo !== undefined && splits(counter, tiered, marker);
-  const tokensOf = (e: Entry): number => {
-    if (e.tokens < 0) e.tokens = counter.count(e.content);
-    return e.tokens;
-  };
   // Conditions and builders run in display order, so even their side effects do not
   // depend on input order.
   for (let d = 0; d < entries.length; d++) {
@@ -783,49 +807,39 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
     e.display = d;
     resolveContent(e);
     if (e.inactive !== null) e.detail = e.inactive;
-    else {
-      e.chars = cpLength(e.content);
-      e.tokens = -1;
-      if (!lazy) tokensOf(e);
-    }
+    else e.chars = cpLength(e.content);
   }
-
   const layout: Layout = {
     contents: entries.map((e) => e.content),
     tiers: entries.map((e) => e.tier),
     marker,
+    tokens: new Float64Array(entries.length).fill(-1),
   };
+  for (const e of entries) {
+    if (e.inactive !== null) layout.tokens[e.display] = 0;
+    else if (!lazy) ownTokens(layout, counter, e.display);
+  }
   // Without a token budget nothing needs pricing per candidate: the prompt is counted once.
-  const ledger =
-    budgetTokens === null
-      ? null
-      : makeLedger(counter, layout, tiered, (d) => tokensOf(entries[d]!));
-  // Chars are additive: Σ chars of the admitted segments + one separator between two of
-  // the same tier + one marker between two tiers.
-  let usedChars = 0;
-  let admitted = 0;
-  const perTier = [0, 0, 0];
-  const charsWith = (e: Entry) =>
-    admitted === 0
-      ? e.chars
-      : usedChars + (perTier[e.tier]! > 0 ? SEPARATOR_CHARS : markerChars) + e.chars;
-  const commit = (e: Entry, chars: number) => {
-    usedChars = chars;
-    admitted++;
-    perTier[e.tier]!++;
+  const ledger = budgetTokens === null ? null : makeLedger(counter, layout, tiered);
+  const chars: CharLedger = {
+    used: 0,
+    admitted: 0,
+    perTier: [0, 0, 0],
+    separator: SEPARATOR_CHARS,
+    marker: markerChars,
   };
 
   const required = entries.filter((e) => e.inactive === null && e.required);
   for (const e of required) {
-    commit(e, charsWith(e));
+    commitChars(chars, e, charsWith(chars, e));
     ledger?.add(e.display);
   }
   if (required.length > 0) {
     const names = required.map((e) => e.name);
     const which = `required segments (${names.join(", ")})`;
-    if (budgetChars !== null && usedChars > budgetChars) {
+    if (budgetChars !== null && chars.used > budgetChars) {
       throw new PromptBudgetError(
-        `${which} need ${usedChars} chars; budgetChars is ${budgetChars}`,
+        `${which} need ${chars.used} chars; budgetChars is ${budgetChars}`,
         names,
         "budgetChars",
       );
@@ -839,20 +853,20 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
       );
     }
     for (const e of required) {
-      tokensOf(e);
+      ownTokens(layout, counter, e.display);
       decide(e, "included", "required", "required: reserved before optional segments");
     }
   }
 
   for (const e of admissionOrder(entries)) {
-    const chars = charsWith(e);
-    if (budgetChars !== null && chars > budgetChars) {
-      tokensOf(e);
+    const withChars = charsWith(chars, e);
+    if (budgetChars !== null && withChars > budgetChars) {
+      ownTokens(layout, counter, e.display);
       decide(
         e,
         "dropped",
         "char_budget_exceeded",
-        `would use ${chars} chars; budget is ${budgetChars}`,
+        `would use ${withChars} chars; budget is ${budgetChars}`,
       );
       continue;
     }
@@ -860,7 +874,7 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
     if (ledger !== null && budgetTokens !== null) {
       tokens = ledger.costUpTo(e.display, budgetTokens);
       if (tokens > budgetTokens) {
-        if (!ledger.bounded) tokensOf(e); // priced exactly: keep its exact figures too
+        if (!ledger.bounded) ownTokens(layout, counter, e.display); // exact: keep its figures
         const left = Math.max(0, ledger.room);
         decide(
           e,
@@ -874,10 +888,10 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
       }
       ledger.add(e.display);
     }
-    tokensOf(e);
-    commit(e, chars);
+    ownTokens(layout, counter, e.display);
+    commitChars(chars, e, withChars);
     // Formatted only once admitted: under a tight budget most candidates are dropped.
-    let detail = `fits: prompt at ${chars} chars${budgetChars === null ? "" : ` of ${budgetChars}`}`;
+    let detail = `fits: prompt at ${withChars} chars${budgetChars === null ? "" : ` of ${budgetChars}`}`;
     if (tokens !== null) detail += `, ${tokens} of ${budgetTokens} tokens`;
     decide(e, "included", "fits_budget", detail);
   }
@@ -888,6 +902,7 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
   const tiers: PlanTier[] = [];
   let prompt = "";
   for (const e of entries) {
+    e.tokens = layout.tokens[e.display]!;
     decisions.push(makeDecision(e));
     if (e.status === "dropped") droppedNames.push(e.name);
     if (e.status !== "included") continue;
@@ -917,7 +932,7 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
   }
   return {
     prompt,
-    usedChars,
+    usedChars: chars.used,
     usedTokens: ledger?.total() ?? counter.count(prompt),
     budgetChars,
     budgetTokens,

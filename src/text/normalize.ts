@@ -35,5 +35,9 @@ export function casefold(s: string): string {
  * @example normalizeKey("ＵＳＥ  Python\n") === normalizeKey("use python") // true
  */
 export function normalizeKey(s: string): string {
+  // ASCII is its own NFKC form and folds by lowercasing: skip both Unicode passes.
+  if (ASCII.test(s)) return collapseWs(s.toLowerCase());
   return collapseWs(casefold(s.normalize("NFKC")));
 }
+
+const ASCII = /^[\x00-\x7f]*$/;

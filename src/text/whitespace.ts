@@ -10,9 +10,10 @@ const WS_RUN = new RegExp(`[${WS_CLASS}]+`, "g");
 const WS_EDGES = new RegExp(`^[${WS_CLASS}]+|[${WS_CLASS}]+$`, "g");
 const NON_WS = new RegExp(`[^${WS_CLASS}]`);
 const WS_CHAR = new RegExp(`[${WS_CLASS}]`);
-// Text that collapsing would change: whitespace other than a space, two spaces in a row,
-// or a space at either end. Most text has none, and is returned as is (no copy).
-const UNCOLLAPSED = new RegExp(`[${WS_BUT_SPACE}]|  |^ | $`);
+// Inside text, what collapsing would change: whitespace other than a space, or a space
+// followed by another. Most text has none (nor a space at either end) and is returned as
+// is, with no copy.
+const UNCOLLAPSED = new RegExp(`[${WS_BUT_SPACE}]| (?= )`);
 
 /** `s` without leading and trailing whitespace. @example trimWs("\u3000a ") // "a" */
 export function trimWs(s: string): string {
@@ -28,6 +29,6 @@ export function isBlank(s: string): boolean {
 
 /** Every whitespace run collapsed to one space, then trimmed. @example collapseWs(" a \n b ") // "a b" */
 export function collapseWs(s: string): string {
-  if (!UNCOLLAPSED.test(s)) return s;
+  if (s[0] !== " " && s[s.length - 1] !== " " && !UNCOLLAPSED.test(s)) return s;
   return trimWs(s.replace(WS_RUN, " "));
 }

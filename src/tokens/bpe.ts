@@ -12,7 +12,7 @@
  *   table over the rank bytes, without making a string;
  * - a piece that is not one token goes through the byte-pair merge (lowest rank first,
  *   leftmost on ties, as tiktoken), with a binary heap for long pieces (a CJK sentence is
- *   one piece of hundreds of bytes), memoized with the tables (see {@link BpeData}).
+ *   one piece of hundreds of bytes), its pair lookups memoized by token pair.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -74,6 +74,11 @@ interface RankTable {
   mask: number;
   /** Rank of every two-byte token by `(b0 << 8) | b1`, -1 when none (the merge's first pairs). */
   pairs: Int32Array;
+  /** Rank of each single byte (every byte is a token in these encodings). */
+  byteRank: Int32Array;
+  /** Offset and length of each rank's bytes in `pool` (-1 for an unused rank). */
+  offset: Int32Array;
+  length: Int32Array;
 }
 
 const FNV_OFFSET = 0x811c9dc5 | 0;
@@ -125,10 +130,18 @@ function parseRanks(file: Uint8Array): RankTable {
   const slots = new Int32Array(size * 4);
   for (let s = 0; s < size; s++) slots[s * 4 + 1] = -1;
   const pairs = new Int32Array(0x10000).fill(-1);
+  const byteRank = new Int32Array(256).fill(-1);
+  let maxRank = 0;
+  for (let t = 0; t < tokens.length; t += 3) maxRank = Math.max(maxRank, tokens[t]!);
+  const offset = new Int32Array(maxRank + 1).fill(-1);
+  const length = new Int32Array(maxRank + 1);
   for (let t = 0; t < tokens.length; t += 3) {
     const rank = tokens[t]!;
     const from = tokens[t + 1]!;
     const n = tokens[t + 2]!;
+    offset[rank] = from;
+    length[rank] = n;
+    if (n === 1) byteRank[pool[from]!] = rank;
     if (n === 2) pairs[(pool[from]! << 8) | pool[from + 1]!] = rank;
     let h = FNV_OFFSET;
     for (let k = from; k < from + n; k++) h = Math.imul(h ^ pool[k]!, FNV_PRIME);
@@ -139,7 +152,8 @@ function parseRanks(file: Uint8Array): RankTable {
     slots[s * 4 + 2] = from;
     slots[s * 4 + 3] = n;
   }
-  return { pool: pool.slice(0, p), slots, mask, pairs };
+  if (byteRank.includes(-1)) throw new Error("a BPE rank file without every single byte");
+  return { pool: pool.slice(0, p), slots, mask, pairs, byteRank, offset, length };
 }
 
 /** What a counter of one encoding shares with every other: loaded once, never mutated. */
@@ -147,12 +161,6 @@ export interface BpeData {
   encoding: BpeEncoding;
   ranks: RankTable;
   classes: Uint8Array;
-  /**
-   * Token count of each piece that is not one token, by its text: the merge is the costly
-   * step (a CJK sentence is one piece), and the same pieces recur across requests. A memo
-   * of a pure function, bounded, shared like the tables: it never changes a result.
-   */
-  merged: Map<string, number>;
 }
 
 const requireCjs = createRequire(import.meta.url);
@@ -168,7 +176,6 @@ export function loadBpeData(encoding: BpeEncoding): BpeData {
     encoding,
     ranks: parseRanks(readFileSync(path)),
     classes: bmpClasses(),
-    merged: new Map(),
   };
 }
 
@@ -216,8 +223,6 @@ export interface BpeCount {
 
 /** Pieces whose bytes exceed this are merged with a heap instead of rescanning. */
 const HEAP_MERGE_FROM = 64;
-/** Memoized non-token pieces before the memo starts over (bounded memory). */
-const MERGE_MEMO_SIZE = 100_000;
 
 const NO_RANK = 0x7fffffff;
 const isNewline = (c: number) => c === 0x0a || c === 0x0d;
@@ -235,15 +240,27 @@ export class BpeCounter implements BpeCount {
   private readonly slots: Int32Array;
   private readonly mask: number;
   private readonly pairs: Int32Array;
+  private readonly byteRank: Int32Array;
+  private readonly offset: Int32Array;
+  private readonly length: Int32Array;
   private readonly classes: Uint8Array;
   private readonly o200k: boolean;
-  private readonly memo: Map<string, number>;
   private readonly astral = new Map<number, number>();
   private bytes = new Uint8Array(256);
   // Merge state, reused: parts as a linked list by start byte, each part's pair rank.
   private next = new Int32Array(256);
   private prev = new Int32Array(256);
+  private partRank = new Int32Array(256);
   private pairRank = new Int32Array(256);
+  /**
+   * The rank of token a's bytes followed by token b's, by (a, b): a merge step asks the
+   * same few pairs again and again (every CJK character is three bytes merged the same
+   * way). Open addressing over `[a, b, rank or -1]` triples, filled on first use: a memo of
+   * the vocabulary (never of the text), so one per process is right.
+   */
+  private joins = new Int32Array(3 * 4096).fill(-1);
+  private joinCount = 0;
+  private joinBuf = new Uint8Array(256);
   private heapRank = new Int32Array(256);
   private heapPos = new Int32Array(256);
   private heapSize = 0;
@@ -253,9 +270,11 @@ export class BpeCounter implements BpeCount {
     this.slots = data.ranks.slots;
     this.mask = data.ranks.mask;
     this.pairs = data.ranks.pairs;
+    this.byteRank = data.ranks.byteRank;
+    this.offset = data.ranks.offset;
+    this.length = data.ranks.length;
     this.classes = data.classes;
     this.o200k = data.encoding === "o200k_base";
-    this.memo = data.merged;
   }
 
   count(text: string): number {
@@ -289,12 +308,67 @@ export class BpeCounter implements BpeCount {
     }
   }
 
-  /** Rank of the pair bytes[start, end), NO_RANK when it is not a token. */
-  private pairAt(start: number, end: number): number {
-    const bytes = this.bytes;
+  /** Rank of buf[0, n) with hash h, or -1 (`lookup` over another buffer). */
+  private lookupIn(buf: Uint8Array, n: number, h: number): number {
+    const { slots, pool } = this;
+    const wrap = this.mask * 4 + 3;
+    for (let s = (h & this.mask) * 4; ; s = (s + 4) & wrap) {
+      const r = slots[s + 1]!;
+      if (r < 0) return -1;
+      if (slots[s] === h && slots[s + 3] === n) {
+        const o = slots[s + 2]!;
+        let k = 0;
+        while (k < n && pool[o + k] === buf[k]) k++;
+        if (k === n) return r;
+      }
+    }
+  }
+
+  /** The token whose bytes are token a's then token b's, NO_RANK when there is none. */
+  private join(a: number, b: number): number {
+    let joins = this.joins;
+    let mask = joins.length / 3 - 1;
+    let s = (Math.imul(a, 0x9e3779b1) ^ b) & mask;
+    for (;;) {
+      const ka = joins[s * 3]!;
+      if (ka < 0) break;
+      if (ka === a && joins[s * 3 + 1] === b) {
+        const r = joins[s * 3 + 2]!;
+        return r < 0 ? NO_RANK : r;
+      }
+      s = (s + 1) & mask;
+    }
+    // Not seen yet: look the concatenated bytes up, then remember the answer.
+    const { pool, offset, length } = this;
+    const na = length[a]!;
+    const n = na + length[b]!;
+    if (this.joinBuf.length < n) this.joinBuf = new Uint8Array(2 * n);
+    const buf = this.joinBuf;
+    buf.set(pool.subarray(offset[a]!, offset[a]! + na), 0);
+    buf.set(pool.subarray(offset[b]!, offset[b]! + length[b]!), na);
     let h = FNV_OFFSET;
-    for (let k = start; k < end; k++) h = Math.imul(h ^ bytes[k]!, FNV_PRIME);
-    const r = this.lookup(start, end - start, h);
+    for (let k = 0; k < n; k++) h = Math.imul(h ^ buf[k]!, FNV_PRIME);
+    const r = this.lookupIn(buf, n, h);
+    if (++this.joinCount * 2 > mask + 1) {
+      // Keep the table at most half full: rehash into one twice the size.
+      const old = joins;
+      joins = new Int32Array(old.length * 2).fill(-1);
+      mask = joins.length / 3 - 1;
+      for (let t = 0; t < old.length; t += 3) {
+        if (old[t]! < 0) continue;
+        let u = (Math.imul(old[t]!, 0x9e3779b1) ^ old[t + 1]!) & mask;
+        while (joins[u * 3]! >= 0) u = (u + 1) & mask;
+        joins[u * 3] = old[t]!;
+        joins[u * 3 + 1] = old[t + 1]!;
+        joins[u * 3 + 2] = old[t + 2]!;
+      }
+      this.joins = joins;
+      s = (Math.imul(a, 0x9e3779b1) ^ b) & mask;
+      while (joins[s * 3]! >= 0) s = (s + 1) & mask;
+    }
+    joins[s * 3] = a;
+    joins[s * 3 + 1] = b;
+    joins[s * 3 + 2] = r;
     return r < 0 ? NO_RANK : r;
   }
 
@@ -304,15 +378,18 @@ export class BpeCounter implements BpeCount {
       const size = 2 * n + 2;
       this.next = new Int32Array(size);
       this.prev = new Int32Array(size);
+      this.partRank = new Int32Array(size);
       this.pairRank = new Int32Array(size);
       this.heapRank = new Int32Array(size);
       this.heapPos = new Int32Array(size);
     }
-    const { next, prev, pairRank, bytes, pairs } = this;
-    // Parts are identified by their start byte; next[n] === n ends the list.
+    const { next, prev, partRank, pairRank, bytes, pairs, byteRank } = this;
+    // Parts are identified by their start byte; next[n] === n ends the list. Each part is
+    // a token (partRank); a pair's rank is the join of its two parts' ranks.
     for (let k = 0; k < n; k++) {
       next[k] = k + 1;
       prev[k] = k - 1;
+      partRank[k] = byteRank[bytes[k]!]!;
     }
     next[n] = n;
     let parts = n;
@@ -356,15 +433,16 @@ export class BpeCounter implements BpeCount {
 
   /** Merges the part at `at` with the next one and reprices both affected pairs. */
   private joinAt(at: number, n: number): void {
-    const { next, prev, pairRank } = this;
+    const { next, prev, partRank, pairRank } = this;
     const gone = next[at]!;
     const after = next[gone]!;
     next[at] = after;
     if (after < n) prev[after] = at;
+    partRank[at] = pairRank[at]!; // the merged part is the pair's token
     pairRank[gone] = NO_RANK;
-    pairRank[at] = after < n ? this.pairAt(at, next[after]!) : NO_RANK;
+    pairRank[at] = after < n ? this.join(partRank[at]!, partRank[after]!) : NO_RANK;
     const before = prev[at]!;
-    if (before >= 0) pairRank[before] = this.pairAt(before, after);
+    if (before >= 0) pairRank[before] = this.join(partRank[before]!, partRank[at]!);
   }
 
   private heapLess(a: number, b: number): boolean {
@@ -605,14 +683,7 @@ export class BpeCounter implements BpeCount {
     // A piece holding a lone surrogate is never looked up whole: its text is not the
     // text of any token (gpt-tokenizer looks pieces up by string), so it is merged.
     if (!lone && this.lookup(0, b, h) >= 0) return 1;
-    const key = text.slice(start, end);
-    let k = this.memo.get(key);
-    if (k === undefined) {
-      k = b === 1 ? 1 : this.merge(b);
-      if (this.memo.size >= MERGE_MEMO_SIZE) this.memo.clear();
-      this.memo.set(key, k);
-    }
-    return k;
+    return this.merge(b);
   }
 }
 

@@ -26,8 +26,8 @@ const ESTIMATE_UNIT = new RegExp(`[a-zA-Z0-9_]+|[\\u3400-\\u9fff]|[^${WS_CLASS}]
 /**
  * Exact BPE counting per encoding: the tables are loaded on the first count (they take
  * tens of milliseconds, so never at import time) and shared by every counter. The
- * functions are made once, here, rather than per counter: V8's optimized code for the
- * callers then keeps pointing at live functions (see `sharedBpeCounter`).
+ * functions are made once, here, not per counter: V8's optimized code for their callers
+ * then never points at a function that dies with a counter.
  */
 const BPE: Readonly<Record<BpeEncoding, BpeCount>> = {
   o200k_base: {
