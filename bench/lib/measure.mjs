@@ -40,9 +40,13 @@ export function round3(x) {
  * another round would exceed the budget (counted from the first warm-up), but never
  * before `minRuns` measured rounds. Returns, per variant, the timing summary and the
  * result of its last measured run (for sanity checks and reporting), as `timings`, and
- * the number of measured rounds as `runs`.
+ * the number of measured rounds as `runs`. `forceGc: false` skips the forced GC before
+ * each run (steady state: V8 keeps its optimized code, see the planner section).
  */
-export async function measure(variants, { runs, warmup, budgetMs = Infinity, minRuns = 3 }) {
+export async function measure(
+  variants,
+  { runs, warmup, budgetMs = Infinity, minRuns = 3, forceGc = true },
+) {
   const names = Object.keys(variants);
   const samples = Object.fromEntries(names.map((n) => [n, []]));
   const cpu = Object.fromEntries(names.map((n) => [n, []]));
@@ -58,7 +62,7 @@ export async function measure(variants, { runs, warmup, budgetMs = Infinity, min
     for (const name of round % 2 === 0 ? names : [...names].reverse()) {
       const v = variants[name];
       const state = v.setup ? await v.setup() : undefined;
-      if (gc) gc();
+      if (gc && forceGc) gc();
       const c0 = process.cpuUsage();
       const t0 = performance.now();
       const result = await v.run(state);
