@@ -302,18 +302,26 @@ class SplitLedger implements TokenLedger {
     const v = this.proposedVariant;
     this.bounded = false;
     this.room = limit - base;
+    const text = this.pieceText(d, v);
+    // Priced exactly from the segment's own count (tokenized once, kept for its decision)
+    // when that is known, when the counter cannot stop early, or when the piece surely
+    // fits: a built-in count never exceeds the UTF-8 bytes, at most 3 per UTF-16 unit.
+    // (Either path is exact; this only picks the cheaper one.)
     if (
       this.counter.countUpTo === undefined ||
       this.memo[d * VARIANTS + v]! >= 0 ||
-      this.layout.tokens[d]! >= 0
+      this.layout.tokens[d]! >= 0 ||
+      this.room >= 3 * text.length
     )
       return base + this.piece(d, v);
-    const n = this.counter.countUpTo(this.pieceText(d, v), this.room);
+    const n = this.counter.countUpTo(text, this.room);
     if (n > this.room) {
       this.bounded = true;
       return base + n;
     }
-    this.memo[d * VARIANTS + v] = n; // within the room, the count is exact
+    // Within the room the count is exact; for the content alone it is the own count.
+    this.memo[d * VARIANTS + v] = n;
+    if (v === OWN) this.layout.tokens[d] = n;
     return base + n;
   }
 

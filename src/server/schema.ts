@@ -4,7 +4,7 @@
  * request with the clock made a required field (the service never reads it for results).
  */
 import { z } from "zod";
-import { nonBlankString, parseInstant } from "../text/index.js";
+import { isoTimestamp, nonBlankString } from "../text/index.js";
 import { TOKENIZER_NAMES } from "../tokens/index.js";
 
 const nonBlank = nonBlankString;
@@ -41,10 +41,9 @@ export const AssembleRequestSchema = z.object({
   budgetTokens: budget
     .optional()
     .describe("Global token budget (default: the config's, else none); null = unbounded."),
-  now: z
-    .string()
-    .refine((s) => parseInstant(s) !== null, { message: "must be an ISO-8601 timestamp" })
-    .describe("The clock for recency and age filters (required: the service never reads its own)."),
+  now: isoTimestamp.describe(
+    "The clock for recency and age filters (required: the service never reads its own).",
+  ),
   renderer: z
     .enum(RENDERERS)
     .optional()

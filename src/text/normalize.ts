@@ -29,6 +29,8 @@ export function casefold(s: string): string {
   return out;
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /**
  * The key under which two texts (or two conflict slots) count as the same.
  *
@@ -39,5 +41,3 @@ export function normalizeKey(s: string): string {
   if (ASCII.test(s)) return collapseWs(s.toLowerCase());
   return collapseWs(casefold(s.normalize("NFKC")));
 }
-
-const ASCII = /^[\x00-\x7f]*$/;

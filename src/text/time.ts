@@ -97,9 +97,8 @@ export function compareInstants(a: bigint, b: bigint): number {
  * @example instantMillis("1970-01-01T00:00:01Z") // 1000
  */
 export function instantMillis(text: string): number | null {
-  const ns = parseInstant(text);
-  if (ns === null) return null;
-  // BigInt division truncates toward zero; floor keeps pre-1970 instants ordered.
-  const ms = ns / 1_000_000n;
-  return Number(ns < 0n && ms * 1_000_000n !== ns ? ms - 1n : ms);
+  const p = parseInstantParts(text);
+  // Exact: seconds × 1000 stays a safe integer for every year ISO-8601 can write, and
+  // nanos are non-negative, so flooring them keeps pre-1970 instants ordered.
+  return p === null ? null : p.seconds * 1000 + Math.floor(p.nanos / 1_000_000);
 }

@@ -24,8 +24,8 @@ export const CLAUDE_ESTIMATE_MARGIN = 1.25;
 const ESTIMATE_UNIT = new RegExp(`[a-zA-Z0-9_]+|[\\u3400-\\u9fff]|[^${WS_CLASS}]`, "gu");
 
 /**
- * Exact BPE counting per encoding: the tables are loaded on the first count (they take
- * tens of milliseconds, so never at import time) and shared by every counter. The
+ * Exact BPE counting per encoding: the tables are loaded on the first count (a few tenths
+ * of a second, so never at import time) and shared by every counter. The
  * functions are made once, here, not per counter: V8's optimized code for their callers
  * then never points at a function that dies with a counter.
  */
@@ -52,6 +52,7 @@ export function estimateTokens(text: string): number {
 
 /** {@link estimateTokens}, stopping once the count passes `limit`. */
 function estimateUpTo(text: string, limit: number): number {
+  if (Number.isNaN(limit)) limit = Number.POSITIVE_INFINITY;
   let n = 0;
   ESTIMATE_UNIT.lastIndex = 0;
   while (n <= limit && ESTIMATE_UNIT.exec(text) !== null) n++;
