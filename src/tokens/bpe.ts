@@ -81,6 +81,13 @@ interface RankTable {
   /** Offset and length of each rank's bytes in `pool` (-1 for an unused rank). */
   offset: Int32Array;
   length: Int32Array;
+  /**
+   * Tokens made only of non-ASCII bytes, longest first, as `[length, leadsLo, leadsHi]`
+   * triples: the set of UTF-8 lead bytes (0xC0..0xFF, one bit each) they contain. A
+   * piece of non-ASCII text can only be covered by such tokens whose leads it contains,
+   * which bounds its token count from below (see BpeCounter.leastTokens).
+   */
+  highTokens: Int32Array;
 }
 
 const FNV_OFFSET = 0x811c9dc5 | 0;
@@ -161,7 +168,24 @@ function parseRanks(file: Uint8Array): RankTable {
     slots[s * 4 + 3] = n;
   }
   if (byteRank.includes(-1)) throw new Error("a BPE rank file without every single byte");
-  return { pool: pool.slice(0, p), slots, mask, pairs, byteRank, offset, length };
+  const high: [number, number, number][] = [];
+  for (let t = 0; t < tokens.length; t += 3) {
+    const from = tokens[t + 1]!;
+    const n = tokens[t + 2]!;
+    let lo = 0;
+    let hi = 0;
+    let ascii = false;
+    for (let k = from; k < from + n; k++) {
+      const b = pool[k]!;
+      if (b < 0x80) ascii = true;
+      else if (b >= 0xe0) hi |= 1 << (b - 0xe0);
+      else if (b >= 0xc0) lo |= 1 << (b - 0xc0);
+    }
+    if (!ascii) high.push([n, lo, hi]);
+  }
+  high.sort((a, b) => b[0] - a[0]);
+  const highTokens = Int32Array.from(high.flat());
+  return { pool: pool.slice(0, p), slots, mask, pairs, byteRank, offset, length, highTokens };
 }
 
 /** What a counter of one encoding shares with every other: loaded once, never mutated. */
@@ -260,6 +284,9 @@ export class BpeCounter implements BpeCount {
   private readonly byteRank: Int32Array;
   private readonly offset: Int32Array;
   private readonly length: Int32Array;
+  private readonly highTokens: Int32Array;
+  /** Longest token within a lead-byte set, by the set (see leastTokens). */
+  private readonly longestWithin = new Map<number, number>();
   private readonly classes: Uint8Array;
   private readonly o200k: boolean;
   // Classes of astral code points, asked of the regex engine once each (bounded: there are
@@ -292,6 +319,7 @@ export class BpeCounter implements BpeCount {
     this.byteRank = data.ranks.byteRank;
     this.offset = data.ranks.offset;
     this.length = data.ranks.length;
+    this.highTokens = data.ranks.highTokens;
     this.classes = data.classes;
     this.o200k = data.encoding === "o200k_base";
   }
@@ -303,6 +331,18 @@ export class BpeCounter implements BpeCount {
   // Pieces are counted left to right, so the count can stop once it passes the limit.
   countUpTo(text: string, limit: number): number {
     const stop = Number.isNaN(limit) ? Number.POSITIVE_INFINITY : limit;
+    if (stop < text.length) {
+      // A lower bound first, found by the scanner without encoding or looking anything up:
+      // every piece is at least one token, a non-ASCII one at least leastTokens. When the
+      // bound passes the limit, so do the tokens.
+      let least = 0;
+      for (let i = 0; i < text.length; ) {
+        const end = this.o200k ? this.o200kEnd(text, i) : this.cl100kEnd(text, i);
+        least += text.charCodeAt(i) < 0x80 ? 1 : this.leastTokens(text, i, end);
+        if (least > stop) return least;
+        i = end;
+      }
+    }
     let total = 0;
     for (let i = 0; i < text.length && total <= stop; ) {
       const end = this.o200k ? this.o200kEnd(text, i) : this.cl100kEnd(text, i);
@@ -675,6 +715,48 @@ export class BpeCounter implements BpeCount {
     if ((f & N) !== 0) return this.numberEnd(text, i);
     const o = this.otherPiece(text, i, true);
     return o >= 0 ? o : this.spaceEnd(text, i);
+  }
+
+  /**
+   * A lower bound of the tokens of text[start, end): 1, or for a piece with no ASCII
+   * character ceil(bytes / L), where L is the longest token made only of non-ASCII bytes
+   * whose UTF-8 lead bytes all occur in the piece (any token covering part of the piece
+   * is such a token: a lead byte is always the start of a character of the piece).
+   */
+  private leastTokens(text: string, start: number, end: number): number {
+    let lo = 0;
+    let hi = 0;
+    let bytes = 0;
+    for (let i = start; i < end; i++) {
+      let c = text.charCodeAt(i);
+      if (c < 0x80) return 1;
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < end) {
+        const d = text.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          i++;
+        }
+      }
+      if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd; // a lone surrogate is encoded as U+FFFD
+      const lead = c < 0x800 ? 0xc0 | (c >> 6) : c < 0x10000 ? 0xe0 | (c >> 12) : 0xf0 | (c >> 18);
+      if (lead >= 0xe0) hi |= 1 << (lead - 0xe0);
+      else lo |= 1 << (lead - 0xc0);
+      bytes += c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+    }
+    const key = lo * 2 ** 32 + (hi >>> 0);
+    let longest = this.longestWithin.get(key);
+    if (longest === undefined) {
+      longest = 1;
+      const t = this.highTokens;
+      for (let k = 0; k < t.length; k += 3) {
+        if ((t[k + 1]! & ~lo) === 0 && (t[k + 2]! & ~hi) === 0) {
+          longest = t[k]!;
+          break;
+        }
+      }
+      this.longestWithin.set(key, longest);
+    }
+    return Math.max(1, Math.ceil(bytes / longest));
   }
 
   /** Tokens of text[start, end): one when the piece is a token, else merged. */

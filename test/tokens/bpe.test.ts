@@ -126,6 +126,19 @@ describe.each<BpeEncoding>(["cl100k_base", "o200k_base"])("%s", (encoding) => {
     );
   });
 
+  it("stops early on long non-ASCII pieces only when they cannot fit", () => {
+    const bpe = new BpeCounter(data);
+    fc.assert(
+      fc.property(longRun, joined, fc.integer({ min: 0, max: 120 }), (run, t, limit) => {
+        const n = ref(run + t);
+        const upTo = bpe.countUpTo(run + t, limit);
+        if (n <= limit) expect(upTo).toBe(n);
+        else expect(upTo).toBeGreaterThan(limit);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it("counts long single pieces exactly (heap merge)", () => {
     const bpe = new BpeCounter(data);
     fc.assert(
