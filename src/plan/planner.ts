@@ -665,24 +665,13 @@ function decide(e: Entry, status: SegmentStatus, reason: SegmentReason, detail: 
  */
 function makeDecision(e: Entry): PlanDecision {
   const included = e.status === "included";
-  if (e.tokens < 0) {
-    // Dropped after counting only part of it: no token figures.
-    return {
-      name: e.name,
-      priority: e.priority,
-      required: e.required,
-      budgetPriority: e.budgetPriority,
-      provenance: e.provenance,
-      cacheTier: e.cacheTier,
-      status: e.status,
-      reason: e.reason,
-      detail: e.detail,
-      originalChars: e.chars,
-      renderedChars: 0,
-    } as PlanDecision;
-  }
   // Fields in the documented order, so the JSON form is stable.
-  return {
+  const d: Omit<DecisionFields, "originalTokens" | "renderedTokens"> & {
+    status: SegmentStatus;
+    reason: SegmentReason;
+    originalTokens?: number;
+    renderedTokens?: number;
+  } = {
     name: e.name,
     priority: e.priority,
     required: e.required,
@@ -694,9 +683,13 @@ function makeDecision(e: Entry): PlanDecision {
     detail: e.detail,
     originalChars: e.chars,
     renderedChars: included ? e.chars : 0,
-    originalTokens: e.tokens,
-    renderedTokens: included ? e.tokens : 0,
-  } as PlanDecision;
+  };
+  // A segment dropped after counting only part of it has no token figures.
+  if (e.tokens >= 0) {
+    d.originalTokens = e.tokens;
+    d.renderedTokens = included ? e.tokens : 0;
+  }
+  return d as PlanDecision;
 }
 
 /**
