@@ -859,6 +859,7 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
     }
   }
 
+  const dropDetails = new Map<number, string>(); // by exact tokens, or -1 - room when bounded
   for (const e of admissionOrder(entries)) {
     const withChars = charsWith(chars, e);
     if (budgetChars !== null && withChars > budgetChars) {
@@ -876,15 +877,16 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
       tokens = ledger.costUpTo(e.display, budgetTokens);
       if (tokens > budgetTokens) {
         if (!ledger.bounded) ownTokens(layout, counter, e.display); // exact: keep its figures
-        const left = Math.max(0, ledger.room);
-        decide(
-          e,
-          "dropped",
-          "token_budget_exceeded",
-          ledger.bounded
-            ? `would use more than ${budgetTokens} tokens (${left} left for it); budget is ${budgetTokens}`
-            : `would use ${tokens} tokens; budget is ${budgetTokens}`,
-        );
+        // Once the budget is nearly full, thousands of drops share a handful of details.
+        const key = ledger.bounded ? -1 - Math.max(0, ledger.room) : tokens;
+        let detail = dropDetails.get(key);
+        if (detail === undefined) {
+          detail = ledger.bounded
+            ? `would use more than ${budgetTokens} tokens (${-1 - key} left for it); budget is ${budgetTokens}`
+            : `would use ${tokens} tokens; budget is ${budgetTokens}`;
+          dropDetails.set(key, detail);
+        }
+        decide(e, "dropped", "token_budget_exceeded", detail);
         continue;
       }
       ledger.add(e.display);
