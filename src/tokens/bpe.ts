@@ -301,8 +301,9 @@ export class BpeCounter implements BpeCount {
   /**
    * The rank of token a's bytes followed by token b's, by (a, b): a merge step asks the
    * same few pairs again and again (every CJK character is three bytes merged the same
-   * way). Open addressing over `[a, b, rank or -1]` triples, filled on first use: a memo of
-   * the vocabulary (never of the text), so one per process is right.
+   * way). Open addressing over `[a, b, rank or -1]` triples, filled on first use. Each
+   * entry is a fact about the vocabulary, not the text (which pairs get asked does depend
+   * on the text, hence the bound, see remember), so one per process is right.
    */
   private joins = new Int32Array(3 * 4096).fill(-1);
   private joinCount = 0;
