@@ -487,8 +487,6 @@ interface Entry {
   /** Position in display order. */
   display: number;
   chars: number;
-  /** Tokens of the content; -1 until counted (see `lazy` in planPrompt). */
-  tokens: number;
   // The decision's outcome, set once by admission (an inactive segment keeps "inactive").
   // Its PlanDecision object is built only in the final pass: see makeDecision.
   status: SegmentStatus;
@@ -657,13 +655,14 @@ function decide(e: Entry, status: SegmentStatus, reason: SegmentReason, detail: 
 }
 
 /**
- * The decision of an entry, once admission is over. Decisions are built together in the
+ * The decision of an entry, once admission is over, with its own token count (-1 when it
+ * was never counted). Decisions are built together in the
  * final pass rather than as admission goes: objects that outlive a scavenge (here, while
  * the rest of the plan is computed) lead V8 to pretenure their allocation site, after
  * which every decision is allocated in old space, several times slower and at the cost
  * of mark-compact collections (15–28% of a plan's time in the profiles of 2,000 segments).
  */
-function makeDecision(e: Entry): PlanDecision {
+function makeDecision(e: Entry, tokens: number): PlanDecision {
   const included = e.status === "included";
   // Fields in the documented order, so the JSON form is stable.
   const d: Omit<DecisionFields, "originalTokens" | "renderedTokens"> & {
@@ -685,9 +684,9 @@ function makeDecision(e: Entry): PlanDecision {
     renderedChars: included ? e.chars : 0,
   };
   // A segment dropped after counting only part of it has no token figures.
-  if (e.tokens >= 0) {
-    d.originalTokens = e.tokens;
-    d.renderedTokens = included ? e.tokens : 0;
+  if (tokens >= 0) {
+    d.originalTokens = tokens;
+    d.renderedTokens = included ? tokens : 0;
   }
   return d as PlanDecision;
 }
@@ -788,7 +787,6 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
       cacheTier,
       display: 0,
       chars: 0,
-      tokens: 0,
       status: "inactive",
       reason: "inactive",
       detail: "",
@@ -905,8 +903,7 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
   const tiers: PlanTier[] = [];
   let prompt = "";
   for (const e of entries) {
-    e.tokens = layout.tokens[e.display]!;
-    decisions.push(makeDecision(e));
+    decisions.push(makeDecision(e, layout.tokens[e.display]!));
     if (e.status === "dropped") droppedNames.push(e.name);
     if (e.status !== "included") continue;
     let open = tiers.at(-1); // the tier being rendered; undefined when untiered or first

@@ -1,60 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { getTokenCounter, type TokenizerName } from "../../src/tokens/index.js";
+import { STRESS_ATOMS } from "./stress-atoms.js";
 
-// Text drawn from the characters that stress pre-tokenizers: letters, digits, CJK,
-// punctuation, whitespace of every kind, tags and special-token literals.
-const piece = fc.constantFrom(
-  "a",
-  "Z",
-  "word",
-  "Hello",
-  "'s",
-  "'ll",
-  "1",
-  "123",
-  "4567",
-  "世",
-  "界",
-  "🚀",
-  "é",
-  "ß",
-  " ",
-  "  ",
-  "\t",
-  "\n",
-  "\n\n",
-  "\r\n",
-  "\u3000",
-  "\u00a0",
-  ".",
-  ",",
-  "-",
-  "---",
-  "/",
-  "//",
-  "<",
-  ">",
-  "</",
-  "/>",
-  "&amp;",
-  '"',
-  "'",
-  "_",
-  "(",
-  ")",
-  "{",
-  "}",
-  "<|endoftext|>",
-  "<|im_start|>",
-  "\u0301",
-  "e\u0301",
-  "?!",
-  " .",
-  "...",
-  "12,5",
-  "\r",
-);
+// Text drawn from the characters that stress pre-tokenizers.
+const piece = fc.constantFrom(...STRESS_ATOMS);
 const text = fc.array(piece, { maxLength: 30 }).map((a) => a.join(""));
 const startChar = fc.constantFrom(
   "<",
