@@ -3,14 +3,18 @@
  * `str.casefold`), whitespace collapsed and trimmed. Used by dedupe and conflict slots.
  */
 import { CASEFOLD_EXCEPTIONS } from "./casefold-table.js";
-import { collapseWs } from "./whitespace.js";
+import { collapseWs, isWsCode } from "./whitespace.js";
 
 const EXCEPTIONS: ReadonlyMap<number, string> = new Map(CASEFOLD_EXCEPTIONS);
-// Any code point whose folding differs from lowercasing sends a string to the slow path.
-const HAS_EXCEPTION = new RegExp(
-  `[${CASEFOLD_EXCEPTIONS.map(([cp]) => `\\u{${cp.toString(16)}}`).join("")}]`,
-  "u",
-);
+// 1 for a code point whose folding differs from lowercasing (all are in the BMP, which the
+// table test checks); any of them sends a string to the slow path.
+const EXCEPTION_TABLE = new Uint8Array(0x10000);
+for (const [cp] of CASEFOLD_EXCEPTIONS) EXCEPTION_TABLE[cp] = 1;
+
+function hasException(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (EXCEPTION_TABLE[s.charCodeAt(i)] === 1) return true;
+  return false;
+}
 
 /**
  * Full Unicode case folding, like Python's `str.casefold()`.
@@ -20,7 +24,10 @@ const HAS_EXCEPTION = new RegExp(
 export function casefold(s: string): string {
   // Fast path: whole-string lowercasing is exact unless an exception character occurs;
   // its only context rule (final sigma) is undone because folding has no final form.
-  if (!HAS_EXCEPTION.test(s)) return s.toLowerCase().replace(/ς/g, "σ");
+  if (!hasException(s)) {
+    const lower = s.toLowerCase();
+    return lower.includes("ς") ? lower.replace(/ς/g, "σ") : lower;
+  }
   let out = "";
   for (const ch of s) {
     const cp = ch.codePointAt(0) as number;
@@ -29,7 +36,29 @@ export function casefold(s: string): string {
   return out;
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+// What one scan of an ASCII text finds: an uppercase letter, whitespace that collapsing
+// would change (any but a lone inner space), or a non-ASCII unit (then: NOT_ASCII).
+const UPPER = 1;
+const UNCOLLAPSED = 2;
+const NOT_ASCII = 4;
+
+function asciiScan(s: string): number {
+  const n = s.length;
+  let flags = 0;
+  let prevSpace = true; // a space at the start is leading whitespace
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f) return NOT_ASCII;
+    if (c >= 0x41 && c <= 0x5a) flags |= UPPER;
+    else if (c === 0x20) {
+      if (prevSpace) flags |= UNCOLLAPSED;
+      prevSpace = true;
+      continue;
+    } else if (c <= 0x1f) flags |= isWsCode(c) ? UNCOLLAPSED : 0;
+    prevSpace = false;
+  }
+  return prevSpace && n > 0 ? flags | UNCOLLAPSED : flags;
+}
 
 /**
  * The key under which two texts (or two conflict slots) count as the same.
@@ -37,7 +66,12 @@ const ASCII = /^[\x00-\x7f]*$/;
  * @example normalizeKey("ＵＳＥ  Python\n") === normalizeKey("use python") // true
  */
 export function normalizeKey(s: string): string {
-  // ASCII is its own NFKC form and folds by lowercasing: skip both Unicode passes.
-  if (ASCII.test(s)) return collapseWs(s.toLowerCase());
+  // ASCII is its own NFKC form and folds by lowercasing: one scan tells which of the
+  // remaining steps change anything (most keys come back as the input itself).
+  const scan = asciiScan(s);
+  if (scan !== NOT_ASCII) {
+    const lower = scan & UPPER ? s.toLowerCase() : s;
+    return scan & UNCOLLAPSED ? collapseWs(lower) : lower;
+  }
   return collapseWs(casefold(s.normalize("NFKC")));
 }

@@ -3,32 +3,76 @@
  * so that trimming, blank checks and collapsing agree with a Python peer byte for byte.
  * (JavaScript's `\s` differs: it adds U+FEFF and lacks U+001C..U+001F and U+0085.)
  */
-const WS_BUT_SPACE =
-  "\\t\\n\\v\\f\\r\\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-export const WS_CLASS = `${WS_BUT_SPACE}\\x20`;
-const WS_RUN = new RegExp(`[${WS_CLASS}]+`, "g");
-const WS_EDGES = new RegExp(`^[${WS_CLASS}]+|[${WS_CLASS}]+$`, "g");
-const NON_WS = new RegExp(`[^${WS_CLASS}]`);
-const WS_CHAR = new RegExp(`[${WS_CLASS}]`);
-// Inside text, what collapsing would change: whitespace other than a space, or a space
-// followed by another. Most text has none (nor a space at either end) and is returned as
-// is, with no copy.
-const UNCOLLAPSED = new RegExp(`[${WS_BUT_SPACE}]| (?= )`);
+
+/** The whitespace code points, as [first, last] ranges; all are in the BMP. */
+const WS_RANGES: ReadonlyArray<readonly [number, number]> = [
+  [0x09, 0x0d],
+  [0x1c, 0x20],
+  [0x85, 0x85],
+  [0xa0, 0xa0],
+  [0x1680, 0x1680],
+  [0x2000, 0x200a],
+  [0x2028, 0x2029],
+  [0x202f, 0x202f],
+  [0x205f, 0x205f],
+  [0x3000, 0x3000],
+];
+const WS_MAX = 0x3000;
+
+/** The whitespace ranges as the body of a regex character class (for other stages' regexes). */
+export const WS_CLASS = WS_RANGES.map(([a, b]) =>
+  a === b ? uEscape(a) : `${uEscape(a)}-${uEscape(b)}`,
+).join("");
+
+function uEscape(cp: number): string {
+  return `\\u${cp.toString(16).padStart(4, "0")}`;
+}
+
+// 1 for a whitespace code unit. Hand-written loops over it beat the equivalent regexes
+// (a class with alternation and lookahead) several times on ordinary text.
+const WS_TABLE = new Uint8Array(WS_MAX + 1);
+for (const [a, b] of WS_RANGES) WS_TABLE.fill(1, a, b + 1);
+
+/** True when the UTF-16 code unit `c` is whitespace (no whitespace is a surrogate). */
+export function isWsCode(c: number): boolean {
+  return c <= WS_MAX && WS_TABLE[c] === 1;
+}
 
 /** `s` without leading and trailing whitespace. @example trimWs("\u3000a ") // "a" */
 export function trimWs(s: string): string {
-  // Whitespace characters are all in the BMP: the first and last code units tell.
-  if (s === "" || (!WS_CHAR.test(s[0]!) && !WS_CHAR.test(s[s.length - 1]!))) return s;
-  return s.replace(WS_EDGES, "");
+  let start = 0;
+  let end = s.length;
+  while (start < end && isWsCode(s.charCodeAt(start))) start++;
+  while (end > start && isWsCode(s.charCodeAt(end - 1))) end--;
+  return start === 0 && end === s.length ? s : s.slice(start, end);
 }
 
 /** True when `s` is empty or whitespace only. @example isBlank(" \n") // true */
 export function isBlank(s: string): boolean {
-  return !NON_WS.test(s);
+  for (let i = 0; i < s.length; i++) if (!isWsCode(s.charCodeAt(i))) return false;
+  return true;
 }
 
 /** Every whitespace run collapsed to one space, then trimmed. @example collapseWs(" a \n b ") // "a b" */
 export function collapseWs(s: string): string {
-  if (s[0] !== " " && s[s.length - 1] !== " " && !UNCOLLAPSED.test(s)) return s;
-  return trimWs(s.replace(WS_RUN, " "));
+  const n = s.length;
+  let out = "";
+  let from = 0; // start of the input not yet copied to `out`
+  let i = 0;
+  while (i < n) {
+    if (!isWsCode(s.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < n && isWsCode(s.charCodeAt(j))) j++;
+    // A lone space inside the text stays as it is (most text changes nowhere: no copy).
+    if (i === 0 || j === n || j !== i + 1 || s.charCodeAt(i) !== 0x20) {
+      out += s.slice(from, i);
+      if (i !== 0 && j !== n) out += " ";
+      from = j;
+    }
+    i = j;
+  }
+  return from === 0 ? s : out + s.slice(from);
 }

@@ -105,6 +105,7 @@ describe("casefold: full Unicode case folding like Python's str.casefold", () =>
   it("agrees with Python for every exception code point of the table", () => {
     expect(CASEFOLD_UNICODE_VERSION).toBe(fixture.unicode);
     for (const [cp, folded] of CASEFOLD_EXCEPTIONS) {
+      expect(cp).toBeLessThan(0x10000); // the fast path's table covers the BMP only
       const ch = String.fromCodePoint(cp);
       expect(casefold(ch)).toBe(folded);
       expect(casefold(`A${ch}Z`)).toBe(`a${folded}z`);
@@ -178,6 +179,25 @@ describe("normalizeKey: NFKC, folding, whitespace", () => {
     );
   });
 
+  it("ASCII fast path equals NFKC + casefold + collapse", () => {
+    const ascii = fc.string({ unit: "binary-ascii", maxLength: 24 });
+    const spaced = fc.array(fc.constantFrom(" ", "  ", "\t", "A", "b", "Z1", "\u001c"), {
+      maxLength: 10,
+    });
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          ascii,
+          spaced.map((xs) => xs.join("")),
+        ),
+        (s) => {
+          expect(normalizeKey(s)).toBe(collapseWs(casefold(s.normalize("NFKC"))));
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+
   it(`equals Python's key for all ${fixture.cases.length} fixture strings`, () => {
     expect(fixture.cases.length).toBeGreaterThan(300);
     const mismatches: Array<{ input: string; python: string; ours: string }> = [];
@@ -209,5 +229,37 @@ describe("whitespace helpers use str.isspace semantics", () => {
       if (isBlank(ch)) ours.push(ch);
     }
     expect(ours).toEqual(PY_WHITESPACE);
+  });
+
+  it("trimWs, collapseWs and isBlank agree with regexes over the same set", () => {
+    // Reference forms: what the hand-written loops must equal on any string.
+    const cls = PY_WHITESPACE.map(
+      (w) => `\\u${w.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    ).join("");
+    const run = new RegExp(`[${cls}]+`, "g");
+    const edges = new RegExp(`^[${cls}]+|[${cls}]+$`, "g");
+    const nonWs = new RegExp(`[^${cls}]`);
+    const atoms = fc.constantFrom(
+      ...PY_WHITESPACE,
+      "\ufeff",
+      "\u200b",
+      "a",
+      "ß",
+      "語",
+      "😀",
+      "\ud800",
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(atoms, fc.string({ maxLength: 3 })), { maxLength: 16 }),
+        (xs) => {
+          const s = xs.join("");
+          expect(trimWs(s)).toBe(s.replace(edges, ""));
+          expect(collapseWs(s)).toBe(s.replace(run, " ").replace(edges, ""));
+          expect(isBlank(s)).toBe(!nonWs.test(s));
+        },
+      ),
+      { numRuns: 5000 },
+    );
   });
 });
