@@ -42,13 +42,17 @@ const UPPER = 1;
 const UNCOLLAPSED = 2;
 const NOT_ASCII = 4;
 
+// A native scan rejects non-ASCII text at once; the loop below then only ever sees
+// one-byte strings, which V8 reads fastest (mixed string kinds make it several times slower).
+const NON_ASCII_UNIT = /[^\x00-\x7f]/;
+
 function asciiScan(s: string): number {
+  if (NON_ASCII_UNIT.test(s)) return NOT_ASCII;
   const n = s.length;
   let flags = 0;
   let prevSpace = true; // a space at the start is leading whitespace
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
-    if (c > 0x7f) return NOT_ASCII;
     if (c >= 0x41 && c <= 0x5a) flags |= UPPER;
     else if (c === 0x20) {
       if (prevSpace) flags |= UNCOLLAPSED;

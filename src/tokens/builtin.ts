@@ -64,6 +64,16 @@ const MARK = /\p{M}/u;
 const WORD = /[\p{L}\p{N}]/u;
 const SPACE = /\s/u;
 
+// An ASCII letter or digit (\p{L}, \p{N}) or whitespace (\s); no ASCII unit is a mark.
+function isAsciiWordOrSpace(c: number): boolean {
+  return (
+    (c >= 0x30 && c <= 0x39) ||
+    ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a) ||
+    c === 0x20 ||
+    (c >= 0x09 && c <= 0x0d)
+  );
+}
+
 /**
  * `count(text + newlines)` from `count(text)` for the o200k_base / cl100k_base
  * pre-tokenizers. Appending newlines only changes the last pre-token piece:
@@ -80,6 +90,13 @@ function bpeExtendWithNewlines(count: (text: string) => number) {
     while (start > 0) {
       let i = start - 1;
       const low = text.charCodeAt(i);
+      if (low < 0x80) {
+        // ASCII, classified without a regex (it is most text, and every hit line's end).
+        if (low === 0x2f) return null;
+        if (isAsciiWordOrSpace(low)) break;
+        start = i;
+        continue;
+      }
       if (low >= 0xdc00 && low <= 0xdfff && i > 0) i--;
       const ch = text.slice(i, start);
       // Marks join letter pieces in o200k; "/" after a newline may belong to the piece

@@ -33,6 +33,14 @@ export interface TokenCounter {
    * without it are counted whole.
    */
   readonly countUpTo?: (text: string, limit: number) => number;
+  /**
+   * `count(text)` without the memo: the text is neither looked up nor remembered. For
+   * bulk one-off texts, such as the rendered hits of a selection over thousands of recall
+   * candidates: hashing each for a lookup would cost more than it saves, and remembering
+   * them would flush the entries worth keeping (segments, instructions) from a shared
+   * counter. Same result and validation as `count`. Counters without it use `count`.
+   */
+  readonly countUncached?: (text: string) => number;
 }
 
 /** Options of {@link createTokenCounter}. */
@@ -102,6 +110,7 @@ export function createTokenCounter(
     newlineCut: options.newlineCut ?? false,
     ...(extend ? { extendWithNewlines: extend } : {}),
     ...(countUpTo ? { countUpTo } : {}),
+    countUncached: (text: string): number => checked(fn(text)),
     count,
   };
 }

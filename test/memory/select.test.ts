@@ -13,7 +13,7 @@ import {
   selectMemoryContext,
 } from "../../src/memory/index.js";
 import { cpLength } from "../../src/text/index.js";
-import { getTokenCounter } from "../../src/tokens/index.js";
+import { createTokenCounter, getTokenCounter, type TokenCounter } from "../../src/tokens/index.js";
 import { cand } from "./fixtures.js";
 
 function select(
@@ -571,5 +571,35 @@ describe("usage figures", () => {
     const line = renderMemoryHit(c);
     expect(decisionOf(plan, "a").candidateChars).toBe(cpLength(line));
     expect(decisionOf(plan, "a").candidateTokens).toBe(getTokenCounter("estimate").count(line));
+  });
+
+  it("hit lines are counted past a shared counter's memo; counters without it use count", () => {
+    const cs = [
+      cand("a", "alpha"),
+      cand("b", "beta", { score: 0.8 }),
+      cand("c", "gamma", { score: 0.7 }),
+    ];
+    const lines = cs.map((c) => renderMemoryHit(c));
+    const seen: string[] = [];
+    const shared = createTokenCounter("spy", (t) => {
+      seen.push(t);
+      return getTokenCounter("estimate").count(t);
+    });
+    const plan = selectMemoryContext({ userScope: "u1", candidates: cs }, { tokenCounter: shared });
+    for (const line of lines) expect(seen.filter((t) => t === line)).toHaveLength(1);
+    seen.length = 0;
+    for (const line of lines) shared.count(line); // none was remembered
+    expect(seen).toEqual(lines);
+    // A hand-written counter with count only gives the same plan.
+    const plain = getTokenCounter("estimate");
+    const bare: TokenCounter = {
+      name: "spy",
+      kind: "exact",
+      newlineCut: false,
+      count: (t) => plain.count(t),
+    };
+    expect(
+      selectMemoryContext({ userScope: "u1", candidates: cs }, { tokenCounter: bare }),
+    ).toEqual(plan);
   });
 });

@@ -200,4 +200,101 @@ describe("parseInstantParts and compareInstantParts", () => {
       { numRuns: 1000 },
     );
   });
+
+  it("accept exactly what the grammar's regex accepts, with the same instant", () => {
+    // The grammar written as the regex the hand-written reader replaced (reference only).
+    const ISO =
+      /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?)?$/;
+    const reference = (text: string): { seconds: number; nanos: number } | null => {
+      const m = ISO.exec(text);
+      if (!m) return null;
+      const [, y, mo, d, h = "0", mi = "0", s = "0", frac = "", , sign, oh, om] = m;
+      const [Y, MO, D, H, MI, S] = [y, mo, d, h, mi, s].map(Number) as number[];
+      const dim = new Date(Date.UTC(2000, MO!, 0)).getUTCDate(); // leap year 2000: Feb 29
+      const leap = (Y! % 4 === 0 && Y! % 100 !== 0) || Y! % 400 === 0;
+      if (MO! < 1 || MO! > 12 || D! < 1 || D! > (MO === 2 && !leap ? 28 : dim)) return null;
+      if (H! > 23 || MI! > 59 || S! > 59) return null;
+      if (sign !== undefined && (Number(oh) > 23 || Number(om) > 59)) return null;
+      const off = sign === undefined ? 0 : (sign === "-" ? -1 : 1) * (Number(oh) * 60 + Number(om));
+      const day = new Date(0);
+      day.setUTCFullYear(Y!, MO! - 1, D!);
+      const seconds =
+        Math.floor(day.getTime() / 86_400_000) * 86400 + H! * 3600 + MI! * 60 + S! - off * 60;
+      return { seconds, nanos: frac === "" ? 0 : Number(frac.padEnd(9, "0")) };
+    };
+    const atom = fc.constantFrom(
+      "2024",
+      "0000",
+      "9999",
+      "-",
+      "01",
+      "02",
+      "12",
+      "13",
+      "29",
+      "30",
+      "31",
+      "00",
+      "T",
+      "t",
+      " ",
+      ":",
+      "59",
+      "60",
+      "23",
+      "24",
+      ".",
+      ",",
+      "5",
+      "123456789",
+      "1234567890",
+      "Z",
+      "z",
+      "+",
+      "-",
+      "08",
+      "0800",
+      "+08:00",
+      "-01:30",
+      "x",
+      "\n",
+      "１",
+    );
+    const nearly = fc.array(atom, { maxLength: 14 }).map((xs) => xs.join(""));
+    const mutated = fc
+      .tuple(
+        fc.constantFrom("2024-02-29T23:59:59.123456789+08:00", "2023-12-31 00:00", "1999-01-01"),
+        fc.nat(),
+        atom,
+      )
+      .map(
+        ([s, at, a]) => s.slice(0, at % (s.length + 1)) + a + s.slice((at % (s.length + 1)) + 1),
+      );
+    const two = fc.integer({ min: 0, max: 99 }).map((n) => String(n).padStart(2, "0"));
+    const formed = fc
+      .tuple(
+        fc.integer({ min: 0, max: 9999 }).map((n) => String(n).padStart(4, "0")),
+        two,
+        two,
+        fc.constantFrom("T", "t", " "),
+        two,
+        two,
+        fc.option(
+          two.map((x) => `:${x}`),
+          { nil: "" },
+        ),
+        fc.constantFrom("", ".5", ",000000001", ".123456789"),
+        fc.constantFrom("", "Z", "z", "+08:00", "-0130", "+24:00", "-23:60"),
+      )
+      .map(
+        ([y, mo, d, t, h, mi, s, f, z]) =>
+          `${y}-${mo}-${d}${t}${h}:${mi}${s}${s === "" ? "" : f}${z}`,
+      );
+    fc.assert(
+      fc.property(fc.oneof(nearly, mutated, formed), (text) => {
+        expect(parseInstantParts(text)).toEqual(reference(text));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
 });

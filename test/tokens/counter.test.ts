@@ -102,6 +102,22 @@ describe("createTokenCounter", () => {
     expect(fn.mock.calls.length).toBeLessThanOrEqual(5);
   });
 
+  it("countUncached counts past the memo, validated like count", () => {
+    const fn = vi.fn((t: string) => t.length);
+    const c = createTokenCounter("len", fn);
+    expect(c.countUncached?.("abc")).toBe(3);
+    expect(c.countUncached?.("abc")).toBe(3);
+    expect(fn).toHaveBeenCalledTimes(2); // not looked up
+    expect(c.count("abc")).toBe(3);
+    expect(fn).toHaveBeenCalledTimes(3); // nor remembered
+    expect(c.count("abc")).toBe(3);
+    expect(fn).toHaveBeenCalledTimes(3);
+    expect(c.countUncached?.("abc")).toBe(3); // a remembered text is still counted afresh
+    expect(fn).toHaveBeenCalledTimes(4);
+    const bad = createTokenCounter("bad", () => -1);
+    expect(thrown(() => bad.countUncached?.("x"))).toBeInstanceOf(TokenCounterError);
+  });
+
   it("caches are per counter", () => {
     const fn = vi.fn((t: string) => t.length);
     const a = createTokenCounter("len", fn);
