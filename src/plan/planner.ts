@@ -302,7 +302,10 @@ class SplitLedger implements TokenLedger {
     const v = this.proposedVariant;
     this.bounded = false;
     this.room = limit - base;
-    const text = this.pieceText(d, v);
+    const length =
+      this.heads[v >> 1]!.length +
+      this.layout.contents[d]!.length +
+      ((v & 1) === 1 ? 0 : TAIL.length);
     // Priced exactly from the segment's own count (tokenized once, kept for its decision)
     // when that is known, when the counter cannot stop early, or when the piece surely
     // fits: a built-in count never exceeds the UTF-8 bytes, at most 3 per UTF-16 unit.
@@ -311,10 +314,10 @@ class SplitLedger implements TokenLedger {
       this.counter.countUpTo === undefined ||
       this.memo[d * VARIANTS + v]! >= 0 ||
       this.layout.tokens[d]! >= 0 ||
-      this.room >= 3 * text.length
+      this.room >= 3 * length
     )
       return base + this.piece(d, v);
-    const n = this.counter.countUpTo(text, this.room);
+    const n = this.pieceUpTo(d, v, this.room);
     if (n > this.room) {
       this.bounded = true;
       return base + n;
@@ -323,6 +326,31 @@ class SplitLedger implements TokenLedger {
     this.memo[d * VARIANTS + v] = n;
     if (v === OWN) this.layout.tokens[d] = n;
     return base + n;
+  }
+
+  /**
+   * countUpTo of piece (d, v) within `room`. When the head splits off (as in derivedPiece)
+   * the content is bounded alone, with the tail's newlines passed along rather than
+   * joined: building the piece's text would copy it, which costs more than the few pieces
+   * the bound reads when the budget is nearly full.
+   */
+  private pieceUpTo(d: number, v: number, room: number): number {
+    const counter = this.counter as TokenCounter & Required<Pick<TokenCounter, "countUpTo">>;
+    const head = this.heads[v >> 1]!;
+    const content = this.layout.contents[d]!;
+    if (!counter.newlineCut || (head !== "" && (!head.endsWith("\n") || !startsWithCut(content))))
+      return counter.countUpTo(this.pieceText(d, v), room);
+    const headTokens = head === "" ? 0 : counter.count(head);
+    const left = room - headTokens;
+    if ((v & 1) === 1) {
+      const own = counter.countUpTo(content, left);
+      if (own <= left) this.layout.tokens[d] = own; // within the room: exact
+      return headTokens + own;
+    }
+    const body =
+      counter.countUpToWithNewlines?.(content, TAIL, left) ??
+      counter.countUpTo(`${content}${TAIL}`, left);
+    return headTokens + body;
   }
 
   /** The admitted total with the proposal's change to its neighbour. */

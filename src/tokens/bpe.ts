@@ -249,6 +249,11 @@ export interface BpeCount {
    * found without tokenizing the rest of the text.
    */
   countUpTo(text: string, limit: number): number;
+  /**
+   * `countUpTo(text + newlines, limit)` (`newlines`: one or more "\n"), without building
+   * `text + newlines` when the lower bound already passes the limit.
+   */
+  countUpToWithNewlines(text: string, newlines: string, limit: number): number;
 }
 
 /** Joins remembered before the cache starts over (about 50 MB of table at most). */
@@ -267,6 +272,7 @@ const HEAP_MERGE_FROM = 64;
 
 const NO_RANK = 0x7fffffff;
 const isNewline = (c: number) => c === 0x0a || c === 0x0d;
+const ONLY_NEWLINES = /^\n+$/;
 
 /**
  * Counting over loaded data, with its own scratch buffers. The hot code is methods of one
@@ -327,6 +333,29 @@ export class BpeCounter implements BpeCount {
 
   count(text: string): number {
     return this.countUpTo(text, Number.POSITIVE_INFINITY);
+  }
+
+  countUpToWithNewlines(text: string, newlines: string, limit: number): number {
+    const stop = Number.isNaN(limit) ? Number.POSITIVE_INFINITY : limit;
+    if (stop < text.length + newlines.length && ONLY_NEWLINES.test(newlines)) {
+      // The lower bound of countUpTo over `text` alone: appending newlines can change only
+      // its last two pieces (a trailing whitespace run, or the piece it follows, may merge
+      // with them), so every other piece is credited, plus one token for whatever the end
+      // becomes. Building the joined string would cost more than the scan when the bound
+      // decides, which is most candidates of a nearly full budget.
+      let least = 1;
+      let previous = 0; // credits of the last two pieces seen, not final yet
+      let last = 0;
+      for (let i = 0; i < text.length; ) {
+        const end = this.o200k ? this.o200kEnd(text, i) : this.cl100kEnd(text, i);
+        least += previous;
+        previous = last;
+        last = text.charCodeAt(i) < 0x80 ? 1 : this.leastTokens(text, i, end);
+        if (least > stop) return least;
+        i = end;
+      }
+    }
+    return this.countUpTo(text + newlines, limit);
   }
 
   // Pieces are counted left to right, so the count can stop once it passes the limit.

@@ -33,10 +33,14 @@ const BPE: Readonly<Record<BpeEncoding, BpeCount>> = {
   o200k_base: {
     count: (text) => sharedBpeCounter("o200k_base").count(text),
     countUpTo: (text, limit) => sharedBpeCounter("o200k_base").countUpTo(text, limit),
+    countUpToWithNewlines: (text, newlines, limit) =>
+      sharedBpeCounter("o200k_base").countUpToWithNewlines(text, newlines, limit),
   },
   cl100k_base: {
     count: (text) => sharedBpeCounter("cl100k_base").count(text),
     countUpTo: (text, limit) => sharedBpeCounter("cl100k_base").countUpTo(text, limit),
+    countUpToWithNewlines: (text, newlines, limit) =>
+      sharedBpeCounter("cl100k_base").countUpToWithNewlines(text, newlines, limit),
   },
 };
 
@@ -129,6 +133,7 @@ export function getTokenCounter(name: TokenizerName): TokenCounter {
         // Newlines are whitespace: they never add an estimate unit.
         extendWithNewlines: () => (_text, tokens) => tokens,
         countUpTo: estimateUpTo,
+        countUpToWithNewlines: (text, _newlines, limit) => estimateUpTo(text, limit),
       });
     case "o200k_base":
     case "cl100k_base": {
@@ -137,6 +142,7 @@ export function getTokenCounter(name: TokenizerName): TokenCounter {
         newlineCut: true,
         extendWithNewlines: bpeExtendWithNewlines,
         countUpTo: bpe.countUpTo,
+        countUpToWithNewlines: bpe.countUpToWithNewlines,
       });
     }
     case "claude_estimate": {
@@ -147,6 +153,10 @@ export function getTokenCounter(name: TokenizerName): TokenCounter {
         // margin(n) <= limit exactly when n <= floor(limit / margin): stop there.
         countUpTo: (t, limit) =>
           margin(o200k.countUpTo(t, Math.floor(limit / CLAUDE_ESTIMATE_MARGIN))),
+        countUpToWithNewlines: (t, newlines, limit) =>
+          margin(
+            o200k.countUpToWithNewlines(t, newlines, Math.floor(limit / CLAUDE_ESTIMATE_MARGIN)),
+          ),
       });
     }
   }

@@ -34,6 +34,12 @@ export interface TokenCounter {
    */
   readonly countUpTo?: (text: string, limit: number) => number;
   /**
+   * `countUpTo(text + newlines, limit)` for `newlines` of one or more "\n", without
+   * building `text + newlines` when it can tell without: the planners price a segment
+   * followed by its separator's newlines this way. Counters without it get the joined text.
+   */
+  readonly countUpToWithNewlines?: (text: string, newlines: string, limit: number) => number;
+  /**
    * `count(text)` without the memo: the text is neither looked up nor remembered. For
    * bulk one-off texts, such as the rendered hits of a selection over thousands of recall
    * candidates: hashing each for a lookup would cost more than it saves, and remembering
@@ -58,6 +64,8 @@ export interface CounterOptions {
    * and a number above `limit` otherwise.
    */
   countUpTo?: (text: string, limit: number) => number;
+  /** See {@link TokenCounter.countUpToWithNewlines}; same contract as `countUpTo`. */
+  countUpToWithNewlines?: (text: string, newlines: string, limit: number) => number;
   /** Distinct texts remembered (default 50,000). 0 disables memoization. */
   cacheSize?: number;
 }
@@ -103,6 +111,11 @@ export function createTokenCounter(
   // Not memoized: it reads a text only in part, usually once, and hashing the whole text
   // for a memo lookup would cost what stopping early saves.
   const countUpTo = upTo && ((text: string, limit: number): number => checked(upTo(text, limit)));
+  const upToNl = options.countUpToWithNewlines;
+  const countUpToWithNewlines =
+    upToNl &&
+    ((text: string, newlines: string, limit: number): number =>
+      checked(upToNl(text, newlines, limit)));
   const extend = options.extendWithNewlines?.(count);
   return {
     name,
@@ -110,6 +123,7 @@ export function createTokenCounter(
     newlineCut: options.newlineCut ?? false,
     ...(extend ? { extendWithNewlines: extend } : {}),
     ...(countUpTo ? { countUpTo } : {}),
+    ...(countUpToWithNewlines ? { countUpToWithNewlines } : {}),
     countUncached: (text: string): number => checked(fn(text)),
     count,
   };

@@ -223,6 +223,7 @@ export function spyCounter(inner: TokenCounter): TokenCounter & {
   const texts: string[] = [];
   const bounded: { text: string; limit: number; result: number }[] = [];
   const upTo = inner.countUpTo;
+  const upToNl = inner.countUpToWithNewlines;
   return {
     name: inner.name,
     kind: inner.kind,
@@ -233,6 +234,15 @@ export function spyCounter(inner: TokenCounter): TokenCounter & {
           countUpTo: (t: string, limit: number) => {
             const result = upTo(t, limit);
             bounded.push({ text: t, limit, result });
+            return result;
+          },
+        }
+      : {}),
+    ...(upToNl
+      ? {
+          countUpToWithNewlines: (t: string, newlines: string, limit: number) => {
+            const result = upToNl(t, newlines, limit);
+            bounded.push({ text: t + newlines, limit, result });
             return result;
           },
         }

@@ -496,10 +496,11 @@ describe("planPrompt: counting work", () => {
     expect(b.originalTokens).toBeUndefined();
     expect(b.renderedTokens).toBeUndefined();
     expect(counter.texts.some((t) => t.includes("ten"))).toBe(false);
-    // a was priced up to the whole budget (3 of 5), b up to the 2 left (it reached 3).
-    expect(counter.bounded.map(({ limit, result }) => [limit, result])).toEqual([
-      [5, 3],
-      [2, 3],
+    // a was priced up to the whole budget (3 of 5); of the 2 left, b's head ("---\n\n")
+    // took 1, and b's content alone was counted up to the 1 after it (it reached 2).
+    expect(counter.bounded.map(({ text, limit, result }) => [text, limit, result])).toEqual([
+      ["Hello world.", 5, 3],
+      [long, 1, 2],
     ]);
     // The admitted segment keeps its exact figures.
     expect(byName(plan.decisions, "a")).toMatchObject({ originalTokens: 3, renderedTokens: 3 });

@@ -169,6 +169,32 @@ describe.each<BpeEncoding>(["cl100k_base", "o200k_base"])("%s", (encoding) => {
     );
   });
 
+  it("countUpToWithNewlines is countUpTo of the joined text, the bound never above the count", () => {
+    const bpe = new BpeCounter(data);
+    const newlines = fc.constantFrom("\n", "\n\n", "\n\n\n");
+    // Limits at and just around the true count: a lower bound that ever passed the count
+    // would answer "above the limit" for a limit the text fits in.
+    fc.assert(
+      fc.property(joined, newlines, fc.integer({ min: -3, max: 1 }), (t, nl, delta) => {
+        const n = ref(t + nl);
+        const limit = n + delta;
+        const upTo = bpe.countUpToWithNewlines(t, nl, limit);
+        if (n <= limit) expect(upTo).toBe(n);
+        else expect(upTo).toBeGreaterThan(limit);
+      }),
+      { numRuns: 3000 },
+    );
+    // Trailing whitespace runs merge with the newlines (the last two pieces change).
+    for (const t of ["a\n  ", "a  ", "x.\n ", "word \t", "a\n \n  ", "'s  ", "1 2 3   "]) {
+      const n = ref(`${t}\n\n`);
+      for (let limit = n - 2; limit <= n; limit++) {
+        const upTo = bpe.countUpToWithNewlines(t, "\n\n", limit);
+        if (n <= limit) expect(upTo).toBe(n);
+        else expect(upTo).toBeGreaterThan(limit);
+      }
+    }
+  });
+
   it("the built-in counter offers it and stops early", () => {
     const counter = getTokenCounter(encoding);
     const long = "one two three four five six seven eight nine ten";
@@ -193,5 +219,21 @@ describe("bpe tables", () => {
       claude.count("Hello world, again and again!"),
     );
     expect(claude.countUpTo?.("Hello world, again and again!", 1)).toBeGreaterThan(1);
+  });
+  it("every built-in counts a text with newlines appended as the joined text", () => {
+    const texts = ["", "a b c", "Hello, 世界!\n", "x  ", "end.", "one two three four five"];
+    for (const name of ["estimate", "o200k_base", "cl100k_base", "claude_estimate"] as const) {
+      const c = getTokenCounter(name);
+      for (const t of texts) {
+        for (const nl of ["\n", "\n\n"]) {
+          const n = c.count(t + nl);
+          for (let limit = -1; limit <= n + 1; limit++) {
+            const upTo = c.countUpToWithNewlines?.(t, nl, limit) as number;
+            if (n <= limit) expect(upTo).toBe(n);
+            else expect(upTo).toBeGreaterThan(limit);
+          }
+        }
+      }
+    }
   });
 });
