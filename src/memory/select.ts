@@ -288,6 +288,18 @@ export function selectMemoryContext(
   let usedTokens = 0;
   const minScoreText = formatScore(policy.minScore);
   const topKDetail = `topK ${policy.topK} already selected`;
+  // Details shared by value: thousands of candidates priced near a full budget repeat a
+  // few hundred totals, and most out-of-scope ones a few scopes. Keys: a scope (string),
+  // a token total (n >= 0) or a char total (-1 - n).
+  const details = new Map<string | number, string>();
+  const sharedDetail = (key: string | number, make: () => string): string => {
+    let d = details.get(key);
+    if (d === undefined) {
+      d = make();
+      details.set(key, d);
+    }
+    return d;
+  };
 
   for (const r of ranked) {
     if (r.c.userScope !== scope) {
@@ -297,7 +309,10 @@ export function selectMemoryContext(
           "rejected",
           "scope_mismatch",
           null,
-          `scope ${JSON.stringify(r.c.userScope)} is not the query scope`,
+          sharedDetail(
+            r.c.userScope,
+            () => `scope ${JSON.stringify(r.c.userScope)} is not the query scope`,
+          ),
         ),
       );
       continue;
@@ -361,7 +376,10 @@ export function selectMemoryContext(
     if (policy.maxChars !== null) {
       const chars = meter.charsWith(r);
       if (chars > policy.maxChars) {
-        const detail = `would use ${chars} chars; budget is ${policy.maxChars}`;
+        const detail = sharedDetail(
+          -1 - chars,
+          () => `would use ${chars} chars; budget is ${policy.maxChars}`,
+        );
         decisions.push(decision(r, "rejected", "char_budget_exceeded", null, detail));
         continue;
       }
@@ -370,7 +388,10 @@ export function selectMemoryContext(
     if (policy.maxTokens !== null) {
       tokens = meter.tokensWith(r);
       if (tokens > policy.maxTokens) {
-        const detail = `would use ${tokens} tokens; budget is ${policy.maxTokens}`;
+        const detail = sharedDetail(
+          tokens,
+          () => `would use ${tokens} tokens; budget is ${policy.maxTokens}`,
+        );
         decisions.push(decision(r, "rejected", "token_budget_exceeded", null, detail));
         continue;
       }
