@@ -102,7 +102,7 @@ interface Ranked {
   line: string | null;
   chars: number;
   tokens: number;
-  /** T(line + "\n") when measured with the line's own count, else -1. */
+  /** T(line + "\n"): from the line's own count when the counter can extend it; -1 until known. */
   joined: number;
 }
 

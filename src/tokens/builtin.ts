@@ -101,7 +101,12 @@ function bpeExtendWithNewlines(count: (text: string) => number) {
         start = i;
         continue;
       }
-      if (low >= 0xdc00 && low <= 0xdfff && i > 0) i--;
+      // A low surrogate after a high one ends a pair: read the code point whole. A lone
+      // one is a character of its own.
+      if (low >= 0xdc00 && low <= 0xdfff && i > 0) {
+        const high = text.charCodeAt(i - 1);
+        if (high >= 0xd800 && high <= 0xdbff) i--;
+      }
       const ch = text.slice(i, start);
       // Marks join letter pieces in o200k; "/" after a newline may belong to the piece
       // before it (`[\r\n/]*`): both are left to a whole count.

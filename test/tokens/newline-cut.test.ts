@@ -56,6 +56,31 @@ describe.each<TokenizerName>(["estimate", "o200k_base", "cl100k_base"])(
       );
       expect(answered).toBeGreaterThan(2000);
     });
+    it("reads a lone low surrogate as a character of its own", () => {
+      const lone = fc.constantFrom(
+        "\udc00",
+        "\ud800",
+        "\udfff",
+        "a",
+        " ",
+        "\u000b",
+        "1",
+        ".",
+        "😀",
+      );
+      fc.assert(
+        fc.property(fc.array(lone, { minLength: 1, maxLength: 6 }), (xs) => {
+          const s = xs.join("");
+          const got = extend?.(s, counter.count(s), "\n") ?? null;
+          if (got !== null) expect(got).toBe(counter.count(`${s}\n`));
+        }),
+        { numRuns: 3000 },
+      );
+      for (const s of ["a\udc00", " \u000b\udc00\ud800"]) {
+        const got = extend?.(s, counter.count(s), "\n") ?? null;
+        if (got !== null) expect(got).toBe(counter.count(`${s}\n`));
+      }
+    });
     it("answers for closing tags (the memory hit case)", () => {
       const s = '<memory_hit a="1">x</memory_hit>';
       expect(extend?.(s, counter.count(s), "\n")).toBe(counter.count(`${s}\n`));
