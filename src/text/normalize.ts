@@ -3,7 +3,7 @@
  * `str.casefold`), whitespace collapsed and trimmed. Used by dedupe and conflict slots.
  */
 import { CASEFOLD_EXCEPTIONS } from "./casefold-table.js";
-import { collapseWs, isWsCode } from "./whitespace.js";
+import { collapseWs } from "./whitespace.js";
 
 const EXCEPTIONS: ReadonlyMap<number, string> = new Map(CASEFOLD_EXCEPTIONS);
 // 1 for a code point whose folding differs from lowercasing (all are in the BMP, which the
@@ -36,33 +36,11 @@ export function casefold(s: string): string {
   return out;
 }
 
-// What one scan of an ASCII text finds: an uppercase letter, whitespace that collapsing
-// would change (any but a lone inner space), or a non-ASCII unit (then: NOT_ASCII).
-const UPPER = 1;
-const UNCOLLAPSED = 2;
-const NOT_ASCII = 4;
-
-// A native scan rejects non-ASCII text at once; the loop below then only ever sees
-// one-byte strings, which V8 reads fastest (mixed string kinds make it several times slower).
+// ASCII text is its own NFKC form and folds by lowercasing; native scans (faster than a
+// JavaScript loop over the characters) tell whether any Unicode pass is needed, and
+// whether collapsing would change anything: whitespace other than a lone inner space.
 const NON_ASCII_UNIT = /[^\x00-\x7f]/;
-
-function asciiScan(s: string): number {
-  if (NON_ASCII_UNIT.test(s)) return NOT_ASCII;
-  const n = s.length;
-  let flags = 0;
-  let prevSpace = true; // a space at the start is leading whitespace
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x41 && c <= 0x5a) flags |= UPPER;
-    else if (c === 0x20) {
-      if (prevSpace) flags |= UNCOLLAPSED;
-      prevSpace = true;
-      continue;
-    } else if (c <= 0x1f) flags |= isWsCode(c) ? UNCOLLAPSED : 0;
-    prevSpace = false;
-  }
-  return prevSpace && n > 0 ? flags | UNCOLLAPSED : flags;
-}
+const ASCII_UNCOLLAPSED = /^ | $| {2}|[\t-\r\x1c-\x1f]/;
 
 /**
  * The key under which two texts (or two conflict slots) count as the same.
@@ -70,12 +48,9 @@ function asciiScan(s: string): number {
  * @example normalizeKey("ＵＳＥ  Python\n") === normalizeKey("use python") // true
  */
 export function normalizeKey(s: string): string {
-  // ASCII is its own NFKC form and folds by lowercasing: one scan tells which of the
-  // remaining steps change anything (most keys come back as the input itself).
-  const scan = asciiScan(s);
-  if (scan !== NOT_ASCII) {
-    const lower = scan & UPPER ? s.toLowerCase() : s;
-    return scan & UNCOLLAPSED ? collapseWs(lower) : lower;
+  if (!NON_ASCII_UNIT.test(s)) {
+    const lower = s.toLowerCase();
+    return ASCII_UNCOLLAPSED.test(lower) ? collapseWs(lower) : lower;
   }
   return collapseWs(casefold(s.normalize("NFKC")));
 }
