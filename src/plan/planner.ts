@@ -212,6 +212,8 @@ class SplitLedger implements TokenLedger {
   private readonly firstOf = [-1, -1, -1];
   private readonly lastOf = [-1, -1, -1];
   private readonly heads: readonly string[];
+  /** Tokens of each head, counted on first need; -1 until then. */
+  private readonly headTokens = [-1, -1, -1];
   private sum = 0;
   private admitted = 0;
   // The last proposal: the new segment's variant and the neighbour whose variant changes.
@@ -248,13 +250,30 @@ class SplitLedger implements TokenLedger {
     const hit = this.memo[slot]!;
     if (hit >= 0) return hit;
     if (variant === OWN) return this.ownTokens(d);
-    const head = this.heads[variant >> 1]!;
     const content = this.layout.contents[d]!;
     const last = (variant & 1) === 1;
     const n =
-      this.derivedPiece(head, content, last, d) ?? this.counter.count(this.pieceText(d, variant));
+      this.derivedPiece(variant >> 1, content, last, d) ??
+      this.counter.count(this.pieceText(d, variant));
     this.memo[slot] = n;
     return n;
+  }
+
+  /**
+   * Tokens of the head of join `join` when it splits off from `content` (newlineCut: the
+   * head ends with "\n" and the content starts with a cut character; no head splits
+   * trivially), else -1. The three heads are counted once each.
+   */
+  private splitHead(join: number, content: string): number {
+    const head = this.heads[join]!;
+    if (head === "") return 0;
+    if (!head.endsWith("\n") || !startsWithCut(content)) return -1;
+    let t = this.headTokens[join]!;
+    if (t < 0) {
+      t = this.counter.count(head);
+      this.headTokens[join] = t;
+    }
+    return t;
   }
 
   /**
@@ -263,12 +282,9 @@ class SplitLedger implements TokenLedger {
    * splits head from body; the counter's `extendWithNewlines` prices the trailing "\n\n".
    * `null` when either step does not apply (then the piece is counted whole).
    */
-  private derivedPiece(head: string, content: string, last: boolean, d: number): number | null {
-    let headTokens = 0;
-    if (head !== "") {
-      if (!head.endsWith("\n") || !startsWithCut(content)) return null;
-      headTokens = this.counter.count(head);
-    }
+  private derivedPiece(join: number, content: string, last: boolean, d: number): number | null {
+    const headTokens = this.splitHead(join, content);
+    if (headTokens < 0) return null;
     const own = this.ownTokens(d);
     if (last) return headTokens + own;
     const body = this.counter.extendWithNewlines?.(content, own, TAIL) ?? null;
@@ -336,11 +352,9 @@ class SplitLedger implements TokenLedger {
    */
   private pieceUpTo(d: number, v: number, room: number): number {
     const counter = this.counter as TokenCounter & Required<Pick<TokenCounter, "countUpTo">>;
-    const head = this.heads[v >> 1]!;
     const content = this.layout.contents[d]!;
-    if (!counter.newlineCut || (head !== "" && (!head.endsWith("\n") || !startsWithCut(content))))
-      return counter.countUpTo(this.pieceText(d, v), room);
-    const headTokens = head === "" ? 0 : counter.count(head);
+    const headTokens = this.splitHead(v >> 1, content);
+    if (headTokens < 0) return counter.countUpTo(this.pieceText(d, v), room);
     const left = room - headTokens;
     if ((v & 1) === 1) {
       const own = counter.countUpTo(content, left);

@@ -274,6 +274,11 @@ const NO_RANK = 0x7fffffff;
 const isNewline = (c: number) => c === 0x0a || c === 0x0d;
 const ONLY_NEWLINES = /^\n+$/;
 
+/** True when `s` is one or more "\n": the newlines a count may be extended by. */
+export function isNewlines(s: string): boolean {
+  return ONLY_NEWLINES.test(s);
+}
+
 /**
  * Counting over loaded data, with its own scratch buffers. The hot code is methods of one
  * class rather than closures made per counter: V8 keeps a method's optimized code across
@@ -335,43 +340,49 @@ export class BpeCounter implements BpeCount {
     return this.countUpTo(text, Number.POSITIVE_INFINITY);
   }
 
-  countUpToWithNewlines(text: string, newlines: string, limit: number): number {
-    const stop = Number.isNaN(limit) ? Number.POSITIVE_INFINITY : limit;
-    if (stop < text.length + newlines.length && ONLY_NEWLINES.test(newlines)) {
-      // The lower bound of countUpTo over `text` alone: appending newlines can change only
-      // its last two pieces (a trailing whitespace run, or the piece it follows, may merge
-      // with them), so every other piece is credited, plus one token for whatever the end
-      // becomes. Building the joined string would cost more than the scan when the bound
-      // decides, which is most candidates of a nearly full budget.
-      let least = 1;
-      let previous = 0; // credits of the last two pieces seen, not final yet
-      let last = 0;
-      for (let i = 0; i < text.length; ) {
-        const end = this.o200k ? this.o200kEnd(text, i) : this.cl100kEnd(text, i);
+  /**
+   * A lower bound of the tokens of `text`, found by the scanner without encoding or looking
+   * anything up: every piece is at least one token, a non-ASCII one at least leastTokens.
+   * With `holdLastTwo`, the last two pieces are not credited (text appended may still
+   * change them) and one token stands for them. Returns the bound as soon as it passes
+   * `stop` (then so do the tokens), or -1 when it never does.
+   */
+  private boundPast(text: string, stop: number, holdLastTwo: boolean): number {
+    let least = holdLastTwo ? 1 : 0;
+    let previous = 0; // credits of the last two pieces seen, while held back
+    let last = 0;
+    for (let i = 0; i < text.length; ) {
+      const end = this.o200k ? this.o200kEnd(text, i) : this.cl100kEnd(text, i);
+      const credit = text.charCodeAt(i) < 0x80 ? 1 : this.leastTokens(text, i, end);
+      if (holdLastTwo) {
         least += previous;
         previous = last;
-        last = text.charCodeAt(i) < 0x80 ? 1 : this.leastTokens(text, i, end);
-        if (least > stop) return least;
-        i = end;
-      }
+        last = credit;
+      } else least += credit;
+      if (least > stop) return least;
+      i = end;
+    }
+    return -1;
+  }
+
+  countUpToWithNewlines(text: string, newlines: string, limit: number): number {
+    const stop = Number.isNaN(limit) ? Number.POSITIVE_INFINITY : limit;
+    // Appending newlines can change only the last two pieces of `text` (a trailing
+    // whitespace run, or the piece it follows, may merge with them): the bound holds those
+    // back. Building the joined string would cost more than the scan when the bound
+    // decides, which is most candidates of a nearly full budget.
+    if (stop < text.length + newlines.length && isNewlines(newlines)) {
+      const least = this.boundPast(text, stop, true);
+      if (least >= 0) return least;
     }
     return this.countUpTo(text + newlines, limit);
   }
 
-  // Pieces are counted left to right, so the count can stop once it passes the limit.
   countUpTo(text: string, limit: number): number {
     const stop = Number.isNaN(limit) ? Number.POSITIVE_INFINITY : limit;
     if (stop < text.length) {
-      // A lower bound first, found by the scanner without encoding or looking anything up:
-      // every piece is at least one token, a non-ASCII one at least leastTokens. When the
-      // bound passes the limit, so do the tokens.
-      let least = 0;
-      for (let i = 0; i < text.length; ) {
-        const end = this.o200k ? this.o200kEnd(text, i) : this.cl100kEnd(text, i);
-        least += text.charCodeAt(i) < 0x80 ? 1 : this.leastTokens(text, i, end);
-        if (least > stop) return least;
-        i = end;
-      }
+      const least = this.boundPast(text, stop, false);
+      if (least >= 0) return least;
     }
     let total = 0;
     for (let i = 0; i < text.length && total <= stop; ) {

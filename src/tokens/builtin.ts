@@ -6,7 +6,7 @@
  */
 import { InvalidInputError } from "../errors/index.js";
 import { WS_CLASS } from "../text/index.js";
-import { type BpeCount, type BpeEncoding, sharedBpeCounter } from "./bpe.js";
+import { type BpeCount, type BpeEncoding, isNewlines, sharedBpeCounter } from "./bpe.js";
 import { createTokenCounter, type TokenCounter } from "./counter.js";
 
 /** Names accepted wherever a request names a tokenizer. */
@@ -63,7 +63,6 @@ function estimateUpTo(text: string, limit: number): number {
   return n;
 }
 
-const NEWLINES = /^\n+$/;
 const MARK = /\p{M}/u;
 const WORD = /[\p{L}\p{N}]/u;
 const SPACE = /\s/u;
@@ -89,7 +88,7 @@ function isAsciiWordOrSpace(c: number): boolean {
  */
 function bpeExtendWithNewlines(count: (text: string) => number) {
   return (text: string, tokens: number, newlines: string): number | null => {
-    if (!NEWLINES.test(newlines) || text === "") return null;
+    if (!isNewlines(newlines) || text === "") return null;
     let start = text.length;
     while (start > 0) {
       let i = start - 1;
