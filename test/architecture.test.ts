@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, posix, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const SRC = fileURLToPath(new URL("../src", import.meta.url));
@@ -22,6 +23,9 @@ const LAYERS = [
   "server",
   "cli",
 ];
+
+const MAX_FILE_LINES = 500;
+const MAX_FUNCTION_LINES = 80;
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -46,9 +50,11 @@ describe("architecture", () => {
     const violations: string[] = [];
     for (const s of sources.filter((f) => f.path.includes("/"))) {
       const own = LAYERS.indexOf(s.stage);
-      for (const m of s.text.matchAll(/from "\.\.\/([a-z]+)\//g)) {
-        const target = m[1] as string;
-        if (LAYERS.indexOf(target) > own) violations.push(`${s.path} imports ${target}`);
+      // Static imports, re-exports and dynamic import() alike, at any folder depth.
+      for (const m of s.text.matchAll(/(?:from\s+|import\s*\(\s*)"(\.{1,2}\/[^"]+)"/g)) {
+        const target = posix.join(posix.dirname(s.path), m[1] as string).split("/")[0] as string;
+        if (target.startsWith("..")) violations.push(`${s.path} imports outside src: ${m[1]}`);
+        else if (LAYERS.indexOf(target) > own) violations.push(`${s.path} imports ${target}`);
       }
     }
     expect(violations).toEqual([]);
@@ -64,11 +70,76 @@ describe("architecture", () => {
         /Date\.now\(/,
         /new Date\(\)/,
         /process\.env/,
+        /process\.hrtime/,
       ]) {
         if (pattern.test(s.text)) hits.push(`${s.path}: ${pattern.source}`);
       }
+      // The wall clock feeds the manifest's `timings` only: it may be read solely as the
+      // default of an injected `clock` parameter, never inline in a stage's logic.
+      for (const line of s.text.split("\n")) {
+        if (/performance\.now\(\)/.test(line) && !/\bclock\b.*\?\?/.test(line)) {
+          hits.push(`${s.path}: performance.now outside the timings clock: ${line.trim()}`);
+        }
+      }
     }
     expect(hits).toEqual([]);
+  });
+
+  it("the timings clock reaches only the `timings` field", () => {
+    // Whatever reads the injected clock must store the reading under `timings`.
+    const hits: string[] = [];
+    for (const s of sources.filter((f) => f.stage !== "cli" && f.stage !== "server")) {
+      for (const m of s.text.matchAll(/\bclock\(\)/g)) {
+        const around = s.text.slice(Math.max(0, (m.index ?? 0) - 400), (m.index ?? 0) + 400);
+        if (!/timings|Ms\b|elapsed/i.test(around))
+          hits.push(`${s.path}: clock() read far from timings`);
+      }
+    }
+    expect(hits).toEqual([]);
+  });
+
+  it("no file in src/ is over 500 lines (the generated case-fold table excepted)", () => {
+    const long = sources
+      .filter((s) => s.path !== "text/casefold-table.ts")
+      .map((s) => ({ path: s.path, lines: s.text.split("\n").length }))
+      .filter((f) => f.lines > MAX_FILE_LINES)
+      .map((f) => `${f.path}: ${f.lines} lines`);
+    expect(long).toEqual([]);
+  });
+
+  it("no function in src/ is over 80 lines (nested closures count toward their parent)", () => {
+    const long: string[] = [];
+    for (const s of sources.filter((f) => f.path !== "text/casefold-table.ts")) {
+      const file = ts.createSourceFile(s.path, s.text, ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node): void => {
+        if (ts.isFunctionLike(node) && "body" in node && node.body !== undefined) {
+          const start = file.getLineAndCharacterOfPosition(node.getStart(file)).line;
+          const end = file.getLineAndCharacterOfPosition(node.end).line;
+          if (end - start + 1 > MAX_FUNCTION_LINES) {
+            const name = node.name?.getText(file) ?? "<anonymous>";
+            long.push(`${s.path}:${start + 1} ${name}: ${end - start + 1} lines`);
+          }
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(file);
+    }
+    expect(long).toEqual([]);
+  });
+
+  it("each stage's index.ts opens with a comment saying what the stage does and may import", () => {
+    const missing: string[] = [];
+    for (const stage of new Set(sources.filter((s) => s.path.includes("/")).map((s) => s.stage))) {
+      const index = sources.find((s) => s.path === `${stage}/index.ts`);
+      if (index === undefined) {
+        missing.push(`${stage}: no index.ts`);
+        continue;
+      }
+      const head = /^\/\*\*([\s\S]*?)\*\//.exec(index.text)?.[1] ?? "";
+      if (!/\bimports?\b/i.test(head))
+        missing.push(`${stage}/index.ts: header says nothing of imports`);
+    }
+    expect(missing).toEqual([]);
   });
 
   it("no explicit any", () => {
