@@ -14,6 +14,7 @@ const LAYERS = [
   "memory",
   "plan",
   "cache",
+  "conversation",
   "store",
   "sources",
   "render",

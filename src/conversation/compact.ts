@@ -1,0 +1,91 @@
+/**
+ * Compaction: the async step after a plan. When the run of messages the window left
+ * behind holds at least `thresholdTokens`, it is replaced by one pinned summary message
+ * (the caller's `summarize` writes its text). Triggered by tokens, never by turn count;
+ * only the dropped run is summarized, never a kept or pinned message.
+ */
+import { shortHash } from "../cache/index.js";
+import { InvalidInputError } from "../errors/index.js";
+import { escapeText } from "../text/index.js";
+import type { ConversationPlan } from "./plan.js";
+import type { Message, MessageInput } from "./schema.js";
+
+/** Turns the dropped messages into a summary text. */
+export type Summarize = (messages: readonly MessageInput[]) => Promise<string> | string;
+
+/** What {@link compactConversation} needs. */
+export interface CompactionRequest {
+  /** The same messages the plan was made from. */
+  readonly messages: readonly MessageInput[];
+  readonly plan: ConversationPlan;
+  readonly summarize: Summarize;
+  /** Compact only when the dropped run holds at least this many tokens. */
+  readonly thresholdTokens: number;
+}
+
+/** The summary that replaced a dropped run. */
+export interface CompactionSummary {
+  readonly id: string;
+  readonly text: string;
+  /** The ids it replaced, in input order. */
+  readonly summarizedIds: string[];
+  /** Tokens of the replaced messages, as the plan counted them. */
+  readonly summarizedTokens: number;
+}
+
+/** The compacted conversation: pin `summary.id` in the next plan's policy. */
+export interface CompactionResult {
+  readonly compacted: boolean;
+  readonly messages: MessageInput[];
+  readonly summary: CompactionSummary | null;
+}
+
+/** The summary message for a summary text: id `summary:` + 16 hex of its text's SHA-256. */
+export function summaryMessage(summary: string): Message {
+  const text = `<conversation_summary>${escapeText(summary)}</conversation_summary>`;
+  return { id: `summary:${shortHash(text)}`, role: "user", content: [{ type: "text", text }] };
+}
+
+/**
+ * Replaces the run of messages the plan dropped with `history_window` by one summary
+ * message at the run's place, when that run holds at least `thresholdTokens`.
+ *
+ * @example
+ * const done = await compactConversation({ messages, plan, thresholdTokens: 20000,
+ *   summarize: async (dropped) => mySummarizer(dropped) });
+ * if (done.compacted) policy.pinned.push(done.summary!.id);
+ */
+export async function compactConversation(request: CompactionRequest): Promise<CompactionResult> {
+  const { messages, plan, thresholdTokens } = request;
+  if (!Number.isInteger(thresholdTokens) || thresholdTokens < 0) {
+    throw new InvalidInputError("must be a non-negative integer", ["thresholdTokens"]);
+  }
+  if (messages.length !== plan.decisions.length) {
+    throw new InvalidInputError("the messages are not the ones the plan was made from", [
+      "messages",
+    ]);
+  }
+  const run = plan.decisions.flatMap((d, i) => (d.reason === "history_window" ? [i] : []));
+  const tokens = run.reduce((sum, i) => sum + (plan.decisions[i]?.tokens ?? 0), 0);
+  if (run.length === 0 || tokens < thresholdTokens) {
+    return { compacted: false, messages: [...messages], summary: null };
+  }
+  const dropped = run.map((i) => messages[i] as MessageInput);
+  const text = await request.summarize(dropped);
+  if (typeof text !== "string")
+    throw new InvalidInputError("summarize must return a string", ["summarize"]);
+  const message = summaryMessage(text);
+  const inRun = new Set(run);
+  const out: MessageInput[] = [];
+  messages.forEach((m, i) => {
+    if (i === run[0]) out.push(message);
+    if (!inRun.has(i)) out.push(m);
+  });
+  const summary = {
+    id: message.id,
+    text: (message.content[0] as { text: string }).text,
+    summarizedIds: dropped.map((m) => m.id),
+    summarizedTokens: tokens,
+  };
+  return { compacted: true, messages: out, summary };
+}

@@ -1,0 +1,41 @@
+/**
+ * The conversation stage: history, tool calls and results planned under a token budget
+ * (units kept or dropped whole, one decision per message, cache-friendly windows) and
+ * compaction of the dropped run. Imports errors, text, tokens and cache only.
+ */
+export {
+  type CompactionRequest,
+  type CompactionResult,
+  type CompactionSummary,
+  compactConversation,
+  type Summarize,
+  summaryMessage,
+} from "./compact.js";
+export { canonicalJson, MESSAGE_OVERHEAD_TOKENS, messageTokens, partTokens } from "./count.js";
+export {
+  type ConversationDecision,
+  type ConversationPlan,
+  type ConversationReason,
+  type PlanConversationRequest,
+  planConversation,
+} from "./plan.js";
+export {
+  type ConversationPolicy,
+  type ConversationPolicyInput,
+  ConversationPolicySchema,
+  MESSAGE_ROLES,
+  type Message,
+  type MessageInput,
+  type MessageRole,
+  MessageSchema,
+  MIN_TOOL_RESULT_MAX_TOKENS,
+  type Part,
+  PartSchema,
+  type PlanConversationJsonRequest,
+  PlanConversationJsonRequestSchema,
+  type TextPart,
+  type ToolCallPart,
+  type ToolResultPart,
+} from "./schema.js";
+export { clearedNotice, elisionNotice, type Transform, truncateToolOutput } from "./transforms.js";
+export type { Unit, UnitLayout } from "./units.js";

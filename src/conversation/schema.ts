@@ -1,0 +1,108 @@
+/**
+ * The conversation request (docs/conversation.md) as zod schemas: the provider-neutral
+ * message model, the packing policy and the plan-conversation request. One source of
+ * validation and of the TypeScript types, shared by the library, the CLI and HTTP.
+ */
+import { z } from "zod";
+import { isoTimestamp, nonBlankString } from "../text/index.js";
+
+/** Roles of the neutral message model. */
+export const MESSAGE_ROLES = ["user", "assistant", "tool"] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
+
+/** Plain text. Any role may hold text except `tool`, whose content is its results. */
+export const TextPartSchema = z.object({ type: z.literal("text"), text: z.string() });
+/** A tool call made by the assistant; `input` is any JSON value. */
+export const ToolCallPartSchema = z.object({
+  type: z.literal("tool_call"),
+  callId: nonBlankString,
+  name: nonBlankString,
+  input: z.json(),
+});
+/** The answer to one tool call, carried by a `tool` message. */
+export const ToolResultPartSchema = z.object({
+  type: z.literal("tool_result"),
+  callId: nonBlankString,
+  output: z.string(),
+  isError: z.boolean().optional(),
+});
+export const PartSchema = z.discriminatedUnion("type", [
+  TextPartSchema,
+  ToolCallPartSchema,
+  ToolResultPartSchema,
+]);
+export type TextPart = z.output<typeof TextPartSchema>;
+export type ToolCallPart = z.output<typeof ToolCallPartSchema>;
+export type ToolResultPart = z.output<typeof ToolResultPartSchema>;
+export type Part = z.output<typeof PartSchema>;
+
+// Which part types each role may hold: a provider rejects anything else.
+const ALLOWED_PARTS: Readonly<Record<MessageRole, ReadonlySet<Part["type"]>>> = {
+  user: new Set(["text"]),
+  assistant: new Set(["text", "tool_call"]),
+  tool: new Set(["tool_result"]),
+};
+
+/**
+ * One message of the neutral model: `user` holds text, `assistant` text and tool calls,
+ * `tool` tool results.
+ */
+export const MessageSchema = z
+  .object({
+    /** Non-blank and unique within the conversation. */
+    id: nonBlankString,
+    role: z.enum(MESSAGE_ROLES),
+    content: z.array(PartSchema).min(1),
+    /** When it was said (informational; never read by the planner). */
+    at: isoTimestamp.optional(),
+  })
+  .superRefine((m, ctx) => {
+    m.content.forEach((part, i) => {
+      if (!ALLOWED_PARTS[m.role].has(part.type)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["content", i, "type"],
+          message: `a ${m.role} message cannot hold a ${part.type} part`,
+        });
+      }
+    });
+  });
+export type MessageInput = z.input<typeof MessageSchema>;
+export type Message = z.output<typeof MessageSchema>;
+
+/** Smallest `toolResultMaxTokens`: room for the elision notice and a little output. */
+export const MIN_TOOL_RESULT_MAX_TOKENS = 32;
+
+/** The packing policy; every field optional. */
+export const ConversationPolicySchema = z.object({
+  /** Message ids whose units are kept wherever they are (e.g. the first ask, a summary). */
+  pinned: z.array(nonBlankString).default([]),
+  /** A tool result over this many tokens is cut to head + notice + tail. `null`: never. */
+  toolResultMaxTokens: z.number().int().min(MIN_TOOL_RESULT_MAX_TOKENS).nullable().default(null),
+  /** Results in turns older than the last N are replaced by a one-line notice. */
+  clearToolResultsAfterTurns: z.number().int().min(1).nullable().default(null),
+  /** Tool names whose results are never cleared. */
+  keepToolResults: z.array(nonBlankString).default([]),
+  /** In (0, 1]: when the window must move, move it until the kept total is at most this share. */
+  lowWaterRatio: z.number().gt(0).lte(1).default(1),
+  /** The previous plan's `firstKeptId`: kept as the window start while everything from it fits. */
+  anchor: z.string().nullable().default(null),
+  /** The previous plan's `clearBeforeTurn`: held while the anchor holds. */
+  clearBeforeTurn: z.number().int().min(0).nullable().default(null),
+});
+export type ConversationPolicyInput = z.input<typeof ConversationPolicySchema>;
+export type ConversationPolicy = z.output<typeof ConversationPolicySchema>;
+
+/**
+ * The plan-conversation request of the JSON contract (CLI, HTTP): `tokenizer` is a
+ * built-in name (default `estimate`).
+ *
+ * @example PlanConversationJsonRequestSchema.parse({ messages: [], budgetTokens: 100 }).policy.lowWaterRatio // 1
+ */
+export const PlanConversationJsonRequestSchema = z.object({
+  messages: z.array(MessageSchema),
+  budgetTokens: z.number().int().min(0),
+  tokenizer: z.string().optional(),
+  policy: ConversationPolicySchema.default(ConversationPolicySchema.parse({})),
+});
+export type PlanConversationJsonRequest = z.input<typeof PlanConversationJsonRequestSchema>;

@@ -1,0 +1,120 @@
+/**
+ * Transforms applied before packing, each recorded on the message's decision: clearing
+ * old tool results (replaced by a one-line notice) and truncating oversized ones to a
+ * head and a tail with a notice between them — the only place where content is cut, and
+ * the text says so.
+ */
+import { cpOffsets } from "../text/index.js";
+import type { TokenCounter } from "../tokens/index.js";
+import type { Message, Part, ToolResultPart } from "./schema.js";
+
+/** What a transform did to a message, with the message's tokens before it. */
+export interface Transform {
+  readonly kind: "tool_result_truncated" | "tool_result_cleared";
+  readonly callId: string;
+  readonly originalTokens: number;
+}
+
+/** The notice that replaces a cleared result. */
+export function clearedNotice(callId: string, name: string): string {
+  return `[tool result cleared (call ${callId}, ${name})]`;
+}
+
+/** The notice line between the head and the tail of a truncated result. */
+export function elisionNotice(elidedChars: number, callId: string): string {
+  return `[… ${elidedChars} chars of tool output elided (call ${callId}) …]`;
+}
+
+const fitsWithin = (counter: TokenCounter, text: string, limit: number): boolean =>
+  (counter.countUpTo ? counter.countUpTo(text, limit) : counter.count(text)) <= limit;
+
+// head ≈ twice the tail, cut at code points: `keep` code points survive in total.
+function cutAt(output: string, offsets: Uint32Array, keep: number, callId: string): string {
+  const total = offsets.length - 1;
+  const head = Math.ceil((2 * keep) / 3);
+  const tail = keep - head;
+  const headText = output.slice(0, offsets[head]);
+  const tailText = output.slice(offsets[total - tail]);
+  return `${headText}\n${elisionNotice(total - keep, callId)}\n${tailText}`;
+}
+
+/**
+ * The largest head + notice + tail cut of `output` (head about twice the tail, cut at
+ * code points) whose count is at most `maxTokens`; the notice alone when nothing fits.
+ *
+ * @example truncateToolOutput("x".repeat(10000), "c1", 40, counter) // "xxx…\n[… 9880 chars of tool output elided (call c1) …]\nxx…"
+ */
+export function truncateToolOutput(
+  output: string,
+  callId: string,
+  maxTokens: number,
+  counter: TokenCounter,
+): string {
+  const offsets = cpOffsets(output);
+  const total = offsets.length - 1;
+  // Binary search on the kept code points: fewer kept → fewer tokens (up to BPE noise,
+  // which the final step-down check absorbs).
+  let lo = 0;
+  let hi = total - 1;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fitsWithin(counter, cutAt(output, offsets, mid, callId), maxTokens)) lo = mid;
+    else hi = mid - 1;
+  }
+  while (lo > 0 && !fitsWithin(counter, cutAt(output, offsets, lo, callId), maxTokens)) lo -= 1;
+  return cutAt(output, offsets, lo, callId);
+}
+
+/** Settings of {@link transformMessage}. */
+export interface TransformSettings {
+  readonly counter: TokenCounter;
+  readonly toolResultMaxTokens: number | null;
+  /** Whether this message's turn is before the clearing boundary. */
+  readonly clear: boolean;
+  readonly keepToolResults: ReadonlySet<string>;
+  readonly toolNames: ReadonlyMap<string, string>;
+}
+
+function transformPart(
+  part: ToolResultPart,
+  s: TransformSettings,
+): { part: Part; kind: Transform["kind"] } | null {
+  const name = s.toolNames.get(part.callId) ?? "unknown";
+  if (s.clear && !s.keepToolResults.has(name)) {
+    return {
+      part: { ...part, output: clearedNotice(part.callId, name) },
+      kind: "tool_result_cleared",
+    };
+  }
+  const max = s.toolResultMaxTokens;
+  if (max !== null && !fitsWithin(s.counter, part.output, max)) {
+    const output = truncateToolOutput(part.output, part.callId, max, s.counter);
+    return { part: { ...part, output }, kind: "tool_result_truncated" };
+  }
+  return null;
+}
+
+/**
+ * Applies clearing (first) and truncation to a `tool` message's results. Returns the
+ * message itself when nothing changes, so unchanged messages keep their identity.
+ */
+export function transformMessage(
+  message: Message,
+  originalTokens: number,
+  s: TransformSettings,
+): { message: Message; transforms: Transform[] } {
+  if (message.role !== "tool" || (!s.clear && s.toolResultMaxTokens === null)) {
+    return { message, transforms: [] };
+  }
+  const transforms: Transform[] = [];
+  const content = message.content.map((part) => {
+    if (part.type !== "tool_result") return part;
+    const done = transformPart(part, s);
+    if (done === null) return part;
+    transforms.push({ kind: done.kind, callId: part.callId, originalTokens });
+    return done.part;
+  });
+  return transforms.length === 0
+    ? { message, transforms }
+    : { message: { ...message, content }, transforms };
+}
