@@ -3,6 +3,7 @@ export { compareCodePoints, cpLength, cpOffsets, hasSurrogate } from "./chars.js
 export { escapeText } from "./escape.js";
 export { casefold, normalizeKey } from "./normalize.js";
 export { formatFixed, formatScore } from "./numbers.js";
+export { regexSafetyProblem } from "./regex-safety.js";
 export { isoTimestamp, nonBlankString } from "./schemas.js";
 export {
   compareInstantParts,
