@@ -72,14 +72,20 @@ export {
   recallHitToItem,
 } from "./memory-store.js";
 export { createSourceRegistry, type SourceRegistry } from "./registry.js";
+export { discoverSkills } from "./skill-discovery.js";
+export { isInvalidSkill, parseSkill } from "./skill-parse.js";
+export { selectSkills } from "./skill-select.js";
+export {
+  skillCatalogLine,
+  skillCatalogText,
+  skillSourceRef,
+  skillsSource,
+} from "./skill-source.js";
 export {
   DEFAULT_SKILL_CAP,
-  discoverSkills,
   type InvalidSkill,
-  isInvalidSkill,
   MAX_SKILL_FILE_BYTES,
   MAX_SKILL_PATTERN_LENGTH,
-  parseSkill,
   type RedLine,
   SKILL_QUERY_GUARD,
   type Skill,
@@ -88,10 +94,5 @@ export {
   type SkillRoots,
   type SkillSelection,
   type SkillTriggers,
-  selectSkills,
-  skillCatalogLine,
-  skillCatalogText,
-  skillSourceRef,
-  skillsSource,
 } from "./skills.js";
 export * from "./types.js";
