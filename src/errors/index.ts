@@ -5,6 +5,8 @@
  */
 import type { ZodError } from "zod";
 
+export { nodeErrorCode } from "./node-errors.js";
+
 /** Stable machine-readable error codes. */
 export type ErrorCode =
   | "invalid_input"

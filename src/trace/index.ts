@@ -1,20 +1,15 @@
 /** Manifest and trace types of spec 07, the wire contract and the red-line check. */
+// The regex-safety check lives in text (lower stages use it); re-exported here as before.
+export { regexSafetyProblem } from "../text/index.js";
 export {
   type CheckDraftOptions,
-  type CompiledRedLine,
-  type CompiledRedLines,
   checkDraft,
-  compileRedLines,
   DEFAULT_MAX_DRAFT_CHARS,
   DEFAULT_MAX_MATCHES_PER_LINE,
   type DraftCheck,
   EXCERPT_CONTEXT,
-  MAX_RED_LINE_PATTERN_LENGTH,
   REGEX_OVERLAP,
   REGEX_WINDOW,
-  type RedLineSeverity,
-  redLinesFromSkills,
-  regexSafetyProblem,
   type Violation,
 } from "./guard.js";
 export {
@@ -27,6 +22,14 @@ export {
   type SourceFailure,
   type Timings,
 } from "./manifest.js";
+export {
+  type CompiledRedLine,
+  type CompiledRedLines,
+  compileRedLines,
+  MAX_RED_LINE_PATTERN_LENGTH,
+  type RedLineSeverity,
+  redLinesFromSkills,
+} from "./red-lines.js";
 export {
   type AnchorInput,
   appendTail,
