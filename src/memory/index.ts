@@ -1,5 +1,6 @@
 /** Memory selection of spec 02: recall hits → gates → dedupe → slots → packing → block. */
 export { type AdapterOptions, candidatesFromRecallHits, type RecallHit } from "./adapter.js";
+export type { MemoryDecision, MemoryReason } from "./decision.js";
 export {
   BLOCK_CLOSE,
   type RenderableHit,
@@ -23,10 +24,4 @@ export {
   type SelectMemoryRequest,
   SelectMemoryRequestSchema,
 } from "./schema.js";
-export {
-  type MemoryDecision,
-  type MemoryPlan,
-  type MemoryReason,
-  type SelectOptions,
-  selectMemoryContext,
-} from "./select.js";
+export { type MemoryPlan, type SelectOptions, selectMemoryContext } from "./select.js";
