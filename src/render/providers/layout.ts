@@ -212,7 +212,10 @@ function blockCounter(plan: PromptPlan, given: TokenCounter | undefined): BlockC
   };
 }
 
-/** The plan's tiers; an untiered plan is one dynamic block (the planner's tier for tierless text). */
+/**
+ * The plan's tiers. An untiered plan is one block; the planner counts tierless segments
+ * as dynamic.
+ */
 function tiersOf(plan: PromptPlan): PromptPlan["tiers"] {
   if (plan.tiers.length > 0 || plan.prompt === "") return plan.tiers;
   return [
