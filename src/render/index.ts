@@ -54,7 +54,7 @@ export {
   toAnthropicRequest,
   toOpenAIChatRequest,
   toOpenAIResponsesRequest,
-} from "./providers.js";
+} from "./providers/index.js";
 export { taggedRenderer } from "./tagged.js";
 export type { RenderContext, SlotRenderer } from "./types.js";
 

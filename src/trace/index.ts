@@ -31,27 +31,31 @@ export {
   redLinesFromSkills,
 } from "./red-lines.js";
 export {
-  type AnchorInput,
   appendTail,
-  checkWireVersion,
-  parseWireContract,
   TAIL_JOIN,
   type TailedPrompt,
   type TailInput,
   type TailOutcome,
+} from "./tail.js";
+export {
+  type AnchorInput,
   toWireContract,
+  type WireAssembly,
+  type WireOptions,
+} from "./wire-build.js";
+export {
+  checkWireVersion,
   WIRE_CONTRACT_VERSION,
   WIRE_SUPPORTED_MAJOR,
   type WireAnchor,
   WireAnchorSchema,
-  type WireAssembly,
   type WireBudget,
   WireBudgetSchema,
   type WireContract,
   WireContractSchema,
   type WireLayer,
   WireLayerSchema,
-  type WireOptions,
   type WireSpan,
   WireSpanSchema,
-} from "./wire.js";
+} from "./wire-schema.js";
+export { parseWireContract } from "./wire-validate.js";
