@@ -20,6 +20,7 @@ export {
   PolicySchema,
   type Provenance,
   ProvenanceSchema,
+  provenanceFields,
   type SelectMemoryRequest,
   SelectMemoryRequestSchema,
 } from "./schema.js";
