@@ -21,6 +21,7 @@ export {
   PolicySchema,
   type Provenance,
   ProvenanceSchema,
+  provenanceFields,
   type SelectMemoryRequest,
   SelectMemoryRequestSchema,
 } from "./schema.js";

@@ -24,15 +24,15 @@ export {
   type ScoreBreakdown,
   type ScoreWeights,
 } from "./score.js";
+export { SqliteMemoryStore } from "./sqlite.js";
 export {
   DEFAULT_POOL_SIZE,
   MATCH_BUDGET,
   type OpenStoreOptions,
   openStore,
-  SqliteMemoryStore,
   STORE_APPLICATION_ID,
-  scopePrefix,
-} from "./sqlite.js";
+} from "./sqlite-open.js";
+export { scopePrefix } from "./sqlite-statements.js";
 export { ftsQuote, indexTerms, MAX_QUERY_TERMS, queryTerms } from "./terms.js";
 export type {
   AddResult,
