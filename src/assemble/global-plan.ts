@@ -42,6 +42,7 @@ function segmentInputs(
     priority: l.slot.priority,
     budgetPriority: 100 - l.slot.priority,
     required: l.slot.required,
+    neverTruncate: l.slot.neverTruncate,
     cacheTier: l.slot.cacheTier,
     provenance: l.fill.sourceIds.length > 0 ? l.fill.sourceIds.join(",") : "none",
   }));
@@ -52,6 +53,7 @@ function segmentInputs(
       priority: seg.priority ?? 50,
       budgetPriority: seg.budgetPriority ?? 50,
       required: seg.required ?? false,
+      neverTruncate: seg.neverTruncate ?? false,
       cacheTier: seg.cacheTier ?? "session",
       provenance: seg.provenance ?? "runtime",
     });
@@ -61,7 +63,8 @@ function segmentInputs(
 
 /**
  * Plans the layers and the plain segments under the global budget `given` (falling back
- * to `schema`'s): required segments are never dropped, and over budget it fails closed.
+ * to `schema`'s): required and `neverTruncate` segments are reserved, never dropped, and
+ * when they cannot fit it fails closed.
  */
 export function planGlobal(
   layers: readonly FilledLayer[],

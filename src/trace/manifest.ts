@@ -12,6 +12,7 @@ export type LayerStatus = "included" | "dropped" | "inactive" | "skipped";
 /** Layer reason codes: the planner's, plus source failures. */
 export type LayerReason =
   | "required"
+  | "never_truncate"
   | "fits_budget"
   | "char_budget_exceeded"
   | "token_budget_exceeded"
