@@ -10,6 +10,7 @@ import { getRenderer, type SlotRenderer } from "../render/index.js";
 import {
   type ContextSource,
   createSourceRegistry,
+  type SkillReport,
   type SourceQuery,
   type SourceRegistry,
 } from "../sources/index.js";
@@ -139,6 +140,24 @@ function settledMemoryPlan(
     : null;
 }
 
+/**
+ * The skill report of the first slot (schema order, then source id) whose source reports
+ * one; only slots filled successfully are asked. Null when none does.
+ */
+function skillsReport(run: AssemblyRun, layers: readonly FilledLayer[]): SkillReport | null {
+  for (const l of layers) {
+    if (l.fill.status !== "ok") continue;
+    const sources = [...run.registry.sourcesFor(l.slot.kind)].sort((a, b) =>
+      a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+    );
+    for (const source of sources) {
+      const skills = source.report?.(l.slot, run.query)?.skills;
+      if (skills !== undefined) return skills;
+    }
+  }
+  return null;
+}
+
 // Fetch timings in a stable order (slot, then source), whatever order the fetches ended in.
 function sortedTimings(fetchTimings: readonly FetchTiming[]): FetchTiming[] {
   return fetchTimings
@@ -172,6 +191,7 @@ export async function assemble(input: AssembleInput): Promise<Assembly> {
     renderer: run.renderer.name,
     now: input.now,
     tokenizer: run.counter.name,
+    skills: skillsReport(run, layers),
     timings: { totalMs: clock() - started, fetch: sortedTimings(fetchTimings) },
   });
   return { prompt: segmentPlan.prompt, manifest, memoryPlan, segmentPlan };

@@ -78,6 +78,8 @@ export { selectSkills } from "./skill-select.js";
 export {
   skillCatalogLine,
   skillCatalogText,
+  skillReport,
+  type SkillsSourceOptions,
   skillSourceRef,
   skillsSource,
 } from "./skill-source.js";
@@ -91,6 +93,7 @@ export {
   type Skill,
   type SkillCatalog,
   type SkillMatch,
+  type SkillReport,
   type SkillRoots,
   type SkillSelection,
   type SkillTriggers,

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { AUTHORITIES, ProvenanceSchema } from "../memory/index.js";
 import type { CacheTier } from "../plan/index.js";
 import { isoTimestamp, nonBlankString } from "../text/index.js";
+import type { SkillReport } from "./skills.js";
 
 const nonBlank = nonBlankString;
 const timestamp = isoTimestamp;
@@ -82,6 +83,15 @@ export interface SlotSpec {
 }
 
 /**
+ * What a source decided for a slot beyond its items, for the manifest (e.g. which skills
+ * triggered and why, or that the selection abstained). Deterministic: a function of the
+ * source's data, the slot and the query.
+ */
+export interface SourceReport {
+  skills?: SkillReport;
+}
+
+/**
  * A context source (spec 04). `fetch` may be sync or async; it receives an AbortSignal
  * that fires on timeout, and should stop work when it does.
  *
@@ -99,4 +109,9 @@ export interface ContextSource {
     query: SourceQuery,
     signal: AbortSignal,
   ): Promise<readonly SourceItem[]> | readonly SourceItem[];
+  /**
+   * Optional: the source's own decisions for `slot` and `query` (see {@link SourceReport}),
+   * asked once per assembly for each slot it filled successfully.
+   */
+  report?(slot: SlotSpec, query: SourceQuery): SourceReport | null;
 }

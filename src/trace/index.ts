@@ -55,6 +55,8 @@ export {
   WireContractSchema,
   type WireLayer,
   WireLayerSchema,
+  type WireSkills,
+  WireSkillsSchema,
   type WireSpan,
   WireSpanSchema,
 } from "./wire-schema.js";

@@ -5,6 +5,7 @@
  */
 import type { MemoryDecision } from "../memory/index.js";
 import type { CacheTier, PlanDecision } from "../plan/index.js";
+import type { SkillReport } from "../sources/index.js";
 
 /** Layer status: the planner's three, plus `skipped` when a source failed. */
 export type LayerStatus = "included" | "dropped" | "inactive" | "skipped";
@@ -84,6 +85,12 @@ export interface AssemblyManifest {
   failures: SourceFailure[];
   memoryDecisions: MemoryDecision[] | null;
   segmentDecisions: PlanDecision[];
+  /**
+   * Skill selection (spec 06): matched skills with their trigger reasons, ties, overlaps,
+   * the cap, invalid skills with their reason, and `abstained`; null when no source of the
+   * schema's slots reports one.
+   */
+  skills: SkillReport | null;
   timings: Timings;
 }
 

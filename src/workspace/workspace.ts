@@ -317,7 +317,7 @@ export async function loadWorkspace(
   const tools = options.toolState ?? new ToolState(config.tools ?? []);
   const sources: ContextSource[] = [
     instructionChainSource(instructions, options.userFiles ?? []),
-    skillsSource(catalog, "skills", cap === undefined ? {} : { cap }),
+    skillsSource(catalog, "skills", cap === undefined ? { root } : { cap, root }),
     kbSource(kb.chunks, {}),
     constraintsSource({ rules: config.constraints ?? [] }),
     toolStateSource(tools),
