@@ -76,10 +76,10 @@ export { discoverSkills } from "./skill-discovery.js";
 export { isInvalidSkill, parseSkill } from "./skill-parse.js";
 export { selectSkills } from "./skill-select.js";
 export {
+  type SkillsSourceOptions,
   skillCatalogLine,
   skillCatalogText,
   skillReport,
-  type SkillsSourceOptions,
   skillSourceRef,
   skillsSource,
 } from "./skill-source.js";
