@@ -17,11 +17,13 @@ import {
 import { instantMillis, trimWs } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import type { AssemblyManifest } from "../trace/index.js";
+import { cascadeGlobally } from "./cascade.js";
 import { type FetchTiming, fillSlot, type SlotFill } from "./fill.js";
 import { type AssembleSegment, planGlobal } from "./global-plan.js";
 import { type FilledLayer, type LayerContext, toLayer } from "./layers.js";
 import { buildManifest } from "./manifest.js";
 import { settleMemoryPlan } from "./memory-slot.js";
+import type { PackedSlot } from "./pack.js";
 import {
   createSchemaRegistry,
   type ModeSchema,
@@ -128,6 +130,39 @@ async function fillLayers(
   return run.slots.map((slot, i) => toLayer(slot, fills[i] as SlotFill, run));
 }
 
+/**
+ * The global plan of the layers and segments; a cascade layer (KB tiers) the plan dropped
+ * is cascaded again into the room the plan leaves it (see {@link cascadeGlobally}), so
+ * the layers come back with their final packing and item decisions.
+ */
+function planLayers(
+  run: AssemblyRun,
+  filled: readonly FilledLayer[],
+  extra: readonly AssembleSegment[],
+  input: AssembleInput,
+): { layers: FilledLayer[]; plan: PromptPlan } {
+  const planOf = (ls: readonly FilledLayer[]) =>
+    planGlobal(ls, extra, input, run.schema, run.counter);
+  const layers = [...filled];
+  let plan = planOf(layers);
+  for (let i = 0; i < layers.length; i++) {
+    const l = layers[i] as FilledLayer;
+    if (l.cascade === undefined || l.packed === null) continue;
+    const replan = (packed: PackedSlot) =>
+      planOf(layers.map((x, j) => (j === i ? { ...x, packed } : x)));
+    const out = cascadeGlobally(
+      { kind: l.slot.kind, packed: l.packed, decisions: l.decisions, render: l.cascade },
+      plan,
+      replan,
+      run.counter,
+    );
+    if (out === null) continue;
+    layers[i] = { ...l, packed: out.packed, decisions: out.decisions };
+    plan = out.plan;
+  }
+  return { layers, plan };
+}
+
 // The last memory layer's plan, settled against the global plan (null without one).
 function settledMemoryPlan(
   layers: readonly FilledLayer[],
@@ -181,9 +216,9 @@ export async function assemble(input: AssembleInput): Promise<Assembly> {
   const started = clock();
   const run = prepareRun(input);
   const fetchTimings: FetchTiming[] = [];
-  const layers = await fillLayers(run, input.timeoutMs, clock, fetchTimings);
+  const filled = await fillLayers(run, input.timeoutMs, clock, fetchTimings);
   const extra = input.segments ?? [];
-  const segmentPlan = planGlobal(layers, extra, input, run.schema, run.counter);
+  const { layers, plan: segmentPlan } = planLayers(run, filled, extra, input);
   const memoryPlan = settledMemoryPlan(layers, segmentPlan, run.counter);
   const manifest = buildManifest(layers, extra, segmentPlan, memoryPlan, {
     mode: run.schema.mode,

@@ -7,6 +7,7 @@ import { SourceError } from "../errors/index.js";
 import type { MemoryPlan } from "../memory/index.js";
 import type { SlotRenderer } from "../render/index.js";
 import type { TokenCounter } from "../tokens/index.js";
+import { isCascadeSlot, packCascade } from "./cascade.js";
 import type { SlotFill } from "./fill.js";
 import { checkRecallItems, isMemorySlot, packMemorySlot } from "./memory-slot.js";
 import {
@@ -26,6 +27,8 @@ export interface FilledLayer {
   packed: PackedSlot | null;
   decisions: ItemDecision[];
   memoryPlan: MemoryPlan | null;
+  /** Set for a cascade slot (items with `cascadeLevel`): how to render a smaller selection. */
+  cascade?: RenderItems;
 }
 
 /** What packing a slot reads besides its fill. */
@@ -55,9 +58,8 @@ export function toLayer(slot: ResolvedSlot, filled: SlotFill, ctx: LayerContext)
       items.map((s) => s.item),
       { userScope: ctx.scope },
     );
-  return isMemorySlot(slot, ranked)
-    ? memoryLayer(slot, fill, ranked, render, ctx)
-    : plainLayer(slot, fill, ranked, render, ctx);
+  if (isMemorySlot(slot, ranked)) return memoryLayer(slot, fill, ranked, render, ctx);
+  return plainLayer(slot, fill, ranked, render, ctx);
 }
 
 // No source, or a failed one: an optional slot is skipped, a required one fails closed.
@@ -126,13 +128,18 @@ function plainLayer(
 ): FilledLayer {
   const filter = slot.filter ?? {};
   const { kept, decisions: filtered } = applyFilter(ranked, filter, ctx.nowMs);
-  const packed = packItems(kept, filter, render, ctx.counter, slot.kind);
+  // Items with cascade levels (KB tiers) are packed by the cascade, not greedily.
+  const cascade = isCascadeSlot(ranked);
+  const packed = cascade
+    ? packCascade(kept, filter, render, ctx.counter, slot.kind)
+    : packItems(kept, filter, render, ctx.counter, slot.kind);
   return {
     slot,
     fill,
     packed,
     decisions: orderDecisions(ranked, [...filtered, ...packed.decisions]),
     memoryPlan: null,
+    ...(cascade ? { cascade: render } : {}),
   };
 }
 

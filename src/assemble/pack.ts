@@ -21,6 +21,7 @@ export type ItemReason =
   | "low_confidence"
   | "too_old"
   | "top_k_reached"
+  | "level_skipped"
   | "char_budget_exceeded"
   | "token_budget_exceeded";
 
@@ -129,7 +130,8 @@ export function applyFilter(
   return { kept, decisions };
 }
 
-function decide(
+/** One item decision. */
+export function decide(
   s: SourcedItem,
   status: ItemDecision["status"],
   reason: ItemReason,
@@ -145,15 +147,16 @@ function decide(
   };
 }
 
-interface BudgetOverrun {
+/** A slot budget broken by a rendering. */
+export interface BudgetOverrun {
   unit: "chars" | "tokens";
   field: "charBudget" | "tokenBudget";
   used: number;
   budget: number;
 }
 
-// The first slot budget `text` breaks (chars checked before tokens), or null.
-function overSlotBudget(
+/** The first slot budget `text` breaks (chars checked before tokens), or null. */
+export function overSlotBudget(
   text: string,
   filter: SlotFilter,
   counter: TokenCounter,

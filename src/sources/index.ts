@@ -52,6 +52,7 @@ export {
 } from "./instructions.js";
 export {
   citationAnchor,
+  KB_CASCADE_LEVEL,
   type KbChunk,
   KbChunkSchema,
   type KbIssue,

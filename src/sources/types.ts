@@ -35,6 +35,14 @@ export const SourceItemSchema = z.object({
   /** Position the source gives the item (lower first); breaks ties after score and age. */
   rank: z.number().int().min(0).optional(),
   sourceRef: z.string().optional(),
+  /**
+   * Budget cascade level (spec 06 KB tiers: golden 0, hybrid 1, correction 2). A slot whose
+   * items all carry one is packed by the cascade instead of greedily: under budget, whole
+   * levels ≥ 1 are skipped from the least valuable, then level 0 loses its lowest-ranked
+   * items — first against the slot's own budget, then against the room the global plan
+   * leaves the layer. `category` names the level in decision details.
+   */
+  cascadeLevel: z.number().int().min(0).optional(),
   memory: MemoryFieldsSchema.optional(),
 });
 export type SourceItem = z.input<typeof SourceItemSchema>;

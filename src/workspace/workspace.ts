@@ -318,7 +318,7 @@ export async function loadWorkspace(
   const sources: ContextSource[] = [
     instructionChainSource(instructions, options.userFiles ?? []),
     skillsSource(catalog, "skills", cap === undefined ? { root } : { cap, root }),
-    kbSource(kb.chunks, {}),
+    kbSource(kb.chunks),
     constraintsSource({ rules: config.constraints ?? [] }),
     toolStateSource(tools),
     plannerSource(() => config.planner ?? null),
