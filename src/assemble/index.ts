@@ -35,6 +35,7 @@ export {
   type Dependency,
   type ReassemblyReport,
   Session,
+  type SessionMemoryPolicy,
   type SessionOptions,
   type SessionSegment,
   type SessionState,

@@ -96,7 +96,20 @@ function memoryLayer(
     { ...filter, minScore: undefined },
     ctx.nowMs,
   );
-  const { packed, plan } = packMemorySlot(slot, kept, filter, ctx.scope, render, ctx.counter);
+  const renderItem = ctx.renderer.renderItem?.bind(ctx.renderer);
+  const renderLine =
+    renderItem === undefined
+      ? undefined
+      : (s: SourcedItem) => renderItem(slot, s.item, { userScope: ctx.scope });
+  const { packed, plan } = packMemorySlot(
+    slot,
+    kept,
+    filter,
+    ctx.scope,
+    render,
+    ctx.counter,
+    renderLine,
+  );
   // Lookups by id: a recall slot may hold a thousand candidates.
   const packedIds = new Set(packed.decisions.map((p) => p.id));
   const sourceOf = new Map(kept.map((s) => [s.item.id, s.sourceId]));

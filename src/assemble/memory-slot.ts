@@ -107,6 +107,10 @@ function toCandidate(s: SourcedItem, slot: string): CandidateInput {
  * The recall slot: the spec 02 gates (scope, confidence, dedupe, conflict slots) run on
  * the filtered items, then the slot packer applies topK and the budgets to the slot as
  * rendered; the memory plan is patched so every candidate keeps exactly one decision.
+ * The plan describes the slot the prompt holds: `context`/`usedChars`/`usedTokens` are the
+ * slot's rendering and each decision's `candidateChars`/`candidateTokens` price the hit as
+ * `renderLine` gives it (with a heading renderer the `- text (importance=…, score=…)`
+ * line; with `tagged` the spec 02 `<memory_hit>`, the block being the 02 block).
  */
 export function packMemorySlot(
   slot: ResolvedSlot,
@@ -115,6 +119,7 @@ export function packMemorySlot(
   scope: string,
   render: (items: readonly SourcedItem[]) => string,
   counter: TokenCounter,
+  renderLine?: (item: SourcedItem) => string,
 ): { packed: PackedSlot; plan: MemoryPlan } {
   const byId = new Map(kept.map((s) => [s.item.id, s]));
   const gates = selectMemoryContext(
@@ -139,7 +144,14 @@ export function packMemorySlot(
     slot.kind,
   );
   const outcome = new Map(packed.decisions.map((d) => [d.id, d]));
-  const decisions: MemoryDecision[] = gates.decisions.map((d) => {
+  const priced = (d: MemoryDecision): MemoryDecision => {
+    const item = byId.get(d.memoryId);
+    if (renderLine === undefined || item === undefined) return d;
+    const line = renderLine(item);
+    return { ...d, candidateChars: cpLength(line), candidateTokens: counter.count(line) };
+  };
+  const decisions: MemoryDecision[] = gates.decisions.map((gate) => {
+    const d = priced(gate);
     const p = outcome.get(d.memoryId);
     if (d.status !== "selected" || p === undefined || p.status === "selected") return d;
     return {
@@ -150,11 +162,8 @@ export function packMemorySlot(
       detail: p.detail,
     } as MemoryDecision;
   });
-  const selected = packed.selected.map((s) => s.item.id);
-  const lines = packed.selected.map((s) =>
-    renderMemoryHit(toCandidate(s, slot.kind) as Parameters<typeof renderMemoryHit>[0]),
-  );
-  const context = renderMemoryBlock(gates.userScope, lines);
+  const context =
+    renderLine === undefined ? legacyBlock(packed, gates.userScope, slot) : packed.rendered;
   const plan: MemoryPlan = {
     ...gates,
     policy: {
@@ -166,9 +175,17 @@ export function packMemorySlot(
     context,
     usedChars: cpLength(context),
     usedTokens: counter.count(context),
-    selectedMemoryIds: selected,
+    selectedMemoryIds: packed.selected.map((s) => s.item.id),
     rejectedMemoryIds: decisions.filter((d) => d.status === "rejected").map((d) => d.memoryId),
     decisions,
   };
   return { packed, plan };
+}
+
+// A renderer that cannot say what one item renders to: the plan keeps the spec 02 block.
+function legacyBlock(packed: PackedSlot, userScope: string, slot: ResolvedSlot): string {
+  const lines = packed.selected.map((s) =>
+    renderMemoryHit(toCandidate(s, slot.kind) as Parameters<typeof renderMemoryHit>[0]),
+  );
+  return renderMemoryBlock(userScope, lines);
 }

@@ -136,18 +136,19 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
     if (details.length === 0) return item.text;
     return fill(r.line, { text: item.text, details: details.join(r.separator) });
   };
+  const itemText = (slot: { kind: string; itemStyle?: "list" | "block" }, item: SourceItem) => {
+    // Documents (instruction files, skill bodies) read as blocks, not as list items.
+    if (slot.itemStyle === "block") return item.text;
+    return table.itemPrefix + (slot.kind === "recall_memory" ? recallLine(item) : item.text);
+  };
   return {
     name,
     renderSlot(slot, items) {
       if (items.length === 0) return "";
-      const recall = slot.kind === "recall_memory";
       const heading = fill(table.headingFormat, { title: headingText(slot) });
-      // Documents (instruction files, skill bodies) read as blocks, not as list items.
-      if (slot.itemStyle === "block") return [heading, ...items.map((i) => i.text)].join("\n\n");
-      const lines = [heading];
-      for (const item of items)
-        lines.push(table.itemPrefix + (recall ? recallLine(item) : item.text));
-      return lines.join("\n");
+      const parts = [heading, ...items.map((item) => itemText(slot, item))];
+      return parts.join(slot.itemStyle === "block" ? "\n\n" : "\n");
     },
+    renderItem: itemText,
   };
 }

@@ -73,4 +73,7 @@ export const taggedRenderer: SlotRenderer = Object.freeze({
     const close = safe ? `</${slot.kind}>` : "</slot>";
     return [open, ...items.map(itemLine), close].join("\n");
   },
+  renderItem(slot: { kind: string }, item: SourceItem) {
+    return slot.kind === "recall_memory" ? renderMemoryHit(toHit(item, 0)) : itemLine(item);
+  },
 });

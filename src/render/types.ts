@@ -18,4 +18,13 @@ export interface SlotRenderer {
     items: readonly SourceItem[],
     ctx: RenderContext,
   ): string;
+  /**
+   * Optional: what one item contributes to the slot's rendering (its line or lines, the
+   * list prefix included), so decision logs can price each item as the prompt holds it.
+   */
+  renderItem?(
+    slot: { kind: string; title?: string; itemStyle?: "list" | "block" },
+    item: SourceItem,
+    ctx: RenderContext,
+  ): string;
 }
