@@ -13,7 +13,7 @@ import {
   registerAssembleCommand,
   runWorkspaceDemo,
 } from "./assemble-cmd.js";
-import { registerChatCommand } from "./chat.js";
+import { registerChatCommand } from "./chat/index.js";
 import { registerCheckDraftCommand } from "./check-draft-cmd.js";
 import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
 import { EXIT, reportError } from "./io.js";
