@@ -1,5 +1,11 @@
 /** The main job over a workspace directory (spec 06 layout). */
 export {
+  createChatSession,
+  runChatTurn,
+  turnRedLines,
+  type WorkspaceChat,
+} from "./chat.js";
+export {
   type WorkspaceConfig,
   WorkspaceConfigSchema,
   workspaceConfigJsonSchema,

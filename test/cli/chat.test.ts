@@ -38,7 +38,7 @@ import {
   chatCredentials,
   registerChatCommand,
   WITHHELD_PLACEHOLDER,
-} from "../../src/cli/chat.js";
+} from "../../src/cli/chat/index.js";
 import { confinePath, executeTool } from "../../src/cli/tools.js";
 import type { ToolSpec } from "../../src/sources/index.js";
 import { openStore } from "../../src/store/index.js";
