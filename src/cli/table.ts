@@ -40,6 +40,8 @@ export interface Column<Row> {
   tone?: (row: Row) => Tone;
   /** Free text (details, refs, excerpts) that gives up its width first when a table must fit. */
   elastic?: boolean;
+  /** Never shortened (reason codes and statuses: the point of the table). */
+  whole?: boolean;
 }
 
 const CODES: Record<Exclude<Tone, null>, string> = { good: "32", bad: "31", muted: "2" };
@@ -81,13 +83,13 @@ function shorten(s: string, width: number): string {
 }
 
 // Narrows the widest shortenable column, one column at a time, until the row fits: elastic
-// (free-text) columns first, then the others. Right-aligned (numeric) columns are never
-// cut; a column keeps at least its header (and 6 columns unless it is elastic).
+// (free-text) columns first, then the others. Right-aligned (numeric) and `whole` columns
+// are never cut; a column keeps at least its header (and 6 columns unless it is elastic).
 function fitWidths<Row>(widths: number[], columns: readonly Column<Row>[], max: number): number[] {
   const out = [...widths];
   const floor = columns.map((c, i) => {
     const header = displayWidth(c.header);
-    if (c.align === "right") return widths[i] as number;
+    if (c.align === "right" || c.whole) return widths[i] as number;
     return c.elastic ? header : Math.max(header, Math.min(widths[i] as number, 6));
   });
   let excess = out.reduce((a, b) => a + b, 0) + 2 * (out.length - 1) - max;

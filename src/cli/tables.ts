@@ -10,8 +10,18 @@ const tone = (selected: boolean): Tone => (selected ? "good" : "bad");
 const MEMORY_COLUMNS: Column<MemoryDecision & { rank: number }>[] = [
   { header: "#", cell: (d) => d.rank, align: "right" },
   { header: "memory", cell: (d) => d.memoryId },
-  { header: "status", cell: (d) => d.status, tone: (d) => tone(d.status === "selected") },
-  { header: "reason", cell: (d) => d.reason, tone: (d) => tone(d.status === "selected") },
+  {
+    header: "status",
+    cell: (d) => d.status,
+    tone: (d) => tone(d.status === "selected"),
+    whole: true,
+  },
+  {
+    header: "reason",
+    cell: (d) => d.reason,
+    tone: (d) => tone(d.status === "selected"),
+    whole: true,
+  },
   { header: "authority", cell: (d) => d.authority },
   { header: "score", cell: (d) => formatScore(d.score), align: "right" },
   { header: "chars", cell: (d) => d.candidateChars, align: "right" },
@@ -39,9 +49,10 @@ const SEGMENT_COLUMNS: Column<PlanDecision>[] = [
   {
     header: "status",
     cell: (d) => d.status,
+    whole: true,
     tone: (d) => (d.status === "included" ? "good" : d.status === "dropped" ? "bad" : "muted"),
   },
-  { header: "reason", cell: (d) => d.reason },
+  { header: "reason", cell: (d) => d.reason, whole: true },
   { header: "chars", cell: (d) => d.originalChars, align: "right" },
   { header: "tokens", cell: (d) => d.originalTokens ?? null, align: "right" },
   { header: "detail", cell: (d) => d.detail, tone: () => "muted", elastic: true },
@@ -70,10 +81,11 @@ const LAYER_COLUMNS: Column<LayerManifest>[] = [
   {
     header: "status",
     cell: (l) => l.status,
+    whole: true,
     tone: (l): Tone =>
       l.status === "included" ? "good" : l.status === "dropped" ? "bad" : "muted",
   },
-  { header: "reason", cell: (l) => l.reason },
+  { header: "reason", cell: (l) => l.reason, whole: true },
   { header: "chars", cell: (l) => (l.status === "included" ? l.used.chars : null), align: "right" },
   {
     header: "tokens",
