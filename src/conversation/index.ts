@@ -19,6 +19,7 @@ export {
   type PlanConversationRequest,
   planConversation,
 } from "./plan.js";
+export { type ConversationPlanner, createConversationPlanner } from "./planner.js";
 export {
   type ConversationPolicy,
   type ConversationPolicyInput,
@@ -37,5 +38,11 @@ export {
   type ToolCallPart,
   type ToolResultPart,
 } from "./schema.js";
-export { clearedNotice, elisionNotice, type Transform, truncateToolOutput } from "./transforms.js";
-export type { Unit, UnitLayout } from "./units.js";
+export {
+  clearedNotice,
+  elisionNotice,
+  type Transform,
+  truncateToolOutput,
+  UNKNOWN_TOOL,
+} from "./transforms.js";
+export type { Unit } from "./units.js";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
   type ConversationPlan,
+  createConversationPlanner,
   type MessageInput,
-  planConversation,
 } from "../../src/conversation/index.js";
 import { getTokenCounter } from "../../src/tokens/index.js";
 import { assertNoOrphans, calls, recount, results, say, user } from "./helpers.js";
@@ -56,12 +56,14 @@ function agentLoop(lowWaterRatio: number): LoopFigures {
   const count = (s: string) => getTokenCounter("estimate").count(s);
   const messages: MessageInput[] = [];
   let prev: ConversationPlan | null = null;
+  // One planner for the loop, as an agent keeps it: each message is validated and priced once.
+  const planner = createConversationPlanner();
   let firstOverflow = -1;
   let changes = 0;
   let breaks = 0;
   for (let t = 0; t < 300; t++) {
     appendTurn(messages, t, r);
-    const plan = planConversation({
+    const plan = planner.plan({
       messages,
       budgetTokens: 3000,
       tokenizer: counter,
