@@ -17,7 +17,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { type Command, Option } from "commander";
-import { InvalidInputError } from "../errors/index.js";
+import { InvalidInputError, nodeErrorCode } from "../errors/index.js";
 import { checkDraft, compileRedLines, type DraftCheck } from "../trace/index.js";
 import { EXIT, parseJson, readInput, reportError } from "./io.js";
 import { renderTable, type Tone } from "./table.js";
@@ -73,7 +73,7 @@ async function readRedLines(file: string): Promise<unknown> {
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    const reason = err instanceof Error && "code" in err ? String(err.code) : "unreadable";
+    const reason = nodeErrorCode(err, "unreadable");
     throw new InvalidInputError(
       `cannot read red-lines file ${JSON.stringify(file)} (${reason})`,
       "--red-lines",

@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { InvalidInputError, PromptctxError } from "../errors/index.js";
+import { InvalidInputError, nodeErrorCode, PromptctxError } from "../errors/index.js";
 import {
   type ImportResult,
   type MemoryRecordInput,
@@ -240,7 +240,7 @@ async function runImport(file: string, opts: ImportOpts): Promise<number> {
     try {
       size = statSync(file).size;
     } catch (err) {
-      const reason = err instanceof Error && "code" in err ? String(err.code) : "unreadable";
+      const reason = nodeErrorCode(err, "unreadable");
       throw new InvalidInputError(`cannot read ${JSON.stringify(file)} (${reason})`, "FILE");
     }
   }
@@ -290,7 +290,7 @@ function runExport(opts: ExportOpts): void {
     try {
       fd = openSync(opts.output, "w");
     } catch (err) {
-      const reason = err instanceof Error && "code" in err ? String(err.code) : "unwritable";
+      const reason = nodeErrorCode(err, "unwritable");
       throw new InvalidInputError(
         `cannot write ${JSON.stringify(opts.output)} (${reason})`,
         "--output",

@@ -29,6 +29,7 @@ import { spawn } from "node:child_process";
 import type { Dirent } from "node:fs";
 import { lstat, mkdir, open, readdir, realpath, stat, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { nodeErrorCode } from "../errors/index.js";
 import type { ToolSpec } from "../sources/index.js";
 import { compareCodePoints } from "../text/index.js";
 
@@ -97,12 +98,6 @@ function escapes(rel: string): boolean {
   return rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel);
 }
 
-function errnoOf(err: unknown): string | undefined {
-  return typeof err === "object" && err !== null && "code" in err
-    ? String((err as { code: unknown }).code)
-    : undefined;
-}
-
 function stringArg(input: Record<string, unknown>, tool: string, arg: string): string {
   const v = input[arg];
   if (typeof v !== "string") fail(`${tool} needs a string \`${arg}\``);
@@ -133,7 +128,7 @@ export async function confinePath(
       break;
     } catch (err) {
       if (err instanceof ToolFailure) throw err;
-      if (errnoOf(err) !== "ENOENT") throw err;
+      if (nodeErrorCode(err) !== "ENOENT") throw err;
       const link = await lstat(probe).catch(() => null);
       if (link?.isSymbolicLink()) fail(`${path}: dangling symlink`);
       const up = dirname(probe);
@@ -145,7 +140,7 @@ export async function confinePath(
 }
 
 function fsMessage(err: unknown, path: string): string {
-  switch (errnoOf(err)) {
+  switch (nodeErrorCode(err)) {
     case "ENOENT":
       return `${path}: no such file or directory`;
     case "EISDIR":

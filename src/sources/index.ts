@@ -1,4 +1,11 @@
-/** Context sources of spec 04/06: the contract, the registry and the in-memory sources. */
+/**
+ * Context sources (docs/assembler.md, docs/sources.md): the source contract, the registry,
+ * in-memory sources, the instruction-file chain, skills, the KB and the memory store
+ * source. May import every stage below it (errors … store).
+ */
+
+// Markdown masking and import parsing live in text; re-exported here as before.
+export { findImports, maskMarkdownCode } from "../text/index.js";
 export {
   type ConstraintPolicy,
   type ConstraintRule,
@@ -29,14 +36,15 @@ export {
   toolStateSource,
 } from "./inmemory.js";
 export {
-  AGENTS_OVERRIDE_FILE,
   DEFAULT_INSTRUCTION_FILE_NAMES,
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_MAX_IMPORT_DEPTH,
   DEFAULT_MAX_TOTAL_BYTES,
-  findImports,
-  type InstructionChain,
   type InstructionChainOptions,
+} from "./instruction-options.js";
+export {
+  AGENTS_OVERRIDE_FILE,
+  type InstructionChain,
   type InstructionIssue,
   type InstructionIssueKind,
   type InstructionPart,
@@ -44,7 +52,6 @@ export {
   instructionItems,
   instructionsSource,
   loadInstructionChain,
-  maskMarkdownCode,
   renderInstructionChain,
 } from "./instructions.js";
 export {
@@ -69,14 +76,20 @@ export {
   recallHitToItem,
 } from "./memory-store.js";
 export { createSourceRegistry, type SourceRegistry } from "./registry.js";
+export { discoverSkills } from "./skill-discovery.js";
+export { isInvalidSkill, parseSkill } from "./skill-parse.js";
+export { selectSkills } from "./skill-select.js";
+export {
+  skillCatalogLine,
+  skillCatalogText,
+  skillSourceRef,
+  skillsSource,
+} from "./skill-source.js";
 export {
   DEFAULT_SKILL_CAP,
-  discoverSkills,
   type InvalidSkill,
-  isInvalidSkill,
   MAX_SKILL_FILE_BYTES,
   MAX_SKILL_PATTERN_LENGTH,
-  parseSkill,
   type RedLine,
   SKILL_QUERY_GUARD,
   type Skill,
@@ -85,10 +98,5 @@ export {
   type SkillRoots,
   type SkillSelection,
   type SkillTriggers,
-  selectSkills,
-  skillCatalogLine,
-  skillCatalogText,
-  skillSourceRef,
-  skillsSource,
 } from "./skills.js";
 export * from "./types.js";

@@ -14,7 +14,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { InvalidInputError, invalidFromZod } from "../errors/index.js";
+import { InvalidInputError, invalidFromZod, nodeErrorCode } from "../errors/index.js";
 import { compareCodePoints, cpLength, isBlank, WS_CLASS } from "../text/index.js";
 import type { ContextSource, SourceItem } from "./types.js";
 
@@ -63,11 +63,6 @@ export interface KbLoad {
 // ---------------------------------------------------------------------------------------
 // loading
 
-function errCode(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : "error";
-}
-
 /**
  * Reads every `*.jsonl` file of `dir` (name order by code point, regular files only),
  * one JSON object per line. Blank lines are skipped; a bad line (JSON or schema) is
@@ -83,7 +78,7 @@ export async function loadKbDir(dir: string): Promise<KbLoad> {
   try {
     names = (await readdir(dir)).filter((n) => n.endsWith(".jsonl")).sort(compareCodePoints);
   } catch (err) {
-    const code = errCode(err);
+    const code = nodeErrorCode(err, "error");
     if (code === "ENOENT" || code === "ENOTDIR") return { chunks, issues };
     return { chunks, issues: [{ file: dir, line: 0, reason: `cannot read directory: ${code}` }] };
   }
@@ -95,7 +90,7 @@ export async function loadKbDir(dir: string): Promise<KbLoad> {
       if (!(await stat(file)).isFile()) continue;
       text = await readFile(file, "utf8");
     } catch (err) {
-      issues.push({ file, line: 0, reason: `cannot read file: ${errCode(err)}` });
+      issues.push({ file, line: 0, reason: `cannot read file: ${nodeErrorCode(err, "error")}` });
       continue;
     }
     if (text.startsWith("\uFEFF")) text = text.slice(1);

@@ -1,8 +1,14 @@
-/** Text rules of spec 01, defined once and reused by every stage. */
+/**
+ * Text rules (docs/text-and-tokens.md): code points, whitespace, normalization, escaping,
+ * numbers, timestamps, Markdown masking and the regex-safety check — each defined once.
+ * May import only errors.
+ */
 export { compareCodePoints, cpLength, cpOffsets, hasSurrogate } from "./chars.js";
 export { escapeText } from "./escape.js";
+export { findImports, maskMarkdownCode } from "./markdown.js";
 export { casefold, normalizeKey } from "./normalize.js";
 export { formatFixed, formatScore } from "./numbers.js";
+export { regexSafetyProblem } from "./regex-safety.js";
 export { isoTimestamp, nonBlankString } from "./schemas.js";
 export {
   compareInstantParts,

@@ -1,20 +1,19 @@
-/** Manifest and trace types of spec 07, the wire contract and the red-line check. */
+/**
+ * Trace (docs/manifest-wire-guard.md): manifest types, the assembled-prompt wire contract,
+ * tails, red-line loading and the draft check. May import every stage below it
+ * (errors … render).
+ */
+// The regex-safety check lives in text (lower stages use it); re-exported here as before.
+export { regexSafetyProblem } from "../text/index.js";
 export {
   type CheckDraftOptions,
-  type CompiledRedLine,
-  type CompiledRedLines,
   checkDraft,
-  compileRedLines,
   DEFAULT_MAX_DRAFT_CHARS,
   DEFAULT_MAX_MATCHES_PER_LINE,
   type DraftCheck,
   EXCERPT_CONTEXT,
-  MAX_RED_LINE_PATTERN_LENGTH,
   REGEX_OVERLAP,
   REGEX_WINDOW,
-  type RedLineSeverity,
-  redLinesFromSkills,
-  regexSafetyProblem,
   type Violation,
 } from "./guard.js";
 export {
@@ -28,27 +27,39 @@ export {
   type Timings,
 } from "./manifest.js";
 export {
-  type AnchorInput,
+  type CompiledRedLine,
+  type CompiledRedLines,
+  compileRedLines,
+  MAX_RED_LINE_PATTERN_LENGTH,
+  type RedLineSeverity,
+  redLinesFromSkills,
+} from "./red-lines.js";
+export {
   appendTail,
-  checkWireVersion,
-  parseWireContract,
   TAIL_JOIN,
   type TailedPrompt,
   type TailInput,
   type TailOutcome,
+} from "./tail.js";
+export {
+  type AnchorInput,
   toWireContract,
+  type WireAssembly,
+  type WireOptions,
+} from "./wire-build.js";
+export {
+  checkWireVersion,
   WIRE_CONTRACT_VERSION,
   WIRE_SUPPORTED_MAJOR,
   type WireAnchor,
   WireAnchorSchema,
-  type WireAssembly,
   type WireBudget,
   WireBudgetSchema,
   type WireContract,
   WireContractSchema,
   type WireLayer,
   WireLayerSchema,
-  type WireOptions,
   type WireSpan,
   WireSpanSchema,
-} from "./wire.js";
+} from "./wire-schema.js";
+export { parseWireContract } from "./wire-validate.js";

@@ -200,20 +200,11 @@ export interface WorkspaceContext {
   close(): Promise<void>;
 }
 
-/**
- * Loads a workspace once (config, instruction chain, skills, KB, store, tools) into
- * sources and segments: the part of the main job that does not depend on the query, so a
- * session can reassemble turn after turn without re-reading it.
- *
- * @example const ws = await loadWorkspace({ workspace: "examples/workspace" }); try { … } finally { await ws.close(); }
- */
-export async function loadWorkspace(
+/** Mode, user scope and token counter of the assemblies: the options', else the config's. */
+function assemblySettings(
   options: Omit<WorkspaceAssembleOptions, "query" | "now">,
-): Promise<WorkspaceContext> {
-  const root = resolve(options.workspace);
-  if (!existsSync(root))
-    throw new InvalidInputError(`workspace ${options.workspace} does not exist`, "workspace");
-  const config = await loadWorkspaceConfig(root);
+  config: WorkspaceConfig,
+): { mode: string; user: string; tokenCounter: TokenCounter } {
   const mode = options.mode ?? config.mode ?? "react";
   const user = options.user ?? config.user;
   if (user === undefined)
@@ -228,41 +219,44 @@ export async function loadWorkspace(
         ? tokenizerForModel(options.model)
         : (options.tokenizer ?? config.tokenizer),
     );
+  return { mode, user, tokenCounter };
+}
 
+/** Where the instruction walk starts and stops, and the user-level files it adds. */
+function instructionChainOptions(
+  options: Omit<WorkspaceAssembleOptions, "query" | "now">,
+  config: WorkspaceConfig,
+  root: string,
+): InstructionChainOptions {
   const cwdOption = options.cwd ?? config.cwd;
   const cwd =
     cwdOption === undefined ? root : isAbsolute(cwdOption) ? cwdOption : resolve(root, cwdOption);
-  const chainOptions: InstructionChainOptions = {
+  return {
     cwd,
     stopDir: root,
     ...(options.userFiles ? { userFiles: options.userFiles } : {}),
     ...(options.home ? { home: options.home } : {}),
   };
-  const instructions = await loadInstructionChain(chainOptions);
-  const roots = (config.skills?.roots ?? WORKSPACE_PATHS.skillRoots).map((r) => resolve(root, r));
-  const catalog = await discoverSkills({ roots });
-  const cap = config.skills?.cap;
-  const kb = await loadKbDir(join(root, WORKSPACE_PATHS.kb));
+}
 
+/**
+ * The memory store of the assemblies: the shared one given, else the workspace's file when
+ * it exists (`opened`: the context closes it), else none.
+ */
+function workspaceStore(
+  options: Omit<WorkspaceAssembleOptions, "query" | "now">,
+  root: string,
+): { store: MemoryStore | null; opened: MemoryStore | null; storePath: string } {
   const storePath = options.store ?? join(root, WORKSPACE_PATHS.store);
-  let store: MemoryStore | null = options.openStore ?? null;
-  let opened: MemoryStore | null = null;
-  if (store === null && existsSync(storePath)) {
-    opened = openStore(storePath, { mustExist: true });
-    store = opened;
-  }
-  const tools = options.toolState ?? new ToolState(config.tools ?? []);
-  const sources: ContextSource[] = [
-    instructionChainSource(instructions, options.userFiles ?? []),
-    skillsSource(catalog, "skills", cap === undefined ? {} : { cap }),
-    kbSource(kb.chunks, {}),
-    constraintsSource({ rules: config.constraints ?? [] }),
-    toolStateSource(tools),
-    plannerSource(() => config.planner ?? null),
-  ];
-  if (config.profile !== undefined) sources.push(profileSource(config.profile, "config-profile"));
-  if (store !== null) sources.push(memoryStoreSource(store));
+  const shared = options.openStore ?? null;
+  if (shared !== null) return { store: shared, opened: null, storePath };
+  if (!existsSync(storePath)) return { store: null, opened: null, storePath };
+  const opened = openStore(storePath, { mustExist: true });
+  return { store: opened, opened, storePath };
+}
 
+/** The plain segments the config contributes: identity, expert, and the working mode. */
+function configSegments(config: WorkspaceConfig): AssembleSegment[] {
   const segments: AssembleSegment[] = [];
   if (config.identity) {
     segments.push({
@@ -294,6 +288,43 @@ export async function loadWorkspace(
     cacheTier: "dynamic",
     provenance: "runtime",
   });
+  return segments;
+}
+
+/**
+ * Loads a workspace once (config, instruction chain, skills, KB, store, tools) into
+ * sources and segments: the part of the main job that does not depend on the query, so a
+ * session can reassemble turn after turn without re-reading it.
+ *
+ * @example const ws = await loadWorkspace({ workspace: "examples/workspace" }); try { … } finally { await ws.close(); }
+ */
+export async function loadWorkspace(
+  options: Omit<WorkspaceAssembleOptions, "query" | "now">,
+): Promise<WorkspaceContext> {
+  const root = resolve(options.workspace);
+  if (!existsSync(root))
+    throw new InvalidInputError(`workspace ${options.workspace} does not exist`, "workspace");
+  const config = await loadWorkspaceConfig(root);
+  const { mode, user, tokenCounter } = assemblySettings(options, config);
+
+  const instructions = await loadInstructionChain(instructionChainOptions(options, config, root));
+  const roots = (config.skills?.roots ?? WORKSPACE_PATHS.skillRoots).map((r) => resolve(root, r));
+  const catalog = await discoverSkills({ roots });
+  const cap = config.skills?.cap;
+  const kb = await loadKbDir(join(root, WORKSPACE_PATHS.kb));
+
+  const { store, opened, storePath } = workspaceStore(options, root);
+  const tools = options.toolState ?? new ToolState(config.tools ?? []);
+  const sources: ContextSource[] = [
+    instructionChainSource(instructions, options.userFiles ?? []),
+    skillsSource(catalog, "skills", cap === undefined ? {} : { cap }),
+    kbSource(kb.chunks, {}),
+    constraintsSource({ rules: config.constraints ?? [] }),
+    toolStateSource(tools),
+    plannerSource(() => config.planner ?? null),
+  ];
+  if (config.profile !== undefined) sources.push(profileSource(config.profile, "config-profile"));
+  if (store !== null) sources.push(memoryStoreSource(store));
 
   return {
     root,
@@ -305,7 +336,7 @@ export async function loadWorkspace(
     catalog,
     kbIssues: kb.issues,
     sources,
-    segments,
+    segments: configSegments(config),
     schemas: workspaceSchema(mode).schemas,
     renderer: options.renderer ?? config.renderer ?? "en",
     budgetChars:

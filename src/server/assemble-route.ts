@@ -1,0 +1,83 @@
+/**
+ * `/v1/assemble`: the main job over a workspace inside the server's root, with the pooled
+ * counter of the tokenizer it will use and the shared store, if any.
+ */
+import { realpath } from "node:fs/promises";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { InvalidInputError, invalidFromZod } from "../errors/index.js";
+import type { MemoryStore } from "../store/index.js";
+import { type CounterPool, tokenizerForModel } from "../tokens/index.js";
+import { assembleWorkspace, loadWorkspaceConfig } from "../workspace/index.js";
+import { AssembleRequestSchema } from "./schema.js";
+
+/** What the assemble route reads from the server. */
+export interface AssembleRouteContext {
+  /** The server's workspace root (real path). */
+  root: string;
+  counters: () => CounterPool;
+  /** The shared store, or `null` (it is opened after the routes are registered). */
+  store: () => MemoryStore | null;
+}
+
+function isInside(root: string, target: string): boolean {
+  const rel = relative(root, target);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/** The real path of a request's `workspace` (default: the root); it must stay inside the root. */
+async function resolveWorkspace(root: string, requested: string | undefined): Promise<string> {
+  if (requested === undefined) return root;
+  let real: string;
+  try {
+    real = await realpath(resolve(root, requested));
+  } catch {
+    throw new InvalidInputError(`workspace ${requested} does not exist`, "workspace");
+  }
+  if (!isInside(root, real)) {
+    throw new InvalidInputError(
+      "workspace must be inside the server's workspace root",
+      "workspace",
+    );
+  }
+  return real;
+}
+
+/** Registers `/v1/assemble`. */
+export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteContext): void {
+  app.post("/v1/assemble", async (request) => {
+    const parsed = AssembleRequestSchema.safeParse(request.body);
+    if (!parsed.success) throw invalidFromZod(parsed.error);
+    const r = parsed.data;
+    if (r.tokenizer !== undefined && r.model !== undefined) {
+      throw new InvalidInputError("give either a tokenizer or a model, not both", "tokenizer");
+    }
+    const workspace = await resolveWorkspace(ctx.root, r.workspace);
+    // The pooled counter for the tokenizer this assembly will use (request, else config).
+    const name =
+      r.model !== undefined
+        ? tokenizerForModel(r.model)
+        : (r.tokenizer ?? (await loadWorkspaceConfig(workspace)).tokenizer);
+    const tokenCounter = ctx.counters().forRequest(name);
+    const store = ctx.store();
+    const out = await assembleWorkspace({
+      workspace,
+      query: r.query,
+      now: r.now,
+      ...(tokenCounter !== undefined ? { tokenCounter } : {}),
+      ...(r.tokenizer !== undefined ? { tokenizer: r.tokenizer } : {}),
+      ...(r.mode !== undefined ? { mode: r.mode } : {}),
+      ...(r.user !== undefined ? { user: r.user } : {}),
+      ...(r.budgetChars !== undefined ? { budgetChars: r.budgetChars } : {}),
+      ...(r.budgetTokens !== undefined ? { budgetTokens: r.budgetTokens } : {}),
+      ...(r.renderer !== undefined ? { renderer: r.renderer } : {}),
+      ...(store !== null ? { openStore: store } : {}),
+    });
+    return {
+      prompt: out.prompt,
+      manifest: out.manifest,
+      memoryPlan: out.memoryPlan,
+      segmentPlan: out.segmentPlan,
+    };
+  });
+}

@@ -1,0 +1,29 @@
+/** `/v1/select-memory` and `/v1/plan-prompt`: the pure stages over JSON, as the CLI runs them. */
+import type { FastifyInstance } from "fastify";
+import { invalidFromZod } from "../errors/index.js";
+import { type SelectMemoryRequest, selectMemoryContext } from "../memory/index.js";
+import { PlanPromptJsonRequestSchema, planPrompt } from "../plan/index.js";
+import type { CounterPool } from "../tokens/index.js";
+
+function tokenizerOf(request: unknown): unknown {
+  return typeof request === "object" && request !== null && "tokenizer" in request
+    ? (request as { tokenizer: unknown }).tokenizer
+    : undefined;
+}
+
+/** Registers the two stage routes; each request's counter comes from `counters()`. */
+export function registerStageRoutes(app: FastifyInstance, counters: () => CounterPool): void {
+  app.post("/v1/select-memory", async (request) => {
+    const body: unknown = request.body;
+    const tokenCounter = counters().forRequest(tokenizerOf(body));
+    return selectMemoryContext(body as SelectMemoryRequest, tokenCounter ? { tokenCounter } : {});
+  });
+
+  app.post("/v1/plan-prompt", async (request) => {
+    // JSON callers get the JSON schema: library-only fields (condition, builder) are not data.
+    const parsed = PlanPromptJsonRequestSchema.safeParse(request.body);
+    if (!parsed.success) throw invalidFromZod(parsed.error);
+    const tokenCounter = counters().forRequest(parsed.data.tokenizer);
+    return planPrompt(parsed.data, tokenCounter ? { tokenCounter } : {});
+  });
+}

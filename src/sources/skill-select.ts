@@ -1,0 +1,145 @@
+/**
+ * Skill trigger evaluation (spec 06): which skills a query and mode fire (keywords as whole
+ * words, patterns on a bounded prefix, modes), and the deterministic selection — priority
+ * desc → name asc, capped — with ties, overlaps and the cap reported.
+ */
+import { InvalidInputError } from "../errors/index.js";
+import { compareCodePoints, normalizeKey } from "../text/index.js";
+import {
+  DEFAULT_SKILL_CAP,
+  SKILL_QUERY_GUARD,
+  type SkillCatalog,
+  type SkillMatch,
+  type SkillSelection,
+} from "./skills.js";
+
+const WORD_CHAR = /[\p{L}\p{N}\p{M}_]/u;
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+
+function firstChar(s: string): string {
+  return String.fromCodePoint(s.codePointAt(0) as number);
+}
+function lastChar(s: string): string {
+  const chars = Array.from(s.slice(-2));
+  return chars[chars.length - 1] as string;
+}
+function charBefore(s: string, i: number): string | null {
+  if (i === 0) return null;
+  return lastChar(s.slice(Math.max(0, i - 2), i));
+}
+function charAt(s: string, i: number): string | null {
+  return i >= s.length ? null : firstChar(s.slice(i));
+}
+
+/** A side needs a word boundary unless its keyword edge is a non-word or unspaced-script char. */
+function needsBoundary(edge: string): boolean {
+  return WORD_CHAR.test(edge) && !UNSPACED.test(edge);
+}
+
+/** Whole-word occurrence of an already-normalized keyword in an already-normalized text. */
+function containsWord(text: string, keyword: string): boolean {
+  if (keyword === "") return false;
+  const checkStart = needsBoundary(firstChar(keyword));
+  const checkEnd = needsBoundary(lastChar(keyword));
+  for (let i = text.indexOf(keyword); i >= 0; i = text.indexOf(keyword, i + 1)) {
+    const before = checkStart ? charBefore(text, i) : null;
+    const after = checkEnd ? charAt(text, i + keyword.length) : null;
+    if (
+      (before === null || !WORD_CHAR.test(before)) &&
+      (after === null || !WORD_CHAR.test(after))
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** The first `n` code points of `s`. */
+function cpPrefix(s: string, n: number): string {
+  if (s.length <= n) return s;
+  let i = 0;
+  for (let k = 0; k < n && i < s.length; k++) {
+    const c = s.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length ? 2 : 1;
+  }
+  return s.slice(0, i);
+}
+
+const keywordReason = (k: string) => `keyword:${JSON.stringify(k)}`;
+const patternReason = (p: string) => `pattern:/${p}/`;
+
+/**
+ * Evaluates every skill's triggers against the query and mode: priority desc → name asc,
+ * capped (default 3); ties, overlaps and the cap are reported; nothing → `abstained`.
+ *
+ * @example selectSkills(catalog, { text: "run the migration", mode: "react" })
+ * // { matched: [{ name: "db", priority: 5, reasons: ['keyword:"migration"'] }], abstained: false, … }
+ */
+export function selectSkills(
+  catalog: SkillCatalog,
+  query: { text: string; mode: string },
+  options: { cap?: number } = {},
+): SkillSelection {
+  const cap = options.cap ?? DEFAULT_SKILL_CAP;
+  if (!Number.isSafeInteger(cap) || cap < 0) {
+    throw new InvalidInputError("cap must be a non-negative integer", "cap");
+  }
+  const normalized = normalizeKey(query.text);
+  const guarded = cpPrefix(query.text, SKILL_QUERY_GUARD);
+  const all: SkillMatch[] = [];
+  const firedBy = new Map<string, string[]>(); // keyword/pattern reason → skill names
+  for (const skill of catalog.skills) {
+    const reasons: string[] = [];
+    const t = skill.triggers;
+    for (const k of t.keywords ?? []) {
+      if (containsWord(normalized, k)) reasons.push(keywordReason(k));
+    }
+    for (const p of t.patterns ?? []) {
+      if (new RegExp(p, "u").test(guarded)) reasons.push(patternReason(p));
+    }
+    for (const m of t.modes ?? []) {
+      if (m === query.mode) reasons.push(`mode:${m}`);
+    }
+    const unique = [...new Set(reasons)];
+    if (unique.length === 0) continue;
+    all.push({ name: skill.name, priority: skill.priority, reasons: unique });
+    for (const r of unique) {
+      if (r.startsWith("mode:")) continue;
+      const names = firedBy.get(r) ?? [];
+      names.push(skill.name);
+      firedBy.set(r, names);
+    }
+  }
+  all.sort((a, b) => b.priority - a.priority || compareCodePoints(a.name, b.name));
+
+  const ties: string[][] = [];
+  for (let i = 0; i < all.length; ) {
+    let j = i + 1;
+    while (j < all.length && all[j]?.priority === all[i]?.priority) j++;
+    if (j - i > 1) ties.push(all.slice(i, j).map((m) => m.name));
+    i = j;
+  }
+
+  const overlaps: SkillSelection["overlaps"] = [];
+  for (const [on, names] of firedBy) {
+    const sorted = [...new Set(names)].sort(compareCodePoints);
+    for (let i = 0; i < sorted.length; i++) {
+      for (let j = i + 1; j < sorted.length; j++) {
+        overlaps.push({ a: sorted[i] as string, b: sorted[j] as string, on });
+      }
+    }
+  }
+  overlaps.sort(
+    (x, y) =>
+      compareCodePoints(x.a, y.a) || compareCodePoints(x.b, y.b) || compareCodePoints(x.on, y.on),
+  );
+
+  const matched = all.slice(0, cap);
+  return {
+    matched,
+    abstained: matched.length === 0,
+    capped: all.slice(cap).map((m) => m.name),
+    ties,
+    overlaps,
+  };
+}
