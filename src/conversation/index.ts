@@ -24,6 +24,7 @@ export {
   type ConversationPolicy,
   type ConversationPolicyInput,
   ConversationPolicySchema,
+  MAX_TOOL_INPUT_DEPTH,
   MESSAGE_ROLES,
   type Message,
   type MessageInput,

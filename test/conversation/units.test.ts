@@ -244,3 +244,16 @@ describe("invalid input", () => {
     }
   });
 });
+
+describe("tool call inputs", () => {
+  it("refuses inputs nested deeper than 64 levels before recursing into them", () => {
+    const nest = (n: number) => JSON.parse(`${"[".repeat(n)}${"]".repeat(n)}`) as unknown;
+    const at = (n: number) => [user("u", "a"), calls("a1", ["c1", "grep", nest(n)])];
+    expect(() => plan(at(64))).not.toThrow();
+    expect(failure(() => plan(at(65)))).toMatchObject({
+      code: "invalid_input",
+      path: "messages[1].content[0].input",
+    });
+    expect(failure(() => plan(at(100_000))).path).toBe("messages[1].content[0].input");
+  });
+});
