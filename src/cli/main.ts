@@ -26,8 +26,7 @@ import {
 import { registerMemoryCommands } from "./memory-cmd.js";
 import { Repl, type ReplFlags, runRepl } from "./repl.js";
 import { registerServeCommand } from "./serve-cmd.js";
-
-const useColor = (): boolean => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+import { tableStyle } from "./table.js";
 
 type SetExit = (code: number) => void;
 
@@ -66,6 +65,7 @@ function registerJsonVerbs(program: Command, setExit: SetExit): void {
 interface DemoFlags {
   tokenizer: string;
   json?: boolean;
+  wide?: boolean;
   segments?: boolean;
   renderer?: "en" | "zh-CN" | "tagged";
 }
@@ -77,7 +77,7 @@ async function runDemoCommand(opts: DemoFlags): Promise<number> {
       const budgetChars = budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, 12000);
       const result = runDemo({ budgetChars, tokenizer: opts.tokenizer });
       process.stdout.write(
-        opts.json ? `${JSON.stringify(result)}\n` : formatDemo(result, useColor()),
+        opts.json ? `${JSON.stringify(result)}\n` : formatDemo(result, tableStyle(opts.wide)),
       );
     } else {
       const config = await loadWorkspaceConfig(exampleWorkspace());
@@ -87,7 +87,9 @@ async function runDemoCommand(opts: DemoFlags): Promise<number> {
         tokenizer: opts.tokenizer,
         ...(opts.renderer ? { renderer: opts.renderer } : {}),
       });
-      process.stdout.write(opts.json ? `${assemblyJson(out)}\n` : formatAssembly(out, useColor()));
+      process.stdout.write(
+        opts.json ? `${assemblyJson(out)}\n` : formatAssembly(out, tableStyle(opts.wide)),
+      );
     }
     return EXIT.ok;
   } catch (err) {
@@ -108,6 +110,7 @@ function registerDemoCommand(program: Command, setExit: SetExit): void {
     )
     .addOption(new Option("--renderer <name>", "slot renderer").choices(["en", "zh-CN", "tagged"]))
     .option("--json", "print {prompt, manifest, memoryPlan, segmentPlan} as JSON")
+    .option("--wide", "tables at full width (default: fitted to the terminal, 100 when piped)")
     .option(
       "--segments",
       "the offline ten-segment fixture instead: six recall candidates and the spec 03 planner",
@@ -125,7 +128,7 @@ function registerDemoCommand(program: Command, setExit: SetExit): void {
 async function runReplCommand(opts: ReplFlags): Promise<number> {
   let repl: Repl;
   try {
-    repl = new Repl(opts, useColor());
+    repl = new Repl(opts, tableStyle(opts.wide));
   } catch (err) {
     return reportError(err, "repl");
   }
@@ -133,7 +136,7 @@ async function runReplCommand(opts: ReplFlags): Promise<number> {
     input: process.stdin,
     output: process.stdout,
     interactive: Boolean(process.stdin.isTTY),
-    color: useColor(),
+    color: tableStyle().color,
     fd: 0,
   });
 }
@@ -160,6 +163,7 @@ function registerReplCommand(program: Command, setExit: SetExit): void {
       "initial schema mode: chat, tool, rag, react (others fall back to chat)",
       "chat",
     )
+    .option("--wide", "tables at full width (default: fitted to the terminal, 100 when piped)")
     .addHelpText(
       "after",
       "\nReads one command per line until quit, exit or end of input; the prompt `promptctx> ` shows only on a terminal.\nThe clock starts at 2026-11-30T09:00:00Z and advances one minute per reassembly, so a script replays byte for byte.",
@@ -178,7 +182,7 @@ export function buildProgram(setExit: SetExit): Command {
   // Registration order is the order `--help` lists the verbs in.
   registerJsonVerbs(program, setExit);
   registerDemoCommand(program, setExit);
-  registerAssembleCommand(program, setExit, useColor);
+  registerAssembleCommand(program, setExit);
   registerMemoryCommands(program, setExit);
   registerServeCommand(program, setExit);
   registerCheckDraftCommand(program, setExit);

@@ -27,7 +27,7 @@ import {
   type ReplFixture,
   skillBody,
 } from "./session-fixture.js";
-import { renderTable } from "./table.js";
+import { renderTable, type TableStyle } from "./table.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 
 /** Flags of `promptctx repl`. */
@@ -38,6 +38,8 @@ export interface ReplFlags {
   budget?: string;
   /** Initial schema mode. */
   mode?: string;
+  /** Tables at full width. */
+  wide?: boolean;
 }
 
 const HELP = `Commands
@@ -99,13 +101,13 @@ const NO_MEMORY_EVENT: Fired = { memoryEvent: false };
  * command line and returns what to print, so the repl is testable without a terminal.
  *
  * @example
- * const repl = new Repl({}, false);
+ * const repl = new Repl({}, { color: false, width: null });
  * await repl.execute("show"); // the first assembly builds every segment
  * (await repl.execute("skill load sql-review")).output; // "rebuilt: skills\n…"
  */
 export class Repl {
   private readonly fixture: ReplFixture;
-  private readonly color: boolean;
+  private readonly style: TableStyle;
   private query = REPL_QUERY;
   private last: Assembly | null = null;
   private previous: Assembly | null = null;
@@ -115,7 +117,7 @@ export class Repl {
   private reuses = 0;
   private errors = 0;
 
-  constructor(flags: ReplFlags, color: boolean) {
+  constructor(flags: ReplFlags, style: TableStyle) {
     const tokenCounter = resolveTokenCounter(flags.tokenizer ?? "estimate", "--tokenizer");
     const renderer = getRenderer(flags.renderer ?? "en");
     const budgetChars = parseBudget(flags.budget);
@@ -127,7 +129,7 @@ export class Repl {
       tokenCounter,
       ...(budgetChars !== undefined ? { budgetChars } : {}),
     });
-    this.color = color;
+    this.style = style;
   }
 
   private get session() {
@@ -327,18 +329,18 @@ export class Repl {
     if (assembly.memoryPlan === null) {
       return "Memory selection — inactive (no recalled memory installed)";
     }
-    return memoryDecisionTable(assembly.memoryPlan, this.color);
+    return memoryDecisionTable(assembly.memoryPlan, this.style);
   }
 
   private segmentTable(assembly: Assembly): string {
-    return segmentDecisionTable(assembly.segmentPlan, this.color);
+    return segmentDecisionTable(assembly.segmentPlan, this.style);
   }
 
   private async show(): Promise<string> {
     const assembly = await this.refresh();
     return [
       this.status(assembly),
-      layerTable(assembly.manifest, this.color),
+      layerTable(assembly.manifest, this.style),
       this.memoryTable(assembly),
       `Prompt\n======\n${assembly.prompt}`,
     ].join("\n\n");
@@ -370,7 +372,7 @@ export class Repl {
           { header: "segment", cell: (r) => r.segment },
           { header: "calls", cell: (r) => r.n, align: "right" },
         ],
-        this.color,
+        this.style,
       ),
       "",
     ];
