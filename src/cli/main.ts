@@ -17,7 +17,12 @@ import { registerChatCommand } from "./chat/index.js";
 import { registerCheckDraftCommand } from "./check-draft-cmd.js";
 import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
 import { EXIT, reportError } from "./io.js";
-import { planPromptHandler, runJsonVerb, selectMemoryHandler } from "./json-verbs.js";
+import {
+  planConversationHandler,
+  planPromptHandler,
+  runJsonVerb,
+  selectMemoryHandler,
+} from "./json-verbs.js";
 import { registerMemoryCommands } from "./memory-cmd.js";
 import { Repl, type ReplFlags, runRepl } from "./repl.js";
 import { registerServeCommand } from "./serve-cmd.js";
@@ -25,7 +30,7 @@ import { tableStyle } from "./table.js";
 
 type SetExit = (code: number) => void;
 
-/** `select-memory` and `plan-prompt`: JSON request in, JSON response out. */
+/** `select-memory`, `plan-prompt` and `plan-conversation`: JSON request in, JSON response out. */
 function registerJsonVerbs(program: Command, setExit: SetExit): void {
   program
     .command("select-memory")
@@ -43,6 +48,17 @@ function registerJsonVerbs(program: Command, setExit: SetExit): void {
     .option("--jsonl", "one request per line, one response or error object per line")
     .action(async (opts: { input?: string; jsonl?: boolean }) => {
       setExit(await runJsonVerb("plan-prompt", planPromptHandler, opts));
+    });
+
+  program
+    .command("plan-conversation")
+    .description(
+      "plan a conversation's messages under a token budget (spec 09): JSON request in, plan out",
+    )
+    .option("--input <file>", "request file (default: stdin)")
+    .option("--jsonl", "one request per line, one response or error object per line")
+    .action(async (opts: { input?: string; jsonl?: boolean }) => {
+      setExit(await runJsonVerb("plan-conversation", planConversationHandler, opts));
     });
 }
 
