@@ -1,4 +1,8 @@
-/** Memory selection of spec 02: recall hits → gates → dedupe → slots → packing → block. */
+/**
+ * Memory selection (docs/memory-selection.md): recall hits → scope and confidence gates →
+ * authority → dedupe → conflict slots → top-k/budget packing → `<recalled_memory>` block.
+ * Imports errors, text and tokens.
+ */
 export { type AdapterOptions, candidatesFromRecallHits, type RecallHit } from "./adapter.js";
 export type { MemoryDecision, MemoryReason } from "./decision.js";
 export {

@@ -1,6 +1,7 @@
 /**
- * The memory store of spec 06: records, JSONL import/export and scoped full-text recall
- * whose hits feed spec 02 selection. Embedded default: SQLite ({@link openStore}).
+ * The memory store (docs/sources.md): records, JSONL import/export and scoped full-text
+ * recall whose hits feed memory selection; SQLite embedded. May import every stage below
+ * it (errors … conversation).
  */
 export { StoreOpenError, StoreVersionError } from "./errors.js";
 export { adapterOptionsFromHits } from "./hits.js";

@@ -11,7 +11,7 @@
  */
 import Database from "better-sqlite3";
 import { z } from "zod";
-import { InvalidInputError, PromptctxError } from "../errors/index.js";
+import { InvalidInputError, nodeErrorCode, PromptctxError } from "../errors/index.js";
 import { isBlank } from "../text/index.js";
 import { StoreOpenError, StoreVersionError } from "./errors.js";
 import { MIGRATIONS, STORE_SCHEMA_VERSION } from "./migrations.js";
@@ -119,9 +119,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): SqliteM
 
 /** An error's message, led by its code (an SQLite or Node error code) when it has one. */
 function describe(err: unknown): string {
-  if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    return typeof code === "string" ? `${code}: ${err.message}` : err.message;
-  }
-  return String(err);
+  if (!(err instanceof Error)) return String(err);
+  const code = nodeErrorCode(err);
+  return code === undefined ? err.message : `${code}: ${err.message}`;
 }

@@ -1,4 +1,8 @@
-/** Text rules of spec 01, defined once and reused by every stage. */
+/**
+ * Text rules (docs/text-and-tokens.md): code points, whitespace, normalization, escaping,
+ * numbers, timestamps, Markdown masking and the regex-safety check — each defined once.
+ * May import only errors.
+ */
 export { compareCodePoints, cpLength, cpOffsets, hasSurrogate } from "./chars.js";
 export { escapeText } from "./escape.js";
 export { findImports, maskMarkdownCode } from "./markdown.js";

@@ -1,4 +1,8 @@
-/** Manifest and trace types of spec 07, the wire contract and the red-line check. */
+/**
+ * Trace (docs/manifest-wire-guard.md): manifest types, the assembled-prompt wire contract,
+ * tails, red-line loading and the draft check. May import every stage below it
+ * (errors … render).
+ */
 // The regex-safety check lives in text (lower stages use it); re-exported here as before.
 export { regexSafetyProblem } from "../text/index.js";
 export {
