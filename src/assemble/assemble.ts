@@ -19,7 +19,7 @@ import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import type { AssemblyManifest } from "../trace/index.js";
 import { cascadeGlobally } from "./cascade.js";
 import { type FetchTiming, fillSlot, type SlotFill } from "./fill.js";
-import { type AssembleSegment, planGlobal } from "./global-plan.js";
+import { type AssembleSegment, type AssemblyLayout, planGlobal } from "./global-plan.js";
 import { type FilledLayer, type LayerContext, toLayer } from "./layers.js";
 import { buildManifest } from "./manifest.js";
 import { settleMemoryPlan } from "./memory-slot.js";
@@ -32,7 +32,7 @@ import {
   type SchemaRegistry,
 } from "./schema.js";
 
-export type { AssembleSegment } from "./global-plan.js";
+export type { AssembleSegment, AssemblyLayout } from "./global-plan.js";
 
 /** Default per-slot fetch timeout. */
 export const DEFAULT_TIMEOUT_MS = 2000;
@@ -58,6 +58,11 @@ export interface AssembleInput {
   budgetTokens?: number | null;
   timeoutMs?: number;
   cacheBoundary?: string;
+  /**
+   * `cache` (default): tiers static → session → dynamic with boundary markers; `priority`
+   * (spec 10): slots in priority order separated by one blank line, no marker in the text.
+   */
+  layout?: AssemblyLayout;
   /** Wall clock for `timings` only (default `performance.now`). */
   clock?: () => number;
 }
@@ -221,6 +226,7 @@ export async function assemble(input: AssembleInput): Promise<Assembly> {
   const { layers, plan: segmentPlan } = planLayers(run, filled, extra, input);
   const memoryPlan = settledMemoryPlan(layers, segmentPlan, run.counter);
   const manifest = buildManifest(layers, extra, segmentPlan, memoryPlan, {
+    layout: input.layout ?? "cache",
     mode: run.schema.mode,
     fallbackFrom: run.fallbackFrom,
     renderer: run.renderer.name,

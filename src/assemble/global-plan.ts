@@ -24,17 +24,30 @@ export interface AssembleSegment {
   sourceRefs?: string[];
 }
 
+/**
+ * How the planned layers are laid out (spec 10): `cache` (default) by cache tier, static →
+ * session → dynamic, with boundary markers and the spec 03 separator; `priority` in slot
+ * priority order, separated by one blank line, with no marker in the text.
+ */
+export type AssemblyLayout = "cache" | "priority";
+
+/** Separator of the `priority` layout: one blank line. */
+export const PRIORITY_SEPARATOR = "\n\n";
+
 /** What the caller sets of the global plan; an unset budget falls back to the schema's. */
 export interface GlobalBudget {
   budgetChars?: number | null;
   budgetTokens?: number | null;
   cacheBoundary?: string;
+  layout?: AssemblyLayout;
 }
 
-// Slots first, in schema order, then the plain segments.
+// Slots first, in schema order, then the plain segments. The priority layout plans them
+// untiered (their tiers stay in the manifest).
 function segmentInputs(
   layers: readonly FilledLayer[],
   extra: readonly AssembleSegment[],
+  tiered: boolean,
 ): SegmentInput[] {
   const segments: SegmentInput[] = layers.map((l) => ({
     name: l.slot.kind,
@@ -43,7 +56,7 @@ function segmentInputs(
     budgetPriority: 100 - l.slot.priority,
     required: l.slot.required,
     neverTruncate: l.slot.neverTruncate,
-    cacheTier: l.slot.cacheTier,
+    ...(tiered ? { cacheTier: l.slot.cacheTier } : {}),
     provenance: l.fill.sourceIds.length > 0 ? l.fill.sourceIds.join(",") : "none",
   }));
   for (const seg of extra) {
@@ -54,7 +67,7 @@ function segmentInputs(
       budgetPriority: seg.budgetPriority ?? 50,
       required: seg.required ?? false,
       neverTruncate: seg.neverTruncate ?? false,
-      cacheTier: seg.cacheTier ?? "session",
+      ...(tiered ? { cacheTier: seg.cacheTier ?? "session" } : {}),
       provenance: seg.provenance ?? "runtime",
     });
   }
@@ -73,6 +86,7 @@ export function planGlobal(
   schema: ModeSchema,
   counter: TokenCounter,
 ): PromptPlan {
+  const priority = given.layout === "priority";
   return planPrompt(
     {
       budgetChars:
@@ -83,8 +97,11 @@ export function planGlobal(
             : DEFAULT_GLOBAL_BUDGET_CHARS,
       budgetTokens:
         given.budgetTokens !== undefined ? given.budgetTokens : (schema.budgetTokens ?? null),
-      segments: segmentInputs(layers, extra),
-      ...(given.cacheBoundary !== undefined ? { cacheBoundary: given.cacheBoundary } : {}),
+      segments: segmentInputs(layers, extra, !priority),
+      ...(priority ? { separator: PRIORITY_SEPARATOR } : {}),
+      ...(!priority && given.cacheBoundary !== undefined
+        ? { cacheBoundary: given.cacheBoundary }
+        : {}),
     },
     { tokenCounter: counter },
   );

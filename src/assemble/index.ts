@@ -7,10 +7,20 @@ export {
   type AssembleInput,
   type AssembleSegment,
   type Assembly,
+  type AssemblyLayout,
   assemble,
   DEFAULT_TIMEOUT_MS,
 } from "./assemble.js";
 export { type FetchTiming, fillSlot, type SlotFill } from "./fill.js";
+export {
+  type AssembleContextRequest,
+  AssembleContextRequestSchema,
+  assembleContext,
+  InlineRecallSchema,
+  type InlineSources,
+  InlineSourcesSchema,
+  inlineSources,
+} from "./inline.js";
 export {
   applyFilter,
   compareItems,

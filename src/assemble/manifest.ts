@@ -3,9 +3,15 @@
  * items and source failures; plain segments with their refs), the plan's figures and
  * cache keys, and both decision logs.
  */
-import { computeCacheKeys, promptVersion, versionId } from "../cache/index.js";
+import { type CacheKeys, computeCacheKeys, promptVersion, versionId } from "../cache/index.js";
 import type { MemoryPlan } from "../memory/index.js";
-import type { PlanDecision, PromptPlan } from "../plan/index.js";
+import {
+  CACHE_TIERS,
+  type CacheTier,
+  type PlanDecision,
+  type PromptPlan,
+  SEGMENT_SEPARATOR,
+} from "../plan/index.js";
 import type { AssemblyManifest, LayerManifest, SourceFailure } from "../trace/index.js";
 import type { SlotFill } from "./fill.js";
 import type { AssembleSegment } from "./global-plan.js";
@@ -14,7 +20,7 @@ import type { FilledLayer } from "./layers.js";
 /** What the manifest records of the assembly itself. */
 export type ManifestMeta = Pick<
   AssemblyManifest,
-  "mode" | "fallbackFrom" | "renderer" | "now" | "tokenizer" | "skills" | "timings"
+  "layout" | "mode" | "fallbackFrom" | "renderer" | "now" | "tokenizer" | "skills" | "timings"
 >;
 
 type FailedFill = Extract<SlotFill, { status: "source_failed" | "source_timeout" }>;
@@ -27,7 +33,7 @@ function segmentLayer(d: PlanDecision, e: AssembleSegment): LayerManifest {
     budgetPriority: d.budgetPriority,
     required: d.required,
     neverTruncate: e.neverTruncate ?? false,
-    cacheTier: d.cacheTier ?? "session",
+    cacheTier: e.cacheTier ?? "session",
     budget: {},
     used: { chars: included ? d.renderedChars : 0, tokens: included ? d.renderedTokens : 0 },
     status: d.status,
@@ -77,6 +83,43 @@ function slotLayer(d: PlanDecision, l: FilledLayer, failed: FailedFill | null): 
   };
 }
 
+const TIER_RANK: Readonly<Record<CacheTier, number>> = { static: 0, session: 1, dynamic: 2 };
+
+/**
+ * Cache keys of a `priority` layout, where tiers interleave: the key of tier T hashes the
+ * longest prefix of the prompt made only of layers of tier T or more stable (what a
+ * provider can still serve from cache while only less stable layers change), null when
+ * that prefix holds no layer of tier T itself.
+ */
+function priorityCacheKeys(
+  plan: PromptPlan,
+  layers: readonly FilledLayer[],
+  extra: readonly AssembleSegment[],
+): CacheKeys {
+  const tierOf = new Map<string, CacheTier>([
+    ...layers.map((l) => [l.slot.kind, l.slot.cacheTier] as const),
+    ...extra.map((e) => [e.name, e.cacheTier ?? "session"] as const),
+  ]);
+  const contentOf = new Map<string, string>([
+    ...layers.map((l) => [l.slot.kind, l.packed?.rendered ?? ""] as const),
+    ...extra.map((e) => [e.name, e.content ?? ""] as const),
+  ]);
+  const separator = plan.separator ?? SEGMENT_SEPARATOR;
+  const keys: CacheKeys = { static: null, session: null, dynamic: null };
+  for (const tier of CACHE_TIERS) {
+    let end = 0;
+    let holdsTier = false;
+    for (const [i, name] of plan.includedNames.entries()) {
+      const t = tierOf.get(name) ?? "dynamic";
+      if (TIER_RANK[t] > TIER_RANK[tier]) break;
+      end += (i > 0 ? separator.length : 0) + (contentOf.get(name) ?? "").length;
+      holdsTier ||= t === tier;
+    }
+    keys[tier] = holdsTier ? versionId(plan.prompt.slice(0, end)) : null;
+  }
+  return keys;
+}
+
 /** The manifest of an assembly: its layers in plan order, its failures, figures and logs. */
 export function buildManifest(
   layers: readonly FilledLayer[],
@@ -105,8 +148,10 @@ export function buildManifest(
   });
   return {
     promptVersion: promptVersion(plan.prompt),
-    cacheKeys: computeCacheKeys(plan),
+    cacheKeys:
+      meta.layout === "priority" ? priorityCacheKeys(plan, layers, extra) : computeCacheKeys(plan),
     tokenizer: meta.tokenizer,
+    layout: meta.layout,
     mode: meta.mode,
     fallbackFrom: meta.fallbackFrom,
     renderer: meta.renderer,

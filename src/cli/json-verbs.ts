@@ -1,8 +1,10 @@
 /**
- * The JSON verbs (`select-memory`, `plan-prompt`, `plan-conversation`): one request → one response, or
+ * The JSON verbs (`select-memory`, `plan-prompt`, `plan-conversation`, `assemble-context`):
+ * one request → one response, or
  * `--jsonl` batches where each line is answered in order and a bad line never stops the
  * rest. Counters are pooled so a batch shares memoized counts.
  */
+import { assembleContext } from "../assemble/index.js";
 import { PlanConversationJsonRequestSchema, planConversation } from "../conversation/index.js";
 import { invalidFromZod, toErrorObject } from "../errors/index.js";
 import { type SelectMemoryRequest, selectMemoryContext } from "../memory/index.js";
@@ -10,7 +12,7 @@ import { PlanPromptJsonRequestSchema, planPrompt } from "../plan/index.js";
 import { type CounterPool, createCounterPool } from "../tokens/index.js";
 import { EXIT, parseJson, readInput, reportError } from "./io.js";
 
-/** A JSON verb: validates and answers one parsed request. */
+/** A JSON verb: validates and answers one parsed request (a value or a promise of one). */
 export type JsonHandler = (request: unknown, pool: CounterPool) => unknown;
 
 function tokenizerOf(request: unknown): unknown {
@@ -42,6 +44,18 @@ export const planConversationHandler: JsonHandler = (request, pool) => {
   return planConversation({ ...parsed.data, tokenizer: tokenCounter ?? parsed.data.tokenizer });
 };
 
+/** assemble-context: spec 10 assembly from inline slot data, `{prompt, manifest, memoryPlan, segmentPlan}`. */
+export const assembleContextHandler: JsonHandler = async (request, pool) => {
+  const tokenCounter = pool.forRequest(tokenizerOf(request));
+  const out = await assembleContext(request, tokenCounter ? { tokenCounter } : {});
+  return {
+    prompt: out.prompt,
+    manifest: out.manifest,
+    memoryPlan: out.memoryPlan,
+    segmentPlan: out.segmentPlan,
+  };
+};
+
 /**
  * Runs a JSON verb over `--input FILE` or stdin and returns the exit code.
  *
@@ -61,7 +75,7 @@ export async function runJsonVerb(
   }
   if (!options.jsonl) {
     try {
-      const response = handler(parseJson(text), pool);
+      const response = await handler(parseJson(text), pool);
       process.stdout.write(`${JSON.stringify(response)}\n`);
       return EXIT.ok;
     } catch (err) {
@@ -71,16 +85,16 @@ export async function runJsonVerb(
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
   let failures = 0;
-  lines.forEach((line, i) => {
+  for (const [i, line] of lines.entries()) {
     let out: unknown;
     try {
-      out = handler(parseJson(line, `line ${i + 1}`), pool);
+      out = await handler(parseJson(line, `line ${i + 1}`), pool);
     } catch (err) {
       failures++;
       out = toErrorObject(err);
     }
     process.stdout.write(`${JSON.stringify(out)}\n`);
-  });
+  }
   if (failures > 0)
     process.stderr.write(`promptctx ${verb}: ${failures} of ${lines.length} lines failed\n`);
   return EXIT.ok;

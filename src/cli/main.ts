@@ -18,6 +18,7 @@ import { registerCheckDraftCommand } from "./check-draft-cmd.js";
 import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
 import { EXIT, reportError } from "./io.js";
 import {
+  assembleContextHandler,
   planConversationHandler,
   planPromptHandler,
   runJsonVerb,
@@ -30,7 +31,10 @@ import { tableStyle } from "./table.js";
 
 type SetExit = (code: number) => void;
 
-/** `select-memory`, `plan-prompt` and `plan-conversation`: JSON request in, JSON response out. */
+/**
+ * `select-memory`, `plan-prompt`, `plan-conversation` and `assemble-context`: JSON request
+ * in, JSON response out.
+ */
 function registerJsonVerbs(program: Command, setExit: SetExit): void {
   program
     .command("select-memory")
@@ -59,6 +63,16 @@ function registerJsonVerbs(program: Command, setExit: SetExit): void {
     .option("--jsonl", "one request per line, one response or error object per line")
     .action(async (opts: { input?: string; jsonl?: boolean }) => {
       setExit(await runJsonVerb("plan-conversation", planConversationHandler, opts));
+    });
+
+  program
+    .command("assemble-context")
+    .description(
+      "assemble from inline slot data (spec 10): mode, renderer, layout, budgets, query and slots in; {prompt, manifest, memoryPlan, segmentPlan} out",
+    )
+    .option("--input <file>", "request file (default: stdin)")
+    .action(async (opts: { input?: string }) => {
+      setExit(await runJsonVerb("assemble-context", assembleContextHandler, opts));
     });
 }
 

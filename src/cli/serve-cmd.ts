@@ -23,7 +23,7 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
   program
     .command("serve")
     .description(
-      "run the HTTP service: POST /v1/select-memory, /v1/plan-prompt, /v1/assemble; GET /healthz, /openapi.json",
+      "run the HTTP service: POST /v1/select-memory, /v1/plan-prompt, /v1/plan-conversation, /v1/assemble, /v1/assemble-context; GET /healthz, /openapi.json",
     )
     .option("--port <port>", "port to listen on (0 picks a free one)", String(DEFAULT_PORT))
     .option("--host <host>", "interface to bind (loopback by default)", DEFAULT_HOST)

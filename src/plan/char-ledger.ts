@@ -1,6 +1,5 @@
 // The char ledger: the code points of the prompt rendered from the admitted segments.
 import type { Entry } from "./entry.js";
-import { SEPARATOR_CHARS } from "./layout.js";
 
 /**
  * The chars of the admitted prompt: additive, Σ chars of the admitted segments + one
@@ -28,13 +27,16 @@ export function commitChars(c: CharLedger, e: Entry, chars: number): void {
   c.perTier[e.tier]!++;
 }
 
-/** An empty char ledger for a prompt whose tiers are joined by a marker of `markerChars`. */
-export function charLedger(markerChars: number): CharLedger {
+/**
+ * An empty char ledger for a prompt whose segments are joined by a separator of
+ * `separatorChars` and whose tiers by a marker of `markerChars`.
+ */
+export function charLedger(markerChars: number, separatorChars: number): CharLedger {
   return {
     used: 0,
     admitted: 0,
     perTier: [0, 0, 0],
-    separator: SEPARATOR_CHARS,
+    separator: separatorChars,
     marker: markerChars,
   };
 }

@@ -1,10 +1,8 @@
 // How admitted segments join into the prompt: the separator, the per-segment layout data and its rendering.
-import { cpLength } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 
 /** Placed between two rendered segments (of the same tier); its cost counts against the budget. */
 export const SEGMENT_SEPARATOR = "\n\n---\n\n";
-export const SEPARATOR_CHARS = cpLength(SEGMENT_SEPARATOR);
 
 /**
  * How the segments join: two consecutive rendered segments of the same tier are joined
@@ -15,6 +13,8 @@ export interface Layout {
   /** Tier rank of each segment, by display index (all 0 when untiered). */
   tiers: readonly number[];
   marker: string;
+  /** The join between two segments of one tier ({@link SEGMENT_SEPARATOR} by default). */
+  separator: string;
   /** Each segment's own token count, by display index; -1 until counted (see ownTokens). */
   tokens: Float64Array;
 }
@@ -38,8 +38,7 @@ export function render(layout: Layout, keep: (d: number) => boolean): string {
   let prev = -1;
   for (let d = 0; d < layout.contents.length; d++) {
     if (!keep(d)) continue;
-    if (prev >= 0)
-      out += layout.tiers[prev] === layout.tiers[d] ? SEGMENT_SEPARATOR : layout.marker;
+    if (prev >= 0) out += layout.tiers[prev] === layout.tiers[d] ? layout.separator : layout.marker;
     out += layout.contents[d]!;
     prev = d;
   }

@@ -51,6 +51,8 @@ export interface PromptPlan {
   tiers: PlanTier[];
   /** The marker placed between two tiers; null when the plan is untiered. */
   cacheBoundary: string | null;
+  /** The join between two segments, present only when not {@link SEGMENT_SEPARATOR}. */
+  separator?: string;
 }
 
 /** Options of {@link planPrompt}. */
@@ -98,14 +100,15 @@ function resolveEntries(req: ParsedPlanPromptRequest, tiered: boolean): Entry[] 
  */
 function layOutEntries(
   entries: readonly Entry[],
-  marker: string,
+  joins: { marker: string; separator: string },
   counter: TokenCounter,
   lazy: boolean,
 ): Layout {
   const layout: Layout = {
     contents: entries.map((e) => e.content),
     tiers: entries.map((e) => e.tier),
-    marker,
+    marker: joins.marker,
+    separator: joins.separator,
     tokens: new Float64Array(entries.length).fill(-1),
   };
   for (const e of entries) {
@@ -136,7 +139,7 @@ function buildDecisions(
  */
 function layOutTiers(
   entries: readonly Entry[],
-  marker: string,
+  { marker, separator }: { marker: string; separator: string },
   counter: TokenCounter,
 ): { prompt: string; includedNames: string[]; tiers: PlanTier[] } {
   const includedNames: string[] = [];
@@ -147,7 +150,7 @@ function layOutTiers(
     let open = tiers.at(-1); // the tier being rendered; undefined when untiered or first
     if (includedNames.length > 0) {
       if (open === undefined || open.tier === e.cacheTier) {
-        prompt += SEGMENT_SEPARATOR; // untiered, or within one tier
+        prompt += separator; // untiered, or within one tier
       } else {
         open.end = prompt.length;
         prompt += marker;
@@ -223,6 +226,8 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
   const { budgetChars, budgetTokens } = req;
   const tiered = req.tiered === true || req.segments.some((s) => s.cacheTier !== undefined);
   const marker = req.cacheBoundary ?? DEFAULT_CACHE_BOUNDARY;
+  const separator = req.separator ?? SEGMENT_SEPARATOR;
+  const joins = { marker, separator };
 
   const entries = resolveEntries(req, tiered);
   // Under a token budget priced by the split ledger with a counter that can stop early, a
@@ -230,21 +235,23 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
   // provably cannot fit is dropped after counting just the part of it the budget had room
   // for. Otherwise every active segment is counted up front.
   const lazy =
-    budgetTokens !== null && counter.countUpTo !== undefined && splits(counter, tiered, marker);
-  const layout = layOutEntries(entries, marker, counter, lazy);
+    budgetTokens !== null &&
+    counter.countUpTo !== undefined &&
+    splits(counter, tiered, marker, separator);
+  const layout = layOutEntries(entries, joins, counter, lazy);
   const budget: Budget = {
     budgetChars,
     budgetTokens,
     counter,
     layout,
     ledger: budgetTokens === null ? null : makeLedger(counter, layout, tiered),
-    chars: charLedger(cpLength(marker)),
+    chars: charLedger(cpLength(marker), cpLength(separator)),
   };
   reserveRequired(entries, budget);
   admitOptional(entries, budget);
 
   const { decisions, droppedNames } = buildDecisions(entries, layout);
-  const { prompt, includedNames, tiers } = layOutTiers(entries, marker, counter);
+  const { prompt, includedNames, tiers } = layOutTiers(entries, joins, counter);
   return {
     prompt,
     usedChars: budget.chars.used,
@@ -257,5 +264,6 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
     decisions,
     tiers,
     cacheBoundary: tiered ? marker : null,
+    ...(separator === SEGMENT_SEPARATOR ? {} : { separator }),
   };
 }

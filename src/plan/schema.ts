@@ -112,6 +112,11 @@ const requestFields = {
     .string()
     .refine((s) => !isBlank(s), { message: "must contain a non-whitespace character" })
     .optional(),
+  /**
+   * The join between two segments (of one tier), default `"\n\n---\n\n"`. The `priority`
+   * layout of spec 10 uses `"\n\n"` (one blank line). Must not be empty. Its cost counts.
+   */
+  separator: z.string().min(1).optional(),
 };
 
 /**

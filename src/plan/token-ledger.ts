@@ -1,7 +1,7 @@
 // Token ledgers: the token cost of the prompt rendered from a growing set of admitted segments.
 import { WS_CLASS } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
-import { type Layout, ownTokens, render, SEGMENT_SEPARATOR } from "./layout.js";
+import { type Layout, ownTokens, render } from "./layout.js";
 
 /**
  * Token cost of the prompt rendered from a growing set of segments, identified by their
@@ -72,7 +72,7 @@ class SplitLedger implements TokenLedger {
     markerTail: string,
   ) {
     const n = layout.contents.length;
-    this.heads = ["", SEGMENT_SEPARATOR.slice(TAIL.length), markerTail];
+    this.heads = ["", layout.separator.slice(TAIL.length), markerTail];
     this.memo = new Float64Array(n * VARIANTS).fill(-1);
     this.variant = new Int8Array(n).fill(-1);
   }
@@ -337,14 +337,20 @@ function startsWithCut(b: string): boolean {
  * definition.
  */
 export function makeLedger(counter: TokenCounter, layout: Layout, tiered: boolean): TokenLedger {
-  return splits(counter, tiered, layout.marker)
+  return splits(counter, tiered, layout.marker, layout.separator)
     ? new SplitLedger(counter, layout, tiered ? layout.marker.slice(TAIL.length) : "")
     : new RenderLedger(counter, layout);
 }
 
 /** True when {@link makeLedger} picks the split ledger. */
-export function splits(counter: TokenCounter, tiered: boolean, marker: string): boolean {
+export function splits(
+  counter: TokenCounter,
+  tiered: boolean,
+  marker: string,
+  separator: string,
+): boolean {
   if (!counter.newlineCut) return false;
-  if (!tiered) return true;
-  return marker.startsWith(TAIL) && startsWithCut(marker.slice(TAIL.length));
+  const cuts = (join: string) => join.startsWith(TAIL) && startsWithCut(join.slice(TAIL.length));
+  if (!cuts(separator)) return false;
+  return !tiered || cuts(marker);
 }

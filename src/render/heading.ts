@@ -1,96 +1,21 @@
 /**
- * Heading renderers (spec 04): one function driven by a locale table. A locale is data —
- * headings per kind, a heading format, a recall-line format and a list-item prefix — so
- * callers add a language without writing a renderer.
+ * Heading renderers (spec 04, 10): one function driven by a locale table. A locale is data
+ * — headings per kind, a heading format, a recall-line format, a list-item prefix and the
+ * formats of structured items — so callers add a language without writing a renderer.
  */
-import { z } from "zod";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
-import type { SourceItem } from "../sources/index.js";
+import type { ItemData, SourceItem } from "../sources/index.js";
 import { formatFixed, isBlank } from "../text/index.js";
+import { type ItemFormats, type LocaleTable, LocaleTableSchema } from "./locales.js";
 import type { SlotRenderer } from "./types.js";
 
-/** How recall lines (kind `recall_memory`) show importance and combined score. */
-export interface RecallLineFormat {
-  /** Line template with `{text}` and `{details}` (the present details joined by `separator`). */
-  readonly line: string;
-  /** Detail template for importance, `{value}` is the formatted number. */
-  readonly importance: string;
-  /** Detail template for the combined score, `{value}` is the formatted number. */
-  readonly score: string;
-  readonly separator: string;
-  /** Decimals of both values (half to even on the exact binary value, spec 01). */
-  readonly digits: number;
-}
-
-/** A locale as data. Templates use `{name}` placeholders, filled in one pass. */
-export interface LocaleTable {
-  /** Heading text per slot kind; other kinds use the slot title, then the kind itself. */
-  readonly headings: Readonly<Record<string, string>>;
-  /** Heading line template with `{title}`. */
-  readonly headingFormat: string;
-  /** Prefix of every item line. */
-  readonly itemPrefix: string;
-  readonly recall: RecallLineFormat;
-}
-
-const withPlaceholder = (name: string) =>
-  z.string().refine((s) => s.includes(`{${name}}`), { message: `must contain {${name}}` });
-
-/** Validates a {@link LocaleTable} given by a caller. */
-export const LocaleTableSchema = z.object({
-  headings: z.record(z.string(), z.string()),
-  headingFormat: withPlaceholder("title"),
-  itemPrefix: z.string(),
-  recall: z.object({
-    line: withPlaceholder("text"),
-    importance: withPlaceholder("value"),
-    score: withPlaceholder("value"),
-    separator: z.string(),
-    digits: z.number().int().min(0).max(20),
-  }),
-});
-
-/** The built-in locales. */
-export const LOCALES: Readonly<Record<"en" | "zh-CN", LocaleTable>> = Object.freeze({
-  en: Object.freeze({
-    headings: Object.freeze({
-      constraints: "Constraints",
-      planner: "Task plan",
-      task_memory: "Task observations",
-      tool_state: "Tools",
-      profile: "User profile",
-      recall_memory: "Related memories",
-    }),
-    headingFormat: "## {title}",
-    itemPrefix: "- ",
-    recall: Object.freeze({
-      line: "{text} ({details})",
-      importance: "importance={value}",
-      score: "score={value}",
-      separator: ", ",
-      digits: 2,
-    }),
-  }),
-  "zh-CN": Object.freeze({
-    headings: Object.freeze({
-      constraints: "硬性约束",
-      planner: "任务规划",
-      task_memory: "任务观察",
-      tool_state: "可用工具",
-      profile: "用户画像",
-      recall_memory: "相关回忆",
-    }),
-    headingFormat: "【{title}】",
-    itemPrefix: "- ",
-    recall: Object.freeze({
-      line: "{text}（{details}）",
-      importance: "重要性={value}",
-      score: "综合分={value}",
-      separator: ", ",
-      digits: 2,
-    }),
-  }),
-});
+export {
+  type ItemFormats,
+  LOCALES,
+  type LocaleTable,
+  LocaleTableSchema,
+  type RecallLineFormat,
+} from "./locales.js";
 
 // One pass over the template: substituted values are never scanned again, and `$`
 // patterns in them mean nothing.
@@ -98,6 +23,51 @@ function fill(template: string, vars: Readonly<Record<string, string>>): string 
   return template.replace(/\{(\w+)\}/g, (m, key: string) =>
     Object.hasOwn(vars, key) ? (vars[key] as string) : m,
   );
+}
+
+/**
+ * The lines of a structured item under a locale's item formats (one line for most, one
+ * per template for a task). Pure data-driven: no per-locale code.
+ */
+function formatData(data: ItemData, f: ItemFormats): string[] {
+  switch (data.type) {
+    case "constraint": {
+      const label = Object.hasOwn(f.constraint.labels, data.level)
+        ? (f.constraint.labels[data.level] as string)
+        : data.level;
+      return [fill(f.constraint.line, { label, level: data.level, text: data.text })];
+    }
+    case "task": {
+      const vars = { ...data, done: String(data.done), total: String(data.total) };
+      return f.task.lines.map((line) => fill(line, vars));
+    }
+    case "next": {
+      const vars = { nextStep: data.nextStep ?? "", nextTool: data.nextTool ?? "" };
+      const which =
+        data.nextStep !== undefined && data.nextTool !== undefined
+          ? f.next.both
+          : data.nextStep !== undefined
+            ? f.next.step
+            : f.next.tool;
+      return [fill(which, vars)];
+    }
+    case "tool": {
+      const args = data.requiredArgs.join(f.tool.argsSeparator);
+      const required = data.requiredArgs.length > 0 ? fill(f.tool.required, { args }) : "";
+      const vars = { name: data.name, description: data.description, args, required };
+      return [fill(isBlank(data.description) ? f.tool.bare : f.tool.line, vars)];
+    }
+    case "call": {
+      const vars = {
+        tool: data.tool,
+        outcome: data.ok ? f.call.ok : f.call.failed,
+        summary: data.summary,
+      };
+      return [fill(isBlank(data.summary) ? f.call.bare : f.call.line, vars)];
+    }
+    case "profile":
+      return [fill(f.profile.line, { key: data.key, value: data.value })];
+  }
 }
 
 /**
@@ -117,7 +87,7 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
   }
   const parsed = LocaleTableSchema.safeParse(locale);
   if (!parsed.success) throw invalidFromZod(parsed.error, ["locale"]);
-  const table: LocaleTable = parsed.data;
+  const table: LocaleTable = parsed.data as LocaleTable;
   const headingText = (slot: { kind: string; title?: string }): string => {
     if (slot.title !== undefined) return slot.title;
     return Object.hasOwn(table.headings, slot.kind)
@@ -127,8 +97,9 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
   const recallLine = (item: SourceItem): string => {
     const r = table.recall;
     const details: string[] = [];
-    if (item.importance !== undefined) {
-      details.push(fill(r.importance, { value: formatFixed(item.importance, r.digits) }));
+    const importance = item.importance ?? r.defaultImportance;
+    if (importance !== undefined) {
+      details.push(fill(r.importance, { value: formatFixed(importance, r.digits) }));
     }
     if (item.score !== undefined) {
       details.push(fill(r.score, { value: formatFixed(item.score, r.digits) }));
@@ -136,10 +107,18 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
     if (details.length === 0) return item.text;
     return fill(r.line, { text: item.text, details: details.join(r.separator) });
   };
+  const lines = (slot: { kind: string }, item: SourceItem): string[] => {
+    if (slot.kind === "recall_memory") return [recallLine(item)];
+    if (item.data !== undefined && table.items !== undefined)
+      return formatData(item.data, table.items);
+    return [item.text];
+  };
   const itemText = (slot: { kind: string; itemStyle?: "list" | "block" }, item: SourceItem) => {
     // Documents (instruction files, skill bodies) read as blocks, not as list items.
     if (slot.itemStyle === "block") return item.text;
-    return table.itemPrefix + (slot.kind === "recall_memory" ? recallLine(item) : item.text);
+    return lines(slot, item)
+      .map((line) => table.itemPrefix + line)
+      .join("\n");
   };
   return {
     name,

@@ -10,6 +10,7 @@ import type { SlotRenderer } from "./types.js";
 
 export {
   createHeadingRenderer,
+  type ItemFormats,
   LOCALES,
   type LocaleTable,
   LocaleTableSchema,

@@ -3,6 +3,7 @@
  * validate the requests (`z.toJSONSchema`), so the contract has one source of truth.
  */
 import { z } from "zod";
+import { AssembleContextRequestSchema } from "../assemble/index.js";
 import { PlanConversationJsonRequestSchema } from "../conversation/index.js";
 import { SelectMemoryRequestSchema } from "../memory/index.js";
 import { PlanPromptJsonRequestSchema } from "../plan/index.js";
@@ -18,6 +19,7 @@ export const ROUTES = [
   "POST /v1/select-memory",
   "POST /v1/plan-prompt",
   "POST /v1/plan-conversation",
+  "POST /v1/assemble-context",
   "POST /v1/assemble",
   "GET /healthz",
   "GET /openapi.json",
@@ -116,6 +118,13 @@ export function openApiDocument(version: string): {
         ref("AssembleResponse"),
         [400, 413, 422, 500, 502, 504],
       ),
+      "/v1/assemble-context": postOperation(
+        "assembleContext",
+        "Assemble from inline slot data: the stateless service contract (spec 10)",
+        "AssembleContextRequest",
+        ref("AssembleResponse"),
+        [400, 413, 422, 500],
+      ),
       "/healthz": {
         get: {
           operationId: "health",
@@ -137,6 +146,7 @@ export function openApiDocument(version: string): {
         PlanPromptRequest: jsonSchema(PlanPromptJsonRequestSchema, "input"),
         PlanConversationRequest: jsonSchema(PlanConversationJsonRequestSchema, "input"),
         AssembleRequest: jsonSchema(AssembleRequestSchema, "input"),
+        AssembleContextRequest: jsonSchema(AssembleContextRequestSchema, "input"),
         AssembleResponse: jsonSchema(AssembleResponseSchema, "output"),
         Error: jsonSchema(ErrorObjectSchema, "output"),
         Health: jsonSchema(HealthSchema, "output"),

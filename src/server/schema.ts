@@ -69,10 +69,17 @@ export const HealthSchema = z.object({
   store: z.boolean().describe("True when a shared memory store is open."),
 });
 
-/** `POST /v1/assemble` success: the same object as `promptctx assemble --format json`. */
+/**
+ * `POST /v1/assemble` and `/v1/assemble-context` success: the same object as `promptctx
+ * assemble --format json` and `promptctx assemble-context`.
+ */
 export const AssembleResponseSchema = z.object({
   prompt: z.string(),
-  manifest: z.record(z.string(), z.unknown()),
+  manifest: z
+    .record(z.string(), z.unknown())
+    .describe(
+      "The layer manifest (spec 07): layers with item decisions (KB chunks: selected, level_skipped, char/token_budget_exceeded with the cascade step), layout, cache keys, both decision logs, and `skills` (matched skills with trigger reasons, cap, capped, ties, overlaps, invalid skills with reasons, abstained) or null.",
+    ),
   memoryPlan: z.record(z.string(), z.unknown()).nullable(),
   segmentPlan: z.record(z.string(), z.unknown()),
 });

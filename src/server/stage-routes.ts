@@ -1,8 +1,9 @@
 /**
- * `/v1/select-memory`, `/v1/plan-prompt` and `/v1/plan-conversation`: the pure stages over
- * JSON, as the CLI runs them.
+ * `/v1/select-memory`, `/v1/plan-prompt`, `/v1/plan-conversation` and
+ * `/v1/assemble-context`: the pure stages over JSON, as the CLI runs them.
  */
 import type { FastifyInstance } from "fastify";
+import { assembleContext } from "../assemble/index.js";
 import { PlanConversationJsonRequestSchema, planConversation } from "../conversation/index.js";
 import { invalidFromZod } from "../errors/index.js";
 import { type SelectMemoryRequest, selectMemoryContext } from "../memory/index.js";
@@ -36,5 +37,18 @@ export function registerStageRoutes(app: FastifyInstance, counters: () => Counte
     if (!parsed.success) throw invalidFromZod(parsed.error);
     const tokenCounter = counters().forRequest(parsed.data.tokenizer);
     return planConversation({ ...parsed.data, tokenizer: tokenCounter ?? parsed.data.tokenizer });
+  });
+
+  // Stateless assembly from inline slot data (spec 10): the same object as the CLI's.
+  app.post("/v1/assemble-context", async (request) => {
+    const body: unknown = request.body;
+    const tokenCounter = counters().forRequest(tokenizerOf(body));
+    const out = await assembleContext(body, tokenCounter ? { tokenCounter } : {});
+    return {
+      prompt: out.prompt,
+      manifest: out.manifest,
+      memoryPlan: out.memoryPlan,
+      segmentPlan: out.segmentPlan,
+    };
   });
 }

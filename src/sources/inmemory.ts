@@ -88,6 +88,7 @@ export function constraintsSource(policy: ConstraintPolicy, id = "constraints"):
       text: `[${r.level}] ${r.text}`,
       category: r.level,
       pinned: true,
+      data: { type: "constraint", level: r.level, text: r.text },
       // Policy order is meaningful: keep it through the assembler's ranking.
       rank: i,
     })),
@@ -129,6 +130,14 @@ export function plannerSource(getState: () => TaskState | null, id = "planner"):
         text: `task ${s.taskId} · ${s.status} · phase ${s.phase} · progress ${s.done}/${s.total}`,
         category: "status",
         rank: 0,
+        data: {
+          type: "task",
+          taskId: s.taskId,
+          status: s.status,
+          phase: s.phase,
+          done: s.done,
+          total: s.total,
+        },
       },
     ];
     let next: string | null = null;
@@ -139,7 +148,12 @@ export function plannerSource(getState: () => TaskState | null, id = "planner"):
     } else if (s.nextTool !== undefined) {
       next = `next tool: ${s.nextTool}`;
     }
-    if (next !== null) items.push({ id: "next", text: next, category: "next", rank: 1 });
+    if (next !== null) {
+      const data: SourceItem["data"] = { type: "next" };
+      if (s.nextStep !== undefined) data.nextStep = s.nextStep;
+      if (s.nextTool !== undefined) data.nextTool = s.nextTool;
+      items.push({ id: "next", text: next, category: "next", rank: 1, data });
+    }
     return items;
   });
 }
@@ -335,6 +349,12 @@ export function toolStateSource(state: ToolState, id = "tool_state"): ContextSou
         text: toolLine(t),
         category: "tool",
         rank: i,
+        data: {
+          type: "tool" as const,
+          name: t.name,
+          description: t.description,
+          requiredArgs: t.requiredArgs,
+        },
       })),
       ...state
         .recentCalls()
@@ -345,6 +365,7 @@ export function toolStateSource(state: ToolState, id = "tool_state"): ContextSou
           category: "call",
           createdAt: c.at,
           rank: tools.length + j,
+          data: { type: "call" as const, tool: c.tool, ok: c.ok, summary: c.summary },
         })),
     ];
   });
@@ -377,7 +398,11 @@ export function profileSource(entries: readonly ProfileEntry[], id = "profile"):
   });
   return singleKindSource(id, "profile", () =>
     list.map((e) => {
-      const item: SourceItem = { id: e.key, text: `${e.key}: ${e.value}` };
+      const item: SourceItem = {
+        id: e.key,
+        text: `${e.key}: ${e.value}`,
+        data: { type: "profile", key: e.key, value: e.value },
+      };
       if (e.category !== undefined) item.category = e.category;
       if (e.score !== undefined) item.score = e.score;
       if (e.updatedAt !== undefined) item.createdAt = e.updatedAt;

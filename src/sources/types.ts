@@ -21,6 +21,36 @@ export const MemoryFieldsSchema = z.object({
 });
 export type MemoryFields = z.input<typeof MemoryFieldsSchema>;
 
+/**
+ * The structured form of an item (spec 10): what a renderer's locale table formats,
+ * while `text` stays the item's plain (`en`) rendering. One variant per kind of line.
+ */
+export const ItemDataSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("constraint"), level: z.string(), text: z.string() }),
+  z.object({
+    type: z.literal("task"),
+    taskId: z.string(),
+    status: z.string(),
+    phase: z.string(),
+    done: z.number().int().min(0),
+    total: z.number().int().min(0),
+  }),
+  z.object({
+    type: z.literal("next"),
+    nextStep: z.string().optional(),
+    nextTool: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal("tool"),
+    name: z.string(),
+    description: z.string(),
+    requiredArgs: z.array(z.string()),
+  }),
+  z.object({ type: z.literal("call"), tool: z.string(), ok: z.boolean(), summary: z.string() }),
+  z.object({ type: z.literal("profile"), key: z.string(), value: z.string() }),
+]);
+export type ItemData = z.infer<typeof ItemDataSchema>;
+
 /** One item a source returns for a slot. Atomic: budgets drop whole items, never cut one. */
 export const SourceItemSchema = z.object({
   id: nonBlank,
@@ -44,6 +74,8 @@ export const SourceItemSchema = z.object({
    */
   cascadeLevel: z.number().int().min(0).optional(),
   memory: MemoryFieldsSchema.optional(),
+  /** Structured form for the renderers' locale tables (`text` is the plain rendering). */
+  data: ItemDataSchema.optional(),
 });
 export type SourceItem = z.input<typeof SourceItemSchema>;
 

@@ -75,6 +75,12 @@ export interface AssemblyManifest {
   promptVersion: string;
   cacheKeys: { static: string | null; session: string | null; dynamic: string | null };
   tokenizer: string;
+  /**
+   * How the prompt is laid out: `cache` (by cache tier, with boundary markers) or
+   * `priority` (slot priority order, blank-line separated; each layer keeps its
+   * `cacheTier`, and `cacheKeys` hash the longest prefix stable at each tier).
+   */
+  layout: "cache" | "priority";
   mode: string;
   fallbackFrom: string | null;
   renderer: string;

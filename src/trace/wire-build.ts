@@ -72,13 +72,14 @@ const WireOptionsSchema = z.object({
 export interface WireAssembly {
   prompt: string;
   manifest: AssemblyManifest;
-  segmentPlan: Pick<PromptPlan, "cacheBoundary">;
+  segmentPlan: Pick<PromptPlan, "cacheBoundary" | "separator">;
 }
 
 /** Layer spans (code points) of an assembly, re-derived from its segment decisions. */
 function layerSpans(assembly: WireAssembly): Map<string, WireSpan> {
   const { prompt, manifest } = assembly;
   const marker = assembly.segmentPlan.cacheBoundary;
+  const separator = assembly.segmentPlan.separator ?? SEGMENT_SEPARATOR;
   const offsets = cpOffsets(prompt);
   const spans = new Map<string, WireSpan>();
   let cp = 0;
@@ -90,7 +91,7 @@ function layerSpans(assembly: WireAssembly): Map<string, WireSpan> {
   for (const d of manifest.segmentDecisions) {
     if (d.status !== "included") continue;
     if (prevTier !== undefined) {
-      const join = marker !== null && prevTier !== d.cacheTier ? marker : SEGMENT_SEPARATOR;
+      const join = marker !== null && prevTier !== d.cacheTier ? marker : separator;
       if (!prompt.startsWith(join, unit)) bad(`no separator before layer ${d.name}`);
       unit += join.length;
       cp += cpLength(join);

@@ -45,25 +45,26 @@ describe("locale rendering of a full react assembly", () => {
     expect(a.manifest.renderer).toBe("zh-CN");
     expect(a.prompt).toBe(
       "【硬性约束】\n" +
-        "- [warn] network needs approval\n" +
-        "- [forbid] no rm -rf\n" +
+        "- [告警] network needs approval\n" +
+        "- [禁止] no rm -rf\n" +
         "\n<!-- cache-boundary -->\n\n" +
         "【用户画像】\n" +
         "- city: Beijing\n" +
         "- language: zh\n" +
         "\n<!-- cache-boundary -->\n\n" +
         "【任务规划】\n" +
-        "- task T-12 · in_progress · phase implement · progress 2/5\n" +
-        "- next: run the migration tests (tool run_tests)\n" +
+        "- 任务 T-12 状态=in_progress 阶段=implement\n" +
+        "- 进度：第 2/5 步\n" +
+        "- 下一步：调用 run the migration tests（工具=run_tests）\n" +
         "\n---\n\n" +
         "【任务观察】\n" +
         "- migration 0042 adds a NOT NULL column\n" +
         "- tests fail in db/migrate\n" +
         "\n---\n\n" +
         "【可用工具】\n" +
-        "- run_tests(path) — Run the test suite\n" +
-        "- read_file(path)\n" +
-        "- run_tests → failed: 3 failed\n" +
+        "- run_tests — Run the test suite（必填 path）\n" +
+        "- read_file（必填 path）\n" +
+        "- 近期调用 run_tests [失败]: 3 failed\n" +
         "\n---\n\n" +
         "【相关回忆】\n" +
         "- 上次问过天气API（重要性=0.70, 综合分=0.82）\n" +

@@ -27,6 +27,7 @@ export function naivePlanPrompt(request: PlanPromptRequest, counter: TokenCounte
   const { budgetChars, budgetTokens } = req;
   const tiered = req.tiered === true || req.segments.some((s) => s.cacheTier !== undefined);
   const marker = req.cacheBoundary ?? MARKER;
+  const sep = req.separator ?? SEP;
   const tierOf = (s: (typeof req.segments)[number]): CacheTier | null =>
     tiered ? (s.cacheTier ?? "dynamic") : null;
   const rank = (s: (typeof req.segments)[number]) => TIERS.indexOf(tierOf(s) ?? "static");
@@ -56,7 +57,7 @@ export function naivePlanPrompt(request: PlanPromptRequest, counter: TokenCounte
         .filter((i) => set.has(i) && (tierOf(segs[i]!) ?? "static") === tier),
     }))
       .filter((t) => t.indexes.length > 0)
-      .map((t) => ({ ...t, text: t.indexes.map(text).join(SEP) }));
+      .map((t) => ({ ...t, text: t.indexes.map(text).join(sep) }));
   const render = (set: ReadonlySet<number>) =>
     tierTexts(set)
       .map((t) => t.text)
@@ -190,6 +191,7 @@ export function naivePlanPrompt(request: PlanPromptRequest, counter: TokenCounte
     decisions: ordered,
     tiers,
     cacheBoundary: tiered ? marker : null,
+    ...(sep === SEP ? {} : { separator: sep }),
   };
 }
 

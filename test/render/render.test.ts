@@ -67,7 +67,7 @@ describe("zh-CN heading renderer", () => {
     expect(out("profile")).toBe("【用户画像】\n- city: Beijing\n- language: zh");
   });
 
-  it("recall lines show importance and combined score with two decimals", () => {
+  it("recall lines show importance (0.50 when not given) and combined score with two decimals", () => {
     const items: SourceItem[] = [
       { id: "m1", text: "上次问过天气API", importance: 0.7, score: 0.82 },
       { id: "m2", text: "喜欢简洁回答", score: 0.125 },
@@ -77,9 +77,9 @@ describe("zh-CN heading renderer", () => {
     expect(zh.renderSlot({ kind: "recall_memory" }, items, ctx)).toBe(
       "【相关回忆】\n" +
         "- 上次问过天气API（重要性=0.70, 综合分=0.82）\n" +
-        "- 喜欢简洁回答（综合分=0.12）\n" +
+        "- 喜欢简洁回答（重要性=0.50, 综合分=0.12）\n" +
         "- 住在北京（重要性=0.38）\n" +
-        "- 没有分数",
+        "- 没有分数（重要性=0.50）",
     );
   });
 });

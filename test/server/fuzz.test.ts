@@ -9,6 +9,7 @@ import fc from "fast-check";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildServer } from "../../src/server/index.js";
+import { referenceRequest } from "../fixtures/inline-context.js";
 import { conversationRequest, prov } from "../fixtures/requests.js";
 import { type Answer, exampleStore, get, NOW, post, QUERY, WORKSPACE } from "./helpers.js";
 
@@ -49,6 +50,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   },
   "/v1/assemble": { query: QUERY, now: NOW, mode: "react", budgetChars: 6000, renderer: "en" },
   "/v1/plan-conversation": conversationRequest,
+  "/v1/assemble-context": referenceRequest(),
 };
 const ROUTES = Object.keys(VALID);
 

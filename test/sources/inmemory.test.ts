@@ -67,14 +67,29 @@ describe("constraintsSource", () => {
     expect(s.id).toBe("constraints");
     expect(supported(s)).toEqual(["constraints"]);
     expect(await fetchKind(s, "constraints")).toEqual([
-      { id: "no-rm", text: "[forbid] no rm -rf", category: "forbid", pinned: true, rank: 0 },
-      { id: "net", text: "[warn] network needs approval", category: "warn", pinned: true, rank: 1 },
+      {
+        id: "no-rm",
+        text: "[forbid] no rm -rf",
+        category: "forbid",
+        pinned: true,
+        rank: 0,
+        data: { type: "constraint", level: "forbid", text: "no rm -rf" },
+      },
+      {
+        id: "net",
+        text: "[warn] network needs approval",
+        category: "warn",
+        pinned: true,
+        rank: 1,
+        data: { type: "constraint", level: "warn", text: "network needs approval" },
+      },
       {
         id: "tests",
         text: "[require] run tests before commit",
         category: "require",
         pinned: true,
         rank: 2,
+        data: { type: "constraint", level: "require", text: "run tests before commit" },
       },
       {
         id: "custom",
@@ -82,6 +97,7 @@ describe("constraintsSource", () => {
         category: "audit",
         pinned: true,
         rank: 3,
+        data: { type: "constraint", level: "audit", text: "log every shell command" },
       },
     ]);
     expect(await fetchKind(s, "profile")).toEqual([]);
@@ -142,12 +158,21 @@ describe("plannerSource", () => {
         text: "task T-12 · in_progress · phase implement · progress 2/5",
         category: "status",
         rank: 0,
+        data: {
+          type: "task",
+          taskId: "T-12",
+          status: "in_progress",
+          phase: "implement",
+          done: 2,
+          total: 5,
+        },
       },
       {
         id: "next",
         text: "next: run the migration tests (tool run_tests)",
         category: "next",
         rank: 1,
+        data: { type: "next", nextStep: "run the migration tests", nextTool: "run_tests" },
       },
     ]);
   });
@@ -300,20 +325,29 @@ describe("ToolState and toolStateSource", () => {
         text: "run_tests(path) — runs the test suite",
         category: "tool",
         rank: 0,
+        data: { type: "tool", ...tools[0] },
       },
       {
         id: "tool:http_get",
         text: "http_get(url, timeout) — fetches a URL",
         category: "tool",
         rank: 1,
+        data: { type: "tool", ...tools[1] },
       },
-      { id: "tool:now", text: "now()", category: "tool", rank: 2 },
+      {
+        id: "tool:now",
+        text: "now()",
+        category: "tool",
+        rank: 2,
+        data: { type: "tool", ...tools[2] },
+      },
       {
         id: "call-3",
         text: "now → ok",
         category: "call",
         createdAt: "2026-08-17T09:06:00Z",
         rank: 3,
+        data: { type: "call", tool: "now", ok: true, summary: "" },
       },
       {
         id: "call-2",
@@ -321,6 +355,7 @@ describe("ToolState and toolStateSource", () => {
         category: "call",
         createdAt: "2026-08-17T09:05:00Z",
         rank: 4,
+        data: { type: "call", tool: "run_tests", ok: true, summary: "all green" },
       },
       {
         id: "call-1",
@@ -328,6 +363,7 @@ describe("ToolState and toolStateSource", () => {
         category: "call",
         createdAt: "2026-08-17T09:00:00Z",
         rank: 5,
+        data: { type: "call", tool: "run_tests", ok: false, summary: "3 failures" },
       },
     ]);
   });
@@ -397,9 +433,16 @@ describe("profileSource", () => {
         text: "city: Beijing",
         category: "identity",
         createdAt: "2026-08-01T00:00:00Z",
+        data: { type: "profile", key: "city", value: "Beijing" },
       },
-      { id: "language", text: "language: zh", category: "preference", score: 0.9 },
-      { id: "editor", text: "editor: vim" },
+      {
+        id: "language",
+        text: "language: zh",
+        category: "preference",
+        score: 0.9,
+        data: { type: "profile", key: "language", value: "zh" },
+      },
+      { id: "editor", text: "editor: vim", data: { type: "profile", key: "editor", value: "vim" } },
     ]);
   });
 

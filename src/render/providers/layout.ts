@@ -255,16 +255,17 @@ function advance(s: string, from: number, codePoints: number): number {
 function splitTier(plan: PromptPlan, text: string, names: readonly string[], i: number): string[] {
   const chars = new Map(plan.decisions.map((d) => [d.name, d.renderedChars]));
   const pieces: string[] = [];
+  const separator = plan.separator ?? SEGMENT_SEPARATOR;
   let at = 0;
   names.forEach((name, k) => {
     if (k > 0) {
-      if (!text.startsWith(SEGMENT_SEPARATOR, at)) {
+      if (!text.startsWith(separator, at)) {
         throw new InvalidInputError(
           `tiers[${i}]: no separator before segment "${name}" (plan edited after planning?)`,
           ["tiers", i],
         );
       }
-      at += SEGMENT_SEPARATOR.length;
+      at += separator.length;
     }
     const n = chars.get(name);
     const end = n === undefined ? -1 : advance(text, at, n);
@@ -319,7 +320,7 @@ function cutTier(
     }
   });
   if (kept.length === 0) return;
-  const rest = kept.join(SEGMENT_SEPARATOR);
+  const rest = kept.join(plan.separator ?? SEGMENT_SEPARATOR);
   out.blocks.push({
     tier: t.tier,
     names: keep,
