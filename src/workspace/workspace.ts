@@ -41,6 +41,7 @@ import {
 } from "../sources/index.js";
 import { type MemoryStore, openStore } from "../store/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../tokens/index.js";
+import type { TraceOptions } from "../trace/index.js";
 import { type WorkspaceConfig, WorkspaceConfigSchema } from "./config.js";
 
 /** Where a workspace keeps its files, relative to its root. */
@@ -118,6 +119,8 @@ export interface WorkspaceAssembleOptions {
    * config's `tools`, with no calls.
    */
   toolState?: ToolState;
+  /** OpenTelemetry options of the assembly (docs/traces.md); `model` defaults to `model` above. */
+  trace?: TraceOptions;
 }
 
 /** Everything the workspace contributed besides the assembly. */
@@ -390,6 +393,7 @@ export async function assembleWorkspace(
       budgetChars: ws.budgetChars,
       budgetTokens: ws.budgetTokens,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      trace: { ...(options.model !== undefined ? { model: options.model } : {}), ...options.trace },
     });
     return { ...assembly, workspace: workspaceReport(ws, options.query) };
   } finally {
