@@ -32,8 +32,8 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
       "workspace root: assemble requests default to it and must stay inside it (default: the current directory)",
     )
     .option(
-      "--store <path>",
-      "shared memory store, opened once (default: WORKSPACE/.promptctx/memory.db when it exists)",
+      "--store <path|url>",
+      "shared memory store, opened once: an SQLite file or postgres://… (default: WORKSPACE/.promptctx/memory.db when it exists)",
     )
     .option(
       "--body-limit <bytes>",

@@ -40,8 +40,8 @@ export interface ServerOptions {
    */
   workspace?: string;
   /**
-   * The shared memory store: a path (opened now, closed when the app closes; it must
-   * exist), an open store (the caller closes it), or `null` for none. Default: the root's
+   * The shared memory store: a path or a `postgres://` URL (opened now, closed when the
+   * app closes; it must exist), an open store (the caller closes it), or `null` for none. Default: the root's
    * `.promptctx/memory.db` when it exists. Without a shared store, an assembly reads its
    * workspace's own store, if any, for the length of the request.
    */
@@ -131,7 +131,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   registerAssembleRoute(app, { root, counters: counters.pool, store: () => shared.store });
 
   // The shared store, opened last so that nothing before can leak it.
-  shared = openSharedStore(options.store, root);
+  shared = await openSharedStore(options.store, root);
   const { store, own } = shared;
   if (own && store !== null) {
     // onClose runs after in-flight requests have completed.

@@ -285,7 +285,7 @@ describe(`memory CLI (${WIRED ? "bin/promptctx.js" : "registerMemoryCommands via
     for (const verb of ["add", "import", "export", "recall"]) {
       const r = memory([verb, "--help"]);
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/--store <path>/);
+      expect(r.stdout).toMatch(/--store <path\|url>/);
     }
     expect(memory(["import", "--help"]).stdout).toMatch(/line number/);
   });
