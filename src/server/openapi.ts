@@ -11,6 +11,7 @@ import {
   AssembleResponseSchema,
   ErrorObjectSchema,
   HealthSchema,
+  MAX_MEMORIES_PER_REQUEST,
   MemoriesRequestSchema,
   MemoriesResponseSchema,
   RecallRequestSchema,
@@ -76,6 +77,50 @@ function postOperation(
   };
 }
 
+/** The request and response schemas, generated from the zod schemas that validate them. */
+function componentSchemas(): Record<string, unknown> {
+  return {
+    SelectMemoryRequest: jsonSchema(SelectMemoryRequestSchema, "input"),
+    PlanPromptRequest: jsonSchema(PlanPromptJsonRequestSchema, "input"),
+    AssembleRequest: jsonSchema(AssembleRequestSchema, "input"),
+    AssembleResponse: jsonSchema(AssembleResponseSchema, "output"),
+    Error: jsonSchema(ErrorObjectSchema, "output"),
+    Health: jsonSchema(HealthSchema, "output"),
+    // The route checks the envelope, then the store validates each record with this schema.
+    MemoriesRequest: jsonSchema(
+      MemoriesRequestSchema.extend({
+        records: z
+          .array(MemoryRecordSchema)
+          .min(1)
+          .max(MAX_MEMORIES_PER_REQUEST)
+          .describe(MemoriesRequestSchema.shape.records.description ?? ""),
+      }),
+      "input",
+    ),
+    MemoriesResponse: jsonSchema(MemoriesResponseSchema, "output"),
+    RecallRequest: jsonSchema(RecallRequestSchema, "input"),
+    RecallResponse: jsonSchema(RecallResponseSchema, "output"),
+  };
+}
+
+/** The two GET routes of the service itself. */
+const META_PATHS = {
+  "/healthz": {
+    get: {
+      operationId: "health",
+      summary: "Liveness",
+      responses: { "200": { description: "alive", content: json(ref("Health")) } },
+    },
+  },
+  "/openapi.json": {
+    get: {
+      operationId: "openapi",
+      summary: "This document",
+      responses: { "200": { description: "OpenAPI 3.1", content: json({ type: "object" }) } },
+    },
+  },
+};
+
 /**
  * Builds the OpenAPI document.
  *
@@ -133,43 +178,11 @@ export function openApiDocument(version: string): {
         ref("RecallResponse"),
         [400, 401, 404, 413, 500],
       ),
-      "/healthz": {
-        get: {
-          operationId: "health",
-          summary: "Liveness",
-          responses: { "200": { description: "alive", content: json(ref("Health")) } },
-        },
-      },
-      "/openapi.json": {
-        get: {
-          operationId: "openapi",
-          summary: "This document",
-          responses: { "200": { description: "OpenAPI 3.1", content: json({ type: "object" }) } },
-        },
-      },
+      ...META_PATHS,
     },
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
-      schemas: {
-        SelectMemoryRequest: jsonSchema(SelectMemoryRequestSchema, "input"),
-        PlanPromptRequest: jsonSchema(PlanPromptJsonRequestSchema, "input"),
-        AssembleRequest: jsonSchema(AssembleRequestSchema, "input"),
-        AssembleResponse: jsonSchema(AssembleResponseSchema, "output"),
-        Error: jsonSchema(ErrorObjectSchema, "output"),
-        Health: jsonSchema(HealthSchema, "output"),
-        MemoriesRequest: jsonSchema(
-          MemoriesRequestSchema.extend({
-            records: z
-              .array(MemoryRecordSchema)
-              .min(1)
-              .describe(MemoriesRequestSchema.shape.records.description ?? ""),
-          }),
-          "input",
-        ),
-        MemoriesResponse: jsonSchema(MemoriesResponseSchema, "output"),
-        RecallRequest: jsonSchema(RecallRequestSchema, "input"),
-        RecallResponse: jsonSchema(RecallResponseSchema, "output"),
-      },
+      schemas: componentSchemas(),
     },
   };
 }
