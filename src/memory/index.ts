@@ -1,6 +1,6 @@
 /** Memory selection of spec 02: recall hits → gates → dedupe → slots → packing → block. */
 export { type AdapterOptions, candidatesFromRecallHits, type RecallHit } from "./adapter.js";
-export type { MemoryDecision, MemoryReason } from "./decision.js";
+export { type MemoryDecision, type MemoryReason, withHitTokens } from "./decision.js";
 export {
   BLOCK_CLOSE,
   type RenderableHit,
@@ -24,4 +24,10 @@ export {
   type SelectMemoryRequest,
   SelectMemoryRequestSchema,
 } from "./schema.js";
-export { type MemoryPlan, type SelectOptions, selectMemoryContext } from "./select.js";
+export {
+  type GateOutcome,
+  gateCandidates,
+  type MemoryPlan,
+  type SelectOptions,
+  selectMemoryContext,
+} from "./select.js";

@@ -32,6 +32,7 @@ export interface Ranked {
    */
   line: string | null;
   chars: number;
+  /** Tokens of the hit's own rendering; -1 while never counted (see {@link HitCounting}). */
   tokens: number;
   /** T(line + "\n"): from the line's own count when the counter can extend it; -1 until known. */
   joined: number;
@@ -58,6 +59,13 @@ function instantOf(r: Ranked): InstantParts {
   return r.instant;
 }
 
+/**
+ * Which hits are counted while ranking: `every` one (spec 02: every decision carries the
+ * hit's tokens), or none, leaving each hit to be counted only once a budget prices it
+ * (the assembler's recall slot, where only what is admitted is counted).
+ */
+export type HitCounting = "every" | "priced";
+
 // Hits rendered and counted per chunk: rendering a chunk, then counting it in a pass of
 // its own keeps the tokenizer's tables hot in the CPU cache (10 % faster than alternating
 // per hit, measured on 5,000 hits), while only one chunk of lines is alive at a time.
@@ -68,7 +76,11 @@ const CHUNK = 2048;
  * that can extend a count, the tokens with its joining newline. Lines are counted past the
  * memo (countUncached): they are one-off, and thousands would only flush a shared memo.
  */
-function measureHits(candidates: readonly Candidate[], counter: TokenCounter): Ranked[] {
+function measureHits(
+  candidates: readonly Candidate[],
+  counter: TokenCounter,
+  counting: HitCounting,
+): Ranked[] {
   const ranked: Ranked[] = new Array(candidates.length);
   const lines: string[] = new Array(Math.min(CHUNK, candidates.length));
   const extend = counter.newlineCut && counter.extendWithNewlines !== undefined;
@@ -92,10 +104,11 @@ function measureHits(candidates: readonly Candidate[], counter: TokenCounter): R
         instant: null,
         line: null,
         chars: cpLength(line),
-        tokens: 0,
+        tokens: -1,
         joined: -1,
       };
     }
+    if (counting === "priced") continue;
     for (let i = start; i < end; i++) {
       const r = ranked[i] as Ranked;
       const line = lines[i - start] as string;
@@ -107,8 +120,12 @@ function measureHits(candidates: readonly Candidate[], counter: TokenCounter): R
 }
 
 /** The candidates measured (see measureHits) and sorted in rank order. */
-export function rankCandidates(candidates: readonly Candidate[], counter: TokenCounter): Ranked[] {
-  const ranked = measureHits(candidates, counter);
+export function rankCandidates(
+  candidates: readonly Candidate[],
+  counter: TokenCounter,
+  counting: HitCounting = "every",
+): Ranked[] {
+  const ranked = measureHits(candidates, counter, counting);
   ranked.sort(compareRank);
   return ranked;
 }

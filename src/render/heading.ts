@@ -7,7 +7,7 @@ import { z } from "zod";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import type { SourceItem } from "../sources/index.js";
 import { formatFixed, isBlank } from "../text/index.js";
-import type { SlotRenderer } from "./types.js";
+import { renderFramed, type SlotRenderer } from "./types.js";
 
 /** How recall lines (kind `recall_memory`) show importance and combined score. */
 export interface RecallLineFormat {
@@ -136,18 +136,24 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
     if (details.length === 0) return item.text;
     return fill(r.line, { text: item.text, details: details.join(r.separator) });
   };
+  const frame = (slot: { kind: string; title?: string; itemStyle?: "list" | "block" }) => {
+    const heading = fill(table.headingFormat, { title: headingText(slot) });
+    // Documents (instruction files, skill bodies) read as blocks, not as list items.
+    if (slot.itemStyle === "block") {
+      return { head: () => `${heading}\n\n`, line: textOf, separator: "\n\n", tail: "" };
+    }
+    const prefix = table.itemPrefix;
+    const line =
+      slot.kind === "recall_memory"
+        ? (item: SourceItem) => prefix + recallLine(item)
+        : (item: SourceItem) => prefix + item.text;
+    return { head: () => `${heading}\n`, line, separator: "\n", tail: "" };
+  };
   return {
     name,
-    renderSlot(slot, items) {
-      if (items.length === 0) return "";
-      const recall = slot.kind === "recall_memory";
-      const heading = fill(table.headingFormat, { title: headingText(slot) });
-      // Documents (instruction files, skill bodies) read as blocks, not as list items.
-      if (slot.itemStyle === "block") return [heading, ...items.map((i) => i.text)].join("\n\n");
-      const lines = [heading];
-      for (const item of items)
-        lines.push(table.itemPrefix + (recall ? recallLine(item) : item.text));
-      return lines.join("\n");
-    },
+    renderSlot: (slot, items) => (items.length === 0 ? "" : renderFramed(frame(slot), items)),
+    frame,
   };
 }
+
+const textOf = (item: SourceItem): string => item.text;

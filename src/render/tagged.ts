@@ -4,10 +4,15 @@
  * slot renders exactly as the `<recalled_memory>` block of spec 02.
  */
 import { InvalidInputError } from "../errors/index.js";
-import { type RenderableHit, renderMemoryBlock, renderMemoryHit } from "../memory/index.js";
+import {
+  BLOCK_CLOSE,
+  type RenderableHit,
+  renderBlockOpen,
+  renderMemoryHit,
+} from "../memory/index.js";
 import type { SourceItem } from "../sources/index.js";
 import { escapeText } from "../text/index.js";
-import type { RenderContext, SlotRenderer } from "./types.js";
+import { type RenderContext, renderFramed, type SlotFrame, type SlotRenderer } from "./types.js";
 
 /** Kinds usable as a tag name as they are; others render as `<slot kind="…">`. */
 const SAFE_TAG = /^[a-z_][a-z0-9_-]*$/;
@@ -43,11 +48,22 @@ function toHit(item: SourceItem, index: number): RenderableHit {
   };
 }
 
-function renderRecall(items: readonly SourceItem[], ctx: RenderContext): string {
-  return renderMemoryBlock(
-    ctx.userScope,
-    items.map((item, i) => renderMemoryHit(toHit(item, i))),
-  );
+// The spec 02 block: its open tag names the hit count.
+function recallFrame(ctx: RenderContext): SlotFrame {
+  return {
+    head: (count) => `${renderBlockOpen(ctx.userScope, count)}\n`,
+    line: (item, i) => renderMemoryHit(toHit(item, i)),
+    separator: "\n",
+    tail: `\n${BLOCK_CLOSE}`,
+  };
+}
+
+function frame(slot: { kind: string }, ctx: RenderContext): SlotFrame {
+  if (slot.kind === "recall_memory") return recallFrame(ctx);
+  const safe = SAFE_TAG.test(slot.kind);
+  const open = safe ? `<${slot.kind}>` : `<slot kind="${escapeText(slot.kind)}">`;
+  const close = safe ? `</${slot.kind}>` : "</slot>";
+  return { head: () => `${open}\n`, line: itemLine, separator: "\n", tail: `\n${close}` };
 }
 
 /**
@@ -66,11 +82,7 @@ export const taggedRenderer: SlotRenderer = Object.freeze({
     items: readonly SourceItem[],
     ctx: RenderContext,
   ) {
-    if (items.length === 0) return "";
-    if (slot.kind === "recall_memory") return renderRecall(items, ctx);
-    const safe = SAFE_TAG.test(slot.kind);
-    const open = safe ? `<${slot.kind}>` : `<slot kind="${escapeText(slot.kind)}">`;
-    const close = safe ? `</${slot.kind}>` : "</slot>";
-    return [open, ...items.map(itemLine), close].join("\n");
+    return items.length === 0 ? "" : renderFramed(frame(slot, ctx), items);
   },
+  frame,
 });

@@ -17,7 +17,6 @@ export {
   type RecallExtras,
   type RecordedToolCall,
   recallSource,
-  staticSource,
   TaskMemoryBuffer,
   type TaskState,
   TaskStateSchema,
@@ -95,4 +94,5 @@ export {
   type SkillSelection,
   type SkillTriggers,
 } from "./skills.js";
+export { staticSource } from "./static.js";
 export * from "./types.js";

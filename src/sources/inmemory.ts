@@ -1,55 +1,19 @@
 /**
  * In-memory sources of spec 04/06 ("Others"): constraints, planner, task memory, tool
- * state, profile, recall and a generic static source. Each is a {@link ContextSource}
+ * state, profile and recall (the generic static source is in static.ts). Each is a {@link ContextSource}
  * testable alone. All are deterministic: no clock reads (timestamps come from callers),
  * ids are assigned from counters, and every fetch returns fresh copies.
  */
 import { z } from "zod";
-import { InvalidInputError, invalidFromZod } from "../errors/index.js";
+import { InvalidInputError } from "../errors/index.js";
 import type { CandidateInput } from "../memory/index.js";
 import { isBlank, isoTimestamp, nonBlankString } from "../text/index.js";
-import type { ContextSource, SlotSpec, SourceItem, SourceQuery } from "./types.js";
+import { parse, rejectDuplicate, singleKindSource } from "./single-kind.js";
+import type { ContextSource, SourceItem } from "./types.js";
 
 const nonBlank = nonBlankString;
 const timestamp = isoTimestamp;
 const unitScore = z.number().min(0).max(1);
-
-function parse<T>(schema: z.ZodType<T>, value: unknown, path: Array<string | number>): T {
-  const r = schema.safeParse(value);
-  if (!r.success) throw invalidFromZod(r.error, path);
-  return r.data;
-}
-
-function checkSourceId(id: string): string {
-  if (typeof id !== "string" || isBlank(id)) {
-    throw new InvalidInputError("source id must not be blank", "id");
-  }
-  return id;
-}
-
-function rejectDuplicate(
-  seen: Set<string>,
-  value: string,
-  what: string,
-  path: Array<string | number>,
-) {
-  if (seen.has(value)) throw new InvalidInputError(`duplicate ${what} "${value}"`, path);
-  seen.add(value);
-}
-
-/** A source serving exactly one kind, from a function evaluated at fetch time. */
-function singleKindSource(
-  id: string,
-  kind: string,
-  produce: (slot: SlotSpec, query: SourceQuery) => SourceItem[],
-): ContextSource {
-  const sid = checkSourceId(id);
-  return {
-    id: sid,
-    supports: (k) => k === kind,
-    fetch: (slot, query) => (slot.kind === kind ? produce(slot, query) : []),
-  };
-}
 
 // ---------------------------------------------------------------------------------------
 // constraints
@@ -414,58 +378,35 @@ export function recallSource(
   extras: RecallExtras = {},
   id = "recall",
 ): ContextSource {
-  return singleKindSource(id, "recall_memory", () =>
-    getCandidates().map((c) => {
-      const memory: NonNullable<SourceItem["memory"]> = {
-        userScope: c.userScope,
-        sourceRank: c.sourceRank,
-        provenance: { ...c.provenance },
-      };
-      if (c.conflictKey !== undefined) memory.conflictKey = c.conflictKey;
-      if (c.authority !== undefined) memory.authority = c.authority;
-      const item: SourceItem = {
-        id: c.memoryId,
-        text: c.text,
-        score: c.score,
-        createdAt: c.provenance?.capturedAt,
-        sourceRef: c.provenance?.sourceId,
-        memory,
-      };
-      const importance = own(extras.importance, c.memoryId);
-      if (importance !== undefined) item.importance = importance;
-      const category = own(extras.categories, c.memoryId);
-      if (category !== undefined) item.category = category;
-      const tags = own(extras.tags, c.memoryId);
-      if (tags !== undefined) item.tags = [...tags];
-      return item;
-    }),
+  return singleKindSource(
+    id,
+    "recall_memory",
+    () =>
+      getCandidates().map((c) => {
+        const memory: NonNullable<SourceItem["memory"]> = {
+          userScope: c.userScope,
+          sourceRank: c.sourceRank,
+          provenance: { ...c.provenance },
+        };
+        if (c.conflictKey !== undefined) memory.conflictKey = c.conflictKey;
+        if (c.authority !== undefined) memory.authority = c.authority;
+        const item: SourceItem = {
+          id: c.memoryId,
+          text: c.text,
+          score: c.score,
+          createdAt: c.provenance?.capturedAt,
+          sourceRef: c.provenance?.sourceId,
+          memory,
+        };
+        const importance = own(extras.importance, c.memoryId);
+        if (importance !== undefined) item.importance = importance;
+        const category = own(extras.categories, c.memoryId);
+        if (category !== undefined) item.category = category;
+        const tags = own(extras.tags, c.memoryId);
+        if (tags !== undefined) item.tags = [...tags];
+        return item;
+      }),
+    // Candidates are read as given at fetch time: the assembler validates them.
+    false,
   );
-}
-
-// ---------------------------------------------------------------------------------------
-// static
-
-/**
- * A generic source serving `kinds` with fixed items (copied per fetch) or with a
- * function of the slot and query (called per fetch). Unsupported kinds get no items.
- *
- * @example staticSource("kb", ["kb"], [{ id: "k1", text: "Deploys run on Fridays" }])
- */
-export function staticSource(
-  id: string,
-  kinds: readonly string[],
-  items: readonly SourceItem[] | ((slot: SlotSpec, query: SourceQuery) => readonly SourceItem[]),
-): ContextSource {
-  const sid = checkSourceId(id);
-  const served = new Set(kinds);
-  const fixed = typeof items === "function" ? null : items.map((i) => ({ ...i }));
-  return {
-    id: sid,
-    supports: (k) => served.has(k),
-    fetch: (slot, query) => {
-      if (!served.has(slot.kind)) return [];
-      if (fixed !== null) return fixed.map((i) => ({ ...i }));
-      return (items as (slot: SlotSpec, query: SourceQuery) => readonly SourceItem[])(slot, query);
-    },
-  };
 }
