@@ -117,41 +117,65 @@ export function rankItems(items: readonly SourcedItem[]): RankedItem[] {
   return items.map(rankKeys).sort(compareRanked);
 }
 
+/**
+ * Detail sentences by key: thousands of items rejected for the same category, age or
+ * size share one string instead of building one each.
+ */
+class Details {
+  private readonly byKey = new Map<string | number | null, string>();
+  get(key: string | number | null, make: () => string): string {
+    let d = this.byKey.get(key);
+    if (d === undefined) {
+      d = make();
+      this.byKey.set(key, d);
+    }
+    return d;
+  }
+}
+
 /** The declarative part of a filter (categories, tags, minScore, age) on one item. */
 function filterReason(
   r: RankedItem,
   filter: SlotFilter,
   nowMs: number,
+  details: { category: Details; score: Details; age: Details },
 ): { reason: ItemReason; detail: string } | null {
   const item = r.s.item;
-  const categories = filter.categories ?? [];
+  const categories = filter.categories;
   if (
+    categories !== undefined &&
     categories.length > 0 &&
     (item.category === undefined || !categories.includes(item.category))
   ) {
-    return {
-      reason: "category_filtered",
-      detail: `category ${JSON.stringify(item.category ?? null)} is not one of ${categories.join(", ")}`,
-    };
+    const detail = details.category.get(
+      item.category ?? null,
+      () =>
+        `category ${JSON.stringify(item.category ?? null)} is not one of ${categories.join(", ")}`,
+    );
+    return { reason: "category_filtered", detail };
   }
-  const tags = filter.requireTags ?? [];
-  const missing = tags.filter((t) => !(item.tags ?? []).includes(t));
-  if (missing.length > 0) {
-    return { reason: "tag_filtered", detail: `missing required tags ${missing.join(", ")}` };
+  const tags = filter.requireTags;
+  if (tags !== undefined && tags.length > 0) {
+    const missing = tags.filter((t) => !(item.tags ?? []).includes(t));
+    if (missing.length > 0) {
+      return { reason: "tag_filtered", detail: `missing required tags ${missing.join(", ")}` };
+    }
   }
-  if (filter.minScore !== undefined && item.score !== undefined && item.score < filter.minScore) {
-    return {
-      reason: "low_confidence",
-      detail: `score ${formatScore(item.score)} is below minScore ${formatScore(filter.minScore)}`,
-    };
+  const { minScore, maxAgeHours } = filter;
+  if (minScore !== undefined && item.score !== undefined && item.score < minScore) {
+    const score = item.score;
+    const detail = details.score.get(
+      Object.is(score, -0) ? "-0" : score,
+      () => `score ${formatScore(score)} is below minScore ${formatScore(minScore)}`,
+    );
+    return { reason: "low_confidence", detail };
   }
-  if (filter.maxAgeHours !== undefined && filter.maxAgeHours > 0 && r.time !== null) {
+  if (maxAgeHours !== undefined && maxAgeHours > 0 && r.time !== null) {
     const ageHours = (nowMs - r.time) / 3_600_000;
-    if (ageHours > filter.maxAgeHours) {
-      return {
-        reason: "too_old",
-        detail: `${Math.floor(ageHours)}h old; maxAgeHours is ${filter.maxAgeHours}`,
-      };
+    if (ageHours > maxAgeHours) {
+      const hours = Math.floor(ageHours);
+      const detail = details.age.get(hours, () => `${hours}h old; maxAgeHours is ${maxAgeHours}`);
+      return { reason: "too_old", detail };
     }
   }
   return null;
@@ -167,8 +191,9 @@ export function filterRanked(
   nowMs: number,
 ): RankedItem[] {
   const kept: RankedItem[] = [];
+  const details = { category: new Details(), score: new Details(), age: new Details() };
   for (const r of ranked) {
-    const out = r.pinned ? null : filterReason(r, filter, nowMs);
+    const out = r.pinned ? null : filterReason(r, filter, nowMs, details);
     if (out === null) kept.push(r);
     else r.decision = decide(r.s, "rejected", out.reason, out.detail);
   }
@@ -238,6 +263,7 @@ export function packRanked(
   const topK =
     filter.topK !== undefined && filter.topK > 0 ? filter.topK : Number.POSITIVE_INFINITY;
   const topKDetail = `topK ${filter.topK} already selected`;
+  const overDetails = new Details();
   for (const r of entries) {
     if (r.pinned) continue;
     if (pricer.selected.length >= topK) {
@@ -247,7 +273,10 @@ export function packRanked(
     const over = pricer.priceOne(r.s);
     if (over !== null) {
       const reason = over.unit === "chars" ? "char_budget_exceeded" : "token_budget_exceeded";
-      const detail = `would use ${over.used} ${over.unit}; slot budget is ${over.budget}`;
+      const detail = overDetails.get(
+        over.unit === "chars" ? over.used : -1 - over.used,
+        () => `would use ${over.used} ${over.unit}; slot budget is ${over.budget}`,
+      );
       r.decision = decide(r.s, "rejected", reason, detail);
       continue;
     }

@@ -114,7 +114,11 @@ export class SlotPricer {
 
   private lineChars(s: SourcedItem): number {
     if (this.priced !== s) {
-      this.pricedChars = cpLength((this.frame as SlotFrame).line(s.item, this.selected.length));
+      const frame = this.frame as SlotFrame;
+      const index = this.selected.length;
+      this.pricedChars = frame.lineChars
+        ? frame.lineChars(s.item, index)
+        : cpLength(frame.line(s.item, index));
       this.priced = s;
     }
     return this.pricedChars;

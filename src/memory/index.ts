@@ -3,6 +3,7 @@ export { type AdapterOptions, candidatesFromRecallHits, type RecallHit } from ".
 export { type MemoryDecision, type MemoryReason, withHitTokens } from "./decision.js";
 export {
   BLOCK_CLOSE,
+  memoryHitChars,
   type RenderableHit,
   renderBlockOpen,
   renderMemoryBlock,

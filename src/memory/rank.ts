@@ -7,7 +7,7 @@ import {
   parseInstantParts,
 } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
-import { renderMemoryHit } from "./render.js";
+import { memoryHitChars, renderMemoryHit } from "./render.js";
 import { AUTHORITY_RANK, type Authority, type Candidate } from "./schema.js";
 
 /** A candidate with its sort keys, gate fields and measured hit, as selection reads it. */
@@ -61,8 +61,9 @@ function instantOf(r: Ranked): InstantParts {
 
 /**
  * Which hits are counted while ranking: `every` one (spec 02: every decision carries the
- * hit's tokens), or none, leaving each hit to be counted only once a budget prices it
- * (the assembler's recall slot, where only what is admitted is counted).
+ * hit's tokens), or none, leaving each hit to be rendered and counted only once a budget
+ * prices it (the assembler's recall slot, where only what is admitted is counted); its
+ * size in chars is then computed from its values ({@link memoryHitChars}).
  */
 export type HitCounting = "every" | "priced";
 
@@ -88,7 +89,7 @@ function measureHits(
     const end = Math.min(candidates.length, start + CHUNK);
     for (let i = start; i < end; i++) {
       const c = candidates[i] as Candidate;
-      const line = renderMemoryHit(c);
+      const line = counting === "every" ? renderMemoryHit(c) : "";
       const authority = c.authority ?? "user_default";
       lines[i - start] = line;
       ranked[i] = {
@@ -103,7 +104,7 @@ function measureHits(
         text: c.text,
         instant: null,
         line: null,
-        chars: cpLength(line),
+        chars: counting === "every" ? cpLength(line) : memoryHitChars(c),
         tokens: -1,
         joined: -1,
       };

@@ -48,22 +48,41 @@ function toHit(item: SourceItem, index: number): RenderableHit {
   };
 }
 
-// The spec 02 block: its open tag names the hit count.
-function recallFrame(ctx: RenderContext): SlotFrame {
-  return {
-    head: (count) => `${renderBlockOpen(ctx.userScope, count)}\n`,
-    line: (item, i) => renderMemoryHit(toHit(item, i)),
-    separator: "\n",
-    tail: `\n${BLOCK_CLOSE}`,
-  };
+// Frames are class instances, for the reason given in heading.ts.
+
+/** The spec 02 block: its open tag names the hit count. */
+class RecallFrame implements SlotFrame {
+  readonly separator = "\n";
+  readonly tail = `\n${BLOCK_CLOSE}`;
+  constructor(private readonly scope: string) {}
+  head(count: number): string {
+    return `${renderBlockOpen(this.scope, count)}\n`;
+  }
+  line(item: SourceItem, index: number): string {
+    return renderMemoryHit(toHit(item, index));
+  }
+}
+
+/** `<kind>`, one `<item>` line per item, `</kind>`. */
+class TagFrame implements SlotFrame {
+  readonly separator = "\n";
+  readonly tail: string;
+  private readonly open: string;
+  constructor(kind: string) {
+    const safe = SAFE_TAG.test(kind);
+    this.open = safe ? `<${kind}>` : `<slot kind="${escapeText(kind)}">`;
+    this.tail = `\n${safe ? `</${kind}>` : "</slot>"}`;
+  }
+  head(): string {
+    return `${this.open}\n`;
+  }
+  line(item: SourceItem): string {
+    return itemLine(item);
+  }
 }
 
 function frame(slot: { kind: string }, ctx: RenderContext): SlotFrame {
-  if (slot.kind === "recall_memory") return recallFrame(ctx);
-  const safe = SAFE_TAG.test(slot.kind);
-  const open = safe ? `<${slot.kind}>` : `<slot kind="${escapeText(slot.kind)}">`;
-  const close = safe ? `</${slot.kind}>` : "</slot>";
-  return { head: () => `${open}\n`, line: itemLine, separator: "\n", tail: `\n${close}` };
+  return slot.kind === "recall_memory" ? new RecallFrame(ctx.userScope) : new TagFrame(slot.kind);
 }
 
 /**

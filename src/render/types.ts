@@ -13,6 +13,8 @@ export interface SlotFrame {
   head(count: number): string;
   /** One item's line (`index` is the item's position, for error paths). */
   line(item: SourceItem, index: number): string;
+  /** Optional: code points of `line(item, index)`, without building the line. */
+  lineChars?(item: SourceItem, index: number): number;
   readonly separator: string;
   readonly tail: string;
 }

@@ -128,6 +128,21 @@ function copyObservation(o: Observation): Observation {
   return o.tags === undefined ? { ...o } : { ...o, tags: [...o.tags] };
 }
 
+let observationItems: (buffer: TaskMemoryBuffer) => SourceItem[];
+
+// An observation as a task-memory item (tags copied: the buffer keeps its own).
+function observationItem(o: Observation): SourceItem {
+  const item: SourceItem = {
+    id: o.id,
+    text: o.text,
+    createdAt: o.createdAt,
+    category: o.category ?? "observation",
+  };
+  if (o.tags !== undefined) item.tags = [...o.tags];
+  if (o.score !== undefined) item.score = o.score;
+  return item;
+}
+
 /**
  * A bounded buffer of step observations for the current task. When full, the oldest is
  * evicted. Ids are `obs-1`, `obs-2`, … from a counter that never goes back (not even on
@@ -141,6 +156,11 @@ export class TaskMemoryBuffer {
   readonly capacity: number;
   #items: Observation[] = [];
   #counter = 0;
+
+  static {
+    // The source reads the held observations without copying them twice.
+    observationItems = (buffer) => buffer.#items.map(observationItem);
+  }
 
   constructor(capacity = 32) {
     if (!Number.isInteger(capacity) || capacity < 1) {
@@ -187,19 +207,7 @@ export class TaskMemoryBuffer {
  * createdAt, tags, score, category (default `observation`).
  */
 export function taskMemorySource(buffer: TaskMemoryBuffer, id = "task_memory"): ContextSource {
-  return singleKindSource(id, "task_memory", () =>
-    buffer.snapshot().map((o) => {
-      const item: SourceItem = {
-        id: o.id,
-        text: o.text,
-        createdAt: o.createdAt,
-        category: o.category ?? "observation",
-      };
-      if (o.tags !== undefined) item.tags = o.tags;
-      if (o.score !== undefined) item.score = o.score;
-      return item;
-    }),
-  );
+  return singleKindSource(id, "task_memory", () => observationItems(buffer));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -224,6 +232,8 @@ export type ToolCall = z.infer<typeof ToolCallSchema>;
 /** A recorded call with its sequence id (`call-1`, `call-2`, …). */
 export type RecordedToolCall = ToolCall & { id: string };
 
+let toolStateItems: (state: ToolState) => SourceItem[];
+
 /**
  * Tool registry (fixed at construction; names unique) plus a bounded list of recent
  * calls (`maxCalls`, default 20; oldest evicted). Calls get ids `call-1`, `call-2`, …
@@ -231,8 +241,16 @@ export type RecordedToolCall = ToolCall & { id: string };
 export class ToolState {
   readonly maxCalls: number;
   readonly #tools: ToolSpec[];
+  /** Each tool's line, built once: tools are fixed at construction. */
+  readonly #toolLines: string[];
   #calls: RecordedToolCall[] = [];
+  /** Each held call's line, built when it was recorded (calls never change). */
+  #callLines: string[] = [];
   #counter = 0;
+
+  static {
+    toolStateItems = (state) => state.#sourceItems();
+  }
 
   constructor(tools: readonly ToolSpec[], options: { maxCalls?: number } = {}) {
     this.#tools = parse(z.array(ToolSpecSchema), tools, ["tools"]);
@@ -245,6 +263,7 @@ export class ToolState {
       throw new InvalidInputError(`maxCalls must be an integer ≥ 0, got ${maxCalls}`, "maxCalls");
     }
     this.maxCalls = maxCalls;
+    this.#toolLines = this.#tools.map(toolLine);
   }
 
   /** Records a call (validated; path `call.…`) and returns a copy with its id. */
@@ -252,8 +271,34 @@ export class ToolState {
     const c = parse(ToolCallSchema, call, ["call"]);
     const recorded: RecordedToolCall = { ...c, id: `call-${++this.#counter}` };
     this.#calls.push(recorded);
-    while (this.#calls.length > this.maxCalls) this.#calls.shift();
+    this.#callLines.push(toolCallLine(recorded));
+    while (this.#calls.length > this.maxCalls) {
+      this.#calls.shift();
+      this.#callLines.shift();
+    }
     return { ...recorded };
+  }
+
+  // Tools in registration order, then recent calls newest first (see toolStateSource).
+  #sourceItems(): SourceItem[] {
+    const tools = this.#tools.length;
+    const items: SourceItem[] = this.#tools.map((t, i) => ({
+      id: `tool:${t.name}`,
+      text: this.#toolLines[i] as string,
+      category: "tool",
+      rank: i,
+    }));
+    for (let j = this.#calls.length - 1; j >= 0; j--) {
+      const c = this.#calls[j] as RecordedToolCall;
+      items.push({
+        id: c.id,
+        text: this.#callLines[j] as string,
+        category: "call",
+        createdAt: c.at,
+        rank: tools + (this.#calls.length - 1 - j),
+      });
+    }
+    return items;
   }
 
   /** Copies of the registered tools, in registration order. */
@@ -269,6 +314,7 @@ export class ToolState {
   /** Forgets the recent calls (ids keep counting up). */
   clearCalls(): void {
     this.#calls = [];
+    this.#callLines = [];
   }
 }
 
@@ -291,27 +337,7 @@ export function toolCallLine(call: ToolCall): string {
  * order into the assembler's item ranking.
  */
 export function toolStateSource(state: ToolState, id = "tool_state"): ContextSource {
-  return singleKindSource(id, "tool_state", () => {
-    const tools = state.tools();
-    return [
-      ...tools.map((t, i) => ({
-        id: `tool:${t.name}`,
-        text: toolLine(t),
-        category: "tool",
-        rank: i,
-      })),
-      ...state
-        .recentCalls()
-        .reverse()
-        .map((c, j) => ({
-          id: c.id,
-          text: toolCallLine(c),
-          category: "call",
-          createdAt: c.at,
-          rank: tools.length + j,
-        })),
-    ];
-  });
+  return singleKindSource(id, "tool_state", () => toolStateItems(state));
 }
 
 // ---------------------------------------------------------------------------------------

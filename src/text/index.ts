@@ -1,6 +1,6 @@
 /** Text rules of spec 01, defined once and reused by every stage. */
 export { compareCodePoints, cpLength, cpOffsets, hasSurrogate } from "./chars.js";
-export { escapeText } from "./escape.js";
+export { escapedLength, escapeText } from "./escape.js";
 export { findImports, maskMarkdownCode } from "./markdown.js";
 export { casefold, normalizeKey } from "./normalize.js";
 export { formatFixed, formatScore } from "./numbers.js";
