@@ -4,17 +4,11 @@
  * failed fill with the message — never a hang or a crash. Completion order never leaks
  * into the result: fills come back in schema order and items are ranked later.
  */
-import { formatPath } from "../errors/index.js";
-import {
-  type ContextSource,
-  type SlotSpec,
-  type SourceItem,
-  SourceItemSchema,
-  type SourceQuery,
-} from "../sources/index.js";
+import type { ContextSource, SlotSpec, SourceQuery } from "../sources/index.js";
 import { inStep, type TraceStep } from "../trace/index.js";
 import type { SourcedItem } from "./pack.js";
 import { startFetchSpan } from "./spans.js";
+import { validateItems } from "./validate-items.js";
 
 /** The outcome of filling one slot. */
 export type SlotFill =
@@ -36,22 +30,6 @@ export interface FetchTiming {
 
 class SourceTimeout extends Error {}
 
-function validateItems(raw: unknown, sourceId: string): SourcedItem[] {
-  if (!Array.isArray(raw))
-    throw new Error(`source ${sourceId} returned ${typeof raw}, not an array of items`);
-  return raw.map((item: unknown, i) => {
-    const parsed = SourceItemSchema.safeParse(item);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const rest = (issue?.path ?? []).filter((p): p is string | number => typeof p !== "symbol");
-      throw new Error(
-        `invalid item ${formatPath(["items", i, ...rest])}: ${issue?.message ?? "invalid"}`,
-      );
-    }
-    return { item: parsed.data as SourceItem, sourceId };
-  });
-}
-
 async function fetchOne(
   source: ContextSource,
   slot: SlotSpec,
@@ -60,7 +38,7 @@ async function fetchOne(
 ): Promise<SourcedItem[]> {
   // A sync throw and an async rejection are the same failure.
   const raw = await Promise.resolve().then(() => source.fetch(slot, query, signal));
-  return validateItems(raw, source.id);
+  return validateItems(raw, source);
 }
 
 /**

@@ -4,7 +4,7 @@
  * May import only errors.
  */
 export { compareCodePoints, cpLength, cpOffsets, hasSurrogate } from "./chars.js";
-export { escapeText } from "./escape.js";
+export { escapedLength, escapeText } from "./escape.js";
 export { findImports, maskMarkdownCode } from "./markdown.js";
 export { casefold, normalizeKey } from "./normalize.js";
 export { formatFixed, formatScore } from "./numbers.js";
