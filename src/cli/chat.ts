@@ -37,9 +37,10 @@
  *   checked with `checkDraft` against the red lines of the skills matched this turn
  *   (selected or capped), ids namespaced `skill:id`. The workspace config has no field
  *   for identity/soul boundaries, so none are added from it. Violations are printed with
- *   id, severity and excerpt; `review` ones (or a truncated check) are flagged for
- *   review; a `block` one withholds the draft: its text is not printed
- *   (`draft withheld: red line X`) and the history keeps a placeholder in its place, so
+ *   id, severity and excerpt; `review` ones are flagged for review; a `block` one, or a
+ *   check that could not cover the whole draft (fail closed), withholds the draft: its
+ *   text is not printed (`draft withheld: red line X`, or `… red-line check incomplete
+ *   (draft_too_long)`) and the history keeps a placeholder in its place, so
  *   the model never sees its own withheld text again. A skill red line the checker
  *   rejects at load is reported and skipped.
  * - Output: text lines for people, or `--json`: one event object per line (`turn`,
@@ -551,7 +552,7 @@ function showDraft(
 ): { shown: string; check: DraftCheck } {
   const check = checkDraft(draft, redLines);
   const blocking = check.violations.filter((v) => v.severity === "block");
-  const withheld = blocking.length > 0;
+  const withheld = check.blocked; // a block violation, or a draft not checkable in full
   const lines: string[] = [];
   if (!withheld && draft !== "") lines.push(`assistant: ${draft}`);
   for (const v of check.violations) {
@@ -559,12 +560,15 @@ function showDraft(
       `  red line ${v.redLineId} (${v.severity}) at ${v.span.start}-${v.span.end}: ${v.excerpt}${v.flagged ? "  [flagged for review]" : ""}`,
     );
   }
-  if (check.truncated) lines.push("  red-line check truncated: draft flagged for review");
   if (withheld) {
     const ids = [...new Set(blocking.map((v) => v.redLineId))].join(", ");
-    lines.push(`draft withheld: red line ${ids}`);
+    lines.push(
+      check.incomplete !== null
+        ? `draft withheld: red-line check incomplete (${check.incomplete})`
+        : `draft withheld: red line ${ids}`,
+    );
   } else if (check.flagged) {
-    lines.push(`draft flagged for review: ${check.redLineIds.join(", ") || "check truncated"}`);
+    lines.push(`draft flagged for review: ${check.redLineIds.join(", ")}`);
   }
   printer.event(
     {

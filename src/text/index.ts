@@ -5,6 +5,13 @@ export { findImports, maskMarkdownCode } from "./markdown.js";
 export { casefold, normalizeKey } from "./normalize.js";
 export { formatFixed, formatScore } from "./numbers.js";
 export { regexSafetyProblem } from "./regex-safety.js";
+export {
+  compileScanRegex,
+  MAX_SCAN_STATES,
+  type ScanBudget,
+  type ScanRegex,
+  scanMatchStarts,
+} from "./regex-scan.js";
 export { isoTimestamp, nonBlankString } from "./schemas.js";
 export {
   compareInstantParts,
