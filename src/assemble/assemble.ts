@@ -13,7 +13,7 @@ import {
   type SourceQuery,
   type SourceRegistry,
 } from "../sources/index.js";
-import { instantMillis, trimWs } from "../text/index.js";
+import { assertWellFormed, instantMillis, trimWs } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import type { AssemblyManifest } from "../trace/index.js";
 import { type FetchTiming, fillSlot, type SlotFill } from "./fill.js";
@@ -86,6 +86,8 @@ function resolveRenderer(renderer: AssembleInput["renderer"]): SlotRenderer {
 function prepareRun(input: AssembleInput): AssemblyRun {
   const nowMs = instantMillis(input.now);
   if (nowMs === null) throw new InvalidInputError("now must be an ISO-8601 timestamp", "now");
+  assertWellFormed(input.query.text, ["query", "text"]);
+  assertWellFormed(input.query.userScope, ["query", "userScope"]);
   const scope = trimWs(input.query.userScope);
   if (scope === "")
     throw new InvalidInputError("query.userScope must not be blank", "query.userScope");

@@ -4,26 +4,26 @@
  * validation and of the TypeScript types, shared by the library, the CLI and HTTP.
  */
 import { z } from "zod";
-import { isoTimestamp, nonBlankString } from "../text/index.js";
+import { isoTimestamp, nonBlankString, textString, wellFormedJson } from "../text/index.js";
 
 /** Roles of the neutral message model. */
 export const MESSAGE_ROLES = ["user", "assistant", "tool"] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
 
 /** Plain text. Any role may hold text except `tool`, whose content is its results. */
-export const TextPartSchema = z.object({ type: z.literal("text"), text: z.string() });
+export const TextPartSchema = z.object({ type: z.literal("text"), text: textString });
 /** A tool call made by the assistant; `input` is any JSON value. */
 export const ToolCallPartSchema = z.object({
   type: z.literal("tool_call"),
   callId: nonBlankString,
   name: nonBlankString,
-  input: z.json(),
+  input: wellFormedJson,
 });
 /** The answer to one tool call, carried by a `tool` message. */
 export const ToolResultPartSchema = z.object({
   type: z.literal("tool_result"),
   callId: nonBlankString,
-  output: z.string(),
+  output: textString,
   isError: z.boolean().optional(),
 });
 export const PartSchema = z.discriminatedUnion("type", [
@@ -86,7 +86,7 @@ export const ConversationPolicySchema = z.object({
   /** In (0, 1]: when the window must move, move it until the kept total is at most this share. */
   lowWaterRatio: z.number().gt(0).lte(1).default(1),
   /** The previous plan's `firstKeptId`: kept as the window start while everything from it fits. */
-  anchor: z.string().nullable().default(null),
+  anchor: textString.nullable().default(null),
   /** The previous plan's `clearBeforeTurn`: held while the anchor holds. */
   clearBeforeTurn: z.number().int().min(0).nullable().default(null),
 });
@@ -102,7 +102,7 @@ export type ConversationPolicy = z.output<typeof ConversationPolicySchema>;
 export const PlanConversationJsonRequestSchema = z.object({
   messages: z.array(MessageSchema),
   budgetTokens: z.number().int().min(0),
-  tokenizer: z.string().optional(),
+  tokenizer: textString.optional(),
   policy: ConversationPolicySchema.default(ConversationPolicySchema.parse({})),
 });
 export type PlanConversationJsonRequest = z.input<typeof PlanConversationJsonRequestSchema>;

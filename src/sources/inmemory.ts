@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import type { CandidateInput } from "../memory/index.js";
-import { isBlank, isoTimestamp, nonBlankString } from "../text/index.js";
+import { isBlank, isoTimestamp, nonBlankString, textString } from "../text/index.js";
 import type { ContextSource, SlotSpec, SourceItem, SourceQuery } from "./types.js";
 
 const nonBlank = nonBlankString;
@@ -151,8 +151,8 @@ export const ObservationInputSchema = z.object({
   text: nonBlank,
   createdAt: timestamp,
   id: nonBlank.optional(),
-  category: z.string().optional(),
-  tags: z.array(z.string()).optional(),
+  category: textString.optional(),
+  tags: z.array(textString).optional(),
   score: unitScore.optional(),
 });
 /** What {@link TaskMemoryBuffer.add} takes. */
@@ -243,7 +243,7 @@ export function taskMemorySource(buffer: TaskMemoryBuffer, id = "task_memory"): 
 
 export const ToolSpecSchema = z.object({
   name: nonBlank,
-  description: z.string(),
+  description: textString,
   requiredArgs: z.array(nonBlank),
 });
 /** A registered tool. */
@@ -252,7 +252,7 @@ export type ToolSpec = z.infer<typeof ToolSpecSchema>;
 export const ToolCallSchema = z.object({
   tool: nonBlank,
   ok: z.boolean(),
-  summary: z.string(),
+  summary: textString,
   at: timestamp,
 });
 /** One recorded tool call (`at` is an ISO-8601 instant given by the caller). */
@@ -356,7 +356,7 @@ export function toolStateSource(state: ToolState, id = "tool_state"): ContextSou
 export const ProfileEntrySchema = z.object({
   key: nonBlank,
   value: nonBlank,
-  category: z.string().optional(),
+  category: textString.optional(),
   score: unitScore.optional(),
   updatedAt: timestamp.optional(),
 });

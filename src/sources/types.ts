@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { AUTHORITIES, ProvenanceSchema } from "../memory/index.js";
 import type { CacheTier } from "../plan/index.js";
-import { isoTimestamp, nonBlankString } from "../text/index.js";
+import { isoTimestamp, nonBlankString, textString } from "../text/index.js";
 
 const nonBlank = nonBlankString;
 const timestamp = isoTimestamp;
@@ -24,8 +24,8 @@ export type MemoryFields = z.input<typeof MemoryFieldsSchema>;
 export const SourceItemSchema = z.object({
   id: nonBlank,
   text: nonBlank,
-  category: z.string().optional(),
-  tags: z.array(z.string()).optional(),
+  category: textString.optional(),
+  tags: z.array(textString).optional(),
   score: z.number().min(0).max(1).optional(),
   /** Shown next to recall lines (`importance=0.70`). */
   importance: z.number().min(0).max(1).optional(),
@@ -33,7 +33,7 @@ export const SourceItemSchema = z.object({
   pinned: z.boolean().optional(),
   /** Position the source gives the item (lower first); breaks ties after score and age. */
   rank: z.number().int().min(0).optional(),
-  sourceRef: z.string().optional(),
+  sourceRef: textString.optional(),
   memory: MemoryFieldsSchema.optional(),
 });
 export type SourceItem = z.input<typeof SourceItemSchema>;
@@ -52,8 +52,8 @@ export interface SourceQuery {
 
 /** Declarative filter applied to what a source returns (spec 04). */
 export const SlotFilterSchema = z.object({
-  categories: z.array(z.string()).optional(),
-  requireTags: z.array(z.string()).optional(),
+  categories: z.array(textString).optional(),
+  requireTags: z.array(textString).optional(),
   minScore: z.number().min(0).max(1).optional(),
   topK: z.number().int().min(0).optional(),
   maxAgeHours: z.number().min(0).optional(),

@@ -5,14 +5,10 @@
 import { z } from "zod";
 import { formatPath, InvalidInputError, invalidFromZod } from "../errors/index.js";
 import { AUTHORITIES, type Authority } from "../memory/index.js";
-import { isBlank, isoTimestamp } from "../text/index.js";
+import { isBlank, isoTimestamp, textString } from "../text/index.js";
 
 // SQLite stores UTF-8: a lone surrogate cannot round-trip, so it is rejected up front.
-// (With the `u` flag, \p{Cs} matches only unpaired surrogates.)
-const LONE_SURROGATE = /\p{Cs}/u;
-const text = z.string().refine((s) => !LONE_SURROGATE.test(s), {
-  message: "must be well-formed Unicode (no lone surrogates)",
-});
+const text = textString;
 const nonBlank = text.refine((s) => !isBlank(s), { message: "must not be blank" });
 const timestamp = isoTimestamp;
 

@@ -28,6 +28,7 @@ import {
   isoTimestamp,
   nonBlankString,
   parseInstant,
+  textString,
 } from "../text/index.js";
 import { StoreOpenError, StoreVersionError } from "./errors.js";
 import { readLines } from "./jsonl.js";
@@ -113,7 +114,7 @@ const timestamp = isoTimestamp;
 const RecallOptionsSchema = z.object({
   userScope: nonBlank,
   limit: z.number().int().min(1).max(1000).default(20),
-  categories: z.array(z.string()).optional(),
+  categories: z.array(textString).optional(),
   asOf: timestamp,
   weights: z
     .object({ lexical: z.number(), recency: z.number(), importance: z.number() })
@@ -122,8 +123,8 @@ const RecallOptionsSchema = z.object({
 
 const ListOptionsSchema = z.object({
   userScope: nonBlank,
-  kinds: z.array(z.string()).optional(),
-  categories: z.array(z.string()).optional(),
+  kinds: z.array(textString).optional(),
+  categories: z.array(textString).optional(),
 });
 
 function parseWith<T>(schema: z.ZodType<T>, value: unknown, prefix: string): T {

@@ -1,5 +1,11 @@
 /** Text rules of spec 01, defined once and reused by every stage. */
-export { compareCodePoints, cpLength, cpOffsets, hasSurrogate } from "./chars.js";
+export {
+  compareCodePoints,
+  cpLength,
+  cpOffsets,
+  hasSurrogate,
+  isWellFormedText,
+} from "./chars.js";
 export { escapeText } from "./escape.js";
 export { findImports, maskMarkdownCode } from "./markdown.js";
 export { casefold, normalizeKey } from "./normalize.js";
@@ -12,7 +18,14 @@ export {
   type ScanRegex,
   scanMatchStarts,
 } from "./regex-scan.js";
-export { isoTimestamp, nonBlankString } from "./schemas.js";
+export {
+  assertWellFormed,
+  ILL_FORMED_MESSAGE,
+  isoTimestamp,
+  nonBlankString,
+  textString,
+  wellFormedJson,
+} from "./schemas.js";
 export {
   compareInstantParts,
   compareInstants,

@@ -13,6 +13,7 @@ import {
   normalizeKey,
   regexSafetyProblem,
   type ScanRegex,
+  textString,
 } from "../text/index.js";
 
 /** Longest accepted red-line regex source, in code points. */
@@ -44,10 +45,10 @@ export interface CompiledRedLines {
 
 const RedLineSchema = z
   .object({
-    id: z.string().refine((s) => !isBlank(s), { message: "must be a non-blank string" }),
+    id: textString.refine((s) => !isBlank(s), { message: "must be a non-blank string" }),
     severity: z.enum(SEVERITIES),
-    literal: z.string().optional(),
-    pattern: z.string().optional(),
+    literal: textString.optional(),
+    pattern: textString.optional(),
   })
   .strict();
 

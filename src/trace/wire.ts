@@ -53,7 +53,7 @@ import {
   UnsupportedVersionError,
 } from "../errors/index.js";
 import { CACHE_TIERS, type PromptPlan, SEGMENT_SEPARATOR } from "../plan/index.js";
-import { cpLength, cpOffsets, nonBlankString } from "../text/index.js";
+import { cpLength, cpOffsets, nonBlankString, textString } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import type { AssemblyManifest } from "./manifest.js";
 
@@ -111,14 +111,14 @@ export type WireSpan = z.output<typeof WireSpanSchema>;
 export const WireLayerSchema = z.object({
   id: nonBlank,
   status: z.enum(["included", "dropped", "inactive", "skipped"]),
-  reason: z.string(),
+  reason: textString,
   required: z.boolean(),
   neverTruncate: z.boolean(),
   cacheTier: z.enum(CACHE_TIERS),
   chars: count,
   tokens: count,
-  versionId: z.string().regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex digits"),
-  sourceRefs: z.array(z.string()),
+  versionId: textString.regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex digits"),
+  sourceRefs: z.array(textString),
   span: WireSpanSchema.nullable(),
 });
 export type WireLayer = z.output<typeof WireLayerSchema>;
@@ -150,9 +150,9 @@ export type WireBudget = z.output<typeof WireBudgetSchema>;
  * version, hashes, spans, anchors, budget arithmetic).
  */
 export const WireContractSchema = z.object({
-  assemblerVersion: z.string().regex(SEMVER, 'must be a semver string like "1.0.0"'),
-  assembledContext: z.string(),
-  promptVersion: z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits"),
+  assemblerVersion: textString.regex(SEMVER, 'must be a semver string like "1.0.0"'),
+  assembledContext: textString,
+  promptVersion: textString.regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits"),
   layerManifest: z.array(WireLayerSchema),
   anchors: z.array(WireAnchorSchema),
   tailReserve: count,
@@ -542,7 +542,7 @@ export interface TailedPrompt {
   inserted: Array<{ offset: number; span: WireSpan }>;
 }
 
-const TailsSchema = z.array(z.object({ anchor: nonBlank, text: z.string() }));
+const TailsSchema = z.array(z.object({ anchor: nonBlank, text: textString }));
 
 interface Cut {
   text: string;
