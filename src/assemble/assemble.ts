@@ -21,6 +21,7 @@ import { type AssembleSegment, planGlobal } from "./global-plan.js";
 import { type FilledLayer, type LayerContext, toLayer } from "./layers.js";
 import { buildManifest } from "./manifest.js";
 import { settleMemoryPlan } from "./memory-slot.js";
+import { instructionsReport } from "./reports.js";
 import {
   createSchemaRegistry,
   type ModeSchema,
@@ -174,6 +175,7 @@ export async function assemble(input: AssembleInput): Promise<Assembly> {
     renderer: run.renderer.name,
     now: input.now,
     tokenizer: run.counter.name,
+    instructions: instructionsReport(layers, run.registry, run.query),
     timings: { totalMs: clock() - started, fetch: sortedTimings(fetchTimings) },
   });
   return { prompt: segmentPlan.prompt, manifest, memoryPlan, segmentPlan };

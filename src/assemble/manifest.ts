@@ -14,7 +14,7 @@ import type { FilledLayer } from "./layers.js";
 /** What the manifest records of the assembly itself. */
 export type ManifestMeta = Pick<
   AssemblyManifest,
-  "mode" | "fallbackFrom" | "renderer" | "now" | "tokenizer" | "timings"
+  "mode" | "fallbackFrom" | "renderer" | "now" | "tokenizer" | "instructions" | "timings"
 >;
 
 type FailedFill = Extract<SlotFill, { status: "source_failed" | "source_timeout" }>;
@@ -117,6 +117,7 @@ export function buildManifest(
     failures,
     memoryDecisions: memoryPlan?.decisions ?? null,
     segmentDecisions: plan.decisions,
+    instructions: meta.instructions,
     timings: meta.timings,
   };
 }

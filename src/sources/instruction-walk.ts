@@ -57,6 +57,46 @@ function errnoDetail(code: string): string {
 }
 
 // ---------------------------------------------------------------------------------------
+// confinement
+
+/**
+ * Where instruction files may be read from: the walk's root (the workspace) and the
+ * directory of each configured user-level file, as written (`lexical`, checked before a
+ * file is touched) and with symlinks resolved (`real`, checked on the file's real path).
+ * A user file's real directory counts too (a `~/.claude/CLAUDE.md` linked into dotfiles).
+ */
+export interface AllowedRoots {
+  lexical: string[];
+  real: string[];
+}
+
+async function realOr(p: string): Promise<string | null> {
+  try {
+    return await realpath(p);
+  } catch {
+    return null;
+  }
+}
+
+/** The allowed roots for a walk rooted at `root` with these user files. */
+export async function allowedRoots(
+  root: string,
+  userFiles: readonly string[],
+): Promise<AllowedRoots> {
+  const lexical = [root, ...userFiles.map((f) => dirname(f))];
+  const real: string[] = [];
+  for (const dir of lexical) real.push((await realOr(dir)) ?? dir);
+  for (const f of userFiles) {
+    const r = await realOr(f);
+    if (r !== null) real.push(dirname(r));
+  }
+  return { lexical, real };
+}
+
+const insideAny = (roots: readonly string[], p: string) =>
+  roots.some((r) => isSelfOrAncestor(r, p));
+
+// ---------------------------------------------------------------------------------------
 // UTF-8
 
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -127,7 +167,11 @@ interface Visit {
   stack: ReadonlyArray<{ real: string; shown: string }>;
   /** A missing chain file is skipped silently; a missing import is reported. */
   isImport: boolean;
+  /** A user-level file the caller configured: read wherever its real path is. */
+  configured?: boolean;
 }
+
+const OUTSIDE = "outside the workspace root and the user-level instruction directories";
 
 /** Collects parts and issues over successive {@link Walker.visit} calls (one chain). */
 export class Walker {
@@ -140,6 +184,7 @@ export class Walker {
   constructor(
     private readonly o: Resolved,
     private readonly root: string,
+    private readonly allowed: AllowedRoots,
     private readonly signal: AbortSignal | undefined,
   ) {}
 
@@ -186,7 +231,16 @@ export class Walker {
    * and returns null.
    */
   private async admit(v: Visit, shown: string): Promise<string | null> {
+    if (v.configured !== true && !insideAny(this.allowed.lexical, v.abs)) {
+      const from = v.importedFrom === null ? "" : ` (from ${v.importedFrom})`;
+      this.issue(v.abs, "outside_root", `${OUTSIDE}${from}; not read`);
+      return null;
+    }
     const p = await probe(v.abs);
+    if (p.ok && v.configured !== true && !insideAny(this.allowed.real, p.real)) {
+      this.issue(v.abs, "outside_root", `real path (symlinks resolved) is ${OUTSIDE}; not read`);
+      return null;
+    }
     if (!p.ok) {
       if (!p.missing) this.issue(v.abs, p.kind, p.detail);
       else if (v.isImport) {

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { AUTHORITIES, ProvenanceSchema } from "../memory/index.js";
 import type { CacheTier } from "../plan/index.js";
 import { isoTimestamp, nonBlankString, textString } from "../text/index.js";
+import type { InstructionReport } from "./instructions.js";
 
 const nonBlank = nonBlankString;
 const timestamp = isoTimestamp;
@@ -82,6 +83,15 @@ export interface SlotSpec {
 }
 
 /**
+ * What a source decided for a slot beyond its items, for the manifest. Deterministic: a
+ * function of the source's data, the slot and the query.
+ */
+export interface SourceReport {
+  /** Instruction files skipped or cut, with the reason (the `instructions` sources). */
+  instructions?: InstructionReport;
+}
+
+/**
  * A context source (spec 04). `fetch` may be sync or async; it receives an AbortSignal
  * that fires on timeout, and should stop work when it does.
  *
@@ -99,4 +109,9 @@ export interface ContextSource {
     query: SourceQuery,
     signal: AbortSignal,
   ): Promise<readonly SourceItem[]> | readonly SourceItem[];
+  /**
+   * Optional: the source's own decisions for `slot` and `query` (see {@link SourceReport}),
+   * asked once per assembly, after the fetch, for each slot it filled successfully.
+   */
+  report?(slot: SlotSpec, query: SourceQuery): SourceReport | null;
 }

@@ -213,7 +213,10 @@ describe("imports", () => {
       "CLAUDE.md": "after\n",
     });
     tree(home, { "notes/e.md": "e from home\n" });
-    const chain = await loadInstructionChain({ cwd: root, stopDir: root, home });
+    // `~/notes/` is a configured user-level instruction directory (its AGENTS.md is
+    // absent, which is fine): imports may land there, and nowhere else outside the root.
+    const userFiles = [join(home, "notes/AGENTS.md")];
+    const chain = await loadInstructionChain({ cwd: root, stopDir: root, home, userFiles });
     expect(paths(chain)).toEqual([
       "AGENTS.md",
       "docs/b.md",
