@@ -5,7 +5,7 @@
  */
 import { computeCacheKeys, promptVersion, versionId } from "../cache/index.js";
 import type { MemoryPlan } from "../memory/index.js";
-import type { PlanDecision, PromptPlan } from "../plan/index.js";
+import { DEFAULT_CACHE_TIER, type PlanDecision, type PromptPlan } from "../plan/index.js";
 import type { AssemblyManifest, LayerManifest, SourceFailure } from "../trace/index.js";
 import type { SlotFill } from "./fill.js";
 import type { AssembleSegment } from "./global-plan.js";
@@ -27,7 +27,7 @@ function segmentLayer(d: PlanDecision, e: AssembleSegment): LayerManifest {
     budgetPriority: d.budgetPriority,
     required: d.required,
     neverTruncate: e.neverTruncate ?? false,
-    cacheTier: d.cacheTier ?? "session",
+    cacheTier: d.cacheTier ?? DEFAULT_CACHE_TIER,
     budget: {},
     used: { chars: included ? d.renderedChars : 0, tokens: included ? d.renderedTokens : 0 },
     status: d.status,

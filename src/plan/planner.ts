@@ -14,6 +14,7 @@ import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import {
   type CacheTier,
   DEFAULT_CACHE_BOUNDARY,
+  DEFAULT_CACHE_TIER,
   type ParsedPlanPromptRequest,
   type PlanPromptRequest,
   PlanPromptRequestSchema,
@@ -813,7 +814,7 @@ export function planPrompt(request: PlanPromptRequest, options: PlanOptions = {}
   const markerChars = cpLength(marker);
 
   const inRequestOrder: Entry[] = req.segments.map((seg, index) => {
-    const cacheTier: CacheTier | null = tiered ? (seg.cacheTier ?? "dynamic") : null;
+    const cacheTier: CacheTier | null = tiered ? (seg.cacheTier ?? DEFAULT_CACHE_TIER) : null;
     return {
       seg,
       name: seg.name,

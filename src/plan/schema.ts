@@ -11,6 +11,13 @@ import { isBlank, nonBlankString, textString } from "../text/index.js";
 export const CACHE_TIERS = ["static", "session", "dynamic"] as const;
 export type CacheTier = (typeof CACHE_TIERS)[number];
 
+/**
+ * The tier of a segment that names none, stated once for the planner and the assembler:
+ * `dynamic`, since a segment that does not say how stable it is must never sit in a
+ * cached prefix (its change would break the cache of everything after it).
+ */
+export const DEFAULT_CACHE_TIER: CacheTier = "dynamic";
+
 /** Default `budgetChars` of spec 03. */
 export const DEFAULT_BUDGET_CHARS = 12000;
 

@@ -36,10 +36,13 @@
  *   `sha256` is the first 16 hex digits of the SHA-256 of the whole file's bytes (so it
  *   names the file version even when the content was cut). A file over `maxFileBytes` is
  *   cut at the last UTF-8 character boundary at or before the cap (`truncated`, plus a
- *   `file_cap` issue). The total cap counts kept content bytes in chain order: the first
- *   part that does not fit is cut the same way to the room left (dropped when none is
- *   left), and every later file found is dropped unread; each gets a `total_cap` issue.
- *   Nearer files come last, so they are the ones a total cap drops.
+ *   `file_cap` issue when the part is kept). The total cap is applied once the whole chain
+ *   is known, so the **nearest files win**: chain files with their imports are taken
+ *   from the nearest (last) to the farthest (user files first to go), each with its
+ *   imports in chain order (the importer first); the part that crosses the cap is cut the
+ *   same way to the room left (dropped when none is left) and every farther part is
+ *   dropped; each gets a `total_cap` issue. The walk's issues come in the order met, the
+ *   cap issues after them in chain order.
  * - **Confinement.** Files are read only inside the walk's root (`stopDir`, the
  *   workspace) and the directories of the configured `userFiles` (as given, and their real
  *   directories): an import, or a chain file, outside them — `@../../etc/passwd`, an
@@ -61,6 +64,7 @@
 import { join, resolve } from "node:path";
 import { InvalidInputError } from "../errors/index.js";
 import { isBlank } from "../text/index.js";
+import { applyTotalCap } from "./instruction-cap.js";
 import { type InstructionChainOptions, resolveOptions } from "./instruction-options.js";
 import { allowedRoots, chainDirs, entryExists, Walker } from "./instruction-walk.js";
 import type { ContextSource, SourceItem, SourceQuery } from "./types.js";
@@ -171,10 +175,11 @@ export async function loadInstructionChain(
       await walker.visit({ ...top, abs });
     }
   }
-  const parts = walker.parts;
+  const capped = applyTotalCap(walker.parts, walker.fileCaps, o.maxTotalBytes);
+  const parts = capped.parts;
   return {
     parts,
-    issues: walker.issues,
+    issues: [...walker.issues, ...capped.issues],
     text: renderInstructionChain(parts),
     totalBytes: parts.reduce((n, p) => n + p.bytes, 0),
   };
