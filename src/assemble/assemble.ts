@@ -13,7 +13,7 @@ import {
   type SourceQuery,
   type SourceRegistry,
 } from "../sources/index.js";
-import { instantMillis, trimWs } from "../text/index.js";
+import { assertWellFormed, instantMillis, trimWs } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import type { AssemblyManifest, TraceOptions, TraceStep } from "../trace/index.js";
 import { type FetchTiming, fillSlot, type SlotFill } from "./fill.js";
@@ -21,6 +21,7 @@ import { type AssembleSegment, planGlobal, resolveGlobalBudget } from "./global-
 import { type FilledLayer, type LayerContext, toLayer } from "./layers.js";
 import { buildManifest } from "./manifest.js";
 import { settleMemoryPlan } from "./memory-slot.js";
+import { instructionsReport } from "./reports.js";
 import {
   createSchemaRegistry,
   type ModeSchema,
@@ -101,6 +102,8 @@ function resolveRenderer(renderer: AssembleInput["renderer"]): SlotRenderer {
 function prepareRun(input: AssembleInput): AssemblyRun {
   const nowMs = instantMillis(input.now);
   if (nowMs === null) throw new InvalidInputError("now must be an ISO-8601 timestamp", "now");
+  assertWellFormed(input.query.text, ["query", "text"]);
+  assertWellFormed(input.query.userScope, ["query", "userScope"]);
   const scope = trimWs(input.query.userScope);
   if (scope === "")
     throw new InvalidInputError("query.userScope must not be blank", "query.userScope");
@@ -220,6 +223,7 @@ async function assembleSteps(input: AssembleInput, root: TraceStep): Promise<Ass
       renderer: run.renderer.name,
       now: input.now,
       tokenizer: run.counter.name,
+      instructions: instructionsReport(layers, run.registry, run.query),
       timings: { totalMs: clock() - started, fetch: sortedTimings(fetchTimings) },
     }),
   );

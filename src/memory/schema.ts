@@ -3,7 +3,7 @@
  * validation and the TypeScript input types.
  */
 import { z } from "zod";
-import { isBlank, isoTimestamp, nonBlankString } from "../text/index.js";
+import { isBlank, isoTimestamp, nonBlankString, textString } from "../text/index.js";
 
 /** Authority levels, strongest first. Nothing else is accepted (fail closed). */
 export const AUTHORITIES = ["current_turn", "workspace_override", "user_default"] as const;
@@ -64,9 +64,9 @@ export type Policy = z.output<typeof PolicySchema>;
 export const DEFAULT_POLICY: Policy = { minScore: 0.35, topK: 5, maxChars: 3000, maxTokens: 800 };
 
 export const SelectMemoryRequestSchema = z.object({
-  userScope: z.string().refine((s) => !isBlank(s), { message: "must not be blank" }),
+  userScope: textString.refine((s) => !isBlank(s), { message: "must not be blank" }),
   policy: PolicySchema.default(DEFAULT_POLICY),
-  tokenizer: z.string().optional(),
+  tokenizer: textString.optional(),
   candidates: z.array(CandidateSchema),
 });
 /** The select-memory request (JSON contract of spec 08). */

@@ -15,6 +15,7 @@ import { displayOrder } from "./order.js";
 import {
   type CacheTier,
   DEFAULT_CACHE_BOUNDARY,
+  DEFAULT_CACHE_TIER,
   type ParsedPlanPromptRequest,
   type PlanPromptRequest,
   PlanPromptRequestSchema,

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import type { SourceItem } from "../sources/index.js";
-import { cpLength, formatFixed, isBlank } from "../text/index.js";
+import { cpLength, formatFixed, isBlank, textString } from "../text/index.js";
 import { renderFramed, type SlotFrame, type SlotRenderer } from "./types.js";
 
 /** How recall lines (kind `recall_memory`) show importance and combined score. */
@@ -34,18 +34,18 @@ export interface LocaleTable {
 }
 
 const withPlaceholder = (name: string) =>
-  z.string().refine((s) => s.includes(`{${name}}`), { message: `must contain {${name}}` });
+  textString.refine((s) => s.includes(`{${name}}`), { message: `must contain {${name}}` });
 
 /** Validates a {@link LocaleTable} given by a caller. */
 export const LocaleTableSchema = z.object({
-  headings: z.record(z.string(), z.string()),
+  headings: z.record(textString, textString),
   headingFormat: withPlaceholder("title"),
-  itemPrefix: z.string(),
+  itemPrefix: textString,
   recall: z.object({
     line: withPlaceholder("text"),
     importance: withPlaceholder("value"),
     score: withPlaceholder("value"),
-    separator: z.string(),
+    separator: textString,
     digits: z.number().int().min(0).max(20),
   }),
 });

@@ -4,7 +4,7 @@
  * request with the clock made a required field (the service never reads it for results).
  */
 import { z } from "zod";
-import { isoTimestamp, nonBlankString } from "../text/index.js";
+import { isoTimestamp, nonBlankString, textString } from "../text/index.js";
 import { TOKENIZER_NAMES } from "../tokens/index.js";
 
 const nonBlank = nonBlankString;
@@ -24,7 +24,7 @@ export const AssembleRequestSchema = z.object({
     .describe(
       "Workspace directory, resolved inside the server's workspace root (default: the root itself).",
     ),
-  query: z.string().describe("The user's query for this turn."),
+  query: textString.describe("The user's query for this turn."),
   mode: nonBlank
     .optional()
     .describe("Schema mode: chat, tool, rag, react (default: the config's, else react)."),

@@ -47,6 +47,7 @@ export {
   type InstructionIssue,
   type InstructionIssueKind,
   type InstructionPart,
+  type InstructionReport,
   instructionChainSource,
   instructionItems,
   instructionsSource,

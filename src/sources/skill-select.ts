@@ -4,7 +4,7 @@
  * desc → name asc, capped — with ties, overlaps and the cap reported.
  */
 import { InvalidInputError } from "../errors/index.js";
-import { compareCodePoints, normalizeKey } from "../text/index.js";
+import { compareCodePoints, normalizeKey, regexSafetyProblem } from "../text/index.js";
 import {
   DEFAULT_SKILL_CAP,
   SKILL_QUERY_GUARD,
@@ -65,6 +65,28 @@ function cpPrefix(s: string, n: number): string {
   return s.slice(0, i);
 }
 
+/**
+ * Refuses (fails closed) a catalog whose trigger patterns did not pass the load-time checks
+ * — possible only for a hand-built catalog: `parseSkill` already makes such a skill invalid.
+ */
+function assertSafePatterns(catalog: SkillCatalog): void {
+  catalog.skills.forEach((skill, i) => {
+    (skill.triggers.patterns ?? []).forEach((p, j) => {
+      const problem = regexSafetyProblem(p);
+      if (problem !== null) {
+        throw new InvalidInputError(`unsafe regex /${p}/u: ${problem}`, [
+          "catalog",
+          "skills",
+          i,
+          "triggers",
+          "patterns",
+          j,
+        ]);
+      }
+    });
+  });
+}
+
 const keywordReason = (k: string) => `keyword:${JSON.stringify(k)}`;
 const patternReason = (p: string) => `pattern:/${p}/`;
 
@@ -84,6 +106,7 @@ export function selectSkills(
   if (!Number.isSafeInteger(cap) || cap < 0) {
     throw new InvalidInputError("cap must be a non-negative integer", "cap");
   }
+  assertSafePatterns(catalog);
   const normalized = normalizeKey(query.text);
   const guarded = cpPrefix(query.text, SKILL_QUERY_GUARD);
   const all: SkillMatch[] = [];

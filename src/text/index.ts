@@ -3,13 +3,33 @@
  * numbers, timestamps, Markdown masking and the regex-safety check — each defined once.
  * May import only errors.
  */
-export { compareCodePoints, cpLength, cpOffsets, hasSurrogate } from "./chars.js";
+export {
+  compareCodePoints,
+  cpLength,
+  cpOffsets,
+  hasSurrogate,
+  isWellFormedText,
+} from "./chars.js";
 export { escapedLength, escapeText } from "./escape.js";
 export { findImports, maskMarkdownCode } from "./markdown.js";
 export { casefold, normalizeKey } from "./normalize.js";
 export { formatFixed, formatScore } from "./numbers.js";
 export { regexSafetyProblem } from "./regex-safety.js";
-export { isoTimestamp, nonBlankString } from "./schemas.js";
+export {
+  compileScanRegex,
+  MAX_SCAN_STATES,
+  type ScanBudget,
+  type ScanRegex,
+  scanMatchStarts,
+} from "./regex-scan.js";
+export {
+  assertWellFormed,
+  ILL_FORMED_MESSAGE,
+  isoTimestamp,
+  nonBlankString,
+  textString,
+  wellFormedJson,
+} from "./schemas.js";
 export {
   compareInstantParts,
   compareInstants,

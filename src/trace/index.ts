@@ -10,10 +10,10 @@ export {
   checkDraft,
   DEFAULT_MAX_DRAFT_CHARS,
   DEFAULT_MAX_MATCHES_PER_LINE,
+  DEFAULT_MAX_SCAN_STEPS,
   type DraftCheck,
   EXCERPT_CONTEXT,
-  REGEX_OVERLAP,
-  REGEX_WINDOW,
+  type IncompleteReason,
   type Violation,
 } from "./guard.js";
 export {
