@@ -17,6 +17,17 @@ export {
   type SourcedItem,
 } from "./pack.js";
 export {
+  type AssembledRequest,
+  type AssembleRequestInput,
+  assembleRequest,
+  type PlannedRequest,
+  planRequest,
+  type RequestBudget,
+  RequestBudgetSchema,
+  type RequestInput,
+  type StablePrefix,
+} from "./request/index.js";
+export {
   CUSTOM_SLOT_PRIORITY,
   createSchemaRegistry,
   DEFAULT_GLOBAL_BUDGET_CHARS,

@@ -1,0 +1,12 @@
+/** The whole request of spec 09: the system prompt and the conversation under one window. */
+export {
+  type AssembledRequest,
+  type AssembleRequestInput,
+  assembleRequest,
+  type PlannedRequest,
+  planRequest,
+  type RequestBudget,
+  RequestBudgetSchema,
+  type RequestInput,
+  type StablePrefix,
+} from "./request.js";
