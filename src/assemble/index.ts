@@ -19,13 +19,20 @@ export {
 export {
   type AssembledRequest,
   type AssembleRequestInput,
+  anthropicSummarizer,
   assembleRequest,
+  type OpenAISummarizerOptions,
+  openAISummarizer,
   type PlannedRequest,
   planRequest,
   type RequestBudget,
   RequestBudgetSchema,
   type RequestInput,
   type StablePrefix,
+  SUMMARY_INSTRUCTIONS,
+  SUMMARY_TOOL_OUTPUT_MAX_TOKENS,
+  type SummarizerOptions,
+  summaryTranscript,
 } from "./request/index.js";
 export {
   CUSTOM_SLOT_PRIORITY,

@@ -10,3 +10,12 @@ export {
   type RequestInput,
   type StablePrefix,
 } from "./request.js";
+export {
+  anthropicSummarizer,
+  type OpenAISummarizerOptions,
+  openAISummarizer,
+  SUMMARY_INSTRUCTIONS,
+  SUMMARY_TOOL_OUTPUT_MAX_TOKENS,
+  type SummarizerOptions,
+  summaryTranscript,
+} from "./summarize.js";
