@@ -1,4 +1,13 @@
 /** The whole request of spec 09: the system prompt and the conversation under one window. */
+
+export {
+  type ContextReport,
+  type ConversationState,
+  contextMetadata,
+  MIDDLEWARE_RESPONSE_RESERVE,
+  type PromptctxMiddlewareOptions,
+  promptctxMiddleware,
+} from "./middleware.js";
 export {
   type AssembledRequest,
   type AssembleRequestInput,

@@ -45,6 +45,8 @@ export const RequestBudgetSchema = z.object({
   contextWindow: z.number().int().min(1).optional(),
   /** Tokens of the tool definitions sent with the request; default 0. */
   toolsTokens: count.default(0),
+  /** Tokens of anything else the request carries (e.g. a caller's own system text); default 0. */
+  otherTokens: count.default(0),
 });
 
 /** What {@link planRequest} needs. */
@@ -59,6 +61,8 @@ export interface RequestInput<P extends ConversationProvider> {
   tailReserve?: number;
   contextWindow?: number;
   toolsTokens?: number;
+  /** Tokens of anything else the request carries outside both sides (default 0). */
+  otherTokens?: number;
   /**
    * Counts both sides (default: the model's counter, `claude_estimate` for Claude). Pass
    * one counter for a whole conversation: it memoizes, so old turns are never recounted.
@@ -78,6 +82,7 @@ export interface RequestBudget {
   /** The system side as sent (every tier, plus layers moved into the current turn). */
   systemTokens: number;
   toolsTokens: number;
+  otherTokens: number;
   responseReserve: number;
   tailReserve: number;
   /** What the conversation was planned in. */
@@ -152,15 +157,21 @@ function budgetOf(
     tailReserve: input.tailReserve,
     contextWindow: input.contextWindow,
     toolsTokens: input.toolsTokens,
+    otherTokens: input.otherTokens,
   });
   if (!parsed.success) throw invalidFromZod(parsed.error);
   const b = parsed.data;
   const contextWindow = b.contextWindow ?? contextWindowFor(b.model);
   const messagesBudget =
-    contextWindow - systemTokens - b.toolsTokens - b.responseReserve - b.tailReserve;
+    contextWindow -
+    systemTokens -
+    b.toolsTokens -
+    b.otherTokens -
+    b.responseReserve -
+    b.tailReserve;
   if (messagesBudget < 0) {
     throw new PromptBudgetError(
-      `the system side (${systemTokens}), tools (${b.toolsTokens}), response reserve (${b.responseReserve}) and tail reserve (${b.tailReserve}) exceed the context window (${contextWindow})`,
+      `the system side (${systemTokens}), tools (${b.toolsTokens}), other (${b.otherTokens}), response reserve (${b.responseReserve}) and tail reserve (${b.tailReserve}) exceed the context window (${contextWindow})`,
       [],
       "contextWindow",
     );
@@ -170,6 +181,7 @@ function budgetOf(
     contextWindowSource: b.contextWindow === undefined ? MODEL_CONTEXT_WINDOWS.asOf : "option",
     systemTokens,
     toolsTokens: b.toolsTokens,
+    otherTokens: b.otherTokens,
     responseReserve: b.responseReserve,
     tailReserve: b.tailReserve,
     messagesBudget,
@@ -180,7 +192,7 @@ function budgetOf(
 /**
  * Plans a whole request over an assembled system side: counts the system side as the
  * provider's renderer sends it, plans the conversation in the room left (`contextWindow −
- * systemTokens − toolsTokens − responseReserve − tailReserve`; the current turn fails
+ * systemTokens − toolsTokens − otherTokens − responseReserve − tailReserve`; the current turn fails
  * closed), and renders both in the provider's shape, with an Anthropic breakpoint at the
  * end of the stable history prefix. Pass `conversation.firstKeptId` and
  * `conversation.clearBeforeTurn` back as the next request's `policy.anchor` /
