@@ -35,7 +35,10 @@ export const text = fc.array(piece, { maxLength: 10 }).map((p) => p.join(""));
 const output = fc
   .oneof(
     { weight: 6, arbitrary: text },
-    { weight: 1, arbitrary: fc.tuple(piece, fc.integer({ min: 200, max: 3000 })).map(([p, n]) => p.repeat(n)) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(piece, fc.integer({ min: 200, max: 3000 })).map(([p, n]) => p.repeat(n)),
+    },
   )
   .filter((s) => !s.startsWith("error: "));
 
@@ -62,10 +65,10 @@ const round: fc.Arbitrary<Round> = fc.record({
     minLength: 1,
     maxLength: 3,
   }),
-  results: fc.array(
-    fc.record({ output, isError: fc.constantFrom(undefined, true, false) }),
-    { minLength: 3, maxLength: 3 },
-  ),
+  results: fc.array(fc.record({ output, isError: fc.constantFrom(undefined, true, false) }), {
+    minLength: 3,
+    maxLength: 3,
+  }),
   split: fc.boolean(),
 });
 
@@ -105,18 +108,16 @@ function roundDrafts(rr: Round, next: () => string): Draft[] {
 }
 
 /** A valid conversation: 1–5 turns, each a user message, tool rounds and maybe an answer. */
-export const conversation = fc
-  .array(turn, { minLength: 1, maxLength: 5 })
-  .map((turns) => {
-    let calls = 0;
-    const next = () => `call_${++calls}`;
-    const drafts: Draft[] = [];
-    for (const t of turns) {
-      drafts.push({ role: "user", content: t.user.map((x) => ({ type: "text", text: x })) });
-      for (const r of t.rounds) drafts.push(...roundDrafts(r, next));
-      if (t.answer !== undefined) {
-        drafts.push({ role: "assistant", content: t.answer.map((x) => ({ type: "text", text: x })) });
-      }
+export const conversation = fc.array(turn, { minLength: 1, maxLength: 5 }).map((turns) => {
+  let calls = 0;
+  const next = () => `call_${++calls}`;
+  const drafts: Draft[] = [];
+  for (const t of turns) {
+    drafts.push({ role: "user", content: t.user.map((x) => ({ type: "text", text: x })) });
+    for (const r of t.rounds) drafts.push(...roundDrafts(r, next));
+    if (t.answer !== undefined) {
+      drafts.push({ role: "assistant", content: t.answer.map((x) => ({ type: "text", text: x })) });
     }
-    return drafts.map((d, i): Message => ({ id: `m${i}`, ...d }));
-  });
+  }
+  return drafts.map((d, i): Message => ({ id: `m${i}`, ...d }));
+});

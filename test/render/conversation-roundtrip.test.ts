@@ -7,11 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  type Message,
-  type Part,
-  planConversation,
-} from "../../src/conversation/index.js";
+import { type Message, type Part, planConversation } from "../../src/conversation/index.js";
 import {
   fromAiSdkMessages,
   fromAnthropicMessages,
