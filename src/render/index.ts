@@ -83,6 +83,7 @@ export {
   type ProviderInput,
   type ProviderRenderOptions,
   type ProviderReport,
+  parseArguments,
   type ReadConversation,
   systemSideTokens,
   type TierTokens,

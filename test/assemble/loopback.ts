@@ -149,12 +149,14 @@ export interface Loopback {
   recorded: Recorded[];
   /** Replies used in order; when exhausted, every request gets `{text: "ok"}`. */
   script: Scripted[];
+  /** Answers a request before the script does (return null to leave it to the script). */
+  route: ((body: Recorded["body"]) => Scripted | null) | null;
   close(): Promise<void>;
 }
 
 /** Starts a loopback provider on 127.0.0.1. */
 export async function startLoopback(): Promise<Loopback> {
-  const loop: Loopback = { base: "", recorded: [], script: [], close: async () => {} };
+  const loop: Loopback = { base: "", recorded: [], script: [], route: null, close: async () => {} };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -163,7 +165,7 @@ export async function startLoopback(): Promise<Loopback> {
       const body = raw === "" ? null : JSON.parse(raw);
       const path = (req.url ?? "").split("?")[0] as string;
       loop.recorded.push({ path, headers: req.headers, body });
-      const s = loop.script.shift() ?? { text: "ok" };
+      const s = loop.route?.(body) ?? loop.script.shift() ?? { text: "ok" };
       const model = body?.model ?? "unknown";
       if (path === "/v1/chat/completions" && body?.stream === true) {
         res.writeHead(200, { "content-type": "text/event-stream" });

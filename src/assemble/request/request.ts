@@ -107,6 +107,8 @@ export interface PlannedRequest<P extends ConversationProvider = ConversationPro
   /** The renderer's report: breakpoints placed and skipped, tier tokens, cache keys. */
   request: ConversationRequest<P>;
   conversation: ConversationPlan;
+  /** The segment plan of the system side (its prompt, tiers and decisions). */
+  systemPlan: PromptPlan;
   budget: RequestBudget;
   stablePrefix: StablePrefix;
   /** Both decision logs: the system side's (segments, memory) and the conversation's. */
@@ -230,6 +232,7 @@ export function planRequest<P extends ConversationProvider>(
     body: request.body,
     request,
     conversation,
+    systemPlan: segments,
     budget,
     stablePrefix: prefix,
     decisions: {

@@ -22,6 +22,7 @@ export {
 } from "./anthropic.js";
 export {
   MessageIds,
+  parseArguments,
   type ReadConversation,
   type ToolInput,
   toolNamesOf,
