@@ -112,10 +112,10 @@ function cacheLine(r: PlannedRequest): string {
     .join("; ");
 }
 
-/** The `/context` text: the usage table, the cache line and both decision tables. */
-export function contextText(r: PlannedRequest, color: boolean): string {
+/** The head line, the usage table, the cache line and the conversation decisions. */
+export function contextSummary(r: PlannedRequest, color: boolean): string {
   const u = contextUsage(r);
-  const head = `Context — ${r.model}: window ${u.contextWindow} tokens (${u.source === "option" ? "--context-window" : `table ${u.source}`}), tokenizer ${u.tokenizer}`;
+  const head = `Context — ${r.model}: window ${u.contextWindow} tokens (${u.source === "option" ? "given" : `table ${u.source}`}), tokenizer ${u.tokenizer}`;
   const usage = renderTable(
     usageRows(u),
     [
@@ -128,7 +128,10 @@ export function contextText(r: PlannedRequest, color: boolean): string {
   );
   const c = r.conversation;
   const decisions = `Conversation plan — budget ${c.budgetTokens} tokens, used ${c.usedTokens}, first kept ${c.firstKeptId}\n${renderTable(c.decisions, DECISION_COLUMNS, color)}`;
-  return [head, usage, cacheLine(r), decisions, segmentDecisionTable(r.systemPlan, color)].join(
-    "\n\n",
-  );
+  return [head, usage, cacheLine(r), decisions].join("\n\n");
+}
+
+/** The `/context` text: {@link contextSummary} and the segment decisions of the system side. */
+export function contextText(r: PlannedRequest, color: boolean): string {
+  return `${contextSummary(r, color)}\n\n${segmentDecisionTable(r.systemPlan, color)}`;
 }
