@@ -55,4 +55,21 @@ export interface ChatLimitEvent {
   unanswered: number;
 }
 
-export type ChatEvent = ChatTurnEvent | ChatReplyEvent | ChatToolEvent | ChatLimitEvent;
+/**
+ * The run the history window left behind passed the compaction threshold: it was
+ * summarized by the provider into one pinned message that stands in its place.
+ */
+export interface ChatCompactionEvent {
+  event: "compaction";
+  turn: number;
+  summaryId: string;
+  summarizedIds: string[];
+  summarizedTokens: number;
+}
+
+export type ChatEvent =
+  | ChatTurnEvent
+  | ChatReplyEvent
+  | ChatToolEvent
+  | ChatLimitEvent
+  | ChatCompactionEvent;

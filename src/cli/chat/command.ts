@@ -7,7 +7,7 @@
  *
  * How one user line is handled (decisions documented so peers can mirror them):
  * - Input: one user message per stdin line (blank lines skipped; `/exit` or `/quit`
- *   ends the chat). The prompt `you> ` is shown only when stdin is a terminal, so a
+ *   ends the chat; `/context` prints where the model's window goes — see below). The prompt `you> ` is shown only when stdin is a terminal, so a
  *   script can pipe lines in. At most `--max-turns` lines are answered (default 8).
  * - Context: the workspace is loaded once (`loadWorkspace`: config, instruction files,
  *   skills, KB, the memory store) and a runtime `Session` (spec 05) reassembles it at every
@@ -18,8 +18,19 @@
  *   recorded in it (`read_file → ok: AGENTS.md (312 bytes)`), so the next turn's
  *   tool-state layer shows it. Within a turn the system prompt is frozen (spec 05: the
  *   prefix is frozen per loop turn, which also keeps the provider cache warm); tool
- *   results travel as `tool_result` blocks / `tool` messages. The conversation history
- *   (user lines, replies, tool calls and results) is kept for the whole chat.
+ *   results travel as `tool_result` blocks / `tool` messages.
+ * - History (spec 09): the conversation (user lines, replies, tool calls and results) is
+ *   kept in the neutral message model and planned against the model's window before
+ *   every request: `window − system side − tool definitions − response reserve (max
+ *   tokens)`, the window from `--context-window` or the model table. The first user line
+ *   is pinned; the window moves in batches (`lowWaterRatio` 0.7) with the previous
+ *   request's first kept message as the anchor, so the cached prefix stays put; Anthropic
+ *   requests get a breakpoint at the end of the stable history prefix. When the run the
+ *   window left behind holds `--compact-threshold` tokens (default 20000; 0: never), the
+ *   provider summarizes it (same model, official client) into one pinned message in its
+ *   place (`compaction` event). `/context` prints the last request's (or the next one's)
+ *   window use — system layers per tier, tool definitions, history and its tool results,
+ *   reserves, free — the cache breakpoints, and the conversation and segment decisions.
  * - Clock: `--now` pins the first turn; turn k runs at `--now` + (k − 1) minutes, so a
  *   scripted chat replays byte for byte. Without `--now` each turn reads the current
  *   time. Tool calls are recorded at their turn's time.
@@ -62,8 +73,10 @@ import {
   type WorkspaceChat,
   type WorkspaceContext,
 } from "../../workspace/index.js";
+import type { TableStyle } from "../table.js";
 import { executeTool } from "../tools.js";
 import { builtinArgDocs } from "./builtin-tools.js";
+import { contextText, contextUsage } from "./context.js";
 import { type ChatIO, processIO, reportChatError } from "./io.js";
 import { type ChatEndReason, Printer } from "./output.js";
 import {
@@ -95,11 +108,36 @@ function loadChatWorkspace(
   });
 }
 
+/** `/context`: the last request's window use and decisions (or the next request's, before one). */
+function printContext(chat: WorkspaceChat, printer: Printer, style: TableStyle): void {
+  const r = chat.conversation.lastRequest ?? chat.conversation.preview();
+  if (r === null) {
+    printer.report({ event: "context", request: null }, "context: no turn yet");
+    return;
+  }
+  const u = contextUsage(r);
+  printer.report(
+    {
+      event: "context",
+      provider: chat.conversation.provider,
+      model: r.model,
+      usage: u,
+      breakpoints: r.request.breakpoints,
+      skipped: r.request.skipped,
+      promptCacheKey: r.request.promptCacheKey,
+      stablePrefix: r.stablePrefix,
+      decisions: { conversation: r.decisions.conversation, segments: r.decisions.segments },
+    },
+    contextText(r, style),
+  );
+}
+
 /** Answers stdin's lines, one user turn each, until input ends, `/exit` or `--max-turns`. */
 async function answerLines(
   chat: WorkspaceChat,
   settings: ChatSettings,
   io: ChatIO,
+  printer: Printer,
 ): Promise<{ turns: number; reason: ChatEndReason }> {
   const rl = createInterface({
     input: io.input,
@@ -117,6 +155,10 @@ async function answerLines(
       const text = next.value.trim();
       if (text === "") continue;
       if (text === "/exit" || text === "/quit") return { turns: turn, reason: "exit" };
+      if (text === "/context") {
+        printContext(chat, printer, { color: false, width: null });
+        continue;
+      }
       turn += 1;
       await runChatTurn(chat, text, turn, turnNow(settings.base, turn));
     }
@@ -130,8 +172,14 @@ async function runChat(flags: ChatFlags, io: ChatIO): Promise<number> {
   const config = await loadWorkspaceConfig(settings.root);
   const toolState = new ToolState(config.tools ?? []);
   const registry = toolState.tools();
-  const conversation = await openConversation(settings.creds, registry, builtinArgDocs);
+  const conversation = await openConversation(
+    settings.creds,
+    registry,
+    builtinArgDocs,
+    settings.context,
+  );
   const printer = new Printer(io, flags.json === true);
+  conversation.onCompact = (event) => printer.event(event);
   const ws = await loadChatWorkspace(flags, settings, toolState, io.home);
   const chat: WorkspaceChat = {
     ws,
@@ -149,7 +197,7 @@ async function runChat(flags: ChatFlags, io: ChatIO): Promise<number> {
   };
   let end: { turns: number; reason: ChatEndReason };
   try {
-    end = await answerLines(chat, settings, io);
+    end = await answerLines(chat, settings, io, printer);
   } finally {
     await ws.close();
   }
@@ -198,6 +246,18 @@ export function registerChatCommand(
       "memory store: an SQLite file or postgres://… (default: WORKSPACE/.promptctx/memory.db)",
     )
     .option("--budget <chars>", "global char budget (default: config, else 12000)")
+    .option(
+      "--context-window <tokens>",
+      "the model's context window (default: the model table; required for a model it does not know)",
+    )
+    .option(
+      "--compact-threshold <tokens>",
+      "summarize the history the window dropped once it holds this many tokens (default 20000; 0: never)",
+    )
+    .option(
+      "--tool-result-max-tokens <n>",
+      "cut tool results over this many tokens to head + notice + tail (default: never)",
+    )
     .option("--no-user-files", "ignore ~/.config/promptctx/AGENTS.md and ~/.claude/CLAUDE.md")
     .addHelpText(
       "after",
@@ -208,7 +268,8 @@ export function registerChatCommand(
         "  MODEL_ID                             the model to call",
         "  ANTHROPIC_BASE_URL / OPENAI_BASE_URL another endpoint (e.g. a proxy)",
         "",
-        "One user message per stdin line; `/exit` ends. A `block` red line withholds the draft.",
+        "One user message per stdin line; `/exit` ends, `/context` shows where the window goes.",
+        "A `block` red line withholds the draft.",
       ].join("\n"),
     )
     .action(async (flags: ChatFlags) => {

@@ -49,6 +49,8 @@ function eventText(e: ChatEvent): string | null {
       return `  tool ${e.name} ${compact(e.input)} → ${e.ok ? "ok" : "failed"}: ${e.summary}`;
     case "limit":
       return `tool round limit (${e.maxToolRounds}) reached: ${e.unanswered} call(s) not run`;
+    case "compaction":
+      return `  history compacted: ${e.summarizedIds.length} message(s), ${e.summarizedTokens} tokens → ${e.summaryId}`;
   }
 }
 
@@ -67,6 +69,11 @@ export class Printer {
   /** One event of a turn. */
   event(e: ChatEvent): void {
     this.write(e, eventText(e));
+  }
+
+  /** A report asked for by a command (`/context`): its JSON, or its text. */
+  report(obj: object, text: string): void {
+    this.write(obj, text);
   }
 
   /** The last line: how many turns ran and why the chat ended. */
