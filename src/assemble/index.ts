@@ -1,4 +1,8 @@
-/** The assembler of spec 04 and the runtime session of spec 05. */
+/**
+ * The assembler and the session (docs/assembler.md, docs/session-and-cache.md): modes,
+ * schemas, slots filled concurrently from sources, the two-layer budget, the manifest, and
+ * the provider-neutral chat loop. May import every stage below it (errors … trace).
+ */
 export {
   type AssembleInput,
   type AssembleSegment,

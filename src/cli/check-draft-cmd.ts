@@ -19,10 +19,10 @@
  */
 import { readFile } from "node:fs/promises";
 import { type Command, Option } from "commander";
-import { InvalidInputError } from "../errors/index.js";
+import { InvalidInputError, nodeErrorCode } from "../errors/index.js";
 import { checkDraft, compileRedLines, type DraftCheck } from "../trace/index.js";
 import { EXIT, parseJson, readInput, reportError } from "./io.js";
-import { renderTable, type Tone } from "./table.js";
+import { renderTable, type TableStyle, type Tone, tableStyle } from "./table.js";
 
 /** Exit code of `check-draft` when a `block` red line was crossed. */
 export const EXIT_BLOCKED = 4;
@@ -32,12 +32,13 @@ interface CheckDraftFlags {
   input?: string;
   json?: boolean;
   maxDraftChars?: string;
+  wide?: boolean;
 }
 
 const TONE: Record<string, Tone> = { block: "bad", warn: null, review: "muted" };
 
 /** The people's view of a check: one row per violation, then a summary line. */
-export function formatDraftCheck(result: DraftCheck, color: boolean): string {
+export function formatDraftCheck(result: DraftCheck, style: TableStyle): string {
   const lines: string[] = [];
   if (result.violations.length > 0) {
     lines.push(
@@ -48,9 +49,9 @@ export function formatDraftCheck(result: DraftCheck, color: boolean): string {
           { header: "RED LINE", cell: (v) => v.redLineId },
           { header: "SPAN", cell: (v) => `${v.span.start}-${v.span.end}`, align: "right" },
           { header: "FLAG", cell: (v) => (v.flagged ? "review" : "") },
-          { header: "EXCERPT", cell: (v) => v.excerpt },
+          { header: "EXCERPT", cell: (v) => v.excerpt, elastic: true },
         ],
-        color,
+        style,
       ).trimEnd(),
     );
   }
@@ -77,7 +78,7 @@ async function readRedLines(file: string): Promise<unknown> {
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    const reason = err instanceof Error && "code" in err ? String(err.code) : "unreadable";
+    const reason = nodeErrorCode(err, "unreadable");
     throw new InvalidInputError(
       `cannot read red-lines file ${JSON.stringify(file)} (${reason})`,
       "--red-lines",
@@ -114,6 +115,7 @@ export function registerCheckDraftCommand(program: Command, setExit: (code: numb
     )
     .option("--input <file>", "the draft text (default: stdin)")
     .option("--json", "print the check result as JSON")
+    .option("--wide", "table at full width (default: fitted to the terminal, 100 when piped)")
     .addOption(
       new Option("--max-draft-chars <n>", "withhold, unchecked, a longer draft").default(
         undefined,
@@ -134,9 +136,10 @@ export function registerCheckDraftCommand(program: Command, setExit: (code: numb
           redLines,
           maxDraftChars !== undefined ? { maxDraftChars } : {},
         );
-        const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
         process.stdout.write(
-          opts.json ? `${JSON.stringify(result)}\n` : formatDraftCheck(result, color),
+          opts.json
+            ? `${JSON.stringify(result)}\n`
+            : formatDraftCheck(result, tableStyle(opts.wide)),
         );
         setExit(result.blocked ? EXIT_BLOCKED : EXIT.ok);
       } catch (err) {

@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { InvalidInputError, PromptctxError } from "../errors/index.js";
+import { InvalidInputError, nodeErrorCode, PromptctxError } from "../errors/index.js";
 import {
   type ImportResult,
   type MemoryRecordInput,
@@ -26,7 +26,7 @@ import {
 } from "../store/index.js";
 import { collapseWs, cpLength, formatScore, isBlank, parseInstant } from "../text/index.js";
 import { EXIT, reportError } from "./io.js";
-import { renderTable } from "./table.js";
+import { renderTable, type TableStyle, tableStyle } from "./table.js";
 
 interface StoreFlags {
   store?: string;
@@ -240,7 +240,7 @@ async function runImport(file: string, opts: ImportOpts): Promise<number> {
     try {
       size = statSync(file).size;
     } catch (err) {
-      const reason = err instanceof Error && "code" in err ? String(err.code) : "unreadable";
+      const reason = nodeErrorCode(err, "unreadable");
       throw new InvalidInputError(`cannot read ${JSON.stringify(file)} (${reason})`, "FILE");
     }
   }
@@ -290,7 +290,7 @@ function runExport(opts: ExportOpts): void {
     try {
       fd = openSync(opts.output, "w");
     } catch (err) {
-      const reason = err instanceof Error && "code" in err ? String(err.code) : "unwritable";
+      const reason = nodeErrorCode(err, "unwritable");
       throw new InvalidInputError(
         `cannot write ${JSON.stringify(opts.output)} (${reason})`,
         "--output",
@@ -316,6 +316,7 @@ interface RecallOpts extends StoreFlags {
   categories?: string;
   now?: string;
   json?: boolean;
+  wide?: boolean;
 }
 
 function snippetCell(text: string, max = 60): string {
@@ -327,7 +328,7 @@ function snippetCell(text: string, max = 60): string {
 }
 
 /** The recall table: rank, id, total, lexical, recency, importance, snippet. */
-export function recallTable(hits: readonly StoreRecallHit[], color: boolean): string {
+export function recallTable(hits: readonly StoreRecallHit[], style: TableStyle): string {
   return renderTable(
     hits,
     [
@@ -341,9 +342,9 @@ export function recallTable(hits: readonly StoreRecallHit[], color: boolean): st
         cell: (h) => formatScore(h.scoreBreakdown.importance),
         align: "right",
       },
-      { header: "snippet", cell: (h) => snippetCell(h.snippet) },
+      { header: "snippet", cell: (h) => snippetCell(h.snippet), elastic: true },
     ],
-    color,
+    style,
   );
 }
 
@@ -365,12 +366,11 @@ function runRecall(opts: RecallOpts): void {
       );
       return;
     }
-    const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
     const w = hits[0]?.scoreBreakdown.weights;
     const legend = w
       ? `\ntotal = ${w.lexical}×lexical + ${w.recency}×recency + ${w.importance}×importance\n`
       : "\n(no hits)\n";
-    process.stdout.write(`${recallTable(hits, color)}\n${legend}`);
+    process.stdout.write(`${recallTable(hits, tableStyle(opts.wide))}\n${legend}`);
   } finally {
     store.close();
   }
@@ -456,6 +456,7 @@ export function registerMemoryCommands(program: Command, setExit: (code: number)
     .option("--categories <a,b>", "only these categories")
     .option("--now <iso>", "instant ages are measured against (default: now)")
     .option("--json", "print {userScope, query, asOf, hits} with score breakdowns")
+    .option("--wide", "table at full width (default: fitted to the terminal, 100 when piped)")
     .action((opts: RecallOpts) => {
       try {
         runRecall(opts);

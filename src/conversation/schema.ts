@@ -12,12 +12,33 @@ export type MessageRole = (typeof MESSAGE_ROLES)[number];
 
 /** Plain text. Any role may hold text except `tool`, whose content is its results. */
 export const TextPartSchema = z.object({ type: z.literal("text"), text: textString });
+/** Deepest nesting of arrays and objects in a tool call's input. */
+export const MAX_TOOL_INPUT_DEPTH = 64;
+
+// Iterative, so a hostile input is refused before anything recurses into it.
+function nestsWithin(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [v, depth] = top;
+    if (v === null || typeof v !== "object") continue;
+    if (depth >= max) return false;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return true;
+}
+
 /** A tool call made by the assistant; `input` is any JSON value. */
 export const ToolCallPartSchema = z.object({
   type: z.literal("tool_call"),
   callId: nonBlankString,
   name: nonBlankString,
-  input: wellFormedJson,
+  input: z
+    .unknown()
+    .refine((v) => nestsWithin(v, MAX_TOOL_INPUT_DEPTH), {
+      message: `nests deeper than ${MAX_TOOL_INPUT_DEPTH} levels`,
+      abort: true,
+    })
+    .pipe(wellFormedJson),
 });
 /** The answer to one tool call, carried by a `tool` message. */
 export const ToolResultPartSchema = z.object({

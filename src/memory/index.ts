@@ -1,5 +1,10 @@
-/** Memory selection of spec 02: recall hits → gates → dedupe → slots → packing → block. */
+/**
+ * Memory selection (docs/memory-selection.md): recall hits → scope and confidence gates →
+ * authority → dedupe → conflict slots → top-k/budget packing → `<recalled_memory>` block.
+ * Imports errors, text and tokens.
+ */
 export { type AdapterOptions, candidatesFromRecallHits, type RecallHit } from "./adapter.js";
+export type { MemoryDecision, MemoryReason } from "./decision.js";
 export {
   BLOCK_CLOSE,
   type RenderableHit,
@@ -20,13 +25,8 @@ export {
   PolicySchema,
   type Provenance,
   ProvenanceSchema,
+  provenanceFields,
   type SelectMemoryRequest,
   SelectMemoryRequestSchema,
 } from "./schema.js";
-export {
-  type MemoryDecision,
-  type MemoryPlan,
-  type MemoryReason,
-  type SelectOptions,
-  selectMemoryContext,
-} from "./select.js";
+export { type MemoryPlan, type SelectOptions, selectMemoryContext } from "./select.js";

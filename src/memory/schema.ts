@@ -19,12 +19,19 @@ export const AUTHORITY_RANK: Readonly<Record<Authority, number>> = {
 const nonBlank = nonBlankString;
 const timestamp = isoTimestamp;
 
-export const ProvenanceSchema = z.object({
-  sourceId: nonBlank,
-  sourceType: nonBlank,
-  title: nonBlank,
-  capturedAt: timestamp,
-});
+/**
+ * The fields of a provenance (where a memory came from), defined once for the candidates
+ * here and the records of the memory store: `text` is the non-blank string rule of the
+ * schema that uses them (the store's also rejects lone surrogates), and `capturedAt` is
+ * always an ISO-8601 timestamp. Each schema chooses how it treats unknown keys.
+ *
+ * @example z.strictObject(provenanceFields(nonBlankString))
+ */
+export function provenanceFields<T extends z.ZodType<string>>(text: T) {
+  return { sourceId: text, sourceType: text, title: text, capturedAt: timestamp };
+}
+
+export const ProvenanceSchema = z.object(provenanceFields(nonBlank));
 export type Provenance = z.infer<typeof ProvenanceSchema>;
 
 export const CandidateSchema = z.object({

@@ -1,17 +1,11 @@
 /**
- * Segment planner of spec 03: the whole system prompt under one budget, with a decision log,
- * laid out by cache tier (spec 05) when segments name one.
+ * The segment planner (docs/planner.md): the whole system prompt under one budget,
+ * required parts never dropped, one decision per segment, laid out by cache tier.
+ * May import errors, text, tokens and memory (today: errors, text, tokens).
  */
-export {
-  type PlanDecision,
-  type PlanOptions,
-  type PlanTier,
-  type PromptPlan,
-  planPrompt,
-  SEGMENT_SEPARATOR,
-  type SegmentReason,
-  type SegmentStatus,
-} from "./planner.js";
+export type { PlanDecision, SegmentReason, SegmentStatus } from "./decision.js";
+export { SEGMENT_SEPARATOR } from "./layout.js";
+export { type PlanOptions, type PlanTier, type PromptPlan, planPrompt } from "./planner.js";
 export {
   CACHE_TIERS,
   type CacheTier,

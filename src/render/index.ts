@@ -1,4 +1,8 @@
-/** Slot renderers of spec 04: heading renderers driven by locale tables, and the tagged renderer. */
+/**
+ * Rendering (docs/assembler.md, docs/session-and-cache.md): slot renderers driven by locale
+ * tables, the tagged renderer and provider requests (Anthropic, OpenAI, AI SDK) with cache
+ * breakpoints. May import every stage below it (errors … sources).
+ */
 import { InvalidInputError } from "../errors/index.js";
 import { createHeadingRenderer, LOCALES } from "./heading.js";
 import { taggedRenderer } from "./tagged.js";
@@ -54,7 +58,7 @@ export {
   toAnthropicRequest,
   toOpenAIChatRequest,
   toOpenAIResponsesRequest,
-} from "./providers.js";
+} from "./providers/index.js";
 export { taggedRenderer } from "./tagged.js";
 export type { RenderContext, SlotRenderer } from "./types.js";
 

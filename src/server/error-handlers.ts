@@ -5,6 +5,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { nodeErrorCode } from "../errors/index.js";
 import { NotFoundError, toHttpError } from "./errors.js";
 import { recordAnswerCode } from "./request-log.js";
 
@@ -50,7 +51,7 @@ const CLIENT_ERRORS: Readonly<Record<string, readonly [number, string, string]>>
 
 /** Answers malformed HTTP with the error object, then drops the connection. */
 export function answerClientError(err: Error, socket: Duplex): void {
-  const code = (err as { code?: unknown }).code;
+  const code = nodeErrorCode(err);
   if (code === "ECONNRESET" || socket.destroyed) return;
   const [status, reason, message] = CLIENT_ERRORS[String(code)] ?? [
     400,

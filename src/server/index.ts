@@ -1,4 +1,7 @@
-/** The HTTP service of spec 08 (Fastify): same JSON contracts as the CLI. */
+/**
+ * The HTTP service (docs/surfaces.md, Fastify): the same JSON contracts as the CLI, with
+ * error objects and statuses. An edge: may import every stage below it, never cli.
+ */
 export {
   buildServer,
   COUNTER_POOL_RESET_BYTES,

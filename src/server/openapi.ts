@@ -3,6 +3,7 @@
  * validate the requests (`z.toJSONSchema`), so the contract has one source of truth.
  */
 import { z } from "zod";
+import { PlanConversationJsonRequestSchema } from "../conversation/index.js";
 import { SelectMemoryRequestSchema } from "../memory/index.js";
 import { PlanPromptJsonRequestSchema } from "../plan/index.js";
 import {
@@ -16,6 +17,7 @@ import {
 export const ROUTES = [
   "POST /v1/select-memory",
   "POST /v1/plan-prompt",
+  "POST /v1/plan-conversation",
   "POST /v1/assemble",
   "GET /healthz",
   "GET /openapi.json",
@@ -100,6 +102,13 @@ export function openApiDocument(version: string): {
         { type: "object", description: "The segment plan of spec 03." },
         [400, 413, 422, 500],
       ),
+      "/v1/plan-conversation": postOperation(
+        "planConversation",
+        "Plan a conversation's messages under a token budget (spec 09)",
+        "PlanConversationRequest",
+        { type: "object", description: "The conversation plan of spec 09." },
+        [400, 413, 422, 500],
+      ),
       "/v1/assemble": postOperation(
         "assemble",
         "Assemble the prompt for a query over a workspace (spec 04, 06)",
@@ -126,6 +135,7 @@ export function openApiDocument(version: string): {
       schemas: {
         SelectMemoryRequest: jsonSchema(SelectMemoryRequestSchema, "input"),
         PlanPromptRequest: jsonSchema(PlanPromptJsonRequestSchema, "input"),
+        PlanConversationRequest: jsonSchema(PlanConversationJsonRequestSchema, "input"),
         AssembleRequest: jsonSchema(AssembleRequestSchema, "input"),
         AssembleResponse: jsonSchema(AssembleResponseSchema, "output"),
         Error: jsonSchema(ErrorObjectSchema, "output"),

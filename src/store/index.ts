@@ -1,6 +1,7 @@
 /**
- * The memory store of spec 06: records, JSONL import/export and scoped full-text recall
- * whose hits feed spec 02 selection. Embedded default: SQLite ({@link openStore}).
+ * The memory store (docs/sources.md): records, JSONL import/export and scoped full-text
+ * recall whose hits feed memory selection; SQLite embedded. May import every stage below
+ * it (errors … conversation).
  */
 export { StoreOpenError, StoreVersionError } from "./errors.js";
 export { adapterOptionsFromHits } from "./hits.js";
@@ -24,15 +25,15 @@ export {
   type ScoreBreakdown,
   type ScoreWeights,
 } from "./score.js";
+export { SqliteMemoryStore } from "./sqlite.js";
 export {
   DEFAULT_POOL_SIZE,
   MATCH_BUDGET,
   type OpenStoreOptions,
   openStore,
-  SqliteMemoryStore,
   STORE_APPLICATION_ID,
-  scopePrefix,
-} from "./sqlite.js";
+} from "./sqlite-open.js";
+export { scopePrefix } from "./sqlite-statements.js";
 export { ftsQuote, indexTerms, MAX_QUERY_TERMS, queryTerms } from "./terms.js";
 export type {
   AddResult,

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { formatPath, InvalidInputError, invalidFromZod } from "../errors/index.js";
-import { AUTHORITIES, type Authority } from "../memory/index.js";
+import { AUTHORITIES, type Authority, type Provenance, provenanceFields } from "../memory/index.js";
 import { isBlank, isoTimestamp, textString } from "../text/index.js";
 
 // SQLite stores UTF-8: a lone surrogate cannot round-trip, so it is rejected up front.
@@ -16,13 +16,10 @@ const timestamp = isoTimestamp;
 export const KNOWN_KINDS = ["profile", "conversation", "fact", "episodic"] as const;
 export type MemoryKind = (typeof KNOWN_KINDS)[number] | (string & {});
 
-export const MemorySourceSchema = z.strictObject({
-  sourceId: nonBlank,
-  sourceType: nonBlank,
-  title: nonBlank,
-  capturedAt: timestamp,
-});
-export type MemorySource = z.infer<typeof MemorySourceSchema>;
+/** A record's provenance: the memory stage's provenance fields, well-formed, unknown keys rejected. */
+export const MemorySourceSchema = z.strictObject(provenanceFields(nonBlank));
+/** The provenance of a stored record: the same type as selection's {@link Provenance}. */
+export type MemorySource = Provenance;
 
 /**
  * One memory record as callers and JSONL lines give it. Defaults: `kind` "fact",

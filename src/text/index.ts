@@ -1,4 +1,8 @@
-/** Text rules of spec 01, defined once and reused by every stage. */
+/**
+ * Text rules (docs/text-and-tokens.md): code points and well-formed text, whitespace,
+ * normalization, escaping, numbers, timestamps, Markdown masking, the regex-safety check
+ * and the exact linear-time regex scan — each defined once. May import only errors.
+ */
 export {
   compareCodePoints,
   cpLength,

@@ -1,4 +1,8 @@
-/** Manifest and trace types of spec 07, the wire contract and the red-line check. */
+/**
+ * Trace (docs/manifest-wire-guard.md): manifest types, the assembled-prompt wire contract,
+ * tails, red-line loading and the draft check. May import every stage below it
+ * (errors … render).
+ */
 // The regex-safety check lives in text (lower stages use it); re-exported here as before.
 export { regexSafetyProblem } from "../text/index.js";
 export {
@@ -31,27 +35,31 @@ export {
   redLinesFromSkills,
 } from "./red-lines.js";
 export {
-  type AnchorInput,
   appendTail,
-  checkWireVersion,
-  parseWireContract,
   TAIL_JOIN,
   type TailedPrompt,
   type TailInput,
   type TailOutcome,
+} from "./tail.js";
+export {
+  type AnchorInput,
   toWireContract,
+  type WireAssembly,
+  type WireOptions,
+} from "./wire-build.js";
+export {
+  checkWireVersion,
   WIRE_CONTRACT_VERSION,
   WIRE_SUPPORTED_MAJOR,
   type WireAnchor,
   WireAnchorSchema,
-  type WireAssembly,
   type WireBudget,
   WireBudgetSchema,
   type WireContract,
   WireContractSchema,
   type WireLayer,
   WireLayerSchema,
-  type WireOptions,
   type WireSpan,
   WireSpanSchema,
-} from "./wire.js";
+} from "./wire-schema.js";
+export { parseWireContract } from "./wire-validate.js";
