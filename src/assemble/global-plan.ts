@@ -65,6 +65,23 @@ function segmentInputs(
   return segments;
 }
 
+/** The global budgets: the caller's, else the schema's, else the default char budget. */
+export function resolveGlobalBudget(
+  given: GlobalBudget,
+  schema: ModeSchema,
+): { budgetChars: number | null; budgetTokens: number | null } {
+  return {
+    budgetChars:
+      given.budgetChars !== undefined
+        ? given.budgetChars
+        : schema.budgetChars !== undefined
+          ? schema.budgetChars
+          : DEFAULT_GLOBAL_BUDGET_CHARS,
+    budgetTokens:
+      given.budgetTokens !== undefined ? given.budgetTokens : (schema.budgetTokens ?? null),
+  };
+}
+
 /**
  * Plans the layers and the plain segments under the global budget `given` (falling back
  * to `schema`'s): required segments are never dropped, and over budget it fails closed.
@@ -78,14 +95,7 @@ export function planGlobal(
 ): PromptPlan {
   return planPrompt(
     {
-      budgetChars:
-        given.budgetChars !== undefined
-          ? given.budgetChars
-          : schema.budgetChars !== undefined
-            ? schema.budgetChars
-            : DEFAULT_GLOBAL_BUDGET_CHARS,
-      budgetTokens:
-        given.budgetTokens !== undefined ? given.budgetTokens : (schema.budgetTokens ?? null),
+      ...resolveGlobalBudget(given, schema),
       segments: segmentInputs(layers, extra),
       ...(given.cacheBoundary !== undefined ? { cacheBoundary: given.cacheBoundary } : {}),
     },

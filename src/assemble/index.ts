@@ -45,3 +45,4 @@ export {
   WORKING_MODES,
   type WorkingMode,
 } from "./session.js";
+export { ASSEMBLE_OPERATION, ASSEMBLE_SPANS } from "./spans.js";

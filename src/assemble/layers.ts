@@ -10,12 +10,13 @@ import type { TokenCounter } from "../tokens/index.js";
 import type { SlotFill } from "./fill.js";
 import { checkRecallItems, isMemorySlot, packMemorySlot } from "./memory-slot.js";
 import {
-  applyFilter,
-  compareItems,
+  filterRanked,
   type ItemDecision,
   type PackedSlot,
-  packItems,
-  type SourcedItem,
+  packRanked,
+  type RankedItem,
+  rankItems,
+  type SlotRendering,
 } from "./pack.js";
 import type { ResolvedSlot } from "./schema.js";
 
@@ -39,25 +40,35 @@ export interface LayerContext {
 }
 
 type OkFill = Extract<SlotFill, { status: "ok" }>;
-type RenderItems = (items: readonly SourcedItem[]) => string;
 
 /**
  * The layer of `slot` from what its sources returned. Throws when a required slot has no
  * source, or its source failed or timed out.
  */
 export function toLayer(slot: ResolvedSlot, filled: SlotFill, ctx: LayerContext): FilledLayer {
-  const fill = checkRecallItems(slot, filled);
+  if (filled.status !== "ok") return unfilledLayer(slot, filled);
+  const ranked = rankItems(filled.items);
+  const fill = checkRecallItems(slot, filled, ranked);
   if (fill.status !== "ok") return unfilledLayer(slot, fill);
-  const ranked = [...fill.items].sort(compareItems);
-  const render: RenderItems = (items) =>
-    ctx.renderer.renderSlot(
-      slot,
-      items.map((s) => s.item),
-      { userScope: ctx.scope },
-    );
-  return isMemorySlot(slot, ranked)
-    ? memoryLayer(slot, fill, ranked, render, ctx)
-    : plainLayer(slot, fill, ranked, render, ctx);
+  const renderCtx = { userScope: ctx.scope };
+  const rendering: SlotRendering = {
+    render: (items) =>
+      ctx.renderer.renderSlot(
+        slot,
+        items.map((s) => s.item),
+        renderCtx,
+      ),
+    frame: ctx.renderer.frame?.(slot, renderCtx),
+  };
+  const filter = slot.filter ?? {};
+  if (isMemorySlot(slot, fill.items)) {
+    const kept = filterRanked(ranked, { ...filter, minScore: undefined }, ctx.nowMs);
+    const { packed, plan } = packMemorySlot(slot, kept, filter, ctx.scope, rendering, ctx.counter);
+    return { slot, fill, packed, decisions: decisionsOf(ranked), memoryPlan: plan };
+  }
+  const kept = filterRanked(ranked, filter, ctx.nowMs);
+  const packed = packRanked(kept, filter, rendering, ctx.counter, slot.kind);
+  return { slot, fill, packed, decisions: decisionsOf(ranked), memoryPlan: null };
 }
 
 // No source, or a failed one: an optional slot is skipped, a required one fails closed.
@@ -81,63 +92,7 @@ function unfilledLayer(slot: ResolvedSlot, fill: Exclude<SlotFill, OkFill>): Fil
   return { slot, fill, packed: null, decisions: [], memoryPlan: null };
 }
 
-function memoryLayer(
-  slot: ResolvedSlot,
-  fill: OkFill,
-  ranked: SourcedItem[],
-  render: RenderItems,
-  ctx: LayerContext,
-): FilledLayer {
-  const filter = slot.filter ?? {};
-  const { kept, decisions: filtered } = applyFilter(
-    ranked,
-    { ...filter, minScore: undefined },
-    ctx.nowMs,
-  );
-  const { packed, plan } = packMemorySlot(slot, kept, filter, ctx.scope, render, ctx.counter);
-  // Lookups by id: a recall slot may hold a thousand candidates.
-  const packedIds = new Set(packed.decisions.map((p) => p.id));
-  const sourceOf = new Map(kept.map((s) => [s.item.id, s.sourceId]));
-  const gateDecisions: ItemDecision[] = plan.decisions
-    .filter((d) => !packedIds.has(d.memoryId))
-    .map((d) => ({
-      id: d.memoryId,
-      sourceId: sourceOf.get(d.memoryId) as string,
-      status: "rejected",
-      reason: d.reason,
-      score: d.score,
-      detail: d.detail,
-    }));
-  return {
-    slot,
-    fill,
-    packed,
-    decisions: orderDecisions(ranked, [...filtered, ...gateDecisions, ...packed.decisions]),
-    memoryPlan: plan,
-  };
-}
-
-function plainLayer(
-  slot: ResolvedSlot,
-  fill: OkFill,
-  ranked: SourcedItem[],
-  render: RenderItems,
-  ctx: LayerContext,
-): FilledLayer {
-  const filter = slot.filter ?? {};
-  const { kept, decisions: filtered } = applyFilter(ranked, filter, ctx.nowMs);
-  const packed = packItems(kept, filter, render, ctx.counter, slot.kind);
-  return {
-    slot,
-    fill,
-    packed,
-    decisions: orderDecisions(ranked, [...filtered, ...packed.decisions]),
-    memoryPlan: null,
-  };
-}
-
-// Item decisions in the slot's rank order, whatever stage produced them.
-function orderDecisions(ranked: readonly SourcedItem[], decisions: ItemDecision[]): ItemDecision[] {
-  const byKey = new Map(decisions.map((d) => [`${d.sourceId}\u0000${d.id}`, d]));
-  return ranked.map((s) => byKey.get(`${s.sourceId}\u0000${s.item.id}`) as ItemDecision);
+// Item decisions in the slot's rank order, whatever stage made them (each entry has one).
+function decisionsOf(ranked: readonly RankedItem[]): ItemDecision[] {
+  return ranked.map((r) => r.decision as ItemDecision);
 }

@@ -5,19 +5,27 @@
  */
 import { SourceError } from "../errors/index.js";
 import {
-  type CandidateInput,
+  type Candidate,
+  gateCandidates,
   type MemoryDecision,
   type MemoryPlan,
   renderMemoryBlock,
   renderMemoryHit,
-  selectMemoryContext,
+  withHitTokens,
 } from "../memory/index.js";
 import type { PromptPlan } from "../plan/index.js";
 import type { SlotFilter } from "../sources/index.js";
 import { cpLength } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import type { SlotFill } from "./fill.js";
-import { compareItems, type PackedSlot, packItems, type SourcedItem } from "./pack.js";
+import {
+  type ItemDecision,
+  type PackedSlot,
+  packRanked,
+  type RankedItem,
+  type SlotRendering,
+  type SourcedItem,
+} from "./pack.js";
 import type { ResolvedSlot } from "./schema.js";
 
 /** minScore of the recall slot when its filter names none (spec 02 default). */
@@ -34,9 +42,13 @@ export const isMemorySlot = (slot: ResolvedSlot, items: readonly SourcedItem[]) 
  * that is not is an invalid item: the slot fails like any other invalid item (skipped
  * when optional, fail closed when required) instead of crashing the assembly.
  */
-export function checkRecallItems(slot: ResolvedSlot, fill: SlotFill): SlotFill {
+export function checkRecallItems(
+  slot: ResolvedSlot,
+  fill: SlotFill,
+  ranked: readonly RankedItem[],
+): SlotFill {
   if (fill.status !== "ok" || slot.kind !== "recall_memory") return fill;
-  const bad = [...fill.items].sort(compareItems).find((s) => !isCandidate(s));
+  const bad = ranked.find((r) => !isCandidate(r.s))?.s;
   if (bad === undefined) return fill;
   return {
     status: "source_failed",
@@ -81,7 +93,7 @@ export function settleMemoryPlan(
   };
 }
 
-function toCandidate(s: SourcedItem, slot: string): CandidateInput {
+function toCandidate(s: SourcedItem, slot: string): Candidate {
   const m = s.item.memory;
   if (m === undefined || s.item.score === undefined) {
     throw new SourceError(
@@ -91,6 +103,7 @@ function toCandidate(s: SourcedItem, slot: string): CandidateInput {
       s.sourceId,
     );
   }
+  // The item was validated by SourceItemSchema, whose memory fields are the candidate's.
   return {
     memoryId: s.item.id,
     text: s.item.text,
@@ -105,43 +118,43 @@ function toCandidate(s: SourcedItem, slot: string): CandidateInput {
 
 /**
  * The recall slot: the spec 02 gates (scope, confidence, dedupe, conflict slots) run on
- * the filtered items, then the slot packer applies topK and the budgets to the slot as
- * rendered; the memory plan is patched so every candidate keeps exactly one decision.
+ * the filtered entries, then the slot packer applies topK and the budgets to the slot as
+ * rendered; every entry gets its item decision and the memory plan keeps exactly one
+ * decision per candidate. Hits are counted only once admitted: the decisions of the
+ * others carry no `candidateTokens`.
  */
 export function packMemorySlot(
   slot: ResolvedSlot,
-  kept: SourcedItem[],
+  kept: readonly RankedItem[],
   filter: SlotFilter,
   scope: string,
-  render: (items: readonly SourcedItem[]) => string,
+  rendering: SlotRendering,
   counter: TokenCounter,
 ): { packed: PackedSlot; plan: MemoryPlan } {
-  const byId = new Map(kept.map((s) => [s.item.id, s]));
-  const gates = selectMemoryContext(
-    {
-      userScope: scope,
-      policy: {
-        minScore: filter.minScore ?? DEFAULT_MEMORY_MIN_SCORE,
-        topK: Number.MAX_SAFE_INTEGER,
-        maxChars: null,
-        maxTokens: null,
-      },
-      candidates: kept.map((s) => toCandidate(s, slot.kind)),
-    },
-    { tokenCounter: counter },
-  );
-  const survivors = gates.selectedMemoryIds.map((id) => byId.get(id) as SourcedItem);
-  const packed = packItems(
+  const byId = new Map(kept.map((r) => [r.s.item.id, r]));
+  const minScore = filter.minScore ?? DEFAULT_MEMORY_MIN_SCORE;
+  const candidates = kept.map((r) => toCandidate(r.s, slot.kind));
+  const gates = gateCandidates(candidates, scope, minScore, counter);
+  const survivors = gates.passed.map((id) => byId.get(id) as RankedItem);
+  const packed = packRanked(
     survivors,
     { ...filter, minScore: undefined },
-    render,
+    rendering,
     counter,
     slot.kind,
   );
-  const outcome = new Map(packed.decisions.map((d) => [d.id, d]));
-  const decisions: MemoryDecision[] = gates.decisions.map((d) => {
-    const p = outcome.get(d.memoryId);
-    if (d.status !== "selected" || p === undefined || p.status === "selected") return d;
+  const lines = new Map(
+    packed.selected.map((s) => [s.item.id, renderMemoryHit(toCandidate(s, slot.kind))]),
+  );
+  const decisions = gates.decisions.map((d) => {
+    const entry = byId.get(d.memoryId) as RankedItem;
+    const p = entry.decision;
+    if (d.status !== "selected" || p === null) {
+      entry.decision = gateDecision(entry, d);
+      return d;
+    }
+    const line = lines.get(d.memoryId);
+    if (line !== undefined) return withHitTokens(d, counter.count(line));
     return {
       ...d,
       status: "rejected",
@@ -150,25 +163,48 @@ export function packMemorySlot(
       detail: p.detail,
     } as MemoryDecision;
   });
-  const selected = packed.selected.map((s) => s.item.id);
-  const lines = packed.selected.map((s) =>
-    renderMemoryHit(toCandidate(s, slot.kind) as Parameters<typeof renderMemoryHit>[0]),
-  );
-  const context = renderMemoryBlock(gates.userScope, lines);
-  const plan: MemoryPlan = {
-    ...gates,
+  const head = { scope, minScore, candidateCount: kept.length, tokenizer: counter.name };
+  return { packed, plan: memoryPlan(head, filter, lines, decisions, counter) };
+}
+
+// The item decision of an entry the spec 02 gates rejected.
+function gateDecision(entry: RankedItem, d: MemoryDecision): ItemDecision {
+  return {
+    id: d.memoryId,
+    sourceId: entry.s.sourceId,
+    status: "rejected",
+    reason: d.reason,
+    score: d.score,
+    detail: d.detail,
+  };
+}
+
+// The memory plan of the slot: the gates' figures with the slot's policy, block and
+// decisions; `lines` are the selected hits' lines by id, in the slot's order.
+function memoryPlan(
+  head: { scope: string; minScore: number; candidateCount: number; tokenizer: string },
+  filter: SlotFilter,
+  lines: ReadonlyMap<string, string>,
+  decisions: MemoryDecision[],
+  counter: TokenCounter,
+): MemoryPlan {
+  const context = renderMemoryBlock(head.scope, [...lines.values()]);
+  // Fields in the order of spec 02's plan (stable JSON).
+  return {
+    context,
+    userScope: head.scope,
+    tokenizer: head.tokenizer,
     policy: {
-      minScore: gates.policy.minScore,
+      minScore: head.minScore,
       topK: filter.topK !== undefined && filter.topK > 0 ? filter.topK : Number.MAX_SAFE_INTEGER,
       maxChars: filter.charBudget ?? null,
       maxTokens: filter.tokenBudget ?? null,
     },
-    context,
+    candidateCount: head.candidateCount,
     usedChars: cpLength(context),
     usedTokens: counter.count(context),
-    selectedMemoryIds: selected,
+    selectedMemoryIds: [...lines.keys()],
     rejectedMemoryIds: decisions.filter((d) => d.status === "rejected").map((d) => d.memoryId),
     decisions,
   };
-  return { packed, plan };
 }

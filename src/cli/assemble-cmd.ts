@@ -264,7 +264,10 @@ export function registerAssembleCommand(program: Command, setExit: (code: number
         .choices([...ASSEMBLE_FORMATS])
         .default("text"),
     )
-    .option("--store <path>", "memory store (default: WORKSPACE/.promptctx/memory.db)")
+    .option(
+      "--store <path|url>",
+      "memory store: an SQLite file or postgres://… (default: WORKSPACE/.promptctx/memory.db)",
+    )
     .option(
       "--cwd <path>",
       "where the instruction-file walk starts (default: config cwd, else the workspace)",

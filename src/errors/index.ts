@@ -15,6 +15,7 @@ export type ErrorCode =
   | "source_failed"
   | "source_timeout"
   | "payload_too_large"
+  | "unauthorized"
   | "not_found"
   | "unsupported_version"
   | "internal_error";

@@ -6,8 +6,8 @@
 import { z } from "zod";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import type { SourceItem } from "../sources/index.js";
-import { formatFixed, isBlank, textString } from "../text/index.js";
-import type { SlotRenderer } from "./types.js";
+import { cpLength, formatFixed, isBlank, textString } from "../text/index.js";
+import { renderFramed, type SlotFrame, type SlotRenderer } from "./types.js";
 
 /** How recall lines (kind `recall_memory`) show importance and combined score. */
 export interface RecallLineFormat {
@@ -136,18 +136,67 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
     if (details.length === 0) return item.text;
     return fill(r.line, { text: item.text, details: details.join(r.separator) });
   };
+  const frame = (slot: { kind: string; title?: string; itemStyle?: "list" | "block" }) => {
+    const heading = fill(table.headingFormat, { title: headingText(slot) });
+    // Documents (instruction files, skill bodies) read as blocks, not as list items.
+    if (slot.itemStyle === "block") return new BlockFrame(heading);
+    return new ListFrame(
+      heading,
+      table.itemPrefix,
+      slot.kind === "recall_memory" ? recallLine : null,
+    );
+  };
   return {
     name,
-    renderSlot(slot, items) {
-      if (items.length === 0) return "";
-      const recall = slot.kind === "recall_memory";
-      const heading = fill(table.headingFormat, { title: headingText(slot) });
-      // Documents (instruction files, skill bodies) read as blocks, not as list items.
-      if (slot.itemStyle === "block") return [heading, ...items.map((i) => i.text)].join("\n\n");
-      const lines = [heading];
-      for (const item of items)
-        lines.push(table.itemPrefix + (recall ? recallLine(item) : item.text));
-      return lines.join("\n");
-    },
+    renderSlot: (slot, items) => (items.length === 0 ? "" : renderFramed(frame(slot), items)),
+    frame,
   };
+}
+
+// Frames are class instances, not literals of closures: optimized code that calls them
+// then depends on long-lived classes, not on per-slot closures that die after each
+// assembly (V8 discards code tied to dead objects, "weak objects", after a full GC).
+
+/** Documents as paragraphs: `heading\n\ntext\n\ntext`. */
+class BlockFrame implements SlotFrame {
+  readonly separator = "\n\n";
+  readonly tail = "";
+  constructor(private readonly heading: string) {}
+  head(): string {
+    return `${this.heading}\n\n`;
+  }
+  line(item: SourceItem): string {
+    return item.text;
+  }
+  lineChars(item: SourceItem): number {
+    return cpLength(item.text);
+  }
+}
+
+/** One prefixed line per item: `heading\n- text\n- text` (recall lines show their figures). */
+class ListFrame implements SlotFrame {
+  readonly separator = "\n";
+  readonly tail = "";
+  private readonly prefixChars: number;
+  /** A prefix ending in a high surrogate pairs with a text starting with a low one. */
+  private readonly highEnd: boolean;
+  constructor(
+    private readonly heading: string,
+    private readonly prefix: string,
+    private readonly recallLine: ((item: SourceItem) => string) | null,
+  ) {
+    this.prefixChars = cpLength(prefix);
+    this.highEnd = /[\uD800-\uDBFF]$/.test(prefix);
+  }
+  head(): string {
+    return `${this.heading}\n`;
+  }
+  line(item: SourceItem): string {
+    return this.prefix + (this.recallLine === null ? item.text : this.recallLine(item));
+  }
+  lineChars(item: SourceItem): number {
+    if (this.recallLine !== null) return cpLength(this.line(item));
+    const joined = this.highEnd && /^[\uDC00-\uDFFF]/.test(item.text) ? 1 : 0;
+    return this.prefixChars + cpLength(item.text) - joined;
+  }
 }

@@ -60,7 +60,7 @@ export {
   toOpenAIResponsesRequest,
 } from "./providers/index.js";
 export { taggedRenderer } from "./tagged.js";
-export type { RenderContext, SlotRenderer } from "./types.js";
+export { type RenderContext, renderFramed, type SlotFrame, type SlotRenderer } from "./types.js";
 
 /** Names of the built-in renderers. */
 export const RENDERER_NAMES = ["en", "zh-CN", "tagged"] as const;

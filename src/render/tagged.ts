@@ -4,10 +4,15 @@
  * slot renders exactly as the `<recalled_memory>` block of spec 02.
  */
 import { InvalidInputError } from "../errors/index.js";
-import { type RenderableHit, renderMemoryBlock, renderMemoryHit } from "../memory/index.js";
+import {
+  BLOCK_CLOSE,
+  type RenderableHit,
+  renderBlockOpen,
+  renderMemoryHit,
+} from "../memory/index.js";
 import type { SourceItem } from "../sources/index.js";
 import { escapeText } from "../text/index.js";
-import type { RenderContext, SlotRenderer } from "./types.js";
+import { type RenderContext, renderFramed, type SlotFrame, type SlotRenderer } from "./types.js";
 
 /** Kinds usable as a tag name as they are; others render as `<slot kind="…">`. */
 const SAFE_TAG = /^[a-z_][a-z0-9_-]*$/;
@@ -43,11 +48,41 @@ function toHit(item: SourceItem, index: number): RenderableHit {
   };
 }
 
-function renderRecall(items: readonly SourceItem[], ctx: RenderContext): string {
-  return renderMemoryBlock(
-    ctx.userScope,
-    items.map((item, i) => renderMemoryHit(toHit(item, i))),
-  );
+// Frames are class instances, for the reason given in heading.ts.
+
+/** The spec 02 block: its open tag names the hit count. */
+class RecallFrame implements SlotFrame {
+  readonly separator = "\n";
+  readonly tail = `\n${BLOCK_CLOSE}`;
+  constructor(private readonly scope: string) {}
+  head(count: number): string {
+    return `${renderBlockOpen(this.scope, count)}\n`;
+  }
+  line(item: SourceItem, index: number): string {
+    return renderMemoryHit(toHit(item, index));
+  }
+}
+
+/** `<kind>`, one `<item>` line per item, `</kind>`. */
+class TagFrame implements SlotFrame {
+  readonly separator = "\n";
+  readonly tail: string;
+  private readonly open: string;
+  constructor(kind: string) {
+    const safe = SAFE_TAG.test(kind);
+    this.open = safe ? `<${kind}>` : `<slot kind="${escapeText(kind)}">`;
+    this.tail = `\n${safe ? `</${kind}>` : "</slot>"}`;
+  }
+  head(): string {
+    return `${this.open}\n`;
+  }
+  line(item: SourceItem): string {
+    return itemLine(item);
+  }
+}
+
+function frame(slot: { kind: string }, ctx: RenderContext): SlotFrame {
+  return slot.kind === "recall_memory" ? new RecallFrame(ctx.userScope) : new TagFrame(slot.kind);
 }
 
 /**
@@ -66,11 +101,7 @@ export const taggedRenderer: SlotRenderer = Object.freeze({
     items: readonly SourceItem[],
     ctx: RenderContext,
   ) {
-    if (items.length === 0) return "";
-    if (slot.kind === "recall_memory") return renderRecall(items, ctx);
-    const safe = SAFE_TAG.test(slot.kind);
-    const open = safe ? `<${slot.kind}>` : `<slot kind="${escapeText(slot.kind)}">`;
-    const close = safe ? `</${slot.kind}>` : "</slot>";
-    return [open, ...items.map(itemLine), close].join("\n");
+    return items.length === 0 ? "" : renderFramed(frame(slot, ctx), items);
   },
+  frame,
 });

@@ -7,6 +7,18 @@ export interface RenderContext {
   userScope: string;
 }
 
+/** A slot's rendering of n ≥ 1 items in pieces: `head(n) + lines.join(separator) + tail`. */
+export interface SlotFrame {
+  /** Everything before the first item line (it may name the item count). */
+  head(count: number): string;
+  /** One item's line (`index` is the item's position, for error paths). */
+  line(item: SourceItem, index: number): string;
+  /** Optional: code points of `line(item, index)`, without building the line. */
+  lineChars?(item: SourceItem, index: number): number;
+  readonly separator: string;
+  readonly tail: string;
+}
+
 /**
  * Renders one filled slot. Zero items render `""` (empty or skipped slots render
  * nothing). Items are atomic: each is rendered whole, as given, never trimmed or cut.
@@ -18,4 +30,21 @@ export interface SlotRenderer {
     items: readonly SourceItem[],
     ctx: RenderContext,
   ): string;
+  /**
+   * Optional: the same rendering in pieces ({@link SlotFrame}), exactly `renderSlot` for
+   * any n ≥ 1 items, so a packer prices one more item without rendering the slot again.
+   */
+  frame?(
+    slot: { kind: string; title?: string; itemStyle?: "list" | "block" },
+    ctx: RenderContext,
+  ): SlotFrame;
+}
+
+/** `items` rendered through `frame` (`""` for none): what a framed `renderSlot` returns. */
+export function renderFramed(frame: SlotFrame, items: readonly SourceItem[]): string {
+  if (items.length === 0) return "";
+  let body = frame.line(items[0] as SourceItem, 0);
+  for (let i = 1; i < items.length; i++)
+    body += frame.separator + frame.line(items[i] as SourceItem, i);
+  return frame.head(items.length) + body + frame.tail;
 }

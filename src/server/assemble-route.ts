@@ -4,11 +4,12 @@
  */
 import { realpath } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import type { MemoryStore } from "../store/index.js";
 import { type CounterPool, tokenizerForModel } from "../tokens/index.js";
 import { assembleWorkspace, loadWorkspaceConfig } from "../workspace/index.js";
+import type { Principal } from "./auth.js";
 import { AssembleRequestSchema } from "./schema.js";
 
 /** What the assemble route reads from the server. */
@@ -18,6 +19,8 @@ export interface AssembleRouteContext {
   counters: () => CounterPool;
   /** The shared store, or `null` (it is opened after the routes are registered). */
   store: () => MemoryStore | null;
+  /** Who sent the request: a scoped token's scope replaces the request's `user`. */
+  principal: (request: FastifyRequest) => Principal;
 }
 
 function isInside(root: string, target: string): boolean {
@@ -60,6 +63,7 @@ export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteCo
         : (r.tokenizer ?? (await loadWorkspaceConfig(workspace)).tokenizer);
     const tokenCounter = ctx.counters().forRequest(name);
     const store = ctx.store();
+    const user = ctx.principal(request).scope ?? r.user;
     const out = await assembleWorkspace({
       workspace,
       query: r.query,
@@ -67,7 +71,7 @@ export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteCo
       ...(tokenCounter !== undefined ? { tokenCounter } : {}),
       ...(r.tokenizer !== undefined ? { tokenizer: r.tokenizer } : {}),
       ...(r.mode !== undefined ? { mode: r.mode } : {}),
-      ...(r.user !== undefined ? { user: r.user } : {}),
+      ...(user !== undefined ? { user } : {}),
       ...(r.budgetChars !== undefined ? { budgetChars: r.budgetChars } : {}),
       ...(r.budgetTokens !== undefined ? { budgetTokens: r.budgetTokens } : {}),
       ...(r.renderer !== undefined ? { renderer: r.renderer } : {}),

@@ -9,12 +9,21 @@ export {
   type ServerOptions,
 } from "./app.js";
 export {
+  type AuthOptions,
+  AuthOptionsSchema,
+  authFromEnv,
+  type Principal,
+  type TokenGrant,
+  UnauthorizedError,
+} from "./auth.js";
+export {
   type HttpError,
   NotFoundError,
   PayloadTooLargeError,
   STATUS_OF,
   toHttpError,
 } from "./errors.js";
+export { NoStoreError } from "./memory-routes.js";
 export { openApiDocument, ROUTES } from "./openapi.js";
 export {
   DEFAULT_GRACE_MS,
@@ -32,5 +41,11 @@ export {
   AssembleResponseSchema,
   ErrorObjectSchema,
   HealthSchema,
+  MAX_MEMORIES_PER_REQUEST,
+  MemoriesRequestSchema,
+  MemoriesResponseSchema,
   RENDERERS,
+  type RecallRequest,
+  RecallRequestSchema,
+  RecallResponseSchema,
 } from "./schema.js";

@@ -21,7 +21,6 @@ export {
   type RecallExtras,
   type RecordedToolCall,
   recallSource,
-  staticSource,
   TaskMemoryBuffer,
   type TaskState,
   TaskStateSchema,
@@ -100,4 +99,5 @@ export {
   type SkillSelection,
   type SkillTriggers,
 } from "./skills.js";
+export { staticSource } from "./static.js";
 export * from "./types.js";

@@ -1,11 +1,25 @@
 /**
  * The memory store (docs/sources.md): records, JSONL import/export and scoped full-text
- * recall whose hits feed memory selection; SQLite embedded. May import every stage below
- * it (errors … conversation).
+ * recall whose hits feed memory selection. Embedded default: SQLite ({@link openStore});
+ * shared: PostgreSQL ({@link openPostgresStore}); either from a path or URL
+ * ({@link openStoreUrl}). May import every stage below it (errors … conversation).
  */
+
+export { bm25Idf, bm25IdfFromLn, bm25Score } from "./bm25.js";
 export { StoreOpenError, StoreVersionError } from "./errors.js";
 export { adapterOptionsFromHits } from "./hits.js";
 export { MIGRATIONS, type Migration, STORE_SCHEMA_VERSION } from "./migrations.js";
+export { type OpenAnyStoreOptions, type OpenedStore, openStoreUrl } from "./open-url.js";
+export { PostgresMemoryStore } from "./pg.js";
+export { PG_MIGRATIONS, PG_SCHEMA_VERSION, type PgMigration } from "./pg-migrations.js";
+export {
+  isPostgresUrl,
+  type OpenPostgresOptions,
+  openPostgresStore,
+  redactUrl,
+} from "./pg-open.js";
+export { MAX_TERM_BYTES, termKey } from "./pg-write.js";
+export { type RecallCandidate, rankRecall, rarestTerms } from "./recall-rank.js";
 export {
   KNOWN_KINDS,
   type MemoryKind,
@@ -48,3 +62,4 @@ export type {
   RecallOptions,
   StoreRecallHit,
 } from "./types.js";
+export { scopeConflict, type WriteOutcome } from "./write-outcome.js";

@@ -7,9 +7,17 @@ import { formatPath, InvalidInputError, invalidFromZod } from "../errors/index.j
 import { AUTHORITIES, type Authority, type Provenance, provenanceFields } from "../memory/index.js";
 import { isBlank, isoTimestamp, textString } from "../text/index.js";
 
-// SQLite stores UTF-8: a lone surrogate cannot round-trip, so it is rejected up front.
-const text = textString;
-const nonBlank = text.refine((s) => !isBlank(s), { message: "must not be blank" });
+// The stores keep UTF-8: a lone surrogate cannot round-trip, so it is rejected up front
+// (the package-wide rule, `textString`). PostgreSQL text cannot hold U+0000, so no record
+// holds it on any backend (JSONL moves between them).
+/** Text a store keeps: well-formed Unicode without U+0000 (record fields, scopes, filters). */
+export const storedText = textString.refine((s) => !s.includes("\u0000"), {
+  message: "must not contain U+0000 (NUL)",
+});
+const text = storedText;
+/** Non-blank {@link storedText} (ids, scopes, kinds, categories, tags). */
+export const storedNonBlank = text.refine((s) => !isBlank(s), { message: "must not be blank" });
+const nonBlank = storedNonBlank;
 const timestamp = isoTimestamp;
 
 /** Record kinds the package knows; any other non-blank kind is accepted as given. */

@@ -5,11 +5,11 @@
  */
 import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
-import { InvalidInputError } from "../errors/index.js";
 import type { Authority } from "../memory/index.js";
 import { instantMillis } from "../text/index.js";
 import type { MemoryRecord } from "./schema.js";
 import { ftsQuote, indexTerms } from "./terms.js";
+import type { WriteOutcome } from "./write-outcome.js";
 
 /** A `memories` row as {@link COLUMNS} reads it. */
 export interface Row {
@@ -81,9 +81,6 @@ export function jsonOrNull(list: readonly string[] | undefined): string | null {
   return list === undefined ? null : JSON.stringify(list);
 }
 
-/** What {@link writeRecord} did: the row was new, replaced, or owned by another scope. */
-export type WriteOutcome = "inserted" | "updated" | { conflictScope: string };
-
 /** The statements of one open database, by name; see {@link prepareStatements}. */
 export type Statements = Record<
   | "findId"
@@ -135,23 +132,11 @@ export function writeRecord(s: Statements, r: MemoryRecord): WriteOutcome {
     s.ftsInsert.run(info.lastInsertRowid, terms);
     return "inserted";
   }
-  if (existing.user_scope !== r.userScope) return { conflictScope: existing.user_scope };
+  if (existing.user_scope !== r.userScope) return "conflict";
   s.update.run(...values, existing.rowid);
   s.ftsDelete.run(existing.rowid);
   s.ftsInsert.run(existing.rowid, terms);
   return "updated";
-}
-
-/** The error of a record whose `memoryId` another scope owns, at `path`. */
-export function scopeConflict(
-  r: MemoryRecord,
-  existingScope: string,
-  path: Array<string | number>,
-): InvalidInputError {
-  return new InvalidInputError(
-    `memoryId ${JSON.stringify(r.memoryId)} already exists in another scope (${JSON.stringify(existingScope)}); a memory never moves between scopes`,
-    path,
-  );
 }
 
 /** Prepares every statement of the store once per open database. */

@@ -12,21 +12,16 @@
  */
 import type Database from "better-sqlite3";
 import { InvalidInputError } from "../errors/index.js";
-import { compareCodePoints, instantMillis, parseInstant } from "../text/index.js";
+import { instantMillis } from "../text/index.js";
+import { rankRecall, rarestTerms } from "./recall-rank.js";
 import {
   type MemoryRecord,
   type MemoryRecordInput,
   parseRecord,
   recordToJsonLine,
 } from "./schema.js";
-import {
-  checkWeights,
-  compareRecall,
-  DEFAULT_WEIGHTS,
-  type ScoreBreakdown,
-  scoreBreakdown,
-} from "./score.js";
-import { importJsonlBatches, type WriteBatch } from "./sqlite-import.js";
+import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
+import { importJsonlBatches } from "./sqlite-import.js";
 import { ListOptionsSchema, parseNow, parseWith, RecallOptionsSchema } from "./sqlite-options.js";
 import {
   jsonOrNull,
@@ -35,11 +30,10 @@ import {
   type Row,
   rowToRecord,
   type Statements,
-  scopeConflict,
   scopePrefix,
   writeRecord,
 } from "./sqlite-statements.js";
-import { indexTerms, queryTerms } from "./terms.js";
+import { queryTerms } from "./terms.js";
 import type {
   AddResult,
   ImportOptions,
@@ -50,6 +44,7 @@ import type {
   RecallOptions,
   StoreRecallHit,
 } from "./types.js";
+import { scopeConflict, type WriteOutcome } from "./write-outcome.js";
 
 /** The SQLite implementation of {@link MemoryStore}; methods are synchronous. */
 export class SqliteMemoryStore implements MemoryStore {
@@ -58,7 +53,7 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly matchBudget: number;
   #db: Database.Database;
   #stmts: Statements;
-  #writeMany: WriteBatch;
+  #writeMany: (records: readonly MemoryRecord[]) => WriteOutcome[];
 
   /** Use {@link openStore}. */
   constructor(path: string, db: Database.Database, poolSize: number, matchBudget: number) {
@@ -87,9 +82,9 @@ export class SqliteMemoryStore implements MemoryStore {
     const result: AddResult = { inserted: 0, updated: 0 };
     this.#db.transaction(() => {
       this.#writeMany(parsed).forEach((outcome, i) => {
-        if (typeof outcome === "object") {
+        if (outcome === "conflict") {
           // Throwing inside the transaction rolls the whole add back.
-          throw scopeConflict(parsed[i]!, outcome.conflictScope, ["records", i, "userScope"]);
+          throw scopeConflict(parsed[i]!, ["records", i, "userScope"]);
         }
         result[outcome]++;
       });
@@ -156,46 +151,11 @@ export class SqliteMemoryStore implements MemoryStore {
       budget: Math.max(this.matchBudget, this.poolSize, o.limit),
       pool: Math.max(this.poolSize, o.limit),
     }) as Array<Row & { bm25: number }>;
-    if (rows.length === 0) return [];
-    const best = rows.reduce((m, r) => Math.min(m, r.bm25), 0);
-    const scored = rows.map((r) => {
-      const record = rowToRecord(r);
-      const have = new Set(indexTerms([r.content, r.summary, ...record.tags].join("\n")));
-      const coverage = terms.filter((t) => have.has(t)).length / terms.length;
-      const breakdown: ScoreBreakdown = scoreBreakdown({
-        bm25: r.bm25,
-        bestBm25: best,
-        coverage,
-        capturedMs: instantMillis(r.captured_at) as number,
-        asOfMs,
-        importance: r.importance,
-        weights,
-      });
-      return {
-        record,
-        breakdown,
-        memoryId: record.memoryId,
-        total: breakdown.total,
-        lexical: breakdown.lexical,
-        capturedNs: parseInstant(r.captured_at) as bigint,
-      };
-    });
-    scored.sort(compareRecall);
-    return scored.slice(0, o.limit).map((s, i) => ({
-      memoryId: s.record.memoryId,
-      snippet: s.record.content,
-      userScope: s.record.userScope,
-      score: s.breakdown.total,
-      scoreBreakdown: s.breakdown,
-      rank: i + 1,
-      provenance: { ...s.record.source },
-      kind: s.record.kind,
-      category: s.record.category,
-      tags: s.record.tags,
-      importance: s.record.importance,
-      conflictKey: s.record.conflictKey,
-      authority: s.record.authority,
-    }));
+    return rankRecall(
+      rows.map((r) => ({ record: rowToRecord(r), bm25: r.bm25 })),
+      terms,
+      { limit: o.limit, weights, asOfMs },
+    );
   }
 
   /**
@@ -209,18 +169,11 @@ export class SqliteMemoryStore implements MemoryStore {
     const count = (ts: readonly string[]) =>
       (this.#stmts.countMatches.get(matchExpression(prefix, ts), budget + 1) as { n: number }).n;
     if (terms.length === 1 || count(terms) <= budget) return terms;
-    const counted = terms
-      .map((t) => ({ t, n: count([t]) }))
-      .sort((a, b) => a.n - b.n || compareCodePoints(a.t, b.t));
-    const kept = new Set<string>();
-    let sum = 0;
-    for (const c of counted) {
-      // A term without matches costs nothing and must not use up the "keep the rarest".
-      if (sum > 0 && sum + c.n > budget) break;
-      kept.add(c.t);
-      sum += c.n;
-    }
-    return terms.filter((t) => kept.has(t));
+    return rarestTerms(
+      terms,
+      terms.map((t) => count([t])),
+      budget,
+    );
   }
 
   close(): void {

@@ -10,7 +10,7 @@ export {
   hasSurrogate,
   isWellFormedText,
 } from "./chars.js";
-export { escapeText } from "./escape.js";
+export { escapedLength, escapeText } from "./escape.js";
 export { findImports, maskMarkdownCode } from "./markdown.js";
 export { casefold, normalizeKey } from "./normalize.js";
 export { formatFixed, formatScore } from "./numbers.js";

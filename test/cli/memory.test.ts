@@ -248,7 +248,7 @@ describe("memory CLI (bin/promptctx.js)", () => {
     for (const verb of ["add", "import", "export", "recall"]) {
       const r = memory([verb, "--help"]);
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/--store <path>/);
+      expect(r.stdout).toMatch(/--store <path\|url>/);
     }
     expect(memory(["import", "--help"]).stdout).toMatch(/line number/);
   });

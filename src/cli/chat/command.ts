@@ -194,7 +194,10 @@ export function registerChatCommand(
       ).choices([...CHAT_PROVIDERS]),
     )
     .option("--json", "one JSON event per line (turn, tool, reply, limit, end)")
-    .option("--store <path>", "memory store (default: WORKSPACE/.promptctx/memory.db)")
+    .option(
+      "--store <path|url>",
+      "memory store: an SQLite file or postgres://… (default: WORKSPACE/.promptctx/memory.db)",
+    )
     .option("--budget <chars>", "global char budget (default: config, else 12000)")
     .option("--no-user-files", "ignore ~/.config/promptctx/AGENTS.md and ~/.claude/CLAUDE.md")
     .addHelpText(
