@@ -16,6 +16,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { InvalidInputError, invalidFromZod, PromptctxError } from "../errors/index.js";
+import { isWellFormedText } from "../text/index.js";
 
 /** A token the service accepts; `scope` null = any scope. */
 export interface TokenGrant {
@@ -39,7 +40,7 @@ const TokenSchema = z
   .min(16, "must be at least 16 characters");
 const ScopeSchema = z
   .string()
-  .refine((s) => s.trim() !== "" && !s.includes("\u0000") && !/\p{Cs}/u.test(s), {
+  .refine((s) => s.trim() !== "" && !s.includes("\u0000") && isWellFormedText(s), {
     message: "must be a non-blank, well-formed scope",
   });
 

@@ -8,6 +8,7 @@ import { shortHash } from "../cache/index.js";
 import {
   collapseWs,
   compareCodePoints,
+  compileScanRegex,
   cpLength,
   isBlank,
   normalizeKey,
@@ -74,6 +75,8 @@ function checkPattern(source: string, where: string): string {
   }
   const problem = regexSafetyProblem(source);
   if (problem !== null) fail(`${where}: unsafe regex /${source}/u: ${problem}`);
+  const scan = compileScanRegex(source);
+  if (typeof scan === "string") fail(`${where}: regex /${source}/u: ${scan}`);
   return source;
 }
 

@@ -12,7 +12,7 @@
  */
 import type { Pool } from "pg";
 import { InvalidInputError } from "../errors/index.js";
-import { instantMillis } from "../text/index.js";
+import { instantMillis, isWellFormedText } from "../text/index.js";
 import { matchPool } from "./pg-recall.js";
 import { inTransaction, type Tx } from "./pg-tx.js";
 import { writeBatch } from "./pg-write.js";
@@ -89,7 +89,7 @@ function toRecord(r: PgRow): MemoryRecord {
 
 /** False for text no record can hold (U+0000, lone surrogates): such a key matches nothing. */
 function storable(s: string): boolean {
-  return !s.includes("\u0000") && !/\p{Cs}/u.test(s);
+  return !s.includes("\u0000") && isWellFormedText(s);
 }
 
 /** The PostgreSQL implementation of {@link MemoryStore}; every method returns a promise. */

@@ -5,19 +5,15 @@
 import { z } from "zod";
 import { formatPath, InvalidInputError, invalidFromZod } from "../errors/index.js";
 import { AUTHORITIES, type Authority, type Provenance, provenanceFields } from "../memory/index.js";
-import { isBlank, isoTimestamp } from "../text/index.js";
+import { isBlank, isoTimestamp, textString } from "../text/index.js";
 
-// The stores keep UTF-8: a lone surrogate cannot round-trip, so it is rejected up front.
-// (With the `u` flag, \p{Cs} matches only unpaired surrogates.) PostgreSQL text cannot
-// hold U+0000, so no record holds it on any backend (JSONL moves between them).
-const LONE_SURROGATE = /\p{Cs}/u;
+// The stores keep UTF-8: a lone surrogate cannot round-trip, so it is rejected up front
+// (the package-wide rule, `textString`). PostgreSQL text cannot hold U+0000, so no record
+// holds it on any backend (JSONL moves between them).
 /** Text a store keeps: well-formed Unicode without U+0000 (record fields, scopes, filters). */
-export const storedText = z
-  .string()
-  .refine((s) => !LONE_SURROGATE.test(s), {
-    message: "must be well-formed Unicode (no lone surrogates)",
-  })
-  .refine((s) => !s.includes("\u0000"), { message: "must not contain U+0000 (NUL)" });
+export const storedText = textString.refine((s) => !s.includes("\u0000"), {
+  message: "must not contain U+0000 (NUL)",
+});
 const text = storedText;
 /** Non-blank {@link storedText} (ids, scopes, kinds, categories, tags). */
 export const storedNonBlank = text.refine((s) => !isBlank(s), { message: "must not be blank" });

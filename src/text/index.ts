@@ -1,7 +1,7 @@
 /**
- * Text rules (docs/text-and-tokens.md): code points, whitespace, normalization, escaping,
- * numbers, timestamps, Markdown masking and the regex-safety check — each defined once.
- * May import only errors.
+ * Text rules (docs/text-and-tokens.md): code points and well-formed text, whitespace,
+ * normalization, escaping, numbers, timestamps, Markdown masking, the regex-safety check
+ * and the exact linear-time regex scan — each defined once. May import only errors.
  */
 export {
   compareCodePoints,

@@ -26,12 +26,18 @@ export const isoTimestamp = textString.refine((s) => parseInstantParts(s) !== nu
   message: "must be an ISO-8601 timestamp",
 });
 
-/** Every string (and object key) inside a JSON value is well-formed. */
+/** Every string (and object key) inside a JSON value is well-formed (iterative: no recursion). */
 function jsonWellFormed(value: unknown): boolean {
-  if (typeof value === "string") return isWellFormedText(value);
-  if (Array.isArray(value)) return value.every(jsonWellFormed);
-  if (typeof value === "object" && value !== null) {
-    return Object.entries(value).every(([k, v]) => isWellFormedText(k) && jsonWellFormed(v));
+  const stack: unknown[] = [value];
+  for (let v = stack.pop(); stack.length > 0 || v !== undefined; v = stack.pop()) {
+    if (typeof v === "string") {
+      if (!isWellFormedText(v)) return false;
+    } else if (typeof v === "object" && v !== null) {
+      for (const [k, child] of Object.entries(v)) {
+        if (!Array.isArray(v) && !isWellFormedText(k)) return false;
+        stack.push(child);
+      }
+    }
   }
   return true;
 }

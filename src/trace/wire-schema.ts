@@ -36,7 +36,7 @@
 import { z } from "zod";
 import { InvalidInputError, UnsupportedVersionError } from "../errors/index.js";
 import { CACHE_TIERS } from "../plan/index.js";
-import { nonBlankString } from "../text/index.js";
+import { nonBlankString, textString } from "../text/index.js";
 
 // ---------------------------------------------------------------------------------------
 // versions
@@ -90,14 +90,14 @@ export type WireSpan = z.output<typeof WireSpanSchema>;
 export const WireLayerSchema = z.object({
   id: nonBlank,
   status: z.enum(["included", "dropped", "inactive", "skipped"]),
-  reason: z.string(),
+  reason: textString,
   required: z.boolean(),
   neverTruncate: z.boolean(),
   cacheTier: z.enum(CACHE_TIERS),
   chars: count,
   tokens: count,
-  versionId: z.string().regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex digits"),
-  sourceRefs: z.array(z.string()),
+  versionId: textString.regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex digits"),
+  sourceRefs: z.array(textString),
   span: WireSpanSchema.nullable(),
 });
 export type WireLayer = z.output<typeof WireLayerSchema>;
@@ -129,9 +129,9 @@ export type WireBudget = z.output<typeof WireBudgetSchema>;
  * version, hashes, spans, anchors, budget arithmetic).
  */
 export const WireContractSchema = z.object({
-  assemblerVersion: z.string().regex(SEMVER, 'must be a semver string like "1.0.0"'),
-  assembledContext: z.string(),
-  promptVersion: z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits"),
+  assemblerVersion: textString.regex(SEMVER, 'must be a semver string like "1.0.0"'),
+  assembledContext: textString,
+  promptVersion: textString.regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits"),
   layerManifest: z.array(WireLayerSchema),
   anchors: z.array(WireAnchorSchema),
   tailReserve: count,

@@ -93,3 +93,34 @@ describe("skill trigger patterns: regex safety", () => {
     }
   });
 });
+
+describe("skill trigger patterns: exact linear-time matching", () => {
+  it("a safe pattern that a native search would scan quadratically matches exactly", () => {
+    const s = (name: string, pattern: string): Skill => ({
+      name,
+      description: "d",
+      path: `/r/${name}/SKILL.md`,
+      sha256: shortHash(name),
+      triggers: { patterns: [pattern] },
+      priority: 0,
+      redLines: [],
+      body: "b",
+    });
+    const catalog = {
+      skills: [s("late", "\\w{150,}!"), s("never", "[a-z]+\\d"), s("anchored", "^fix\\b")],
+      invalid: [],
+      shadowed: [],
+    };
+    const words = "a".repeat(9_000);
+    const sel = selectSkills(catalog, { text: `${words}!`, mode: "m" });
+    expect(sel.matched.map((m) => m.name)).toEqual(["late"]);
+    expect(selectSkills(catalog, { text: words, mode: "m" }).abstained).toBe(true);
+    expect(selectSkills(catalog, { text: "fix it", mode: "m" }).matched.map((m) => m.name)).toEqual(
+      ["anchored"],
+    );
+    // Only the first 10,000 code points are tested, as before.
+    expect(selectSkills(catalog, { text: `${"a".repeat(10_000)}!`, mode: "m" }).abstained).toBe(
+      true,
+    );
+  });
+});

@@ -22,7 +22,10 @@ export interface ChatTurnEvent {
   [cache: string]: unknown;
 }
 
-/** A draft of the model, checked; `text` is null when a `block` red line withheld it. */
+/**
+ * A draft of the model, checked; `text` is null when it was withheld (a `block` red line,
+ * or a check that could not cover the whole draft: fail closed).
+ */
 export interface ChatReplyEvent {
   event: "reply";
   turn: number;

@@ -50,9 +50,10 @@
  *   checked with `checkDraft` against the red lines of the skills matched this turn
  *   (selected or capped), ids namespaced `skill:id`. The workspace config has no field
  *   for identity/soul boundaries, so none are added from it. Violations are printed with
- *   id, severity and excerpt; `review` ones (or a truncated check) are flagged for
- *   review; a `block` one withholds the draft: its text is not printed
- *   (`draft withheld: red line X`) and the history keeps a placeholder in its place, so
+ *   id, severity and excerpt; `review` ones are flagged for review; a `block` one, or a
+ *   check that could not cover the whole draft (fail closed), withholds the draft: its
+ *   text is not printed (`draft withheld: red line X`, or `… red-line check incomplete
+ *   (draft_too_long)`) and the history keeps a placeholder in its place, so
  *   the model never sees its own withheld text again. A skill red line the checker
  *   rejects at load is reported and skipped.
  * - Output: text lines for people, or `--json`: one event object per line (`turn`,

@@ -28,13 +28,16 @@ function replyText(e: ChatReplyEvent): string | null {
       `  red line ${v.redLineId} (${v.severity}) at ${v.span.start}-${v.span.end}: ${v.excerpt}${v.flagged ? "  [flagged for review]" : ""}`,
     );
   }
-  if (check.truncated) lines.push("  red-line check truncated: draft flagged for review");
   if (e.withheld) {
     const blocking = check.violations.filter((v) => v.severity === "block");
     const ids = [...new Set(blocking.map((v) => v.redLineId))].join(", ");
-    lines.push(`draft withheld: red line ${ids}`);
+    lines.push(
+      check.incomplete !== null
+        ? `draft withheld: red-line check incomplete (${check.incomplete})`
+        : `draft withheld: red line ${ids}`,
+    );
   } else if (e.flagged) {
-    lines.push(`draft flagged for review: ${check.redLineIds.join(", ") || "check truncated"}`);
+    lines.push(`draft flagged for review: ${check.redLineIds.join(", ")}`);
   }
   return lines.length > 0 ? lines.join("\n") : null;
 }
