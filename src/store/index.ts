@@ -4,7 +4,6 @@
  * PostgreSQL ({@link openPostgresStore}); either from a path or URL ({@link openStoreUrl}).
  */
 
-export { bm25Idf, bm25IdfFromLn, bm25Score } from "./bm25.js";
 export { StoreOpenError, StoreVersionError } from "./errors.js";
 export { adapterOptionsFromHits } from "./hits.js";
 export { MIGRATIONS, type Migration, STORE_SCHEMA_VERSION } from "./migrations.js";
