@@ -5,7 +5,6 @@
  * ({@link openStoreUrl}). May import every stage below it (errors … conversation).
  */
 
-export { bm25Idf, bm25IdfFromLn, bm25Score } from "./bm25.js";
 export { StoreOpenError, StoreVersionError } from "./errors.js";
 export { adapterOptionsFromHits } from "./hits.js";
 export { MIGRATIONS, type Migration, STORE_SCHEMA_VERSION } from "./migrations.js";

@@ -1,17 +1,28 @@
 /**
- * The matching half of recall on PostgreSQL: the same candidate pool SQLite's FTS5 query
- * yields, with the same bm25 (bm25.ts), from the postings table.
+ * The matching half of recall on PostgreSQL: the candidate pool SQLite's FTS5 query yields,
+ * with the very same bm25 doubles, from the postings table.
  *
  * As in SQLite (sqlite.ts): the query terms to search are all of them when their in-scope
  * matches fit the match budget, else the rarest first (see {@link rarestTerms}); the
  * matches of the searched terms inside the scope (and categories) are walked newest
  * first and cut at the budget; bm25 ranks them and the best `pool` (ties by memoryId)
- * become the candidates scored by score.ts. Every statement carries the scope in its
+ * become the candidates that score.ts scores. Every statement carries the scope in its
  * predicate, and row-level security holds it too.
+ *
+ * bm25 is FTS5's (fts5_aux.c), computed by the server operation for operation, in the
+ * same order, in IEEE doubles — so the same double as SQLite's:
+ *
+ *     idf(t)  = ln((N − n(t) + 0.5) / (n(t) + 0.5)), and 1e-6 when that is ≤ 0
+ *     bm25(D) = −1 × Σ_t idf(t) × ((f × (k1 + 1)) / (f + k1 × ((1 − b) + (b × |D|) / avgdl)))
+ *
+ * with k1 = 1.2, b = 0.75, summed over the searched terms in query order (a term the row
+ * lacks adds exactly 0). The statistics are FTS5's own: `N` = rows ever written to the
+ * index and `avgdl` = tokens ever written / N — FTS5 does not decrement these totals
+ * when a row of a contentless-delete table is deleted, so every write (insert, or the
+ * delete + insert of an update) counts once; they are store-wide — and `n(t)` = the
+ * scope's rows that hold the term now. PostgreSQL's ln() is the C library's log(), as
+ * FTS5's (JavaScript's Math.log may differ in the last bit).
  */
-
-import { compareCodePoints } from "../text/index.js";
-import { bm25IdfFromLn, bm25Score } from "./bm25.js";
 import type { Tx } from "./pg-tx.js";
 import { termKey } from "./pg-write.js";
 import { rarestTerms } from "./recall-rank.js";
@@ -26,52 +37,49 @@ export interface MatchLimits {
   pool: number;
 }
 
-/** A match: row id and bm25. */
-export interface PgMatch {
-  id: string;
-  bm25: number;
-}
-
+/** The scope's id, the store-wide bm25 statistics, and each key's document frequency. */
 interface ScopeStats {
   scopeId: number;
   rows: number;
   tokens: number;
+  df: number[];
+  /** `ln((N − n + 0.5) / (n + 0.5))` per key, by the server. */
+  ln: number[];
 }
 
-async function scopeStats(tx: Tx, userScope: string): Promise<ScopeStats | null> {
-  const rows = await tx.query<{ scope_id: number; rows: number; tokens: number }>(
-    `SELECT s.scope_id, st.rows, st.tokens
-     FROM promptctx_scopes s,
-       (SELECT coalesce(sum(index_rows), 0)::float8 AS rows,
-               coalesce(sum(index_tokens), 0)::float8 AS tokens
-        FROM promptctx_stats) st
-     WHERE s.user_scope = $1`,
-    [userScope],
+/** One statement for everything recall needs before matching; null when the scope holds nothing. */
+async function scopeStats(
+  tx: Tx,
+  userScope: string,
+  keys: readonly string[],
+): Promise<ScopeStats | null> {
+  const rows = await tx.query<{
+    scope_id: number;
+    rows: number;
+    tokens: number;
+    df: number[];
+    ln: number[];
+  }>(
+    `WITH st AS (
+       SELECT coalesce(sum(index_rows), 0)::float8 AS rows,
+              coalesce(sum(index_tokens), 0)::float8 AS tokens
+       FROM promptctx_stats),
+     s AS (SELECT scope_id FROM promptctx_scopes WHERE user_scope = $1),
+     k AS (
+       SELECT k.i, coalesce(t.df, 0) AS df
+       FROM unnest($2::text[]) WITH ORDINALITY AS k(term, i)
+       LEFT JOIN promptctx_terms t ON t.scope_id = (SELECT scope_id FROM s) AND t.term = k.term)
+     SELECT s.scope_id, st.rows, st.tokens,
+       array_agg(k.df ORDER BY k.i) AS df,
+       array_agg(ln((st.rows - k.df + 0.5) / (k.df + 0.5)) ORDER BY k.i) AS ln
+     FROM s, st, k
+     GROUP BY s.scope_id, st.rows, st.tokens`,
+    [userScope, keys],
   );
   const r = rows[0];
-  return r === undefined ? null : { scopeId: r.scope_id, rows: r.rows, tokens: r.tokens };
-}
-
-/**
- * Each key's document frequency in the scope, and `ln((N − n + 0.5) / (n + 0.5))` computed
- * by the server: its ln() is the C library's log(), as FTS5's, so the IDF is the same
- * double SQLite computes (JavaScript's Math.log may differ in the last bit).
- */
-async function docFreqs(
-  tx: Tx,
-  scopeId: number,
-  keys: readonly string[],
-  rows: number,
-): Promise<{ df: number[]; ln: number[] }> {
-  const found = await tx.query<{ df: number; ln: number }>(
-    `SELECT coalesce(t.df, 0) AS df,
-       ln(($3::float8 - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5)) AS ln
-     FROM unnest($2::text[]) WITH ORDINALITY AS k(term, i)
-     LEFT JOIN promptctx_terms t ON t.scope_id = $1 AND t.term = k.term
-     ORDER BY k.i`,
-    [scopeId, keys, rows],
-  );
-  return { df: found.map((r) => r.df), ln: found.map((r) => r.ln) };
+  return r === undefined
+    ? null
+    : { scopeId: r.scope_id, rows: r.rows, tokens: r.tokens, df: r.df, ln: r.ln };
 }
 
 /** In-scope memories holding any of `keys`, counted up to `cap`. */
@@ -102,60 +110,60 @@ async function searchKeys(
   return fits ? [...keys] : rarestTerms(keys, counts, budget);
 }
 
-const CATEGORY_FILTER = `AND ($4::text[] IS NULL OR EXISTS (
-  SELECT 1 FROM promptctx_memories m
-  WHERE m.id = p.id AND m.user_scope = $5 AND m.category = ANY($4::text[])))`;
+const COLUMNS = `mem.id, mem.memory_id, mem.user_scope, mem.kind, mem.category, mem.tags,
+  mem.content, mem.summary, mem.importance, mem.conflict_key, mem.authority, mem.source_id,
+  mem.source_type, mem.source_title, mem.captured_at, mem.stored_at`;
 
-/** The newest `scanBudget` in-scope matches: row id, term count, and frequency per key. */
-async function scanMatches(
-  tx: Tx,
-  scope: { id: number; name: string },
-  keys: readonly string[],
-  categories: readonly string[] | null,
-  scanBudget: number,
-): Promise<Array<{ id: string; doc_len: number; terms: string[]; tfs: number[] }>> {
-  // One key: walk its postings newest first (index order) and stop at the budget.
-  const sql =
-    keys.length === 1
-      ? `SELECT p.id, p.doc_len, ARRAY[p.term] AS terms, ARRAY[p.tf] AS tfs
-         FROM promptctx_postings p
-         WHERE p.scope_id = $1 AND p.term = ($2::text[])[1] ${CATEGORY_FILTER}
-         ORDER BY p.id DESC LIMIT $3`
-      : `SELECT p.id, min(p.doc_len) AS doc_len, array_agg(p.term) AS terms,
-           array_agg(p.tf) AS tfs
-         FROM promptctx_postings p
-         WHERE p.scope_id = $1 AND p.term = ANY($2::text[]) ${CATEGORY_FILTER}
-         GROUP BY p.id ORDER BY p.id DESC LIMIT $3`;
-  return tx.query(sql, [scope.id, keys, scanBudget, categories, scope.name]);
-}
+// $1 scope id, $2 scope, $3 searched keys, $4 their idf, $5 avgdl, $6 scan budget,
+// $7 pool, $8 categories (or null), $9 every query key.
+const IN_CATEGORIES = `AND ($8::text[] IS NULL OR EXISTS (
+  SELECT 1 FROM promptctx_memories c
+  WHERE c.id = p.id AND c.user_scope = $2 AND c.category = ANY($8::text[])))`;
+const SCORE = `-1.0::float8 * sum(q.idf * ((p.tf::float8 * 2.2::float8)
+  / (p.tf::float8 + 1.2::float8 * (0.25::float8 + 0.75::float8 * p.doc_len::float8 / $5::float8)))
+  ORDER BY q.i)`;
 
 /**
- * The best `pool` matches by bm25, ties by memoryId (code points) as SQLite's `ORDER BY
- * bm25, memory_id`; memoryIds are read only for the matches tied at the cut.
+ * The statement that matches, scores, cuts and fetches: the newest `$6` matches, their
+ * bm25, the best `$7` by (bm25, memoryId) — memoryIds are joined only for the rows up to
+ * the cut — and for each, which query keys it holds (the coverage of score.ts, read from
+ * the index instead of re-tokenizing the text). With one searched key the match walks
+ * the postings index newest first and stops at the budget.
  */
-async function bestPool(
-  tx: Tx,
-  userScope: string,
-  matches: PgMatch[],
-  pool: number,
-): Promise<PgMatch[]> {
-  matches.sort((a, b) => a.bm25 - b.bm25);
-  if (matches.length <= pool) return matches;
-  const edge = matches[pool - 1]!.bm25;
-  const better = matches.filter((m) => m.bm25 < edge);
-  const tied = matches.filter((m) => m.bm25 === edge);
-  const rows = await tx.query<{ id: string; memory_id: string }>(
-    "SELECT id, memory_id FROM promptctx_memories WHERE user_scope = $1 AND id = ANY($2::int8[])",
-    [userScope, tied.map((m) => m.id)],
-  );
-  const idOf = new Map(rows.map((r) => [r.id, r.memory_id]));
-  tied.sort((a, b) => compareCodePoints(idOf.get(a.id) ?? "", idOf.get(b.id) ?? ""));
-  return [...better, ...tied.slice(0, pool - better.length)];
+function poolStatement(oneKey: boolean): string {
+  const match = oneKey ? "p.term = ($3::text[])[1]" : "p.term = ANY($3::text[])";
+  return `WITH q AS (
+      SELECT k.term, k.i, ($4::float8[])[k.i] AS idf
+      FROM unnest($3::text[]) WITH ORDINALITY AS k(term, i)),
+    matches AS (
+      SELECT p.id, ${SCORE} AS bm25
+      FROM promptctx_postings p JOIN q ON q.term = p.term
+      WHERE p.scope_id = $1 AND ${match} ${IN_CATEGORIES}
+      GROUP BY p.id ORDER BY p.id DESC LIMIT $6),
+    edge AS (SELECT bm25 FROM matches ORDER BY bm25 LIMIT 1 OFFSET $7 - 1),
+    pool AS (
+      SELECT m.bm25, ${COLUMNS}
+      FROM matches m JOIN promptctx_memories mem ON mem.id = m.id AND mem.user_scope = $2
+      WHERE m.bm25 <= coalesce((SELECT bm25 FROM edge), 'Infinity'::float8)
+      ORDER BY m.bm25, mem.memory_id LIMIT $7)
+    SELECT pool.*, ARRAY(
+        SELECT k.i FROM unnest($9::text[]) WITH ORDINALITY AS k(term, i)
+        WHERE EXISTS (SELECT 1 FROM promptctx_postings h
+          WHERE h.scope_id = $1 AND h.term = k.term AND h.id = pool.id)
+        ORDER BY k.i) AS have
+    FROM pool ORDER BY pool.bm25, pool.memory_id`;
+}
+
+/** A pooled row: the memory's columns, its bm25, and the 1-based query keys it holds. */
+export interface PoolRow {
+  bm25: number;
+  have: number[];
+  [column: string]: unknown;
 }
 
 /**
- * The candidate pool of a recall: row ids with their bm25, best first. Empty when the
- * scope holds nothing or nothing matches.
+ * The candidate pool of a recall, best bm25 first (ties by memoryId), with the query
+ * terms each candidate holds. Empty when the scope holds nothing or nothing matches.
  */
 export async function matchPool(
   tx: Tx,
@@ -163,26 +171,28 @@ export async function matchPool(
   terms: readonly string[],
   categories: readonly string[] | null,
   limits: MatchLimits,
-): Promise<PgMatch[]> {
-  const stats = await scopeStats(tx, userScope);
+): Promise<Array<{ row: PoolRow; present: Set<string> }>> {
+  const keys = terms.map(termKey);
+  const stats = await scopeStats(tx, userScope, keys);
   if (stats === null || stats.rows === 0) return [];
-  const keys = [...new Set(terms.map(termKey))];
-  const { df, ln } = await docFreqs(tx, stats.scopeId, keys, stats.rows);
-  const searched = await searchKeys(tx, stats.scopeId, keys, df, limits.matchBudget);
-  const rows = await scanMatches(
-    tx,
-    { id: stats.scopeId, name: userScope },
-    searched,
-    categories,
-    limits.scanBudget,
-  );
-  if (rows.length === 0) return [];
-  const idf = searched.map((k) => bm25IdfFromLn(ln[keys.indexOf(k)]!));
-  const avgdl = stats.tokens / stats.rows;
-  const matches = rows.map((r) => {
-    const tf = new Map(r.terms.map((t, i) => [t, r.tfs[i]!]));
-    const freqs = searched.map((k) => tf.get(k) ?? 0);
-    return { id: r.id, bm25: bm25Score(idf, freqs, r.doc_len, avgdl) };
+  const searched = await searchKeys(tx, stats.scopeId, keys, stats.df, limits.matchBudget);
+  const idf = searched.map((k) => {
+    const ln = stats.ln[keys.indexOf(k)]!;
+    return ln <= 0 ? 1e-6 : ln;
   });
-  return bestPool(tx, userScope, matches, limits.pool);
+  const rows = await tx.query<PoolRow>(poolStatement(searched.length === 1), [
+    stats.scopeId,
+    userScope,
+    searched,
+    idf,
+    stats.tokens / stats.rows,
+    limits.scanBudget,
+    limits.pool,
+    categories,
+    keys,
+  ]);
+  return rows.map((row) => ({
+    row,
+    present: new Set(row.have.map((i) => terms[i - 1]!)),
+  }));
 }

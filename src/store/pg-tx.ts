@@ -37,6 +37,8 @@ export interface TxOptions {
   readOnly?: boolean;
   /** REPEATABLE READ: every statement sees the same snapshot. Default READ COMMITTED. */
   snapshot?: boolean;
+  /** The scope from the first statement on (set with BEGIN, in the same round trip). */
+  scope?: string;
 }
 
 function sqlState(err: unknown): string | undefined {
@@ -72,8 +74,15 @@ async function attempt<T>(
   state: { broken: boolean },
 ): Promise<T> {
   const level = options.snapshot ? "REPEATABLE READ" : "READ COMMITTED";
+  // One simple-protocol round trip: BEGIN, then the scope (a quoted literal).
+  const scope =
+    options.scope === undefined
+      ? ""
+      : `; SELECT set_config('promptctx.scope', ${client.escapeLiteral(options.scope)}, true)`;
   try {
-    await client.query(`BEGIN ISOLATION LEVEL ${level}${options.readOnly ? " READ ONLY" : ""}`);
+    await client.query(
+      `BEGIN ISOLATION LEVEL ${level}${options.readOnly ? " READ ONLY" : ""}${scope}`,
+    );
     const out = await fn(txOf(client));
     await client.query("COMMIT");
     return out;

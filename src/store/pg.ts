@@ -215,32 +215,24 @@ export class PostgresMemoryStore implements MemoryStore {
     const terms = queryTerms(query);
     // Nothing searchable (empty, punctuation, emoji only): no evidence, so no hits.
     if (terms.length === 0) return [];
-    const candidates = await this.#scoped(o.userScope, async (tx) => {
-      const pool = await matchPool(tx, o.userScope, terms, o.categories ?? null, {
+    const pool = await this.#scoped(o.userScope, (tx) =>
+      matchPool(tx, o.userScope, terms, o.categories ?? null, {
         matchBudget: this.matchBudget,
         scanBudget: Math.max(this.matchBudget, this.poolSize, o.limit),
         pool: Math.max(this.poolSize, o.limit),
-      });
-      if (pool.length === 0) return [];
-      const rows = await tx.query<PgRow>(
-        `SELECT ${COLUMNS} FROM promptctx_memories WHERE user_scope = $1 AND id = ANY($2::int8[])`,
-        [o.userScope, pool.map((m) => m.id)],
-      );
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      return pool.flatMap((m) => {
-        const row = byId.get(m.id);
-        return row === undefined ? [] : [{ record: toRecord(row), bm25: m.bm25 }];
-      });
-    });
+      }),
+    );
+    const candidates = pool.map(({ row, present }) => ({
+      record: toRecord(row as unknown as PgRow),
+      bm25: row.bm25,
+      present,
+    }));
     return rankRecall(candidates, terms, { limit: o.limit, weights, asOfMs });
   }
 
   /** A read-only snapshot transaction that sees `userScope` only. */
   #scoped<T>(userScope: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return inTransaction(this.#pool, { readOnly: true, snapshot: true }, async (tx) => {
-      await tx.setScope(userScope);
-      return fn(tx);
-    });
+    return inTransaction(this.#pool, { readOnly: true, snapshot: true, scope: userScope }, fn);
   }
 
   /** Ends the pool (idempotent; waits for queries in flight). */

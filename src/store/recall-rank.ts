@@ -13,6 +13,11 @@ import type { StoreRecallHit } from "./types.js";
 export interface RecallCandidate {
   record: MemoryRecord;
   bm25: number;
+  /**
+   * The query terms the record holds, when the backend read them from its index (else
+   * they are found by tokenizing the record's text: the same terms, at a higher cost).
+   */
+  present?: ReadonlySet<string>;
 }
 
 /** How {@link rankRecall} scores and cuts. */
@@ -54,8 +59,9 @@ export function rankRecall(
 ): StoreRecallHit[] {
   if (candidates.length === 0) return [];
   const best = candidates.reduce((m, c) => Math.min(m, c.bm25), 0);
-  const scored = candidates.map(({ record, bm25 }) => {
-    const have = new Set(indexTerms([record.content, record.summary, ...record.tags].join("\n")));
+  const scored = candidates.map(({ record, bm25, present }) => {
+    const have =
+      present ?? new Set(indexTerms([record.content, record.summary, ...record.tags].join("\n")));
     const coverage = terms.filter((t) => have.has(t)).length / terms.length;
     const breakdown = scoreBreakdown({
       bm25,
