@@ -368,7 +368,7 @@ function runRecall(opts: RecallOpts): void {
     const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
     const w = hits[0]?.scoreBreakdown.weights;
     const legend = w
-      ? `\ntotal = ${w.lexical}×lexical + ${w.recency}×recency + ${w.importance}×importance\n`
+      ? `\ntotal = lexical × (${w.lexical} + ${w.recency}×recency + ${w.importance}×importance)\n`
       : "\n(no hits)\n";
     process.stdout.write(`${recallTable(hits, color)}\n${legend}`);
   } finally {

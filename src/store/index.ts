@@ -5,6 +5,14 @@
 export { StoreOpenError, StoreVersionError } from "./errors.js";
 export { adapterOptionsFromHits } from "./hits.js";
 export { MIGRATIONS, type Migration, STORE_SCHEMA_VERSION } from "./migrations.js";
+export { scopePrefix } from "./prefix.js";
+export {
+  poolOf,
+  type RankedCandidate,
+  type RecallCandidate,
+  rankCandidates,
+  searchedTerms,
+} from "./rank.js";
 export {
   KNOWN_KINDS,
   type MemoryKind,
@@ -17,12 +25,20 @@ export {
   recordToJsonLine,
 } from "./schema.js";
 export {
+  BM25_B,
+  BM25_K1,
+  bm25Score,
   compareRecall,
   DEFAULT_WEIGHTS,
+  idf,
+  type QueryWeights,
+  queryWeights,
   RECENCY_HALF_LIFE_DAYS,
+  recencyScore,
   round6,
   type ScoreBreakdown,
   type ScoreWeights,
+  scoreBreakdown,
 } from "./score.js";
 export {
   DEFAULT_POOL_SIZE,
@@ -31,9 +47,24 @@ export {
   openStore,
   SqliteMemoryStore,
   STORE_APPLICATION_ID,
-  scopePrefix,
 } from "./sqlite.js";
-export { ftsQuote, indexTerms, MAX_QUERY_TERMS, queryTerms } from "./terms.js";
+export {
+  CHINESE_STOP_CHARS,
+  CHINESE_STOP_WORDS,
+  cjkContentPieces,
+  ENGLISH_STOP_WORDS,
+  isStopWord,
+  JAPANESE_STOP_CHARS,
+  JAPANESE_STOP_WORDS,
+} from "./stopwords/index.js";
+export {
+  ftsQuote,
+  indexTerms,
+  MAX_QUERY_TERMS,
+  queryTerms,
+  recordTerms,
+  termPresence,
+} from "./terms.js";
 export type {
   AddResult,
   ImportLineError,

@@ -8,44 +8,35 @@
  * file. The trade: one fsync per checkpoint instead of one per commit (`FULL`).
  * `foreign_keys=ON` is set for future migrations.
  *
- * Recall: `queryTerms` (see terms.ts) → an FTS5 MATCH of quoted, scope-prefixed terms
- * joined with OR (see {@link scopePrefix}), with `m.user_scope = ?` (and categories) in
- * the same SQL WHERE clause — the scope is never a post-filter. At most
- * {@link MATCH_BUDGET} in-scope matches are scored by bm25, and only the best `poolSize`
- * (default 500) of them are fetched and fully scored (see score.ts), so the work per
- * recall is bounded whatever the store size; a memory outside that pool cannot be
+ * Recall: the query's content terms (terms.ts), the scope's statistics (sqlite-stats.ts,
+ * kept in step with every write), candidates from the FTS5 index of scope-prefixed terms
+ * with the scope and categories in the SQL predicate (sqlite-recall.ts), then the same
+ * scoring and ranking as every backend (rank.ts, score.ts). The work per recall is
+ * bounded whatever the store size: the searched terms' document frequencies sum to at
+ * most {@link MATCH_BUDGET} (rarest kept first), and only the best `poolSize` (default
+ * 500) candidates are read and scored in full; a memory outside that pool cannot be
  * recalled by this query even if it is very recent or important.
  */
-import { createHash } from "node:crypto";
 import Database from "better-sqlite3";
 import { z } from "zod";
 import { InvalidInputError, invalidFromZod, PromptctxError } from "../errors/index.js";
 import type { Authority } from "../memory/index.js";
-import {
-  compareCodePoints,
-  instantMillis,
-  isBlank,
-  isoTimestamp,
-  nonBlankString,
-  parseInstant,
-} from "../text/index.js";
+import { instantMillis, isBlank, isoTimestamp, nonBlankString } from "../text/index.js";
 import { StoreOpenError, StoreVersionError } from "./errors.js";
 import { readLines } from "./jsonl.js";
 import { MIGRATIONS, STORE_SCHEMA_VERSION } from "./migrations.js";
+import { scopePrefix } from "./prefix.js";
+import { rankCandidates } from "./rank.js";
 import {
   type MemoryRecord,
   type MemoryRecordInput,
   parseRecord,
   recordToJsonLine,
 } from "./schema.js";
-import {
-  checkWeights,
-  compareRecall,
-  DEFAULT_WEIGHTS,
-  type ScoreBreakdown,
-  scoreBreakdown,
-} from "./score.js";
-import { ftsQuote, indexTerms, queryTerms } from "./terms.js";
+import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
+import { findCandidates, prepareRecall, type RecallStatements } from "./sqlite-recall.js";
+import { applyStats, prepareStats, StatsDelta, type StatsStatements } from "./sqlite-stats.js";
+import { queryTerms, recordTerms } from "./terms.js";
 import type {
   AddResult,
   ImportLineError,
@@ -58,27 +49,30 @@ import type {
   StoreRecallHit,
 } from "./types.js";
 
+export { scopePrefix } from "./prefix.js";
+
 /** `PRAGMA application_id` of promptctx memory stores ("pctx"). */
 export const STORE_APPLICATION_ID = 0x70637478;
 
-/** Default number of best-bm25 matches scored per recall. */
+/** Default number of candidates scored in full per recall. */
 export const DEFAULT_POOL_SIZE = 500;
 
 /**
- * Work budget of one recall: at most this many in-scope full-text matches are scored by
- * bm25. When the query's matches exceed it, the most common query terms are left out of
- * the search (rarest kept first; they carry the most bm25 weight), and if the rarest term
- * alone still exceeds it, only its most recently written matches are scored. Small and
- * specific searches are never affected.
+ * Work budget of one recall: the searched terms' document frequencies in the scope sum to
+ * at most this. When the query's terms exceed it, the most common are left out of the
+ * search (rarest kept first; they carry the most IDF weight; the left-out terms still
+ * count in every candidate's score), and if the rarest term alone exceeds it, only its
+ * most recently written matches are candidates. Small and specific searches are never
+ * affected.
  */
 export const MATCH_BUDGET = 10_000;
 
 export interface OpenStoreOptions {
   /** Fail when the file does not exist instead of creating it. Default false. */
   mustExist?: boolean;
-  /** Best-bm25 matches fully scored per recall (≥ limit). Default 500. */
+  /** Candidates fully scored per recall (≥ limit). Default 500. */
   poolSize?: number;
-  /** In-scope matches scored by bm25 per recall ({@link MATCH_BUDGET}). */
+  /** Document frequencies searched per recall ({@link MATCH_BUDGET}). */
   matchBudget?: number;
   /** How long to wait for another process's write lock, in ms. Default 5000. */
   busyTimeoutMs?: number;
@@ -132,19 +126,6 @@ function parseWith<T>(schema: z.ZodType<T>, value: unknown, prefix: string): T {
   return r.data;
 }
 
-/**
- * The prefix of every indexed term of a scope: 16 hex digits of SHA-256 of the scope.
- * Terms are stored as `PREFIX + term` (e.g. `3f2a…9cpython`), so each scope has its own
- * postings: a recall can only reach its own scope's terms, bm25 document frequencies
- * are per scope (FTS5's total row count and average length stay store-wide, so another
- * scope's size still nudges bm25 — the lexical ratio in score.ts mostly cancels that),
- * and a search costs what the scope holds, not what the store holds. The exact `user_scope = ?`
- * comparison in the same SQL statement guards against hash collisions.
- */
-export function scopePrefix(userScope: string): string {
-  return createHash("sha256").update(userScope, "utf8").digest("hex").slice(0, 16);
-}
-
 function rowToRecord(r: Row): MemoryRecord {
   return {
     memoryId: r.memory_id,
@@ -167,11 +148,6 @@ function rowToRecord(r: Row): MemoryRecord {
   };
 }
 
-/** `"PREFIXt1" OR "PREFIXt2" …` — every term quoted (a phrase, never an operator). */
-function matchExpression(prefix: string, terms: readonly string[]): string {
-  return terms.map((t) => ftsQuote(prefix + t)).join(" OR ");
-}
-
 function jsonOrNull(list: readonly string[] | undefined): string | null {
   return list === undefined ? null : JSON.stringify(list);
 }
@@ -185,6 +161,8 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly matchBudget: number;
   #db: Database.Database;
   #stmts: ReturnType<typeof prepare>;
+  #stats: StatsStatements;
+  #recall: RecallStatements;
   #writeMany: (records: readonly MemoryRecord[]) => WriteOutcome[];
 
   /** Use {@link openStore}. */
@@ -194,10 +172,14 @@ export class SqliteMemoryStore implements MemoryStore {
     this.matchBudget = matchBudget;
     this.#db = db;
     this.#stmts = prepare(db);
+    this.#stats = prepareStats(db);
+    this.#recall = prepareRecall(db, COLUMNS);
     this.#writeMany = db.transaction((records: readonly MemoryRecord[]) => {
-      const outcomes = records.map((r) => this.#write(r));
+      const delta = new StatsDelta();
+      const outcomes = records.map((r) => this.#write(r, delta));
       const inserted = outcomes.filter((o) => o === "inserted").length;
       if (inserted > 0) this.#stmts.bumpCount.run(inserted);
+      applyStats(this.#stats, delta);
       return outcomes;
     });
   }
@@ -207,9 +189,11 @@ export class SqliteMemoryStore implements MemoryStore {
     return this.#db.open;
   }
 
-  #write(r: MemoryRecord): WriteOutcome {
+  #write(r: MemoryRecord, delta: StatsDelta): WriteOutcome {
     const s = this.#stmts;
-    const existing = s.findId.get(r.memoryId) as { rowid: number; user_scope: string } | undefined;
+    const existing = s.findId.get(r.memoryId) as
+      | { rowid: number; user_scope: string; content: string; summary: string; tags: string }
+      | undefined;
     const values = [
       r.userScope,
       r.kind,
@@ -228,15 +212,18 @@ export class SqliteMemoryStore implements MemoryStore {
       r.storedAt,
     ];
     const prefix = scopePrefix(r.userScope);
-    const terms = indexTerms([r.content, r.summary, ...r.tags].join("\n"))
-      .map((t) => prefix + t)
-      .join(" ");
+    const recTerms = recordTerms(r);
+    const terms = recTerms.map((t) => prefix + t).join(" ");
     if (existing === undefined) {
       const info = s.insert.run(r.memoryId, ...values);
       s.ftsInsert.run(info.lastInsertRowid, terms);
+      delta.add({ userScope: r.userScope, terms: recTerms }, 1);
       return "inserted";
     }
     if (existing.user_scope !== r.userScope) return { conflictScope: existing.user_scope };
+    const old = { ...existing, tags: JSON.parse(existing.tags) as string[] };
+    delta.add({ userScope: r.userScope, terms: recordTerms(old) }, -1);
+    delta.add({ userScope: r.userScope, terms: recTerms }, 1);
     s.update.run(...values, existing.rowid);
     s.ftsDelete.run(existing.rowid);
     s.ftsInsert.run(existing.rowid, terms);
@@ -358,84 +345,40 @@ export class SqliteMemoryStore implements MemoryStore {
     if (typeof query !== "string") throw new InvalidInputError("query must be a string", "query");
     const o = parseWith(RecallOptionsSchema, options, "options");
     const weights = checkWeights(o.weights ?? DEFAULT_WEIGHTS, "options.weights");
-    const asOfMs = instantMillis(o.asOf) as number;
     const terms = queryTerms(query);
-    // Nothing searchable (empty, punctuation, emoji only): no evidence, so no hits.
+    // Nothing searchable (empty, punctuation, emoji, stop words only): no evidence, no hits.
     if (terms.length === 0) return [];
-    const prefix = scopePrefix(o.userScope);
-    const searched = this.#searchTerms(prefix, terms);
-    const rows = this.#stmts.recall.all({
-      match: matchExpression(prefix, searched),
-      scope: o.userScope,
-      cats: jsonOrNull(o.categories),
-      budget: Math.max(this.matchBudget, this.poolSize, o.limit),
+    const found = findCandidates<Row>(this.#recall, this.#stats, {
+      userScope: o.userScope,
+      terms,
+      categories: o.categories,
       pool: Math.max(this.poolSize, o.limit),
-    }) as Array<Row & { bm25: number }>;
-    if (rows.length === 0) return [];
-    const best = rows.reduce((m, r) => Math.min(m, r.bm25), 0);
-    const scored = rows.map((r) => {
-      const record = rowToRecord(r);
-      const have = new Set(indexTerms([r.content, r.summary, ...record.tags].join("\n")));
-      const coverage = terms.filter((t) => have.has(t)).length / terms.length;
-      const breakdown: ScoreBreakdown = scoreBreakdown({
-        bm25: r.bm25,
-        bestBm25: best,
-        coverage,
-        capturedMs: instantMillis(r.captured_at) as number,
-        asOfMs,
-        importance: r.importance,
-        weights,
-      });
+      budget: this.matchBudget,
+    });
+    const ranked = rankCandidates(found.candidates, found.query, {
+      asOf: o.asOf,
+      weights,
+      limit: o.limit,
+      avgLength: found.avgLength,
+    });
+    return ranked.map(({ candidate, breakdown }, i) => {
+      const record = rowToRecord(candidate.row);
       return {
-        record,
-        breakdown,
         memoryId: record.memoryId,
-        total: breakdown.total,
-        lexical: breakdown.lexical,
-        capturedNs: parseInstant(r.captured_at) as bigint,
+        snippet: record.content,
+        userScope: record.userScope,
+        score: breakdown.total,
+        scoreBreakdown: breakdown,
+        rank: i + 1,
+        provenance: { ...record.source },
+        kind: record.kind,
+        category: record.category,
+        tags: record.tags,
+        importance: record.importance,
+        conflictKey: record.conflictKey,
+        authority: record.authority,
       };
     });
-    scored.sort(compareRecall);
-    return scored.slice(0, o.limit).map((s, i) => ({
-      memoryId: s.record.memoryId,
-      snippet: s.record.content,
-      userScope: s.record.userScope,
-      score: s.breakdown.total,
-      scoreBreakdown: s.breakdown,
-      rank: i + 1,
-      provenance: { ...s.record.source },
-      kind: s.record.kind,
-      category: s.record.category,
-      tags: s.record.tags,
-      importance: s.record.importance,
-      conflictKey: s.record.conflictKey,
-      authority: s.record.authority,
-    }));
-  }
-
-  /**
-   * The query terms to search under {@link MATCH_BUDGET}: all of them when their in-scope
-   * matches fit; else the rarest first (ties by code point) while the sum of their match
-   * counts fits, and always at least the rarest. Counts stop at the budget, so this costs
-   * at most a bounded index walk per term.
-   */
-  #searchTerms(prefix: string, terms: string[]): string[] {
-    const budget = this.matchBudget;
-    const count = (ts: readonly string[]) =>
-      (this.#stmts.countMatches.get(matchExpression(prefix, ts), budget + 1) as { n: number }).n;
-    if (terms.length === 1 || count(terms) <= budget) return terms;
-    const counted = terms
-      .map((t) => ({ t, n: count([t]) }))
-      .sort((a, b) => a.n - b.n || compareCodePoints(a.t, b.t));
-    const kept = new Set<string>();
-    let sum = 0;
-    for (const c of counted) {
-      // A term without matches costs nothing and must not use up the "keep the rarest".
-      if (sum > 0 && sum + c.n > budget) break;
-      kept.add(c.t);
-      sum += c.n;
-    }
-    return terms.filter((t) => kept.has(t));
   }
 
   close(): void {
@@ -459,7 +402,9 @@ function prepare(db: Database.Database) {
     importance = ?, conflict_key = ?, authority = ?, source_id = ?, source_type = ?,
     source_title = ?, captured_at = ?, captured_ms = ?, stored_at = ?`;
   return {
-    findId: db.prepare("SELECT rowid, user_scope FROM memories WHERE memory_id = ?"),
+    findId: db.prepare(
+      "SELECT rowid, user_scope, content, summary, tags FROM memories WHERE memory_id = ?",
+    ),
     insert: db.prepare(`INSERT INTO memories (memory_id, user_scope, kind, category, tags,
       content, summary, importance, conflict_key, authority, source_id, source_type,
       source_title, captured_at, captured_ms, stored_at)
@@ -485,26 +430,6 @@ function prepare(db: Database.Database) {
         AND m.kind IN (SELECT value FROM json_each(:kinds))
         AND (:cats IS NULL OR m.category IN (SELECT value FROM json_each(:cats)))
       ORDER BY m.memory_id`),
-    countMatches: db.prepare(
-      "SELECT count(*) AS n FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)",
-    ),
-    // The scope is in the WHERE clause twice: inside :match (every term carries the
-    // scope prefix, so the index search itself stays in the scope) and as the exact
-    // column comparison.
-    // The inner query walks matches newest-first (rowid desc) and stops after :budget
-    // rows, so bm25 is computed for a bounded number of rows; the outer query keeps the
-    // best :pool by bm25 (ties by memory_id, so the pool never depends on row order).
-    recall: db.prepare(`SELECT * FROM (
-        SELECT ${COLUMNS}, bm25(memory_fts) AS bm25
-        FROM memory_fts JOIN memories m ON m.rowid = memory_fts.rowid
-        WHERE memory_fts MATCH :match
-          AND m.user_scope = :scope
-          AND (:cats IS NULL OR m.category IN (SELECT value FROM json_each(:cats)))
-        ORDER BY memory_fts.rowid DESC
-        LIMIT :budget
-      )
-      ORDER BY bm25, memory_id
-      LIMIT :pool`),
   };
 }
 
