@@ -3,7 +3,7 @@
  * candidates (full-text matches inside the scope) and the scope's statistics; this module
  * scores and orders them (see score.ts for the formula).
  */
-import { compareCodePoints, instantMillis, parseInstant } from "../text/index.js";
+import { compareCodePoints, instantMillis, parseInstantParts } from "../text/index.js";
 import {
   bm25Score,
   compareRecall,
@@ -47,10 +47,11 @@ export function rankCandidates<C extends RecallCandidate>(
   const asOfMs = instantMillis(options.asOf) as number;
   const scored = candidates.map((c) => {
     const has = termPresence([c.content, c.summary, ...c.tags].join("\n"), query.terms);
+    const at = parseInstantParts(c.capturedAt)!;
     const breakdown = scoreBreakdown({
       query,
       has,
-      capturedMs: instantMillis(c.capturedAt) as number,
+      capturedMs: at.seconds * 1000 + Math.floor(at.nanos / 1_000_000),
       asOfMs,
       importance: c.importance,
       weights: options.weights,
@@ -61,7 +62,7 @@ export function rankCandidates<C extends RecallCandidate>(
       memoryId: c.memoryId,
       total: breakdown.total,
       lexical: breakdown.lexical,
-      capturedNs: parseInstant(c.capturedAt) as bigint,
+      capturedNs: BigInt(at.seconds) * 1_000_000_000n + BigInt(at.nanos),
     };
   });
   scored.sort(compareRecall);

@@ -16,29 +16,26 @@
  */
 import type Database from "better-sqlite3";
 import { scopePrefix } from "./prefix.js";
-import { poolOf, type RecallCandidate, searchedTerms } from "./rank.js";
-import { type QueryWeights, queryWeights } from "./score.js";
+import { poolOf, type RecallCandidate, rankCandidates, searchedTerms } from "./rank.js";
+import {
+  type QueryWeights,
+  queryWeights,
+  type ScoreBreakdown,
+  type ScoreWeights,
+} from "./score.js";
 import { readStats, type StatsStatements } from "./sqlite-stats.js";
 import { ftsQuote } from "./terms.js";
 
-/** The columns recall needs of a memory row (the store reads more). */
-export interface RecallRow {
-  rowid: number;
-  memory_id: string;
-  content: string;
-  summary: string;
-  /** JSON array. */
-  tags: string;
-  importance: number;
-  captured_at: string;
-}
+/** A candidate: what ranking needs, and the rowid to read the whole row by. */
+export type SqliteCandidate = RecallCandidate & { rowid: number };
 
 export interface RecallStatements {
   newest: Database.Statement;
   newestInCats: Database.Statement;
   all: Database.Statement;
   allInCats: Database.Statement;
-  fetch: Database.Statement;
+  pool: Database.Statement;
+  rows: Database.Statement;
 }
 
 const CATS = `AND m.category IN (SELECT value FROM json_each(:cats))`;
@@ -61,8 +58,14 @@ export function prepareRecall(db: Database.Database, columns: string): RecallSta
       .prepare(`SELECT f.rowid FROM memory_fts f JOIN memories m ON m.rowid = f.rowid
         WHERE memory_fts MATCH :match ${CATS}`)
       .pluck(),
-    // `+m.user_scope` keeps the planner on rowid lookups (not the scope index).
-    fetch: db.prepare(`SELECT ${columns} FROM memories m
+    // `+m.user_scope` keeps the planner on rowid lookups (not the scope index). Only
+    // the columns ranking reads, as arrays: the pool is up to 500 rows per recall.
+    pool: db
+      .prepare(`SELECT m.rowid, m.memory_id, m.content, m.summary, m.tags, m.importance,
+          m.captured_at FROM memories m
+        WHERE m.rowid IN (SELECT value FROM json_each(:ids)) AND +m.user_scope = :scope`)
+      .raw(),
+    rows: db.prepare(`SELECT ${columns} FROM memories m
       WHERE m.rowid IN (SELECT value FROM json_each(:ids)) AND +m.user_scope = :scope`),
   };
 }
@@ -76,22 +79,56 @@ export interface RecallRequest {
   budget: number;
 }
 
-/** The pool's rows as rank.ts candidates, the query's IDF weights and the scope's average length. */
-export interface FoundCandidates<R extends RecallRow> {
+/** A ranked hit: the whole row and its score breakdown. */
+export interface RankedRow<R> {
+  row: R;
+  breakdown: ScoreBreakdown;
+}
+
+/**
+ * The recall of the SQLite store: candidates, ranking (rank.ts) and the hits' rows, in
+ * one read transaction (one snapshot: statistics, index and rows agree even while
+ * another connection writes).
+ */
+export function recallRows<R extends { rowid: number }>(
+  db: Database.Database,
+  s: RecallStatements,
+  stats: StatsStatements,
+  req: RecallRequest & { asOf: string; weights: ScoreWeights; limit: number },
+): Array<RankedRow<R>> {
+  return db.transaction(() => {
+    const found = findCandidates(s, stats, req);
+    const ranked = rankCandidates(found.candidates, found.query, {
+      asOf: req.asOf,
+      weights: req.weights,
+      limit: req.limit,
+      avgLength: found.avgLength,
+    });
+    const rows = readRows<R>(
+      s,
+      req.userScope,
+      ranked.map((r) => r.candidate),
+    );
+    return ranked.map((r) => ({ row: rows.get(r.candidate.rowid)!, breakdown: r.breakdown }));
+  })();
+}
+
+/** The pool as rank.ts candidates, the query's IDF weights and the scope's average length. */
+export interface FoundCandidates {
   query: QueryWeights;
   avgLength: number;
-  candidates: Array<RecallCandidate & { row: R }>;
+  candidates: SqliteCandidate[];
 }
 
 /** Steps 1–3 of the module comment. */
-export function findCandidates<R extends RecallRow>(
+function findCandidates(
   s: RecallStatements,
   stats: StatsStatements,
   req: RecallRequest,
-): FoundCandidates<R> {
+): FoundCandidates {
   const st = readStats(stats, req.userScope, req.terms);
   const query = queryWeights(req.terms, st.n, st.df);
-  const found: FoundCandidates<R> = { query, avgLength: st.avgLength, candidates: [] };
+  const found: FoundCandidates = { query, avgLength: st.avgLength, candidates: [] };
   const searched = searchedTerms(req.terms, st.df, req.budget);
   if (searched.length === 0) return found;
   const prefix = scopePrefix(req.userScope);
@@ -115,17 +152,31 @@ export function findCandidates<R extends RecallRow>(
     ids = poolOf(weights, req.pool);
   }
   if (ids.length === 0) return found;
-  const rows = s.fetch.all({ ids: JSON.stringify(ids), scope: req.userScope }) as R[];
+  const rows = s.pool.all({ ids: JSON.stringify(ids), scope: req.userScope }) as PoolRow[];
   return {
     ...found,
-    candidates: rows.map((row) => ({
-      memoryId: row.memory_id,
-      content: row.content,
-      summary: row.summary,
-      tags: JSON.parse(row.tags) as string[],
-      importance: row.importance,
-      capturedAt: row.captured_at,
-      row,
+    candidates: rows.map(([rowid, memoryId, content, summary, tags, importance, capturedAt]) => ({
+      rowid,
+      memoryId,
+      content,
+      summary,
+      tags: JSON.parse(tags) as string[],
+      importance,
+      capturedAt,
     })),
   };
+}
+
+type PoolRow = [number, string, string, string, string, number, string];
+
+/** The whole rows of `candidates` (read after ranking, for the hits only), by rowid. */
+function readRows<R extends { rowid: number }>(
+  s: RecallStatements,
+  userScope: string,
+  candidates: readonly SqliteCandidate[],
+): Map<number, R> {
+  if (candidates.length === 0) return new Map();
+  const ids = JSON.stringify(candidates.map((c) => c.rowid));
+  const rows = s.rows.all({ ids, scope: userScope }) as R[];
+  return new Map(rows.map((r) => [r.rowid, r]));
 }

@@ -26,7 +26,6 @@ import { StoreOpenError, StoreVersionError } from "./errors.js";
 import { readLines } from "./jsonl.js";
 import { MIGRATIONS, STORE_SCHEMA_VERSION } from "./migrations.js";
 import { scopePrefix } from "./prefix.js";
-import { rankCandidates } from "./rank.js";
 import {
   type MemoryRecord,
   type MemoryRecordInput,
@@ -34,7 +33,7 @@ import {
   recordToJsonLine,
 } from "./schema.js";
 import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
-import { findCandidates, prepareRecall, type RecallStatements } from "./sqlite-recall.js";
+import { prepareRecall, type RecallStatements, recallRows } from "./sqlite-recall.js";
 import { applyStats, prepareStats, StatsDelta, type StatsStatements } from "./sqlite-stats.js";
 import { queryTerms, recordTerms } from "./terms.js";
 import type {
@@ -348,21 +347,18 @@ export class SqliteMemoryStore implements MemoryStore {
     const terms = queryTerms(query);
     // Nothing searchable (empty, punctuation, emoji, stop words only): no evidence, no hits.
     if (terms.length === 0) return [];
-    const found = findCandidates<Row>(this.#recall, this.#stats, {
+    const ranked = recallRows<Row>(this.#db, this.#recall, this.#stats, {
       userScope: o.userScope,
       terms,
       categories: o.categories,
       pool: Math.max(this.poolSize, o.limit),
       budget: this.matchBudget,
-    });
-    const ranked = rankCandidates(found.candidates, found.query, {
       asOf: o.asOf,
       weights,
       limit: o.limit,
-      avgLength: found.avgLength,
     });
-    return ranked.map(({ candidate, breakdown }, i) => {
-      const record = rowToRecord(candidate.row);
+    return ranked.map(({ row, breakdown }, i) => {
+      const record = rowToRecord(row);
       return {
         memoryId: record.memoryId,
         snippet: record.content,
