@@ -72,16 +72,11 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    description: "per-scope recall statistics: term document frequencies, scope sizes",
+    description: "per-scope recall statistics: memory and term counts",
     up(db) {
       db.exec(`
-        -- term: scope prefix + index term (as in memory_fts); df: the scope's memories
-        -- that contain it. See sqlite-stats.ts.
-        CREATE TABLE term_stats (
-          term TEXT PRIMARY KEY,
-          df   INTEGER NOT NULL
-        ) WITHOUT ROWID;
-        -- memory_count: memories of the scope; term_count: their index terms in all.
+        -- memory_count: memories of the scope; term_count: their index terms in all
+        -- (see sqlite-stats.ts).
         CREATE TABLE scope_stats (
           user_scope   TEXT PRIMARY KEY,
           memory_count INTEGER NOT NULL,

@@ -2,8 +2,9 @@
  * Recall's reads from the SQLite store: candidates from the FTS5 index, then the rows of
  * the pool. Ranking is rank.ts's (the same on every backend); this module only finds.
  *
- * 1. The scope's statistics (sqlite-stats.ts) give each query term's document frequency;
- *    {@link searchedTerms} picks the terms to search within the work budget.
+ * 1. The scope's statistics (sqlite-stats.ts) and each query term's document frequency,
+ *    counted up to the work budget + 1; {@link searchedTerms} picks the terms to search
+ *    within the budget.
  * 2. One searched term: every match has the same weight, so the candidates are its
  *    `pool` most recently written matches (`ORDER BY rowid DESC LIMIT`, which FTS5 walks
  *    from the end of the doclist). Several: all their matches (their frequencies sum to at
@@ -126,7 +127,7 @@ function findCandidates(
   stats: StatsStatements,
   req: RecallRequest,
 ): FoundCandidates {
-  const st = readStats(stats, req.userScope, req.terms);
+  const st = readStats(stats, req.userScope, req.terms, req.budget + 1);
   const query = queryWeights(req.terms, st.n, st.df);
   const found: FoundCandidates = { query, avgLength: st.avgLength, candidates: [] };
   const searched = searchedTerms(req.terms, st.df, req.budget);

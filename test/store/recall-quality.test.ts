@@ -21,7 +21,6 @@ import {
   round6,
   type SqliteMemoryStore,
   STORE_SCHEMA_VERSION,
-  scopePrefix,
   searchedTerms,
   termPresence,
 } from "../../src/store/index.js";
@@ -281,22 +280,13 @@ describe("searched terms and the pool (pure)", () => {
   });
 });
 
-/** The statistics tables, read with a second connection. */
+/** The statistics table, read with a second connection. */
 function statsOf(path: string) {
   const db = new Database(path, { readonly: true });
   try {
-    const df = Object.fromEntries(
-      (
-        db.prepare("SELECT term, df FROM term_stats ORDER BY term").all() as Array<{
-          term: string;
-          df: number;
-        }>
-      ).map((r) => [r.term, r.df]),
-    );
-    const scopes = db
+    return db
       .prepare("SELECT user_scope, memory_count, term_count FROM scope_stats ORDER BY user_scope")
       .all();
-    return { df, scopes };
   } finally {
     db.close();
   }
@@ -304,7 +294,6 @@ function statsOf(path: string) {
 
 /** The statistics recomputed from the stored records. */
 function expectedStats(s: SqliteMemoryStore) {
-  const df: Record<string, number> = {};
   const scopes = new Map<string, { memory_count: number; term_count: number }>();
   let text = "";
   s.exportJsonl((chunk) => {
@@ -317,23 +306,14 @@ function expectedStats(s: SqliteMemoryStore) {
       summary: string;
       tags: string[];
     };
-    const terms = recordTerms(r);
-    for (const t of new Set(terms)) {
-      const key = scopePrefix(r.userScope) + t;
-      df[key] = (df[key] ?? 0) + 1;
-    }
     const sc = scopes.get(r.userScope) ?? { memory_count: 0, term_count: 0 };
     sc.memory_count++;
-    sc.term_count += terms.length;
+    sc.term_count += recordTerms(r).length;
     scopes.set(r.userScope, sc);
   }
-  const sorted = Object.fromEntries(Object.entries(df).sort(([a], [b]) => (a < b ? -1 : 1)));
-  return {
-    df: sorted,
-    scopes: [...scopes]
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([user_scope, v]) => ({ user_scope, ...v })),
-  };
+  return [...scopes]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([user_scope, v]) => ({ user_scope, ...v }));
 }
 
 describe("per-scope statistics (migration 2)", () => {
@@ -389,6 +369,7 @@ describe("per-scope statistics (migration 2)", () => {
   });
 
   it("a version-1 store is migrated: statistics filled from the stored data", () => {
+    // (The scope sizes and term totals; document frequencies are counted at recall.)
     store.add([
       rec("a", "python kafka", { tags: ["ops"] }),
       rec("b", "天气预报 python", { summary: "weather" }),
@@ -399,9 +380,9 @@ describe("per-scope statistics (migration 2)", () => {
     const before = statsOf(path);
     const hits = store.recall("python kafka 天气", { userScope: "u1", asOf: AS_OF });
     store.close();
-    // Back to version 1: the tables of migration 2 gone.
+    // Back to version 1: the table of migration 2 gone.
     const db = new Database(path);
-    db.exec("DROP TABLE term_stats; DROP TABLE scope_stats");
+    db.exec("DROP TABLE scope_stats");
     db.pragma("user_version = 1");
     db.close();
     store = openStore(path);
