@@ -12,17 +12,20 @@ import {
   type ScoreWeights,
   scoreBreakdown,
 } from "./score.js";
-import { indexTerms, termPresence } from "./terms.js";
+import { recordTerms, termPresence } from "./terms.js";
 
 /** What ranking needs of a candidate memory. */
 export interface RecallCandidate {
   memoryId: string;
-  content: string;
-  summary: string;
-  tags: readonly string[];
   importance: number;
   /** `source.capturedAt` (ISO-8601). */
   capturedAt: string;
+  /**
+   * `has[i]`: the memory contains the query's term i (the backend knows it from its index
+   * for the terms it searched, and from {@link termPresence} over the memory's text for
+   * the others).
+   */
+  has: readonly boolean[];
 }
 
 export interface RankedCandidate<C extends RecallCandidate> {
@@ -32,25 +35,24 @@ export interface RankedCandidate<C extends RecallCandidate> {
 
 /**
  * Scores `candidates` against the query's IDF weights and returns the best `limit` in the
- * stable recall order (`total desc → lexical desc → capturedAt desc → memoryId asc`), with
- * their BM25 (`avgLength`: the scope's index terms per memory). Input order never matters.
+ * stable recall order (`total desc → lexical desc → capturedAt desc → memoryId asc`).
+ * Input order never matters. `breakdown.bm25` is left 0: see {@link hitBm25}.
  *
  * @example
  * const q = queryWeights(["python"], scopeSize, [df]);
- * rankCandidates(rows, q, { asOf: "2026-08-17T09:00:00Z", weights: DEFAULT_WEIGHTS, limit: 20, avgLength: 42 });
+ * rankCandidates(rows, q, { asOf: "2026-08-17T09:00:00Z", weights: DEFAULT_WEIGHTS, limit: 20 });
  */
 export function rankCandidates<C extends RecallCandidate>(
   candidates: readonly C[],
   query: QueryWeights,
-  options: { asOf: string; weights: ScoreWeights; limit: number; avgLength: number },
+  options: { asOf: string; weights: ScoreWeights; limit: number },
 ): Array<RankedCandidate<C>> {
   const asOfMs = instantMillis(options.asOf) as number;
   const scored = candidates.map((c) => {
-    const has = termPresence([c.content, c.summary, ...c.tags].join("\n"), query.terms);
     const at = parseInstantParts(c.capturedAt)!;
     const breakdown = scoreBreakdown({
       query,
-      has,
+      has: c.has,
       capturedMs: at.seconds * 1000 + Math.floor(at.nanos / 1_000_000),
       asOfMs,
       importance: c.importance,
@@ -66,11 +68,52 @@ export function rankCandidates<C extends RecallCandidate>(
     };
   });
   scored.sort(compareRecall);
-  const top = scored.slice(0, options.limit);
-  return withBm25(
-    top.map((s) => ({ candidate: s.candidate, breakdown: s.breakdown })),
+  return scored
+    .slice(0, options.limit)
+    .map((s) => ({ candidate: s.candidate, breakdown: s.breakdown }));
+}
+
+/**
+ * `has` of a memory: `known[i]` where the backend knows it, else whether the memory's
+ * text contains term i (see {@link termPresence}; the text is only read when needed).
+ *
+ * @example presence(["python", "bash"], [true, undefined], () => "uses bash") // [true, true]
+ */
+export function presence(
+  terms: readonly string[],
+  known: ReadonlyArray<boolean | undefined>,
+  text: () => string,
+): boolean[] {
+  const unknown = terms.map((_, i) => i).filter((i) => known[i] === undefined);
+  if (unknown.length === 0) return known.map((k) => k === true);
+  const found = termPresence(
+    text(),
+    unknown.map((i) => terms[i]!),
+  );
+  const out = known.map((k) => k === true);
+  unknown.forEach((i, j) => {
+    out[i] = found[j]!;
+  });
+  return out;
+}
+
+/**
+ * BM25 of a returned hit (see {@link bm25Score}) from its text and the scope's average
+ * number of index terms per memory; the `bm25` of the breakdown (not part of `total`).
+ */
+export function hitBm25(
+  query: QueryWeights,
+  memory: { content: string; summary: string; tags: readonly string[] },
+  avgLength: number,
+): number {
+  const all = recordTerms(memory);
+  const tf = new Map<string, number>();
+  for (const t of all) tf.set(t, (tf.get(t) ?? 0) + 1);
+  return bm25Score(
     query,
-    options.avgLength,
+    query.terms.map((t) => tf.get(t) ?? 0),
+    all.length,
+    avgLength,
   );
 }
 
@@ -117,28 +160,4 @@ export function poolOf(weights: ReadonlyMap<number, number>, size: number): numb
     .sort((a, b) => b[1] - a[1] || b[0] - a[0])
     .slice(0, size)
     .map(([seq]) => seq);
-}
-
-/**
- * Fills in `breakdown.bm25` of ranked hits: BM25 over the query terms with the scope's
- * statistics (see {@link bm25Score}); computed for the returned hits only.
- */
-function withBm25<C extends RecallCandidate>(
-  ranked: Array<RankedCandidate<C>>,
-  query: QueryWeights,
-  avgLength: number,
-): Array<RankedCandidate<C>> {
-  for (const r of ranked) {
-    const c = r.candidate;
-    const all = indexTerms([c.content, c.summary, ...c.tags].join("\n"));
-    const tf = new Map<string, number>();
-    for (const t of all) tf.set(t, (tf.get(t) ?? 0) + 1);
-    r.breakdown.bm25 = bm25Score(
-      query,
-      query.terms.map((t) => tf.get(t) ?? 0),
-      all.length,
-      avgLength,
-    );
-  }
-  return ranked;
 }

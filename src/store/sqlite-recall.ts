@@ -17,7 +17,14 @@
  */
 import type Database from "better-sqlite3";
 import { scopePrefix } from "./prefix.js";
-import { poolOf, type RecallCandidate, rankCandidates, searchedTerms } from "./rank.js";
+import {
+  hitBm25,
+  poolOf,
+  presence,
+  type RecallCandidate,
+  rankCandidates,
+  searchedTerms,
+} from "./rank.js";
 import {
   type QueryWeights,
   queryWeights,
@@ -28,7 +35,7 @@ import { readStats, type StatsStatements } from "./sqlite-stats.js";
 import { ftsQuote } from "./terms.js";
 
 /** A candidate: what ranking needs, and the rowid to read the whole row by. */
-export type SqliteCandidate = RecallCandidate & { rowid: number };
+type SqliteCandidate = RecallCandidate & { rowid: number };
 
 export interface RecallStatements {
   newest: Database.Statement;
@@ -36,10 +43,13 @@ export interface RecallStatements {
   all: Database.Statement;
   allInCats: Database.Statement;
   pool: Database.Statement;
+  poolText: Database.Statement;
   rows: Database.Statement;
 }
 
 const CATS = `AND m.category IN (SELECT value FROM json_each(:cats))`;
+const POOL = "m.rowid, m.memory_id, m.importance, m.captured_at";
+const BY_IDS = "WHERE m.rowid IN (SELECT value FROM json_each(:ids)) AND +m.user_scope = :scope";
 
 /** Prepares the candidate and fetch statements; `columns` are the `m.` columns to read. */
 export function prepareRecall(db: Database.Database, columns: string): RecallStatements {
@@ -61,13 +71,11 @@ export function prepareRecall(db: Database.Database, columns: string): RecallSta
       .pluck(),
     // `+m.user_scope` keeps the planner on rowid lookups (not the scope index). Only
     // the columns ranking reads, as arrays: the pool is up to 500 rows per recall.
-    pool: db
-      .prepare(`SELECT m.rowid, m.memory_id, m.content, m.summary, m.tags, m.importance,
-          m.captured_at FROM memories m
-        WHERE m.rowid IN (SELECT value FROM json_each(:ids)) AND +m.user_scope = :scope`)
+    pool: db.prepare(`SELECT ${POOL} FROM memories m ${BY_IDS}`).raw(),
+    poolText: db
+      .prepare(`SELECT ${POOL}, m.content, m.summary, m.tags FROM memories m ${BY_IDS}`)
       .raw(),
-    rows: db.prepare(`SELECT ${columns} FROM memories m
-      WHERE m.rowid IN (SELECT value FROM json_each(:ids)) AND +m.user_scope = :scope`),
+    rows: db.prepare(`SELECT ${columns} FROM memories m ${BY_IDS}`),
   };
 }
 
@@ -87,11 +95,11 @@ export interface RankedRow<R> {
 }
 
 /**
- * The recall of the SQLite store: candidates, ranking (rank.ts) and the hits' rows, in
- * one read transaction (one snapshot: statistics, index and rows agree even while
- * another connection writes).
+ * The recall of the SQLite store: candidates, ranking (rank.ts) and the hits' rows with
+ * their BM25, in one read transaction (one snapshot: statistics, index and rows agree
+ * even while another connection writes).
  */
-export function recallRows<R extends { rowid: number }>(
+export function recallRows<R extends RecallRow>(
   db: Database.Database,
   s: RecallStatements,
   stats: StatsStatements,
@@ -99,23 +107,32 @@ export function recallRows<R extends { rowid: number }>(
 ): Array<RankedRow<R>> {
   return db.transaction(() => {
     const found = findCandidates(s, stats, req);
-    const ranked = rankCandidates(found.candidates, found.query, {
-      asOf: req.asOf,
-      weights: req.weights,
-      limit: req.limit,
-      avgLength: found.avgLength,
-    });
-    const rows = readRows<R>(
-      s,
-      req.userScope,
-      ranked.map((r) => r.candidate),
+    const ranked = rankCandidates(found.candidates, found.query, req);
+    if (ranked.length === 0) return [];
+    const ids = JSON.stringify(ranked.map((r) => r.candidate.rowid));
+    const rows = new Map(
+      (s.rows.all({ ids, scope: req.userScope }) as R[]).map((r) => [r.rowid, r]),
     );
-    return ranked.map((r) => ({ row: rows.get(r.candidate.rowid)!, breakdown: r.breakdown }));
+    return ranked.map((r) => {
+      const row = rows.get(r.candidate.rowid)!;
+      const memory = { content: row.content, summary: row.summary, tags: parseTags(row.tags) };
+      const bm25 = hitBm25(found.query, memory, found.avgLength);
+      return { row, breakdown: { ...r.breakdown, bm25 } };
+    });
   })();
 }
 
+/** The columns of a memory row recall reads itself (the store reads all). */
+export interface RecallRow {
+  rowid: number;
+  content: string;
+  summary: string;
+  /** JSON array. */
+  tags: string;
+}
+
 /** The pool as rank.ts candidates, the query's IDF weights and the scope's average length. */
-export interface FoundCandidates {
+interface FoundCandidates {
   query: QueryWeights;
   avgLength: number;
   candidates: SqliteCandidate[];
@@ -132,52 +149,76 @@ function findCandidates(
   const found: FoundCandidates = { query, avgLength: st.avgLength, candidates: [] };
   const searched = searchedTerms(req.terms, st.df, req.budget);
   if (searched.length === 0) return found;
-  const prefix = scopePrefix(req.userScope);
-  const cats = req.categories === undefined ? null : JSON.stringify(req.categories);
-  const match = (i: number) => ftsQuote(prefix + req.terms[i]!);
-  let ids: number[];
-  if (searched.length === 1) {
-    const m = match(searched[0]!);
-    ids = (
-      cats === null
-        ? s.newest.all(m, req.pool)
-        : s.newestInCats.all({ match: m, cats, limit: req.pool })
-    ) as number[];
-  } else {
-    const weights = new Map<number, number>();
-    for (const i of searched) {
-      const m = match(i);
-      const rows = (cats === null ? s.all.all(m) : s.allInCats.all({ match: m, cats })) as number[];
-      for (const id of rows) weights.set(id, (weights.get(id) ?? 0) + query.idf[i]!);
-    }
-    ids = poolOf(weights, req.pool);
-  }
-  if (ids.length === 0) return found;
-  const rows = s.pool.all({ ids: JSON.stringify(ids), scope: req.userScope }) as PoolRow[];
-  return {
-    ...found,
-    candidates: rows.map(([rowid, memoryId, content, summary, tags, importance, capturedAt]) => ({
-      rowid,
-      memoryId,
-      content,
-      summary,
-      tags: JSON.parse(tags) as string[],
-      importance,
-      capturedAt,
-    })),
+  const matched = matchedTerms(s, req, searched, query);
+  if (matched.size === 0) return found;
+  // What the index tells: a searched term is there iff it matched, a term without
+  // documents is nowhere; only the terms left out of the search need the text.
+  const base: Array<boolean | undefined> = req.terms.map((_, i) =>
+    st.df[i] === 0 ? false : undefined,
+  );
+  const leftOut = base.some((k, i) => k === undefined && !searched.includes(i));
+  const knownOf = (rowid: number) => {
+    const known = [...base];
+    for (const i of searched) known[i] = false;
+    for (const i of matched.get(rowid) ?? []) known[i] = true;
+    return known;
   };
+  const ids = JSON.stringify(
+    poolOf(
+      new Map([...matched].map(([id, ts]) => [id, ts.reduce((a, i) => a + query.idf[i]!, 0)])),
+      req.pool,
+    ),
+  );
+  const rows = (leftOut ? s.poolText : s.pool).all({ ids, scope: req.userScope }) as PoolRow[];
+  found.candidates = rows.map(
+    ([rowid, memoryId, importance, capturedAt, content, summary, tags]) => {
+      const known = knownOf(rowid);
+      const text = () => [content!, summary!, ...parseTags(tags!)].join("\n");
+      return { rowid, memoryId, importance, capturedAt, has: presence(req.terms, known, text) };
+    },
+  );
+  return found;
 }
 
-type PoolRow = [number, string, string, string, string, number, string];
-
-/** The whole rows of `candidates` (read after ranking, for the hits only), by rowid. */
-function readRows<R extends { rowid: number }>(
+/**
+ * The candidates and the searched terms each contains (indices into `req.terms`): for one
+ * searched term its `pool` newest matches, else every match of every searched term.
+ */
+function matchedTerms(
   s: RecallStatements,
-  userScope: string,
-  candidates: readonly SqliteCandidate[],
-): Map<number, R> {
-  if (candidates.length === 0) return new Map();
-  const ids = JSON.stringify(candidates.map((c) => c.rowid));
-  const rows = s.rows.all({ ids, scope: userScope }) as R[];
-  return new Map(rows.map((r) => [r.rowid, r]));
+  req: RecallRequest,
+  searched: readonly number[],
+  query: QueryWeights,
+): Map<number, number[]> {
+  const prefix = scopePrefix(req.userScope);
+  const cats = req.categories === undefined ? null : JSON.stringify(req.categories);
+  const match = (i: number) => ftsQuote(prefix + query.terms[i]!);
+  const out = new Map<number, number[]>();
+  if (searched.length === 1) {
+    const i = searched[0]!;
+    const ids = (
+      cats === null
+        ? s.newest.all(match(i), req.pool)
+        : s.newestInCats.all({ match: match(i), cats, limit: req.pool })
+    ) as number[];
+    for (const id of ids) out.set(id, [i]);
+    return out;
+  }
+  for (const i of searched) {
+    const m = match(i);
+    const ids = (cats === null ? s.all.all(m) : s.allInCats.all({ match: m, cats })) as number[];
+    for (const id of ids) {
+      const ts = out.get(id);
+      if (ts === undefined) out.set(id, [i]);
+      else ts.push(i);
+    }
+  }
+  return out;
+}
+
+/** rowid, memory_id, importance, captured_at (and content, summary, tags with text). */
+type PoolRow = [number, string, number, string, string?, string?, string?];
+
+function parseTags(json: string): string[] {
+  return JSON.parse(json) as string[];
 }
