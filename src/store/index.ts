@@ -3,11 +3,13 @@
  * whose hits feed spec 02 selection. Embedded default: SQLite ({@link openStore}).
  */
 export { StoreOpenError, StoreVersionError } from "./errors.js";
-export { adapterOptionsFromHits } from "./hits.js";
+export { adapterOptionsFromHits, recallHit } from "./hits.js";
 export { MIGRATIONS, type Migration, STORE_SCHEMA_VERSION } from "./migrations.js";
 export { scopePrefix } from "./prefix.js";
 export {
+  hitBm25,
   poolOf,
+  presence,
   type RankedCandidate,
   type RecallCandidate,
   rankCandidates,

@@ -123,7 +123,7 @@ export interface QueryWeights {
  * The IDF weights of `terms` given the scope's size `n` and each term's document
  * frequency `df[i]` in the scope.
  *
- * @example queryWeights(["python", "bash"], 10, [1, 9]).idf // [≈ 1.95, ≈ 0.15]
+ * @example queryWeights(["python", "bash"], 10, [1, 9]).idf // [≈ 1.99, ≈ 0.15]
  */
 export function queryWeights(
   terms: readonly string[],
@@ -144,7 +144,7 @@ export const BM25_B = 0.75;
  * the query terms, `tf[i]` the occurrences of term i in the memory, `len` its number of
  * index terms, `avgLen` the scope's average. Shown in the breakdown; not part of `total`.
  *
- * @example bm25Score(queryWeights(["a"], 10, [1]), [1], 5, 5) // ≈ −1.95
+ * @example bm25Score(queryWeights(["a"], 10, [1]), [1], 5, 5) // ≈ −1.99
  */
 export function bm25Score(
   query: QueryWeights,

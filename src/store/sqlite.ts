@@ -8,8 +8,8 @@
  * file. The trade: one fsync per checkpoint instead of one per commit (`FULL`).
  * `foreign_keys=ON` is set for future migrations.
  *
- * Recall: the query's content terms (terms.ts), the scope's statistics (sqlite-stats.ts,
- * kept in step with every write), candidates from the FTS5 index of scope-prefixed terms
+ * Recall: the query's content terms (terms.ts), the scope's statistics (sqlite-stats.ts),
+ * candidates from the FTS5 index of scope-prefixed terms
  * with the scope and categories in the SQL predicate (sqlite-recall.ts), then the same
  * scoring and ranking as every backend (rank.ts, score.ts). The work per recall is
  * bounded whatever the store size: the searched terms' document frequencies sum to at
@@ -23,6 +23,7 @@ import { InvalidInputError, invalidFromZod, PromptctxError } from "../errors/ind
 import type { Authority } from "../memory/index.js";
 import { instantMillis, isBlank, isoTimestamp, nonBlankString } from "../text/index.js";
 import { StoreOpenError, StoreVersionError } from "./errors.js";
+import { recallHit } from "./hits.js";
 import { readLines } from "./jsonl.js";
 import { MIGRATIONS, STORE_SCHEMA_VERSION } from "./migrations.js";
 import { scopePrefix } from "./prefix.js";
@@ -357,24 +358,7 @@ export class SqliteMemoryStore implements MemoryStore {
       weights,
       limit: o.limit,
     });
-    return ranked.map(({ row, breakdown }, i) => {
-      const record = rowToRecord(row);
-      return {
-        memoryId: record.memoryId,
-        snippet: record.content,
-        userScope: record.userScope,
-        score: breakdown.total,
-        scoreBreakdown: breakdown,
-        rank: i + 1,
-        provenance: { ...record.source },
-        kind: record.kind,
-        category: record.category,
-        tags: record.tags,
-        importance: record.importance,
-        conflictKey: record.conflictKey,
-        authority: record.authority,
-      };
-    });
+    return ranked.map(({ row, breakdown }, i) => recallHit(rowToRecord(row), breakdown, i + 1));
   }
 
   close(): void {
