@@ -1,188 +1,169 @@
 /**
- * The matching half of recall on PostgreSQL: the same candidate pool SQLite's FTS5 query
- * yields, with the same bm25 (bm25.ts), from the postings table.
+ * Recall's reads from the PostgreSQL store: the same candidates SQLite's FTS5 search
+ * yields (sqlite-recall.ts), from the postings table, ranked by rank.ts — the same
+ * ranking as every backend.
  *
- * As in SQLite (sqlite.ts): the query terms to search are all of them when their in-scope
- * matches fit the match budget, else the rarest first (see {@link rarestTerms}); the
- * matches of the searched terms inside the scope (and categories) are walked newest
- * first and cut at the budget; bm25 ranks them and the best `pool` (ties by memoryId)
- * become the candidates scored by score.ts. Every statement carries the scope in its
- * predicate, and row-level security holds it too.
+ * 1. The scope's statistics, computed in SQL within the scope: N (its memories), the
+ *    average number of index terms per memory, and each query term's document frequency
+ *    (`promptctx_terms`), capped at the work budget + 1 as SQLite counts it;
+ *    {@link searchedTerms} picks the terms to search within the budget.
+ * 2. One searched term: its `pool` most recently written matches (ids descending). Several:
+ *    all their matches, weighted by the IDF of the searched terms each contains, and
+ *    {@link poolOf} keeps the best `pool`.
+ * 3. The pool's rows are read with `user_scope = $1` in the predicate (row-level security
+ *    holds it too); categories are part of the candidate statements, never a post-filter.
  */
 
-import { compareCodePoints } from "../text/index.js";
-import { bm25IdfFromLn, bm25Score } from "./bm25.js";
 import type { Tx } from "./pg-tx.js";
 import { termKey } from "./pg-write.js";
-import { rarestTerms } from "./recall-rank.js";
+import {
+  hitBm25,
+  poolOf,
+  presence,
+  type RecallCandidate,
+  rankCandidates,
+  searchedTerms,
+} from "./rank.js";
+import type { MemoryRecord } from "./schema.js";
+import {
+  type QueryWeights,
+  queryWeights,
+  type ScoreBreakdown,
+  type ScoreWeights,
+} from "./score.js";
 
-/** The limits of one recall's work. */
-export interface MatchLimits {
-  /** In-scope matches counted before terms are left out (the store's matchBudget). */
-  matchBudget: number;
-  /** Matches scored by bm25: max(matchBudget, poolSize, limit). */
-  scanBudget: number;
-  /** Candidates kept: max(poolSize, limit). */
+/** What a recall asks of the store. */
+export interface PgRecallRequest {
+  userScope: string;
+  terms: readonly string[];
+  categories: readonly string[] | null;
   pool: number;
+  budget: number;
+  asOf: string;
+  weights: ScoreWeights;
+  limit: number;
 }
 
-/** A match: row id and bm25. */
-export interface PgMatch {
-  id: string;
-  bm25: number;
+/** Reads the stored records of row ids of the scope. */
+export type FetchRecords = (ids: readonly string[]) => Promise<Map<string, MemoryRecord>>;
+
+/** A ranked hit: the record and its score breakdown. */
+export interface PgRankedHit {
+  record: MemoryRecord;
+  breakdown: ScoreBreakdown;
 }
 
 interface ScopeStats {
   scopeId: number;
-  rows: number;
-  tokens: number;
+  n: number;
+  avgLength: number;
+  df: number[];
 }
 
-async function scopeStats(tx: Tx, userScope: string): Promise<ScopeStats | null> {
-  const rows = await tx.query<{ scope_id: number; rows: number; tokens: number }>(
-    `SELECT s.scope_id, st.rows, st.tokens
-     FROM promptctx_scopes s,
-       (SELECT coalesce(sum(index_rows), 0)::float8 AS rows,
-               coalesce(sum(index_tokens), 0)::float8 AS tokens
-        FROM promptctx_stats) st
-     WHERE s.user_scope = $1`,
+/** Step 1: the scope's N, average length and the terms' capped document frequencies. */
+async function scopeStats(
+  tx: Tx,
+  userScope: string,
+  terms: readonly string[],
+  cap: number,
+): Promise<ScopeStats | null> {
+  const rows = await tx.query<{ scope_id: number; n: number; len: number }>(
+    `SELECT s.scope_id,
+       (SELECT count(*) FROM promptctx_memories m WHERE m.user_scope = $1)::float8 AS n,
+       (SELECT coalesce(sum(d.doc_len), 0) FROM (
+          SELECT DISTINCT ON (p.id) p.doc_len FROM promptctx_postings p
+          WHERE p.scope_id = s.scope_id ORDER BY p.id) d)::float8 AS len
+     FROM promptctx_scopes s WHERE s.user_scope = $1`,
     [userScope],
   );
   const r = rows[0];
-  return r === undefined ? null : { scopeId: r.scope_id, rows: r.rows, tokens: r.tokens };
-}
-
-/**
- * Each key's document frequency in the scope, and `ln((N − n + 0.5) / (n + 0.5))` computed
- * by the server: its ln() is the C library's log(), as FTS5's, so the IDF is the same
- * double SQLite computes (JavaScript's Math.log may differ in the last bit).
- */
-async function docFreqs(
-  tx: Tx,
-  scopeId: number,
-  keys: readonly string[],
-  rows: number,
-): Promise<{ df: number[]; ln: number[] }> {
-  const found = await tx.query<{ df: number; ln: number }>(
-    `SELECT coalesce(t.df, 0) AS df,
-       ln(($3::float8 - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5)) AS ln
+  if (r === undefined || r.n === 0) return null;
+  const found = await tx.query<{ df: number }>(
+    `SELECT least(coalesce(t.df, 0), $3::int) AS df
      FROM unnest($2::text[]) WITH ORDINALITY AS k(term, i)
      LEFT JOIN promptctx_terms t ON t.scope_id = $1 AND t.term = k.term
      ORDER BY k.i`,
-    [scopeId, keys, rows],
+    [r.scope_id, terms.map(termKey), cap],
   );
-  return { df: found.map((r) => r.df), ln: found.map((r) => r.ln) };
-}
-
-/** In-scope memories holding any of `keys`, counted up to `cap`. */
-async function unionCount(tx: Tx, scopeId: number, keys: readonly string[], cap: number) {
-  const rows = await tx.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (
-       SELECT DISTINCT id FROM promptctx_postings WHERE scope_id = $1 AND term = ANY($2::text[])
-       LIMIT $3) x`,
-    [scopeId, keys, cap],
-  );
-  return rows[0]?.n ?? 0;
-}
-
-/** The keys to search, as SQLite's `#searchTerms` chooses them. */
-async function searchKeys(
-  tx: Tx,
-  scopeId: number,
-  keys: readonly string[],
-  df: readonly number[],
-  budget: number,
-): Promise<string[]> {
-  if (keys.length === 1) return [...keys];
-  const counts = df.map((n) => Math.min(n, budget + 1));
-  const sum = counts.reduce((a, b) => a + b, 0);
-  const fits =
-    sum <= budget ||
-    (Math.max(...counts) <= budget && (await unionCount(tx, scopeId, keys, budget + 1)) <= budget);
-  return fits ? [...keys] : rarestTerms(keys, counts, budget);
+  return { scopeId: r.scope_id, n: r.n, avgLength: r.len / r.n, df: found.map((f) => f.df) };
 }
 
 const CATEGORY_FILTER = `AND ($4::text[] IS NULL OR EXISTS (
   SELECT 1 FROM promptctx_memories m
   WHERE m.id = p.id AND m.user_scope = $5 AND m.category = ANY($4::text[])))`;
 
-/** The newest `scanBudget` in-scope matches: row id, term count, and frequency per key. */
-async function scanMatches(
+/** Step 2: the matches (row ids) and the searched terms each contains. */
+async function matchedTerms(
   tx: Tx,
-  scope: { id: number; name: string },
-  keys: readonly string[],
-  categories: readonly string[] | null,
-  scanBudget: number,
-): Promise<Array<{ id: string; doc_len: number; terms: string[]; tfs: number[] }>> {
-  // One key: walk its postings newest first (index order) and stop at the budget.
-  const sql =
-    keys.length === 1
-      ? `SELECT p.id, p.doc_len, ARRAY[p.term] AS terms, ARRAY[p.tf] AS tfs
-         FROM promptctx_postings p
-         WHERE p.scope_id = $1 AND p.term = ($2::text[])[1] ${CATEGORY_FILTER}
-         ORDER BY p.id DESC LIMIT $3`
-      : `SELECT p.id, min(p.doc_len) AS doc_len, array_agg(p.term) AS terms,
-           array_agg(p.tf) AS tfs
-         FROM promptctx_postings p
-         WHERE p.scope_id = $1 AND p.term = ANY($2::text[]) ${CATEGORY_FILTER}
-         GROUP BY p.id ORDER BY p.id DESC LIMIT $3`;
-  return tx.query(sql, [scope.id, keys, scanBudget, categories, scope.name]);
+  st: ScopeStats,
+  req: PgRecallRequest,
+  searched: readonly number[],
+): Promise<Map<string, number[]>> {
+  const keys = searched.map((i) => termKey(req.terms[i]!));
+  const one = searched.length === 1;
+  const rows = await tx.query<{ id: string; term: string }>(
+    `SELECT p.id, p.term FROM promptctx_postings p
+     WHERE p.scope_id = $1 AND p.term = ANY($2::text[]) ${CATEGORY_FILTER}
+     ${one ? "ORDER BY p.id DESC LIMIT $3" : "AND $3::int IS NOT NULL"}`,
+    [st.scopeId, keys, req.pool, req.categories, req.userScope],
+  );
+  const out = new Map<string, number[]>();
+  for (const r of rows) {
+    const i = searched[keys.indexOf(r.term)]!;
+    const ts = out.get(r.id);
+    if (ts === undefined) out.set(r.id, [i]);
+    else ts.push(i);
+  }
+  return out;
 }
 
-/**
- * The best `pool` matches by bm25, ties by memoryId (code points) as SQLite's `ORDER BY
- * bm25, memory_id`; memoryIds are read only for the matches tied at the cut.
- */
-async function bestPool(
-  tx: Tx,
-  userScope: string,
-  matches: PgMatch[],
-  pool: number,
-): Promise<PgMatch[]> {
-  matches.sort((a, b) => a.bm25 - b.bm25);
-  if (matches.length <= pool) return matches;
-  const edge = matches[pool - 1]!.bm25;
-  const better = matches.filter((m) => m.bm25 < edge);
-  const tied = matches.filter((m) => m.bm25 === edge);
-  const rows = await tx.query<{ id: string; memory_id: string }>(
-    "SELECT id, memory_id FROM promptctx_memories WHERE user_scope = $1 AND id = ANY($2::int8[])",
-    [userScope, tied.map((m) => m.id)],
+/** Step 3: the pool as rank.ts candidates, with their records. */
+function candidatesOf(
+  req: PgRecallRequest,
+  st: ScopeStats,
+  searched: readonly number[],
+  matched: ReadonlyMap<string, number[]>,
+  records: ReadonlyMap<string, MemoryRecord>,
+): Array<RecallCandidate & { record: MemoryRecord }> {
+  // What the index tells: a searched term is there iff it matched, a term without
+  // documents is nowhere; only the terms left out of the search need the text.
+  const base = req.terms.map((_, i) =>
+    st.df[i] === 0 || searched.includes(i) ? false : undefined,
   );
-  const idOf = new Map(rows.map((r) => [r.id, r.memory_id]));
-  tied.sort((a, b) => compareCodePoints(idOf.get(a.id) ?? "", idOf.get(b.id) ?? ""));
-  return [...better, ...tied.slice(0, pool - better.length)];
-}
-
-/**
- * The candidate pool of a recall: row ids with their bm25, best first. Empty when the
- * scope holds nothing or nothing matches.
- */
-export async function matchPool(
-  tx: Tx,
-  userScope: string,
-  terms: readonly string[],
-  categories: readonly string[] | null,
-  limits: MatchLimits,
-): Promise<PgMatch[]> {
-  const stats = await scopeStats(tx, userScope);
-  if (stats === null || stats.rows === 0) return [];
-  const keys = [...new Set(terms.map(termKey))];
-  const { df, ln } = await docFreqs(tx, stats.scopeId, keys, stats.rows);
-  const searched = await searchKeys(tx, stats.scopeId, keys, df, limits.matchBudget);
-  const rows = await scanMatches(
-    tx,
-    { id: stats.scopeId, name: userScope },
-    searched,
-    categories,
-    limits.scanBudget,
-  );
-  if (rows.length === 0) return [];
-  const idf = searched.map((k) => bm25IdfFromLn(ln[keys.indexOf(k)]!));
-  const avgdl = stats.tokens / stats.rows;
-  const matches = rows.map((r) => {
-    const tf = new Map(r.terms.map((t, i) => [t, r.tfs[i]!]));
-    const freqs = searched.map((k) => tf.get(k) ?? 0);
-    return { id: r.id, bm25: bm25Score(idf, freqs, r.doc_len, avgdl) };
+  return [...records].map(([id, record]) => {
+    const known: Array<boolean | undefined> = [...base];
+    for (const i of matched.get(id) ?? []) known[i] = true;
+    const text = () => [record.content, record.summary, ...record.tags].join("\n");
+    return {
+      memoryId: record.memoryId,
+      importance: record.importance,
+      capturedAt: record.source.capturedAt,
+      has: presence(req.terms, known, text),
+      record,
+    };
   });
-  return bestPool(tx, userScope, matches, limits.pool);
+}
+
+/** The ranked hits of a recall (inside the caller's scoped read-only transaction). */
+export async function recallPg(
+  tx: Tx,
+  req: PgRecallRequest,
+  fetch: FetchRecords,
+): Promise<PgRankedHit[]> {
+  const st = await scopeStats(tx, req.userScope, req.terms, req.budget + 1);
+  if (st === null) return [];
+  const query: QueryWeights = queryWeights(req.terms, st.n, st.df);
+  const searched = searchedTerms(req.terms, st.df, req.budget);
+  if (searched.length === 0) return [];
+  const matched = await matchedTerms(tx, st, req, searched);
+  if (matched.size === 0) return [];
+  const weights = new Map(
+    [...matched].map(([id, ts]) => [Number(id), ts.reduce((a, i) => a + query.idf[i]!, 0)]),
+  );
+  const records = await fetch(poolOf(weights, req.pool).map(String));
+  const ranked = rankCandidates(candidatesOf(req, st, searched, matched, records), query, req);
+  return ranked.map(({ candidate, breakdown }) => ({
+    record: candidate.record,
+    breakdown: { ...breakdown, bm25: hitBm25(query, candidate.record, st.avgLength) },
+  }));
 }

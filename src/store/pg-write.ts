@@ -8,14 +8,14 @@
  * already holds; then decide every record's outcome in input order; insert the new ids
  * (`ON CONFLICT DO NOTHING`: an id another scope holds is invisible under RLS and simply
  * not inserted — a conflict), replace the existing rows, re-index (postings, document
- * frequencies) and bump the store-wide counters bm25 reads (see bm25.ts: each record
+ * frequencies) and bump the store-wide counters (each record
  * written counts as an index row, as in FTS5).
  */
 import { createHash } from "node:crypto";
 import { compareCodePoints } from "../text/index.js";
 import { RetryTransaction, type Tx } from "./pg-tx.js";
 import type { MemoryRecord } from "./schema.js";
-import { indexTerms } from "./terms.js";
+import { recordTerms } from "./terms.js";
 import type { WriteOutcome } from "./write-outcome.js";
 
 /** Terms longer than this (UTF-8 bytes) are indexed by their hash (b-tree entry limit). */
@@ -44,7 +44,7 @@ export interface IndexedTerms {
 
 /** The index entry of a record: terms of content, summary and tags (as SQLite indexes). */
 export function indexRecord(r: MemoryRecord): IndexedTerms {
-  const all = indexTerms([r.content, r.summary, ...r.tags].join("\n"));
+  const all = recordTerms(r);
   const counts = new Map<string, number>();
   for (const t of all) {
     const k = termKey(t);
