@@ -372,7 +372,7 @@ async function runRecall(opts: RecallOpts): Promise<void> {
     }
     const w = hits[0]?.scoreBreakdown.weights;
     const legend = w
-      ? `\ntotal = ${w.lexical}×lexical + ${w.recency}×recency + ${w.importance}×importance\n`
+      ? `\ntotal = lexical × (${w.lexical} + ${w.recency}×recency + ${w.importance}×importance)\n`
       : "\n(no hits)\n";
     process.stdout.write(`${recallTable(hits, tableStyle(opts.wide))}\n${legend}`);
   } finally {

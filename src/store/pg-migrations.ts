@@ -14,7 +14,7 @@
  *   frequency and the memory's term count. A plain b-tree: text equality is leakproof,
  *   so PostgreSQL can use the index under row-level security (array and tsvector
  *   operators are not leakproof, and with RLS on, a GIN index on them is never used).
- * - `terms`: document frequency of each term in each scope (bm25's n(t)).
+ * - `terms`: document frequency of each term in each scope (recall IDF).
  * - `scopes`: scope name ↔ small integer id (postings and terms are keyed by it).
  * - `stats`: store-wide counters in 16 slots (a writer bumps one: concurrent writers
  *   rarely wait on each other); readers sum them.

@@ -20,9 +20,9 @@ import { parseWith } from "./sqlite-options.js";
 export interface OpenPostgresOptions {
   /** Fail when the database holds no promptctx store instead of creating one. Default false. */
   mustExist?: boolean;
-  /** Best-bm25 matches fully scored per recall (≥ limit). Default 500. */
+  /** Candidates fully scored per recall (≥ limit). Default 500. */
   poolSize?: number;
-  /** In-scope matches scored by bm25 per recall. Default {@link MATCH_BUDGET}. */
+  /** Document frequencies searched per recall. Default {@link MATCH_BUDGET}. */
   matchBudget?: number;
   /** Connections of the pool. Default 10. */
   maxConnections?: number;

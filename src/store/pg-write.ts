@@ -8,14 +8,14 @@
  * already holds; then decide every record's outcome in input order; insert the new ids
  * (`ON CONFLICT DO NOTHING`: an id another scope holds is invisible under RLS and simply
  * not inserted — a conflict), replace the existing rows, re-index (postings, document
- * frequencies) and bump the store-wide counters bm25 reads (see pg-recall.ts: each record
+ * frequencies) and bump the store-wide counters (each record
  * written counts as an index row, as in FTS5).
  */
 import { createHash } from "node:crypto";
 import { compareCodePoints } from "../text/index.js";
 import { RetryTransaction, type Tx } from "./pg-tx.js";
 import type { MemoryRecord } from "./schema.js";
-import { indexTerms } from "./terms.js";
+import { recordTerms } from "./terms.js";
 import type { WriteOutcome } from "./write-outcome.js";
 
 /** Terms longer than this (UTF-8 bytes) are indexed by their hash (b-tree entry limit). */
@@ -44,7 +44,7 @@ export interface IndexedTerms {
 
 /** The index entry of a record: terms of content, summary and tags (as SQLite indexes). */
 export function indexRecord(r: MemoryRecord): IndexedTerms {
-  const all = indexTerms([r.content, r.summary, ...r.tags].join("\n"));
+  const all = recordTerms(r);
   const counts = new Map<string, number>();
   for (const t of all) {
     const k = termKey(t);
@@ -250,31 +250,27 @@ async function reindex(
       bump(delta, k, 1);
     });
   }
-  // Lists travel space-separated (keys never hold a space): string_to_array is several
-  // times cheaper than array literals on both ends for tens of thousands of postings.
   if (old.terms.length > 0) {
     await tx.query(
-      `DELETE FROM promptctx_postings p
-       USING unnest(string_to_array($2, ' '), string_to_array($3, ' ')::int8[]) AS d(term, id)
+      `DELETE FROM promptctx_postings p USING unnest($2::text[], $3::int8[]) AS d(term, id)
        WHERE p.scope_id = $1 AND p.term = d.term AND p.id = d.id`,
-      [scope, old.terms.join(" "), old.ids.join(" ")],
+      [scope, old.terms, old.ids],
     );
   }
   if (add.terms.length > 0) {
     await tx.query(
       `INSERT INTO promptctx_postings (scope_id, term, id, tf, doc_len)
-       SELECT $1, * FROM unnest(string_to_array($2, ' '), string_to_array($3, ' ')::int8[],
-         string_to_array($4, ' ')::int4[], string_to_array($5, ' ')::int4[])`,
-      [scope, add.terms.join(" "), add.ids.join(" "), add.tfs.join(" "), add.lens.join(" ")],
+       SELECT $1, * FROM unnest($2::text[], $3::int8[], $4::int4[], $5::int4[])`,
+      [scope, add.terms, add.ids, add.tfs, add.lens],
     );
   }
   const changed = [...delta].filter(([, d]) => d !== 0).sort(([a], [b]) => compareCodePoints(a, b));
   if (changed.length > 0) {
     await tx.query(
       `INSERT INTO promptctx_terms (scope_id, term, df)
-       SELECT $1, * FROM unnest(string_to_array($2, ' '), string_to_array($3, ' ')::int4[])
+       SELECT $1, * FROM unnest($2::text[], $3::int4[])
        ON CONFLICT (scope_id, term) DO UPDATE SET df = promptctx_terms.df + EXCLUDED.df`,
-      [scope, changed.map(([k]) => k).join(" "), changed.map(([, d]) => d).join(" ")],
+      [scope, changed.map(([k]) => k), changed.map(([, d]) => d)],
     );
   }
 }

@@ -2,7 +2,7 @@
  * The shared memory store over PostgreSQL (spec 06 "scale-out"): the {@link MemoryStore}
  * contract of the SQLite store, asynchronously, for many processes at once. Opening,
  * migrations and the connection pool: pg-open.ts; schema and row-level security:
- * pg-migrations.ts; writes: pg-write.ts; matching: pg-recall.ts. Scoring, terms, JSONL
+ * pg-migrations.ts; writes: pg-write.ts; recall: pg-recall.ts. Ranking, terms, JSONL
  * and validation are the SQLite store's own modules, so both backends answer alike
  * (same hits, same breakdowns, byte-identical exports).
  *
@@ -12,11 +12,11 @@
  */
 import type { Pool } from "pg";
 import { InvalidInputError } from "../errors/index.js";
-import { instantMillis, isWellFormedText } from "../text/index.js";
-import { matchPool } from "./pg-recall.js";
+import { isWellFormedText } from "../text/index.js";
+import { recallHit } from "./hits.js";
+import { recallPg } from "./pg-recall.js";
 import { inTransaction, type Tx } from "./pg-tx.js";
 import { writeBatch } from "./pg-write.js";
-import { rankRecall } from "./recall-rank.js";
 import {
   type MemoryRecord,
   type MemoryRecordInput,
@@ -211,28 +211,37 @@ export class PostgresMemoryStore implements MemoryStore {
     if (typeof query !== "string") throw new InvalidInputError("query must be a string", "query");
     const o = parseWith(RecallOptionsSchema, options, "options");
     const weights = checkWeights(o.weights ?? DEFAULT_WEIGHTS, "options.weights");
-    const asOfMs = instantMillis(o.asOf) as number;
     const terms = queryTerms(query);
-    // Nothing searchable (empty, punctuation, emoji only): no evidence, so no hits.
+    // Nothing searchable (empty, punctuation, emoji, stop words only): no evidence, no hits.
     if (terms.length === 0) return [];
-    const pool = await this.#scoped(o.userScope, (tx) =>
-      matchPool(tx, o.userScope, terms, o.categories ?? null, {
-        matchBudget: this.matchBudget,
-        scanBudget: Math.max(this.matchBudget, this.poolSize, o.limit),
-        pool: Math.max(this.poolSize, o.limit),
+    const req = {
+      userScope: o.userScope,
+      terms,
+      categories: o.categories ?? null,
+      pool: Math.max(this.poolSize, o.limit),
+      budget: this.matchBudget,
+      asOf: o.asOf,
+      weights,
+      limit: o.limit,
+    };
+    const ranked = await this.#scoped(o.userScope, (tx) =>
+      recallPg(tx, req, async (ids) => {
+        const rows = await tx.query<PgRow>(
+          `SELECT ${COLUMNS} FROM promptctx_memories WHERE user_scope = $1 AND id = ANY($2::int8[])`,
+          [o.userScope, ids],
+        );
+        return new Map(rows.map((r) => [r.id, toRecord(r)]));
       }),
     );
-    const candidates = pool.map(({ row, present }) => ({
-      record: toRecord(row as unknown as PgRow),
-      bm25: row.bm25,
-      present,
-    }));
-    return rankRecall(candidates, terms, { limit: o.limit, weights, asOfMs });
+    return ranked.map(({ record, breakdown }, i) => recallHit(record, breakdown, i + 1));
   }
 
   /** A read-only snapshot transaction that sees `userScope` only. */
   #scoped<T>(userScope: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return inTransaction(this.#pool, { readOnly: true, snapshot: true, scope: userScope }, fn);
+    return inTransaction(this.#pool, { readOnly: true, snapshot: true }, async (tx) => {
+      await tx.setScope(userScope);
+      return fn(tx);
+    });
   }
 
   /** Ends the pool (idempotent; waits for queries in flight). */

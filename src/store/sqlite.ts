@@ -1,19 +1,17 @@
 /**
  * The embedded memory store over an open SQLite database (see sqlite-open.ts for opening,
- * sqlite-statements.ts for its SQL).
+ * sqlite-statements.ts for its SQL, sqlite-stats.ts for the per-scope statistics).
  *
- * Recall: `queryTerms` (see terms.ts) → an FTS5 MATCH of quoted, scope-prefixed terms
- * joined with OR (see {@link scopePrefix}), with `m.user_scope = ?` (and categories) in
- * the same SQL WHERE clause — the scope is never a post-filter. At most
- * {@link MATCH_BUDGET} in-scope matches are scored by bm25, and only the best `poolSize`
- * (default 500) of them are fetched and fully scored (see score.ts), so the work per
- * recall is bounded whatever the store size; a memory outside that pool cannot be
- * recalled by this query even if it is very recent or important.
+ * Recall (sqlite-recall.ts): `queryTerms` (see terms.ts) → the scope's statistics and
+ * each term's document frequency → FTS5 MATCHes of quoted, scope-prefixed terms (see
+ * scopePrefix in prefix.ts) within the work budget ({@link MATCH_BUDGET}) → a pool of
+ * at most `poolSize` (default 500) candidates, ranked by rank.ts (IDF-weighted lexical ×
+ * salience, see score.ts) — the same ranking as every backend. The scope is never a
+ * post-filter; a memory outside the pool cannot be recalled by this query.
  */
 import type Database from "better-sqlite3";
 import { InvalidInputError } from "../errors/index.js";
-import { instantMillis } from "../text/index.js";
-import { rankRecall, rarestTerms } from "./recall-rank.js";
+import { recallHit } from "./hits.js";
 import {
   type MemoryRecord,
   type MemoryRecordInput,
@@ -23,16 +21,17 @@ import {
 import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
 import { importJsonlBatches } from "./sqlite-import.js";
 import { ListOptionsSchema, parseNow, parseWith, RecallOptionsSchema } from "./sqlite-options.js";
+import { prepareRecall, type RecallStatements, recallRows } from "./sqlite-recall.js";
 import {
+  COLUMNS,
   jsonOrNull,
-  matchExpression,
   prepareStatements,
   type Row,
   rowToRecord,
   type Statements,
-  scopePrefix,
   writeRecord,
 } from "./sqlite-statements.js";
+import { applyStats, prepareStats, StatsDelta, type StatsStatements } from "./sqlite-stats.js";
 import { queryTerms } from "./terms.js";
 import type {
   AddResult,
@@ -53,6 +52,8 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly matchBudget: number;
   #db: Database.Database;
   #stmts: Statements;
+  #stats: StatsStatements;
+  #recall: RecallStatements;
   #writeMany: (records: readonly MemoryRecord[]) => WriteOutcome[];
 
   /** Use {@link openStore}. */
@@ -62,10 +63,14 @@ export class SqliteMemoryStore implements MemoryStore {
     this.matchBudget = matchBudget;
     this.#db = db;
     this.#stmts = prepareStatements(db);
+    this.#stats = prepareStats(db);
+    this.#recall = prepareRecall(db, COLUMNS);
     this.#writeMany = db.transaction((records: readonly MemoryRecord[]) => {
-      const outcomes = records.map((r) => writeRecord(this.#stmts, r));
+      const delta = new StatsDelta();
+      const outcomes = records.map((r) => writeRecord(this.#stmts, r, delta));
       const inserted = outcomes.filter((o) => o === "inserted").length;
       if (inserted > 0) this.#stmts.bumpCount.run(inserted);
+      applyStats(this.#stats, delta);
       return outcomes;
     });
   }
@@ -138,42 +143,20 @@ export class SqliteMemoryStore implements MemoryStore {
     if (typeof query !== "string") throw new InvalidInputError("query must be a string", "query");
     const o = parseWith(RecallOptionsSchema, options, "options");
     const weights = checkWeights(o.weights ?? DEFAULT_WEIGHTS, "options.weights");
-    const asOfMs = instantMillis(o.asOf) as number;
     const terms = queryTerms(query);
-    // Nothing searchable (empty, punctuation, emoji only): no evidence, so no hits.
+    // Nothing searchable (empty, punctuation, emoji, stop words only): no evidence, no hits.
     if (terms.length === 0) return [];
-    const prefix = scopePrefix(o.userScope);
-    const searched = this.#searchTerms(prefix, terms);
-    const rows = this.#stmts.recall.all({
-      match: matchExpression(prefix, searched),
-      scope: o.userScope,
-      cats: jsonOrNull(o.categories),
-      budget: Math.max(this.matchBudget, this.poolSize, o.limit),
+    const ranked = recallRows<Row>(this.#db, this.#recall, this.#stats, {
+      userScope: o.userScope,
+      terms,
+      categories: o.categories,
       pool: Math.max(this.poolSize, o.limit),
-    }) as Array<Row & { bm25: number }>;
-    return rankRecall(
-      rows.map((r) => ({ record: rowToRecord(r), bm25: r.bm25 })),
-      terms,
-      { limit: o.limit, weights, asOfMs },
-    );
-  }
-
-  /**
-   * The query terms to search under {@link MATCH_BUDGET}: all of them when their in-scope
-   * matches fit; else the rarest first (ties by code point) while the sum of their match
-   * counts fits, and always at least the rarest. Counts stop at the budget, so this costs
-   * at most a bounded index walk per term.
-   */
-  #searchTerms(prefix: string, terms: string[]): string[] {
-    const budget = this.matchBudget;
-    const count = (ts: readonly string[]) =>
-      (this.#stmts.countMatches.get(matchExpression(prefix, ts), budget + 1) as { n: number }).n;
-    if (terms.length === 1 || count(terms) <= budget) return terms;
-    return rarestTerms(
-      terms,
-      terms.map((t) => count([t])),
-      budget,
-    );
+      budget: this.matchBudget,
+      asOf: o.asOf,
+      weights,
+      limit: o.limit,
+    });
+    return ranked.map(({ row, breakdown }, i) => recallHit(rowToRecord(row), breakdown, i + 1));
   }
 
   close(): void {

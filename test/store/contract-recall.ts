@@ -24,7 +24,7 @@ const filler = () =>
   );
 
 function scoring(ctx: Ctx): void {
-  it("breakdown: weights sum to 1, components in [0,1], total = round6(weighted sum)", async () => {
+  it("breakdown: components in [0,1], total = round6(lexical × salience), salience from the weights", async () => {
     await ctx.store.add([
       ...filler(),
       rec("m1", "User prefers Python for automation", {
@@ -41,22 +41,31 @@ function scoring(ctx: Ctx): void {
     for (const h of hits) {
       const b = h.scoreBreakdown;
       expect(b.weights).toEqual(DEFAULT_WEIGHTS);
-      for (const v of [b.lexical, b.recency, b.importance, b.total, b.coverage]) {
+      expect(b.weights.lexical + b.weights.recency + b.weights.importance).toBeCloseTo(1, 12);
+      for (const v of [b.lexical, b.recency, b.importance, b.salience, b.total, b.coverage]) {
         expect(v).toBeGreaterThanOrEqual(0);
         expect(v).toBeLessThanOrEqual(1);
       }
-      expect(b.total).toBe(
+      expect(b.salience).toBe(
         round6(
-          b.weights.lexical * b.lexical +
-            b.weights.recency * b.recency +
-            b.weights.importance * b.importance,
+          b.weights.lexical + b.weights.recency * b.recency + b.weights.importance * b.importance,
         ),
       );
+      expect(b.total).toBe(round6(b.lexical * b.salience));
+      expect(b.total).toBeLessThanOrEqual(b.lexical);
       expect(h.score).toBe(b.total);
       expect(b.bm25).toBeLessThan(0);
     }
-    expect(hits[0]?.scoreBreakdown).toMatchObject({ lexical: 1, coverage: 1, importance: 0.9 });
-    expect(hits[1]?.scoreBreakdown.coverage).toBe(0.5);
+    expect(hits[0]?.scoreBreakdown).toMatchObject({
+      lexical: 1,
+      coverage: 1,
+      importance: 0.9,
+      matchedTerms: ["python", "automation"],
+    });
+    // m2 has "python" only: the more common of the two terms (in 2 of u1's 2 memories,
+    // where "automation" is in 1), so it carries less than half of the query's weight.
+    expect(hits[1]?.scoreBreakdown).toMatchObject({ coverage: 0.5, matchedTerms: ["python"] });
+    expect(hits[1]!.scoreBreakdown.lexical).toBeLessThan(0.5);
   });
 
   it("lexical: more query terms matched → higher lexical and rank", async () => {
@@ -244,7 +253,7 @@ function textRules(ctx: Ctx): void {
       "手机",
       "雨",
     ]);
-    expect(queryTerms("a b a")).toEqual(["a", "b"]);
+    expect(queryTerms("python bash python")).toEqual(["python", "bash"]);
     expect(queryTerms(Array.from({ length: 500 }, (_, i) => `w${i}`).join(" "))).toHaveLength(64);
   });
 

@@ -136,7 +136,7 @@ describe("memoryStoreSource", () => {
     // the profile slot's), and the source passes those categories into the SQL query.
     const { prompt } = await assemble({
       mode: "chat",
-      query: { text: "python automation", userScope: "u1" },
+      query: { text: "python build", userScope: "u1" },
       now: AS_OF,
       timeoutMs: 10_000, // a loaded CI machine must not turn this into source_timeout
       sources: [
