@@ -1,6 +1,6 @@
 /**
  * `promptctx serve`: the HTTP service of spec 08 (POST /v1/select-memory, /v1/plan-prompt,
- * /v1/assemble; GET /healthz, /openapi.json). Prints `listening on URL` on stdout, one
+ * /v1/assemble; GET /healthz, /openapi.json; with `--record FILE`, GET /inspect). Prints `listening on URL` on stdout, one
  * JSON log line per request on stderr, and exits 0 after a graceful shutdown
  * (SIGTERM/SIGINT: in-flight requests finish, the store is closed).
  */
@@ -8,6 +8,7 @@ import type { Command } from "commander";
 import { DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT, runServer } from "../server/index.js";
 import { intFlag } from "./assemble-cmd.js";
 import { reportError } from "./io.js";
+import { recorderFor } from "./record.js";
 
 interface ServeFlags {
   port: string;
@@ -16,6 +17,7 @@ interface ServeFlags {
   store?: string;
   bodyLimit: string;
   log: boolean;
+  record?: string;
 }
 
 /** Registers `serve` on the program. */
@@ -41,6 +43,10 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
       String(DEFAULT_BODY_LIMIT),
     )
     .option("--no-log", "no per-request JSON log lines on stderr")
+    .option(
+      "--record <file>",
+      "append every /v1/assemble (request, result or error) to FILE; GET /inspect shows it",
+    )
     .addHelpText(
       "after",
       "\nEvery request names its own clock (`now`): the service never reads it for results.\nSIGTERM or SIGINT stops accepting, lets in-flight requests finish, closes the store and exits 0.",
@@ -49,6 +55,7 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
       try {
         const port = intFlag(flags.port, "--port") as number;
         const bodyLimit = intFlag(flags.bodyLimit, "--body-limit") as number;
+        const recorder = recorderFor(flags.record);
         setExit(
           await runServer(
             {
@@ -58,6 +65,7 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
               logger: flags.log,
               ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
               ...(flags.store !== undefined ? { store: flags.store } : {}),
+              ...(recorder !== null ? { recorder } : {}),
             },
             { onListening: (url) => process.stdout.write(`listening on ${url}\n`) },
           ),

@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { InvalidInputError } from "../errors/index.js";
 import type { MemoryStore } from "../store/index.js";
+import type { Recorder } from "../workspace/index.js";
 import { registerAssembleRoute } from "./assemble-route.js";
 import {
   answerClientError,
@@ -55,6 +56,8 @@ export interface ServerOptions {
   logger?: boolean | { stream?: NodeJS.WritableStream; level?: string };
   /** See {@link COUNTER_POOL_RESET_BYTES}. */
   counterPoolResetBytes?: number;
+  /** Appends every `/v1/assemble` (its request, and its result or error) to a recording. */
+  recorder?: Recorder;
 }
 
 function positiveInt(value: number, name: string): number {
@@ -121,14 +124,21 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   );
   const root = workspaceRoot(options.workspace);
 
-  let shared: SharedStore = { store: null, own: false };
+  let shared: SharedStore = { store: null, own: false, path: null };
   const app = createApp(options.logger, bodyLimit);
   const counters = createRequestCounters(resetBytes);
   registerJsonParser(app, counters.countBytes);
   registerErrorHandlers(app, bodyLimit);
   registerMetaRoutes(app, () => shared.store !== null);
   registerStageRoutes(app, counters.pool);
-  registerAssembleRoute(app, { root, counters: counters.pool, store: () => shared.store });
+  const recorder = options.recorder ?? null;
+  registerAssembleRoute(app, {
+    root,
+    counters: counters.pool,
+    store: () => shared.store,
+    storePath: () => shared.path,
+    recorder,
+  });
 
   // The shared store, opened last so that nothing before can leak it.
   shared = openSharedStore(options.store, root);

@@ -1,6 +1,6 @@
 /** The memory store the server shares between requests: which one, and who closes it. */
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { type MemoryStore, openStore } from "../store/index.js";
 import { WORKSPACE_PATHS } from "../workspace/index.js";
 
@@ -8,6 +8,8 @@ import { WORKSPACE_PATHS } from "../workspace/index.js";
 export interface SharedStore {
   store: MemoryStore | null;
   own: boolean;
+  /** The store's file when the server opened it (recorded requests name it). */
+  path: string | null;
 }
 
 /**
@@ -19,11 +21,12 @@ export function openSharedStore(
   root: string,
 ): SharedStore {
   if (typeof option === "string")
-    return { store: openStore(option, { mustExist: true }), own: true };
+    return { store: openStore(option, { mustExist: true }), own: true, path: resolve(option) };
   if (option === undefined) {
     const fallback = join(root, WORKSPACE_PATHS.store);
-    if (existsSync(fallback)) return { store: openStore(fallback, { mustExist: true }), own: true };
-    return { store: null, own: false };
+    if (existsSync(fallback))
+      return { store: openStore(fallback, { mustExist: true }), own: true, path: fallback };
+    return { store: null, own: false, path: null };
   }
-  return { store: option, own: false };
+  return { store: option, own: false, path: null };
 }

@@ -28,6 +28,7 @@ export interface ChatFlags {
   store?: string;
   budget?: string;
   userFiles: boolean;
+  record?: string;
 }
 
 /** What the flags and the environment resolve to. */
