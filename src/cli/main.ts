@@ -17,6 +17,7 @@ import {
 import { registerChatCommand } from "./chat/index.js";
 import { registerCheckDraftCommand } from "./check-draft-cmd.js";
 import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
+import { registerInspectCommand } from "./inspect-cmd.js";
 import { EXIT, reportError } from "./io.js";
 import { planPromptHandler, runJsonVerb, selectMemoryHandler } from "./json-verbs.js";
 import { registerMemoryCommands } from "./memory-cmd.js";
@@ -183,6 +184,7 @@ export function buildProgram(setExit: SetExit): Command {
   registerMemoryCommands(program, setExit);
   registerServeCommand(program, setExit);
   registerReplayCommand(program, setExit);
+  registerInspectCommand(program, setExit);
   registerCheckDraftCommand(program, setExit);
   registerChatCommand(program, setExit);
   registerReplCommand(program, setExit);

@@ -16,6 +16,8 @@ import {
   answerFrameworkError,
   registerErrorHandlers,
 } from "./error-handlers.js";
+import { type InspectSource, recordingSource } from "./inspect/data.js";
+import { registerInspectRoutes } from "./inspect/routes.js";
 import { registerJsonParser } from "./json-body.js";
 import { registerMetaRoutes } from "./meta-routes.js";
 import { createRequestCounters } from "./request-counters.js";
@@ -58,6 +60,11 @@ export interface ServerOptions {
   counterPoolResetBytes?: number;
   /** Appends every `/v1/assemble` (its request, and its result or error) to a recording. */
   recorder?: Recorder;
+  /**
+   * What `GET /inspect` shows (docs/inspector.md). Default: the recorder's file when
+   * there is a recorder, else nothing.
+   */
+  inspect?: InspectSource;
 }
 
 function positiveInt(value: number, name: string): number {
@@ -139,6 +146,10 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     storePath: () => shared.path,
     recorder,
   });
+  registerInspectRoutes(
+    app,
+    options.inspect ?? (recorder !== null ? recordingSource(recorder.file) : null),
+  );
 
   // The shared store, opened last so that nothing before can leak it.
   shared = openSharedStore(options.store, root);

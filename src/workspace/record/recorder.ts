@@ -85,7 +85,8 @@ export interface ParsedLine extends RecordLine {
 
 /** The same error, its message saying which line (from 1) for people. */
 function onLine(index: number, err: InvalidInputError): InvalidInputError {
-  return new InvalidInputError(`line ${index + 1}: ${err.message}`, err.path);
+  const message = err.message.replace(/^lines\[\d+\]\.?/, "");
+  return new InvalidInputError(`line ${index + 1}: ${message}`, err.path);
 }
 
 // One non-blank line of a recording, checked; path `lines[i]…` (i = line number − 1).
