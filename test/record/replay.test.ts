@@ -26,7 +26,9 @@ import {
   replayRecording,
   runAssembleRequest,
   runChatRequest,
+  storeTarget,
   toRecordResponse,
+  withoutStorePassword,
   withRecordedStore,
 } from "../../src/workspace/index.js";
 
@@ -328,5 +330,45 @@ describe("a bad recording is refused with the line and the field", () => {
   it("kinds this build cannot rerun are still readable for the inspector", () => {
     const text = JSON.stringify({ ...JSON.parse(good), kind: "assemble-context", request: {} });
     expect(parseRecording(text, { anyKind: true })[0]?.kind).toBe("assemble-context");
+  });
+});
+
+describe("a postgres:// store in a recording", () => {
+  const url = "postgres://app:s3cret@db.internal:5432/promptctx";
+  const request: AssembleRecordRequest = {
+    workspace: "/w",
+    query: "q",
+    now: "2026-11-30T09:00:00Z",
+    store: { path: url },
+  };
+
+  it("is kept as a URL (never resolved as a path) and loses its password when recorded", () => {
+    expect(storeTarget(url)).toBe(url);
+    expect(storeTarget("memory.db")).toBe(join(process.cwd(), "memory.db"));
+    expect(withoutStorePassword(request).store).toEqual({
+      path: "postgres://app@db.internal:5432/promptctx",
+    });
+    const noPassword = { ...request, store: { path: "postgres://app@db/x" } };
+    expect(withoutStorePassword(noPassword)).toBe(noPassword);
+  });
+
+  it("the recorder writes no password; a replay passes the URL through as is", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "promptctx-record-pg-"));
+    try {
+      const file = join(dir, "pg.jsonl");
+      const recorder = createRecorder(file, { at: () => "2026-11-30T09:00:00.000Z" });
+      recorder.recordLine("assemble", request, {
+        error: { code: "source_failed", message: "down", path: null },
+      });
+      const text = readFileSync(file, "utf8");
+      expect(text).not.toContain("s3cret");
+      expect(parseRecording(text)[0]?.request).toMatchObject({
+        store: { path: "postgres://app@db.internal:5432/promptctx" },
+      });
+      const seen = await withRecordedStore({ path: url }, dir, async (p) => p);
+      expect(seen).toBe(url);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -110,3 +110,63 @@ describe("without a recording", () => {
     }
   });
 });
+
+describe("with bearer tokens", () => {
+  it("records the scope a token is bound to as the user; only an any-scope token reads the recording", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "promptctx-serve-record-auth-"));
+    const recording = join(dir, "scoped.jsonl");
+    const recorder = createRecorder(recording, { at: () => "2026-12-01T08:00:00.000Z" });
+    const scoped = await buildServer({
+      workspace: WORKSPACE,
+      store: store.path,
+      recorder,
+      auth: {
+        tokens: [
+          { token: "any-scope-token-0123", scope: null },
+          { token: "alice-scoped-token-0123", scope: "alice" },
+        ],
+      },
+    });
+    const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+    try {
+      const res = await scoped.inject({
+        method: "POST",
+        url: "/v1/assemble",
+        headers: auth("alice-scoped-token-0123"),
+        payload: { query: QUERY, now: NOW, user: "bob" },
+      });
+      expect(res.statusCode).toBe(200);
+      const lines = parseRecording(readFileSync(recording, "utf8"));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]?.request).toMatchObject({ query: QUERY, now: NOW, user: "alice" });
+      expect(lines[0]?.response).toMatchObject({ prompt: JSON.parse(res.body).prompt });
+      expect((await replayRecording(lines, dir)).changed).toBe(0);
+
+      const denied = await scoped.inject({
+        method: "GET",
+        url: "/inspect/data",
+        headers: auth("alice-scoped-token-0123"),
+      });
+      expect(denied.statusCode).toBe(401);
+      expect(JSON.parse(denied.body).error.code).toBe("unauthorized");
+      const diff = await scoped.inject({
+        method: "GET",
+        url: "/inspect/diff?a=1&b=1",
+        headers: auth("alice-scoped-token-0123"),
+      });
+      expect(diff.statusCode).toBe(401);
+      const none = await scoped.inject({ method: "GET", url: "/inspect/data" });
+      expect(none.statusCode).toBe(401);
+      const allowed = await scoped.inject({
+        method: "GET",
+        url: "/inspect/data",
+        headers: auth("any-scope-token-0123"),
+      });
+      expect(allowed.statusCode).toBe(200);
+      expect(JSON.parse(allowed.body).turns).toHaveLength(1);
+    } finally {
+      await scoped.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
