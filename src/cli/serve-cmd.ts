@@ -1,10 +1,10 @@
 /**
  * `promptctx serve`: the HTTP service of spec 08 (POST /v1/select-memory, /v1/plan-prompt,
- * /v1/assemble, /v1/memories, /v1/recall; GET /healthz, /openapi.json). Prints `listening
- * on URL` on stdout, one JSON log line per request on stderr, and exits 0 after a graceful
- * shutdown (SIGTERM/SIGINT: in-flight requests finish, the store is closed). Bearer
- * tokens come from the environment (PROMPTCTX_TOKEN, PROMPTCTX_TOKENS,
- * PROMPTCTX_TOKENS_FILE), read here, at the edge.
+ * /v1/assemble, /v1/memories, /v1/recall; GET /healthz, /openapi.json; with `--record
+ * FILE`, GET /inspect). Prints `listening on URL` on stdout, one JSON log line per
+ * request on stderr, and exits 0 after a graceful shutdown (SIGTERM/SIGINT: in-flight
+ * requests finish, the store is closed). Bearer tokens come from the environment
+ * (PROMPTCTX_TOKEN, PROMPTCTX_TOKENS, PROMPTCTX_TOKENS_FILE), read here, at the edge.
  */
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
@@ -17,6 +17,7 @@ import {
 } from "../server/index.js";
 import { intFlag } from "./assemble-cmd.js";
 import { reportError } from "./io.js";
+import { recorderFor } from "./record.js";
 
 interface ServeFlags {
   port: string;
@@ -25,6 +26,7 @@ interface ServeFlags {
   store?: string;
   bodyLimit: string;
   log: boolean;
+  record?: string;
 }
 
 /** Registers `serve` on the program. */
@@ -50,6 +52,10 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
       String(DEFAULT_BODY_LIMIT),
     )
     .option("--no-log", "no per-request JSON log lines on stderr")
+    .option(
+      "--record <file>",
+      "append every /v1/assemble (request, result or error) to FILE; GET /inspect shows it",
+    )
     .addHelpText(
       "after",
       '\nEvery request names its own clock (`now`; /v1/recall\'s `asOf` defaults to the server\'s and echoes it).\nSIGTERM or SIGINT stops accepting, lets in-flight requests finish, closes the store and exits 0.\n\nTokens (environment): PROMPTCTX_TOKEN=T (any scope), PROMPTCTX_TOKENS=T1:scope1,T2:scope2\nor PROMPTCTX_TOKENS_FILE=tokens.json ({"T": "scope"}): then every request needs\n`Authorization: Bearer T` (401 otherwise), and a scoped token reads and writes its scope only.\nWithout any, the service is open: keep it on loopback.',
@@ -64,6 +70,7 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
             `promptctx serve: warning: no PROMPTCTX_TOKEN: the service is open to anyone who reaches ${flags.host}\n`,
           );
         }
+        const recorder = recorderFor(flags.record);
         setExit(
           await runServer(
             {
@@ -74,6 +81,7 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
               ...(auth !== undefined ? { auth } : {}),
               ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
               ...(flags.store !== undefined ? { store: flags.store } : {}),
+              ...(recorder !== null ? { recorder } : {}),
             },
             { onListening: (url) => process.stdout.write(`listening on ${url}\n`) },
           ),

@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { InvalidInputError } from "../errors/index.js";
 import type { MemoryStore } from "../store/index.js";
+import type { Recorder } from "../workspace/index.js";
 import { registerAssembleRoute } from "./assemble-route.js";
 import { type AuthOptions, registerAuth } from "./auth.js";
 import {
@@ -16,6 +17,8 @@ import {
   answerFrameworkError,
   registerErrorHandlers,
 } from "./error-handlers.js";
+import { type InspectSource, recordingSource } from "./inspect/data.js";
+import { INSPECTOR_ASSETS, registerInspectRoutes } from "./inspect/routes.js";
 import { registerJsonParser } from "./json-body.js";
 import { registerMemoryRoutes } from "./memory-routes.js";
 import { registerMetaRoutes } from "./meta-routes.js";
@@ -64,6 +67,13 @@ export interface ServerOptions {
   auth?: AuthOptions;
   /** The clock of a `/v1/recall` without `asOf` (default: the system clock). */
   clock?: () => Date;
+  /** Appends every `/v1/assemble` (its request, and its result or error) to a recording. */
+  recorder?: Recorder;
+  /**
+   * What `GET /inspect` shows (docs/inspector.md). Default: the recorder's file when
+   * there is a recorder, else nothing.
+   */
+  inspect?: InspectSource;
 }
 
 function positiveInt(value: number, name: string): number {
@@ -130,7 +140,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   );
   const root = workspaceRoot(options.workspace);
 
-  let shared: SharedStore = { store: null, own: false };
+  let shared: SharedStore = { store: null, own: false, path: null };
   const app = createApp(options.logger, bodyLimit);
   const counters = createRequestCounters(resetBytes);
   registerJsonParser(app, counters.countBytes);
@@ -139,8 +149,22 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   const store = () => shared.store;
   registerMetaRoutes(app, () => shared.store !== null);
   registerStageRoutes(app, counters.pool);
-  registerAssembleRoute(app, { root, counters: counters.pool, store, principal });
+  const recorder = options.recorder ?? null;
+  registerAssembleRoute(app, {
+    root,
+    counters: counters.pool,
+    store,
+    storePath: () => shared.path,
+    principal,
+    recorder,
+  });
   registerMemoryRoutes(app, { store, principal, clock: options.clock ?? (() => new Date()) });
+  registerInspectRoutes(
+    app,
+    options.inspect ?? (recorder !== null ? recordingSource(recorder.file) : null),
+    INSPECTOR_ASSETS,
+    (request) => principal(request).scope === null,
+  );
 
   // The shared store, opened last so that nothing before can leak it.
   shared = await openSharedStore(options.store, root);

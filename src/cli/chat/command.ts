@@ -65,15 +65,19 @@
 import { createInterface } from "node:readline";
 import { type Command, Option } from "commander";
 import { CHAT_PROVIDERS, openConversation } from "../../assemble/chat/index.js";
-import { ToolState } from "../../sources/index.js";
+import { type RecordedToolCall, type ToolCall, ToolState } from "../../sources/index.js";
 import {
+  type ChatRecordRequest,
   createChatSession,
   loadWorkspace,
   loadWorkspaceConfig,
+  type Recorder,
   runChatTurn,
+  storeTarget,
   type WorkspaceChat,
   type WorkspaceContext,
 } from "../../workspace/index.js";
+import { recorderFor } from "../record.js";
 import type { TableStyle } from "../table.js";
 import { executeTool } from "../tools.js";
 import { builtinArgDocs } from "./builtin-tools.js";
@@ -90,22 +94,32 @@ import {
   userInstructionFiles,
 } from "./settings.js";
 
-/** Loads the workspace once, with the flags' overrides; a runtime session reassembles it every turn. */
-function loadChatWorkspace(
-  flags: ChatFlags,
-  settings: ChatSettings,
-  toolState: ToolState,
-  home: string,
-): Promise<WorkspaceContext> {
+/** What every turn's recorded request shares: the workspace and the flags' overrides. */
+type ChatRequestBase = Omit<ChatRecordRequest, "query" | "now" | "turn" | "toolCalls">;
+
+function chatRequestBase(flags: ChatFlags, settings: ChatSettings, home: string): ChatRequestBase {
   const userFiles = flags.userFiles ? userInstructionFiles(home) : [];
-  return loadWorkspace({
+  return {
     workspace: settings.root,
-    toolState,
     ...(flags.mode !== undefined ? { mode: flags.mode } : {}),
     ...(flags.user !== undefined ? { user: flags.user } : {}),
-    ...(flags.store !== undefined ? { store: flags.store } : {}),
+    ...(flags.store !== undefined ? { store: { path: storeTarget(flags.store) } } : {}),
     ...(settings.budget !== undefined ? { budgetChars: settings.budget } : {}),
     ...(userFiles.length > 0 ? { userFiles, home } : {}),
+  };
+}
+
+/** Loads the workspace once, with the flags' overrides; a runtime session reassembles it every turn. */
+function loadChatWorkspace(base: ChatRequestBase, toolState: ToolState): Promise<WorkspaceContext> {
+  const storePath = base.store !== undefined && "path" in base.store ? base.store.path : undefined;
+  return loadWorkspace({
+    workspace: base.workspace,
+    toolState,
+    ...(base.mode !== undefined ? { mode: base.mode } : {}),
+    ...(base.user !== undefined ? { user: base.user } : {}),
+    ...(storePath !== undefined ? { store: storePath } : {}),
+    ...(base.budgetChars !== undefined ? { budgetChars: base.budgetChars } : {}),
+    ...(base.userFiles !== undefined ? { userFiles: base.userFiles, home: base.home } : {}),
   });
 }
 
@@ -131,6 +145,40 @@ function printContext(chat: WorkspaceChat, printer: Printer, style: TableStyle):
     },
     contextText(r, style),
   );
+}
+
+/** A tool state that also keeps every call in order: a recorded turn carries the calls before it. */
+class LoggedToolState extends ToolState {
+  readonly log: ToolCall[] = [];
+  override recordCall(call: ToolCall): RecordedToolCall {
+    const recorded = super.recordCall(call);
+    this.log.push({
+      tool: recorded.tool,
+      ok: recorded.ok,
+      summary: recorded.summary,
+      at: recorded.at,
+    });
+    return recorded;
+  }
+}
+
+/** `--record`: each turn's line, written before the model is asked. */
+function turnRecorder(
+  recorder: Recorder | null,
+  base: ChatRequestBase,
+  toolState: LoggedToolState,
+): WorkspaceChat["onAssembly"] {
+  if (recorder === null) return undefined;
+  return (out, t) => {
+    const request = {
+      ...base,
+      query: t.text,
+      now: t.now,
+      turn: t.turn,
+      toolCalls: [...toolState.log],
+    };
+    recorder.recordLine("chat", request, out);
+  };
 }
 
 /** Answers stdin's lines, one user turn each, until input ends, `/exit` or `--max-turns`. */
@@ -170,8 +218,9 @@ async function answerLines(
 
 async function runChat(flags: ChatFlags, io: ChatIO): Promise<number> {
   const settings = chatSettings(flags, io.env);
+  const recorder = recorderFor(flags.record);
   const config = await loadWorkspaceConfig(settings.root);
-  const toolState = new ToolState(config.tools ?? []);
+  const toolState = new LoggedToolState(config.tools ?? []);
   const registry = toolState.tools();
   const conversation = await openConversation(
     settings.creds,
@@ -181,7 +230,8 @@ async function runChat(flags: ChatFlags, io: ChatIO): Promise<number> {
   );
   const printer = new Printer(io, flags.json === true);
   conversation.onCompact = (event) => printer.event(event);
-  const ws = await loadChatWorkspace(flags, settings, toolState, io.home);
+  const base = chatRequestBase(flags, settings, io.home);
+  const ws = await loadChatWorkspace(base, toolState);
   const chat: WorkspaceChat = {
     ws,
     session: createChatSession(ws, config),
@@ -195,6 +245,7 @@ async function runChat(flags: ChatFlags, io: ChatIO): Promise<number> {
         env: io.env,
       }),
     emit: (event) => printer.event(event),
+    onAssembly: turnRecorder(recorder, base, toolState),
   };
   let end: { turns: number; reason: ChatEndReason };
   try {
@@ -260,6 +311,10 @@ export function registerChatCommand(
       "cut tool results over this many tokens to head + notice + tail (default: never)",
     )
     .option("--no-user-files", "ignore ~/.config/promptctx/AGENTS.md and ~/.claude/CLAUDE.md")
+    .option(
+      "--record <file>",
+      "append each turn's request (the tool calls before it included) and assembly to FILE",
+    )
     .addHelpText(
       "after",
       [

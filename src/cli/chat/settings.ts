@@ -37,6 +37,7 @@ export interface ChatFlags {
   compactThreshold?: string;
   toolResultMaxTokens?: string;
   userFiles: boolean;
+  record?: string;
 }
 
 /** What the flags and the environment resolve to. */
