@@ -15,7 +15,6 @@ import { displayOrder } from "./order.js";
 import {
   type CacheTier,
   DEFAULT_CACHE_BOUNDARY,
-  DEFAULT_CACHE_TIER,
   type ParsedPlanPromptRequest,
   type PlanPromptRequest,
   PlanPromptRequestSchema,

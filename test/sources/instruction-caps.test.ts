@@ -102,7 +102,7 @@ describe("total cap: the nearest files win", () => {
           // Kept parts are the last k files of the chain.
           expect(kept).toEqual(all.slice(all.length - kept.length).map((f) => f.i));
           // Only the farthest kept part may be cut; every nearer part is whole.
-          chain.parts.slice(1).forEach((p) => expect(p.truncated).toBe(false));
+          for (const p of chain.parts.slice(1)) expect(p.truncated).toBe(false);
           expect(chain.totalBytes).toBeLessThanOrEqual(cap);
           // Nothing was dropped that would have fit whole.
           const total = sizes.reduce((a, b) => a + b, 0);
