@@ -16,12 +16,14 @@ import {
 import { assertWellFormed, instantMillis, trimWs } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import type { AssemblyManifest, TraceOptions, TraceStep } from "../trace/index.js";
+import { cascadeGlobally } from "./cascade.js";
 import { type FetchTiming, fillSlot, type SlotFill } from "./fill.js";
 import { type AssembleSegment, planGlobal, resolveGlobalBudget } from "./global-plan.js";
 import { type FilledLayer, type LayerContext, toLayer } from "./layers.js";
 import { buildManifest } from "./manifest.js";
 import { settleMemoryPlan } from "./memory-slot.js";
-import { instructionsReport } from "./reports.js";
+import type { PackedSlot } from "./pack.js";
+import { instructionsReport, skillsReport } from "./reports.js";
 import {
   createSchemaRegistry,
   type ModeSchema,
@@ -155,6 +157,39 @@ function packLayers(run: AssemblyRun, fills: readonly SlotFill[], step: TraceSte
   });
 }
 
+/**
+ * The global plan of the layers and segments; a cascade layer (KB tiers) the plan dropped
+ * is cascaded again into the room the plan leaves it (see {@link cascadeGlobally}), so
+ * the layers come back with their final packing and item decisions.
+ */
+function planLayers(
+  run: AssemblyRun,
+  filled: readonly FilledLayer[],
+  extra: readonly AssembleSegment[],
+  input: AssembleInput,
+): { layers: FilledLayer[]; plan: PromptPlan } {
+  const planOf = (ls: readonly FilledLayer[]) =>
+    planGlobal(ls, extra, input, run.schema, run.counter);
+  const layers = [...filled];
+  let plan = planOf(layers);
+  for (let i = 0; i < layers.length; i++) {
+    const l = layers[i] as FilledLayer;
+    if (l.cascade === undefined || l.packed === null) continue;
+    const replan = (packed: PackedSlot) =>
+      planOf(layers.map((x, j) => (j === i ? { ...x, packed } : x)));
+    const out = cascadeGlobally(
+      { kind: l.slot.kind, packed: l.packed, decisions: l.decisions, render: l.cascade },
+      plan,
+      replan,
+      run.counter,
+    );
+    if (out === null) continue;
+    layers[i] = { ...l, packed: out.packed, decisions: out.decisions };
+    plan = out.plan;
+  }
+  return { layers, plan };
+}
+
 // The last memory layer's plan, settled against the global plan (null without one).
 function settledMemoryPlan(
   layers: readonly FilledLayer[],
@@ -207,12 +242,12 @@ async function assembleSteps(input: AssembleInput, root: TraceStep): Promise<Ass
   const fills = await root.withinAsync(ASSEMBLE_SPANS.fill, (step) =>
     fillAll(run, input.timeoutMs, clock, fetchTimings, step),
   );
-  const layers = root.within(ASSEMBLE_SPANS.pack, (step) => packLayers(run, fills, step));
+  const filled = root.within(ASSEMBLE_SPANS.pack, (step) => packLayers(run, fills, step));
   const extra = input.segments ?? [];
-  const segmentPlan = root.within(
+  const { layers, plan: segmentPlan } = root.within(
     ASSEMBLE_SPANS.plan,
-    () => planGlobal(layers, extra, input, run.schema, run.counter),
-    planAttributes,
+    () => planLayers(run, filled, extra, input),
+    (planned) => planAttributes(planned.plan),
     planStartAttributes(resolveGlobalBudget(input, run.schema)),
   );
   const memoryPlan = settledMemoryPlan(layers, segmentPlan, run.counter);
@@ -224,6 +259,7 @@ async function assembleSteps(input: AssembleInput, root: TraceStep): Promise<Ass
       now: input.now,
       tokenizer: run.counter.name,
       instructions: instructionsReport(layers, run.registry, run.query),
+      skills: skillsReport(layers, run.registry, run.query),
       timings: { totalMs: clock() - started, fetch: sortedTimings(fetchTimings) },
     }),
   );

@@ -48,6 +48,7 @@ function segmentInputs(
     priority: l.slot.priority,
     budgetPriority: 100 - l.slot.priority,
     required: l.slot.required,
+    neverTruncate: l.slot.neverTruncate,
     cacheTier: l.slot.cacheTier,
     provenance: l.fill.sourceIds.length > 0 ? l.fill.sourceIds.join(",") : "none",
   }));
@@ -58,6 +59,7 @@ function segmentInputs(
       priority: seg.priority ?? 50,
       budgetPriority: seg.budgetPriority ?? 50,
       required: seg.required ?? false,
+      neverTruncate: seg.neverTruncate ?? false,
       cacheTier: seg.cacheTier ?? DEFAULT_CACHE_TIER,
       provenance: seg.provenance ?? "runtime",
     });
@@ -84,7 +86,8 @@ export function resolveGlobalBudget(
 
 /**
  * Plans the layers and the plain segments under the global budget `given` (falling back
- * to `schema`'s): required segments are never dropped, and over budget it fails closed.
+ * to `schema`'s): required and `neverTruncate` segments are reserved, never dropped, and
+ * when they cannot fit it fails closed.
  */
 export function planGlobal(
   layers: readonly FilledLayer[],

@@ -63,6 +63,7 @@ export {
   type Dependency,
   type ReassemblyReport,
   Session,
+  type SessionMemoryPolicy,
   type SessionOptions,
   type SessionSegment,
   type SessionState,

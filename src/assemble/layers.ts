@@ -7,6 +7,7 @@ import { SourceError } from "../errors/index.js";
 import type { MemoryPlan } from "../memory/index.js";
 import type { SlotRenderer } from "../render/index.js";
 import type { TokenCounter } from "../tokens/index.js";
+import { isCascadeSlot, packCascade, type RenderItems } from "./cascade.js";
 import type { SlotFill } from "./fill.js";
 import { checkRecallItems, isMemorySlot, packMemorySlot } from "./memory-slot.js";
 import {
@@ -17,6 +18,7 @@ import {
   type RankedItem,
   rankItems,
   type SlotRendering,
+  type SourcedItem,
 } from "./pack.js";
 import type { ResolvedSlot } from "./schema.js";
 
@@ -27,6 +29,8 @@ export interface FilledLayer {
   packed: PackedSlot | null;
   decisions: ItemDecision[];
   memoryPlan: MemoryPlan | null;
+  /** Set for a cascade slot (items with `cascadeLevel`): how to render a smaller selection. */
+  cascade?: RenderItems;
 }
 
 /** What packing a slot reads besides its fill. */
@@ -63,10 +67,25 @@ export function toLayer(slot: ResolvedSlot, filled: SlotFill, ctx: LayerContext)
   const filter = slot.filter ?? {};
   if (isMemorySlot(slot, fill.items)) {
     const kept = filterRanked(ranked, { ...filter, minScore: undefined }, ctx.nowMs);
-    const { packed, plan } = packMemorySlot(slot, kept, filter, ctx.scope, rendering, ctx.counter);
+    const renderItem = ctx.renderer.renderItem?.bind(ctx.renderer);
+    const renderLine =
+      renderItem === undefined
+        ? undefined
+        : (s: SourcedItem) => renderItem(slot, s.item, renderCtx);
+    const { packed, plan } = packMemorySlot(
+      slot,
+      kept,
+      filter,
+      ctx.scope,
+      rendering,
+      ctx.counter,
+      renderLine,
+    );
     return { slot, fill, packed, decisions: decisionsOf(ranked), memoryPlan: plan };
   }
   const kept = filterRanked(ranked, filter, ctx.nowMs);
+  // Items with cascade levels (KB tiers) are packed by the cascade, not greedily.
+  if (isCascadeSlot(fill.items)) return cascadeLayer(slot, fill, ranked, kept, rendering, ctx);
   const packed = packRanked(kept, filter, rendering, ctx.counter, slot.kind);
   return { slot, fill, packed, decisions: decisionsOf(ranked), memoryPlan: null };
 }
@@ -90,6 +109,34 @@ function unfilledLayer(slot: ResolvedSlot, fill: Exclude<SlotFill, OkFill>): Fil
     );
   }
   return { slot, fill, packed: null, decisions: [], memoryPlan: null };
+}
+
+// A cascade slot (KB tiers): its kept entries packed by the cascade, each given its decision.
+function cascadeLayer(
+  slot: ResolvedSlot,
+  fill: OkFill,
+  ranked: readonly RankedItem[],
+  kept: readonly RankedItem[],
+  rendering: SlotRendering,
+  ctx: LayerContext,
+): FilledLayer {
+  const packed = packCascade(
+    kept.map((r) => r.s),
+    slot.filter ?? {},
+    rendering.render,
+    ctx.counter,
+    slot.kind,
+  );
+  const byKey = new Map(packed.decisions.map((d) => [`${d.sourceId}\u0000${d.id}`, d]));
+  for (const r of kept) r.decision = byKey.get(`${r.s.sourceId}\u0000${r.s.item.id}`) ?? null;
+  return {
+    slot,
+    fill,
+    packed,
+    decisions: decisionsOf(ranked),
+    memoryPlan: null,
+    cascade: rendering.render,
+  };
 }
 
 // Item decisions in the slot's rank order, whatever stage made them (each entry has one).

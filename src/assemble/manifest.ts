@@ -14,7 +14,7 @@ import type { FilledLayer } from "./layers.js";
 /** What the manifest records of the assembly itself. */
 export type ManifestMeta = Pick<
   AssemblyManifest,
-  "mode" | "fallbackFrom" | "renderer" | "now" | "tokenizer" | "instructions" | "timings"
+  "mode" | "fallbackFrom" | "renderer" | "now" | "tokenizer" | "instructions" | "skills" | "timings"
 >;
 
 type FailedFill = Extract<SlotFill, { status: "source_failed" | "source_timeout" }>;
@@ -118,6 +118,7 @@ export function buildManifest(
     memoryDecisions: memoryPlan?.decisions ?? null,
     segmentDecisions: plan.decisions,
     instructions: meta.instructions,
+    skills: meta.skills,
     timings: meta.timings,
   };
 }

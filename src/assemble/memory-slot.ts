@@ -122,6 +122,11 @@ function toCandidate(s: SourcedItem, slot: string): Candidate {
  * rendered; every entry gets its item decision and the memory plan keeps exactly one
  * decision per candidate. Hits are counted only once admitted: the decisions of the
  * others carry no `candidateTokens`.
+ * The plan describes the slot the prompt holds: `context`/`usedChars`/`usedTokens` are the
+ * slot's rendering and each decision's `candidateChars`/`candidateTokens` price the hit as
+ * `renderLine` gives it (with a heading renderer the `- text (importance=…, score=…)`
+ * line; with `tagged` the spec 02 `<memory_hit>`, the block being the 02 block). Without
+ * `renderLine` the plan keeps the spec 02 block and hits.
  */
 export function packMemorySlot(
   slot: ResolvedSlot,
@@ -130,6 +135,7 @@ export function packMemorySlot(
   scope: string,
   rendering: SlotRendering,
   counter: TokenCounter,
+  renderLine?: (item: SourcedItem) => string,
 ): { packed: PackedSlot; plan: MemoryPlan } {
   const byId = new Map(kept.map((r) => [r.s.item.id, r]));
   const minScore = filter.minScore ?? DEFAULT_MEMORY_MIN_SCORE;
@@ -143,11 +149,12 @@ export function packMemorySlot(
     counter,
     slot.kind,
   );
-  const lines = new Map(
-    packed.selected.map((s) => [s.item.id, renderMemoryHit(toCandidate(s, slot.kind))]),
-  );
-  const decisions = gates.decisions.map((d) => {
-    const entry = byId.get(d.memoryId) as RankedItem;
+  const lineOf = (s: SourcedItem) =>
+    renderLine === undefined ? renderMemoryHit(toCandidate(s, slot.kind)) : renderLine(s);
+  const lines = new Map(packed.selected.map((s) => [s.item.id, lineOf(s)]));
+  const decisions = gates.decisions.map((gate) => {
+    const entry = byId.get(gate.memoryId) as RankedItem;
+    const d = renderLine === undefined ? gate : pricedChars(gate, lineOf(entry.s));
     const p = entry.decision;
     if (d.status !== "selected" || p === null) {
       entry.decision = gateDecision(entry, d);
@@ -164,7 +171,14 @@ export function packMemorySlot(
     } as MemoryDecision;
   });
   const head = { scope, minScore, candidateCount: kept.length, tokenizer: counter.name };
-  return { packed, plan: memoryPlan(head, filter, lines, decisions, counter) };
+  const context =
+    renderLine === undefined ? renderMemoryBlock(scope, [...lines.values()]) : packed.rendered;
+  return { packed, plan: memoryPlan(head, filter, context, [...lines.keys()], decisions, counter) };
+}
+
+// A gate decision with its hit priced as the line the prompt holds.
+function pricedChars(d: MemoryDecision, line: string): MemoryDecision {
+  return { ...d, candidateChars: cpLength(line) };
 }
 
 // The item decision of an entry the spec 02 gates rejected.
@@ -180,15 +194,15 @@ function gateDecision(entry: RankedItem, d: MemoryDecision): ItemDecision {
 }
 
 // The memory plan of the slot: the gates' figures with the slot's policy, block and
-// decisions; `lines` are the selected hits' lines by id, in the slot's order.
+// decisions; `selected` are the selected hits' ids, in the slot's order.
 function memoryPlan(
   head: { scope: string; minScore: number; candidateCount: number; tokenizer: string },
   filter: SlotFilter,
-  lines: ReadonlyMap<string, string>,
+  context: string,
+  selected: string[],
   decisions: MemoryDecision[],
   counter: TokenCounter,
 ): MemoryPlan {
-  const context = renderMemoryBlock(head.scope, [...lines.values()]);
   // Fields in the order of spec 02's plan (stable JSON).
   return {
     context,
@@ -203,7 +217,7 @@ function memoryPlan(
     candidateCount: head.candidateCount,
     usedChars: cpLength(context),
     usedTokens: counter.count(context),
-    selectedMemoryIds: [...lines.keys()],
+    selectedMemoryIds: selected,
     rejectedMemoryIds: decisions.filter((d) => d.status === "rejected").map((d) => d.memoryId),
     decisions,
   };

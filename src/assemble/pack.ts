@@ -11,9 +11,11 @@
 import { PromptBudgetError } from "../errors/index.js";
 import type { SlotFrame } from "../render/index.js";
 import type { SlotFilter, SourceItem } from "../sources/index.js";
-import { compareCodePoints, formatScore, instantMillis } from "../text/index.js";
+import { compareCodePoints, cpLength, formatScore, instantMillis } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
-import { SlotPricer } from "./slot-pricer.js";
+import { type BudgetOverrun, SlotPricer } from "./slot-pricer.js";
+
+export type { BudgetOverrun } from "./slot-pricer.js";
 
 /** Reason codes of item decisions (memory items also carry the spec 02 gate reasons). */
 export type ItemReason =
@@ -28,6 +30,7 @@ export type ItemReason =
   | "low_confidence"
   | "too_old"
   | "top_k_reached"
+  | "level_skipped"
   | "char_budget_exceeded"
   | "token_budget_exceeded";
 
@@ -227,6 +230,25 @@ export function decide(
     score: s.item.score ?? null,
     detail,
   };
+}
+
+/** The first slot budget `text` breaks (chars checked before tokens), or null. */
+export function overSlotBudget(
+  text: string,
+  filter: SlotFilter,
+  counter: TokenCounter,
+): BudgetOverrun | null {
+  if (filter.charBudget !== undefined) {
+    const used = cpLength(text);
+    if (used > filter.charBudget)
+      return { unit: "chars", field: "charBudget", used, budget: filter.charBudget };
+  }
+  if (filter.tokenBudget !== undefined) {
+    const used = counter.count(text);
+    if (used > filter.tokenBudget)
+      return { unit: "tokens", field: "tokenBudget", used, budget: filter.tokenBudget };
+  }
+  return null;
 }
 
 /**

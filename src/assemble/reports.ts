@@ -4,6 +4,7 @@
  */
 import type {
   InstructionReport,
+  SkillReport,
   SourceQuery,
   SourceRegistry,
   SourceReport,
@@ -39,4 +40,13 @@ export function instructionsReport(
   query: SourceQuery,
 ): InstructionReport | null {
   return firstReport(layers, registry, query, (r) => r.instructions);
+}
+
+/** The skill selection's report (matched skills and why, or abstained), or null. */
+export function skillsReport(
+  layers: readonly FilledLayer[],
+  registry: SourceRegistry,
+  query: SourceQuery,
+): SkillReport | null {
+  return firstReport(layers, registry, query, (r) => r.skills);
 }

@@ -11,6 +11,7 @@ import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import {
   type CandidateInput,
   CandidateSchema,
+  DEFAULT_POLICY,
   type MemoryPlan,
   type PolicyInput,
   PolicySchema,
@@ -90,6 +91,23 @@ export interface SessionOptions {
   tokenCounter?: TokenCounter;
 }
 
+/**
+ * The selection policy a session's recall slot runs under, and where it came from:
+ * `call` (fields given to `setRecalledMemory`, the rest from the schema or the defaults),
+ * `schema` (the recall slot of the schemas the session was given), or `spec02_defaults`
+ * (no schema says otherwise: spec 02's minScore 0.35, topK 5, 3000 chars, 800 tokens).
+ * `topK`/`maxChars`/`maxTokens` null = unbounded.
+ */
+export interface SessionMemoryPolicy {
+  policy: {
+    minScore: number;
+    topK: number | null;
+    maxChars: number | null;
+    maxTokens: number | null;
+  };
+  from: "call" | "schema" | "spec02_defaults";
+}
+
 /** What happened in the last `assemble` call, for people and tests. */
 export interface ReassemblyReport {
   reused: boolean;
@@ -117,6 +135,7 @@ export class Session {
   private cached: { key: string; assembly: Assembly } | null = null;
   private frozen: Assembly | null = null;
   private lastReport: ReassemblyReport = { reused: false, rebuilt: [], refetched: false };
+  private usedPolicy: SessionMemoryPolicy | null = null;
   /** Builder calls per segment name (for stats and tests). */
   readonly builderCalls = new Map<string, number>();
 
@@ -182,7 +201,9 @@ export class Session {
    * fields given in `policy` override the recall slot's filter of the current schema on
    * every reassembly while this memory is installed (`minScore`, `topK`, `maxChars` →
    * char budget, `maxTokens` → token budget of the slot as rendered; `null` = unbounded);
-   * omitted fields keep the schema's. `topK: 0` is rejected: use `clearRecalledMemory()`.
+   * omitted fields keep the schema's when the session was given schemas, else take the
+   * spec 02 defaults. `memoryPolicy` says which policy ran. `topK: 0` is rejected: use
+   * `clearRecalledMemory()`.
    */
   setRecalledMemory(
     candidates: readonly CandidateInput[],
@@ -345,21 +366,46 @@ export class Session {
     };
   }
 
-  // The recall slot of the current schema under the installed memory's policy, if any.
-  private schemas(): SchemaRegistry | undefined {
+  /**
+   * The recall slot of the current schema with the installed memory's policy: the fields
+   * given to `setRecalledMemory` override the slot's filter; without caller schemas, the
+   * spec 02 defaults stand in for the rest (the reference budgets of the default schemas
+   * are for a whole `react` prompt, not what a session installs memory for).
+   */
+  private recallFilter(): {
+    schemas: SchemaRegistry | undefined;
+    used: SessionMemoryPolicy | null;
+  } {
     const base = this.options.assemble?.schemas;
-    const policy = this.recall?.policy;
-    if (policy === undefined) return base;
+    if (this.recall === null) return { schemas: base, used: null };
+    const given = this.recall.policy ?? {};
+    const fields: PolicyInput = base === undefined ? { ...DEFAULT_POLICY, ...given } : given;
     const registry = base ?? createSchemaRegistry();
     const { schema } = registry.resolve(this.state.mode);
-    return registry.register({
+    const slot = schema.slots.find((x) => x.kind === "recall_memory");
+    const filter = withPolicy(slot?.filter ?? {}, fields);
+    const from =
+      Object.keys(given).length > 0 ? "call" : base === undefined ? "spec02_defaults" : "schema";
+    const used: SessionMemoryPolicy = {
+      policy: {
+        minScore: filter.minScore ?? DEFAULT_POLICY.minScore,
+        topK: filter.topK !== undefined && filter.topK > 0 ? filter.topK : null,
+        maxChars: filter.charBudget ?? null,
+        maxTokens: filter.tokenBudget ?? null,
+      },
+      from,
+    };
+    if (Object.keys(fields).length === 0) return { schemas: base, used };
+    const schemas = registry.register({
       ...schema,
-      slots: schema.slots.map((slot) =>
-        slot.kind === "recall_memory"
-          ? { ...slot, filter: withPolicy(slot.filter ?? {}, policy) }
-          : slot,
-      ),
+      slots: schema.slots.map((x) => (x.kind === "recall_memory" ? { ...x, filter } : x)),
     });
+    return { schemas, used };
+  }
+
+  /** The policy the recall slot ran under in the last assembly (null without memory). */
+  get memoryPolicy(): SessionMemoryPolicy | null {
+    return this.usedPolicy;
   }
 
   private registry(): SourceRegistry {
@@ -379,7 +425,7 @@ export class Session {
       return this.cached.assembly;
     }
     const rebuilt = this.rebuildSegments();
-    const schemas = this.schemas();
+    const { schemas, used } = this.recallFilter();
     const assembly = await assemble({
       ...this.options.assemble,
       ...(schemas !== undefined ? { schemas } : {}),
@@ -391,6 +437,7 @@ export class Session {
       segments: this.segmentDefs.map((d) => this.built.get(d.name) as AssembleSegment),
     });
     this.dirty.clear();
+    this.usedPolicy = used;
     this.cached = { key, assembly };
     this.lastReport = { reused: false, rebuilt, refetched: true };
     return assembly;

@@ -11,7 +11,7 @@
 import { fstatSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import type { Assembly } from "../assemble/index.js";
+import type { Assembly, SessionMemoryPolicy } from "../assemble/index.js";
 import { type CacheKeys, cacheBreak } from "../cache/index.js";
 import { InvalidInputError, toErrorObject } from "../errors/index.js";
 import { CACHE_TIERS } from "../plan/index.js";
@@ -74,6 +74,18 @@ export function parseBudget(value: string | undefined): number | undefined {
     );
   }
   return Number(value.trim());
+}
+
+/** `policy minScore 0.35, topK 5, maxChars 3000, maxTokens 800 (spec 02 defaults)`. */
+function policyLine(used: SessionMemoryPolicy): string {
+  const p = used.policy;
+  const n = (v: number | null) => (v === null ? "unbounded" : String(v));
+  const from = {
+    call: "given with the memory",
+    schema: "the schema's recall slot",
+    spec02_defaults: "spec 02 defaults",
+  }[used.from];
+  return `policy minScore ${p.minScore}, topK ${n(p.topK)}, maxChars ${n(p.maxChars)}, maxTokens ${n(p.maxTokens)} (${from})`;
 }
 
 const formatKeys = (keys: CacheKeys) => CACHE_TIERS.map((t) => `${t} ${keys[t] ?? "-"}`).join(", ");
@@ -339,7 +351,9 @@ export class Repl {
     if (assembly.memoryPlan === null) {
       return "Memory selection — inactive (no recalled memory installed)";
     }
-    return memoryDecisionTable(assembly.memoryPlan, this.style);
+    const table = memoryDecisionTable(assembly.memoryPlan, this.style);
+    const used = this.session.memoryPolicy;
+    return used === null ? table : `${table}\n${policyLine(used)}`;
   }
 
   private segmentTable(assembly: Assembly): string {

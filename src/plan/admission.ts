@@ -3,7 +3,7 @@ import { PromptBudgetError } from "../errors/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import { type CharLedger, charsWith, commitChars } from "./char-ledger.js";
 import { decide } from "./decision.js";
-import type { Entry } from "./entry.js";
+import { type Entry, isReserved } from "./entry.js";
 import { type Layout, ownTokens } from "./layout.js";
 import { admissionOrder } from "./order.js";
 import type { TokenLedger } from "./token-ledger.js";
@@ -20,19 +20,23 @@ export interface Budget {
 }
 
 /**
- * Reserves every active required segment, or throws a {@link PromptBudgetError} naming
- * them all when together they exceed a budget (chars checked first).
+ * Reserves every active required and `neverTruncate` segment, or throws a
+ * {@link PromptBudgetError} naming them all when together they exceed a budget (chars
+ * checked first). A `neverTruncate` segment is never a trimming candidate (spec 07): it is
+ * reserved like a required one, with reason `never_truncate`.
  */
 export function reserveRequired(entries: readonly Entry[], b: Budget): void {
   const { budgetChars, budgetTokens, counter, layout, ledger, chars } = b;
-  const required = entries.filter((e) => e.inactive === null && e.required);
-  for (const e of required) {
+  const reserved = entries.filter((e) => e.inactive === null && isReserved(e));
+  for (const e of reserved) {
     commitChars(chars, e, charsWith(chars, e));
     ledger?.add(e.display);
   }
-  if (required.length === 0) return;
-  const names = required.map((e) => e.name);
-  const which = `required segments (${names.join(", ")})`;
+  if (reserved.length === 0) return;
+  const names = reserved.map((e) => e.name);
+  const which = reserved.every((e) => e.required)
+    ? `required segments (${names.join(", ")})`
+    : `required and neverTruncate segments (${names.join(", ")})`;
   if (budgetChars !== null && chars.used > budgetChars) {
     throw new PromptBudgetError(
       `${which} need ${chars.used} chars; budgetChars is ${budgetChars}`,
@@ -48,9 +52,11 @@ export function reserveRequired(entries: readonly Entry[], b: Budget): void {
       "budgetTokens",
     );
   }
-  for (const e of required) {
+  for (const e of reserved) {
     ownTokens(layout, counter, e.display);
-    decide(e, "included", "required", "required: reserved before optional segments");
+    if (e.required)
+      decide(e, "included", "required", "required: reserved before optional segments");
+    else decide(e, "included", "never_truncate", "neverTruncate: reserved like a required segment");
   }
 }
 

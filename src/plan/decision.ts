@@ -6,6 +6,7 @@ export type SegmentStatus = "included" | "dropped" | "inactive";
 /** Reason codes of spec 03, stable across releases. */
 export type SegmentReason =
   | "required"
+  | "never_truncate"
   | "fits_budget"
   | "char_budget_exceeded"
   | "token_budget_exceeded"
@@ -30,6 +31,8 @@ interface DecisionFields {
 export type PlanDecision =
   | (DecisionFields & { required: true; status: "included"; reason: "required" })
   | (DecisionFields & { required: false; status: "included"; reason: "fits_budget" })
+  // A neverTruncate segment (spec 07): reserved like a required one, never dropped.
+  | (DecisionFields & { required: false; status: "included"; reason: "never_truncate" })
   | (DecisionFields & {
       required: false;
       status: "dropped";

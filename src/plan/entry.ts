@@ -7,6 +7,11 @@ import { type CacheTier, DEFAULT_CACHE_TIER, type Segment } from "./schema.js";
 /** Rank of each tier in tiered mode: the display and admission order of tiers. */
 const TIER_RANK: Readonly<Record<CacheTier, number>> = { static: 0, session: 1, dynamic: 2 };
 
+/** Whether admission reserves the entry before any optional one: required or neverTruncate. */
+export function isReserved(e: Pick<Entry, "required" | "neverTruncate">): boolean {
+  return e.required || e.neverTruncate;
+}
+
 /** One segment as the planner works on it: every step reads and updates these plain fields. */
 export interface Entry {
   seg: Segment;
@@ -15,6 +20,8 @@ export interface Entry {
   priority: number;
   budgetPriority: number;
   required: boolean;
+  /** Reserved like a required segment (reason `never_truncate` when not required). */
+  neverTruncate: boolean;
   provenance: string;
   /** The name has no surrogate, so native `<` orders it by code point (see compareNames). */
   plainName: boolean;
@@ -47,6 +54,7 @@ export function makeEntry(seg: Segment, index: number, tiered: boolean): Entry {
     priority: seg.priority,
     budgetPriority: seg.budgetPriority,
     required: seg.required,
+    neverTruncate: seg.neverTruncate === true,
     provenance: seg.provenance,
     plainName: !hasSurrogate(seg.name),
     index,

@@ -1,6 +1,6 @@
 // Display and admission order of the entries, by packed integer sort keys when they fit.
 import { compareCodePoints } from "../text/index.js";
-import type { Entry } from "./entry.js";
+import { type Entry, isReserved } from "./entry.js";
 
 // Code-point order of two distinct names. Sorting compares names on every priority tie,
 // often sharing a long prefix ("segment-0041" vs "segment-0042"): without surrogates the
@@ -86,9 +86,9 @@ export function displayOrder(entries: Entry[]): Entry[] {
   return sorted;
 }
 
-/** The optional active entries in admission order, by the key (tier, max − budgetPriority, display). */
+/** The optional (neither required nor neverTruncate) active entries in admission order, by the key (tier, max − budgetPriority, display). */
 export function admissionOrder(entries: readonly Entry[]): Entry[] {
-  const optional = entries.filter((e) => e.inactive === null && !e.required);
+  const optional = entries.filter((e) => e.inactive === null && !isReserved(e));
   const n = entries.length;
   const range = packedRange(optional, (e) => e.budgetPriority, n);
   if (range === null) return optional.sort(compareAdmission);

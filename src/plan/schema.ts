@@ -37,6 +37,11 @@ const segmentFields = {
   priority: z.number().default(50),
   /** Required segments are never dropped; if they cannot fit, the plan fails closed. */
   required: z.boolean().default(false),
+  /**
+   * Never a trimming candidate (red lines, identity; spec 07): reserved like a required
+   * segment (reason `never_truncate`), and if it cannot fit the plan fails closed.
+   */
+  neverTruncate: z.boolean().optional(),
   /** Who wins scarce budget: higher first (default 50). Independent of `priority`. */
   budgetPriority: z.number().default(50),
   /** Where the content came from (default `"runtime"`). */

@@ -150,6 +150,8 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
     name,
     renderSlot: (slot, items) => (items.length === 0 ? "" : renderFramed(frame(slot), items)),
     frame,
+    // What one item renders to: its line in the slot's frame.
+    renderItem: (slot, item) => frame(slot).line(item),
   };
 }
 

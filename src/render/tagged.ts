@@ -104,4 +104,7 @@ export const taggedRenderer: SlotRenderer = Object.freeze({
     return items.length === 0 ? "" : renderFramed(frame(slot, ctx), items);
   },
   frame,
+  renderItem(slot: { kind: string }, item: SourceItem) {
+    return slot.kind === "recall_memory" ? renderMemoryHit(toHit(item, 0)) : itemLine(item);
+  },
 });

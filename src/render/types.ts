@@ -38,6 +38,15 @@ export interface SlotRenderer {
     slot: { kind: string; title?: string; itemStyle?: "list" | "block" },
     ctx: RenderContext,
   ): SlotFrame;
+  /**
+   * Optional: what one item contributes to the slot's rendering (its line or lines, the
+   * list prefix included), so decision logs can price each item as the prompt holds it.
+   */
+  renderItem?(
+    slot: { kind: string; title?: string; itemStyle?: "list" | "block" },
+    item: SourceItem,
+    ctx: RenderContext,
+  ): string;
 }
 
 /** `items` rendered through `frame` (`""` for none): what a framed `renderSlot` returns. */

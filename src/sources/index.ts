@@ -56,6 +56,7 @@ export {
 } from "./instructions.js";
 export {
   citationAnchor,
+  KB_CASCADE_LEVEL,
   type KbChunk,
   KbChunkSchema,
   type KbIssue,
@@ -80,8 +81,10 @@ export { discoverSkills } from "./skill-discovery.js";
 export { isInvalidSkill, parseSkill } from "./skill-parse.js";
 export { selectSkills } from "./skill-select.js";
 export {
+  type SkillsSourceOptions,
   skillCatalogLine,
   skillCatalogText,
+  skillReport,
   skillSourceRef,
   skillsSource,
 } from "./skill-source.js";
@@ -95,6 +98,7 @@ export {
   type Skill,
   type SkillCatalog,
   type SkillMatch,
+  type SkillReport,
   type SkillRoots,
   type SkillSelection,
   type SkillTriggers,

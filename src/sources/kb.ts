@@ -235,21 +235,22 @@ export function kbSourceRef(c: Pick<KbChunk, "docId" | "chunkId">): string {
   return `kb:${c.docId}#${c.chunkId}`;
 }
 
+/** Cascade level of each tier: golden 0 (cut last, item by item), hybrid 1, correction 2. */
+export const KB_CASCADE_LEVEL: Readonly<Record<KbKind, number>> = TIER;
+
 /**
  * A source of kind `kb` over validated chunks (a duplicate (docId, chunkId) or an invalid
- * chunk throws `InvalidInputError`). Items are {@link planKb}'s `included` in order: id
- * `DOC#CHUNK`, text `ANCHOR CONTENT`, category = kind, rank = position, sourceRef
- * `kb:DOC#CHUNK`. The budget is `options.budgetChars` when given, else the slot's
- * `filter.charBudget`, else none.
+ * chunk throws `InvalidInputError`). Items are every chunk in {@link orderChunks} order:
+ * id `DOC#CHUNK`, text `ANCHOR CONTENT`, category = kind, rank = position, `cascadeLevel`
+ * = {@link KB_CASCADE_LEVEL} of the kind, sourceRef `kb:DOC#CHUNK`. The source applies no
+ * budget: the assembler runs the cascade (correction skipped first, then hybrid, golden
+ * cut last) against the slot's budget and then against the room the global plan leaves
+ * the layer, so every chunk gets a decision with a reason in the manifest.
  *
  * Items carry no `score`: the assembler ranks score before rank, which would lift a 0.9
  * hybrid above a 0.5 golden chunk; `rank` carries the spec order instead.
  */
-export function kbSource(
-  chunks: readonly KbChunk[],
-  options: { budgetChars?: number | null } = {},
-  id = "kb",
-): ContextSource {
+export function kbSource(chunks: readonly KbChunk[], id = "kb"): ContextSource {
   if (typeof id !== "string" || isBlank(id)) {
     throw new InvalidInputError("source id must not be blank", "id");
   }
@@ -267,21 +268,17 @@ export function kbSource(
     }
     seen.add(key);
   });
-  if (options.budgetChars !== undefined) planKb([], options.budgetChars); // validates the budget
+  const items: SourceItem[] = orderChunks(valid).map((c, rank) => ({
+    id: `${c.docId}#${c.chunkId}`,
+    text: kbLine(c),
+    category: c.kind,
+    rank,
+    cascadeLevel: KB_CASCADE_LEVEL[c.kind],
+    sourceRef: kbSourceRef(c),
+  }));
   return {
     id,
     supports: (kind) => kind === "kb",
-    fetch(slot): SourceItem[] {
-      if (slot.kind !== "kb") return [];
-      const budget =
-        options.budgetChars !== undefined ? options.budgetChars : (slot.filter?.charBudget ?? null);
-      return planKb(valid, budget).included.map((c, rank) => ({
-        id: `${c.docId}#${c.chunkId}`,
-        text: kbLine(c),
-        category: c.kind,
-        rank,
-        sourceRef: kbSourceRef(c),
-      }));
-    },
+    fetch: (slot): SourceItem[] => (slot.kind === "kb" ? items.map((i) => ({ ...i })) : []),
   };
 }

@@ -112,6 +112,29 @@ export interface SkillSelection {
   overlaps: Array<{ a: string; b: string; on: string }>;
 }
 
+/**
+ * What the manifest says of skill selection for one query (spec 06, issue 11): the matched
+ * skills with the triggers that fired and their version, the cap and what fell over it,
+ * ties and overlaps, the invalid and shadowed skills with their reasons, and whether the
+ * selection abstained. Paths are relative to the source's `root` when they lie inside it.
+ */
+export interface SkillReport {
+  /** The slot kind the report belongs to (`skills`). */
+  slot: string;
+  /** Whose bodies enter: priority desc → name asc, at most `cap`. */
+  matched: Array<SkillMatch & { version: string }>;
+  /** True when no skill body enters (nothing matched, or the cap is 0). */
+  abstained: boolean;
+  cap: number;
+  /** Matched but over the cap, in selection order. */
+  capped: string[];
+  ties: string[][];
+  overlaps: Array<{ a: string; b: string; on: string }>;
+  /** Skills that failed validation (name = their directory), with the precise reason. */
+  invalid: Array<{ name: string; path: string; reason: string }>;
+  shadowed: Array<{ name: string; path: string; by: string }>;
+}
+
 // ---------------------------------------------------------------------------------------
 // limits
 

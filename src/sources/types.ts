@@ -7,6 +7,7 @@ import { AUTHORITIES, ProvenanceSchema } from "../memory/index.js";
 import type { CacheTier } from "../plan/index.js";
 import { isoTimestamp, nonBlankString, textString } from "../text/index.js";
 import type { InstructionReport } from "./instructions.js";
+import type { SkillReport } from "./skills.js";
 
 const nonBlank = nonBlankString;
 const timestamp = isoTimestamp;
@@ -35,6 +36,14 @@ export const SourceItemSchema = z.object({
   /** Position the source gives the item (lower first); breaks ties after score and age. */
   rank: z.number().int().min(0).optional(),
   sourceRef: textString.optional(),
+  /**
+   * Budget cascade level (spec 06 KB tiers: golden 0, hybrid 1, correction 2). A slot whose
+   * items all carry one is packed by the cascade instead of greedily: under budget, whole
+   * levels ≥ 1 are skipped from the least valuable, then level 0 loses its lowest-ranked
+   * items — first against the slot's own budget, then against the room the global plan
+   * leaves the layer. `category` names the level in decision details.
+   */
+  cascadeLevel: z.number().int().min(0).optional(),
   memory: MemoryFieldsSchema.optional(),
 });
 export type SourceItem = z.input<typeof SourceItemSchema>;
@@ -89,6 +98,8 @@ export interface SlotSpec {
 export interface SourceReport {
   /** Instruction files skipped or cut, with the reason (the `instructions` sources). */
   instructions?: InstructionReport;
+  /** Skills matched with their trigger reasons, or the selection abstained (`skills` sources). */
+  skills?: SkillReport;
 }
 
 /**

@@ -70,6 +70,8 @@ export {
   WireContractSchema,
   type WireLayer,
   WireLayerSchema,
+  type WireSkills,
+  WireSkillsSchema,
   type WireSpan,
   WireSpanSchema,
 } from "./wire-schema.js";

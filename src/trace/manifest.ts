@@ -5,7 +5,7 @@
  */
 import type { MemoryDecision } from "../memory/index.js";
 import type { CacheTier, PlanDecision } from "../plan/index.js";
-import type { InstructionReport } from "../sources/index.js";
+import type { InstructionReport, SkillReport } from "../sources/index.js";
 
 /** Layer status: the planner's three, plus `skipped` when a source failed. */
 export type LayerStatus = "included" | "dropped" | "inactive" | "skipped";
@@ -13,6 +13,7 @@ export type LayerStatus = "included" | "dropped" | "inactive" | "skipped";
 /** Layer reason codes: the planner's, plus source failures. */
 export type LayerReason =
   | "required"
+  | "never_truncate"
   | "fits_budget"
   | "char_budget_exceeded"
   | "token_budget_exceeded"
@@ -90,6 +91,12 @@ export interface AssemblyManifest {
    * reports a chain.
    */
   instructions: InstructionReport | null;
+  /**
+   * Skill selection (spec 06): matched skills with their trigger reasons, ties, overlaps,
+   * the cap, invalid skills with their reason, and `abstained`; null when no source of the
+   * schema's slots reports one.
+   */
+  skills: SkillReport | null;
   timings: Timings;
 }
 

@@ -217,6 +217,7 @@ export function toWireContract(assembly: WireAssembly, options: WireOptions): Wi
       bodyTokens,
       bodyChars,
     },
+    skills: manifest.skills ?? null,
   };
   // The same checks the receiver runs (anchor names, reserves, hashes, spans).
   return validateWire(contract);

@@ -10,7 +10,12 @@
  *                       "chars", "tokens", "versionId", "sourceRefs", "span" }],
  *   "anchors": [{ "name", "afterLayer", "atEnd", "offset", "reserveTokens", "reserveChars" }],
  *   "tailReserve": 2000,
- *   "budget": { "tokenizer", "contextWindow", "responseReserve", "total", "bodyTokens", "bodyChars" } }
+ *   "budget": { "tokenizer", "contextWindow", "responseReserve", "total", "bodyTokens", "bodyChars" },
+ *   "skills": { "slot", "matched", "abstained", "cap", "capped", "ties", "overlaps", "invalid", "shadowed" } | null }
+ * ```
+ * (`skills` since 1.1.0: the manifest's skill report, so the executor knows which skill
+ * bodies the body holds and why, or that the selection abstained; absent from a 1.0 sender.)
+ * ```
  * ```
  *
  * Rules (documented so a peer in another language can mirror them):
@@ -42,7 +47,7 @@ import { nonBlankString, textString } from "../text/index.js";
 // versions
 
 /** The contract version this build writes. */
-export const WIRE_CONTRACT_VERSION = "1.0.0";
+export const WIRE_CONTRACT_VERSION = "1.1.0";
 /** The only major version this build reads. */
 export const WIRE_SUPPORTED_MAJOR = 1;
 
@@ -124,6 +129,27 @@ export const WireBudgetSchema = z.object({
 });
 export type WireBudget = z.output<typeof WireBudgetSchema>;
 
+/** The manifest's skill report as it crosses the boundary (spec 06; contract 1.1). */
+export const WireSkillsSchema = z.object({
+  slot: nonBlank,
+  matched: z.array(
+    z.object({
+      name: nonBlank,
+      priority: z.number(),
+      reasons: z.array(z.string()),
+      version: z.string(),
+    }),
+  ),
+  abstained: z.boolean(),
+  cap: count,
+  capped: z.array(z.string()),
+  ties: z.array(z.array(z.string())),
+  overlaps: z.array(z.object({ a: z.string(), b: z.string(), on: z.string() })),
+  invalid: z.array(z.object({ name: z.string(), path: z.string(), reason: z.string() })),
+  shadowed: z.array(z.object({ name: z.string(), path: z.string(), by: z.string() })),
+});
+export type WireSkills = z.output<typeof WireSkillsSchema>;
+
 /**
  * The wire contract (shape only; {@link parseWireContract} also checks the semantics:
  * version, hashes, spans, anchors, budget arithmetic).
@@ -136,5 +162,7 @@ export const WireContractSchema = z.object({
   anchors: z.array(WireAnchorSchema),
   tailReserve: count,
   budget: WireBudgetSchema,
+  /** The skill report (1.1.0+); null when the assembly had none, absent from a 1.0 sender. */
+  skills: WireSkillsSchema.nullable().optional(),
 });
 export type WireContract = z.output<typeof WireContractSchema>;

@@ -334,8 +334,8 @@ export async function loadWorkspace(
   const tools = options.toolState ?? new ToolState(config.tools ?? []);
   const sources: ContextSource[] = [
     instructionChainSource(instructions, options.userFiles ?? []),
-    skillsSource(catalog, "skills", cap === undefined ? {} : { cap }),
-    kbSource(kb.chunks, {}),
+    skillsSource(catalog, "skills", cap === undefined ? { root } : { cap, root }),
+    kbSource(kb.chunks),
     constraintsSource({ rules: config.constraints ?? [] }),
     toolStateSource(tools),
     plannerSource(() => config.planner ?? null),

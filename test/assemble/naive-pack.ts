@@ -2,8 +2,9 @@
  * The per-slot layer as the assembler computed it before lazy counting (issue 15): every
  * item validated, ranked by a comparator that parses dates on every comparison, every
  * recall candidate rendered and counted by the spec 02 selection, and every candidate
- * priced by rendering the whole slot again. Kept verbatim as the naive reference the
- * property test compares the lazy assembler against.
+ * priced by rendering the whole slot again. Kept as the naive reference the property test
+ * compares the lazy assembler against; the one change since is issue 11 item 4 (the memory
+ * plan describes the recall slot as rendered, each hit priced as the renderer's line).
  */
 
 import type { SlotFill } from "../../src/assemble/fill.js";
@@ -267,6 +268,7 @@ export function packMemorySlot(
   scope: string,
   render: (items: readonly SourcedItem[]) => string,
   counter: TokenCounter,
+  renderLine?: (item: SourcedItem) => string,
 ): { packed: PackedSlot; plan: MemoryPlan } {
   const byId = new Map(kept.map((s) => [s.item.id, s]));
   const gates = selectMemoryContext(
@@ -291,7 +293,15 @@ export function packMemorySlot(
     slot.kind,
   );
   const outcome = new Map(packed.decisions.map((d) => [d.id, d]));
-  const decisions: MemoryDecision[] = gates.decisions.map((d) => {
+  // A hit is priced as the line the prompt holds, when the renderer says what that is.
+  const priced = (d: MemoryDecision): MemoryDecision => {
+    const item = byId.get(d.memoryId);
+    if (renderLine === undefined || item === undefined) return d;
+    const line = renderLine(item);
+    return { ...d, candidateChars: cpLength(line), candidateTokens: counter.count(line) };
+  };
+  const decisions: MemoryDecision[] = gates.decisions.map((gate) => {
+    const d = priced(gate);
     const p = outcome.get(d.memoryId);
     if (d.status !== "selected" || p === undefined || p.status === "selected") return d;
     return {
@@ -306,7 +316,8 @@ export function packMemorySlot(
   const lines = packed.selected.map((s) =>
     renderMemoryHit(toCandidate(s, slot.kind) as Parameters<typeof renderMemoryHit>[0]),
   );
-  const context = renderMemoryBlock(gates.userScope, lines);
+  const context =
+    renderLine === undefined ? renderMemoryBlock(gates.userScope, lines) : packed.rendered;
   const plan: MemoryPlan = {
     ...gates,
     policy: {
@@ -381,7 +392,20 @@ function memoryLayer(
     { ...filter, minScore: undefined },
     ctx.nowMs,
   );
-  const { packed, plan } = packMemorySlot(slot, kept, filter, ctx.scope, render, ctx.counter);
+  const renderItem = ctx.renderer.renderItem?.bind(ctx.renderer);
+  const renderLine =
+    renderItem === undefined
+      ? undefined
+      : (s: SourcedItem) => renderItem(slot, s.item, { userScope: ctx.scope });
+  const { packed, plan } = packMemorySlot(
+    slot,
+    kept,
+    filter,
+    ctx.scope,
+    render,
+    ctx.counter,
+    renderLine,
+  );
   // Lookups by id: a recall slot may hold a thousand candidates.
   const packedIds = new Set(packed.decisions.map((p) => p.id));
   const sourceOf = new Map(kept.map((s) => [s.item.id, s.sourceId]));

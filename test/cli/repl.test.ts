@@ -93,7 +93,7 @@ describe("promptctx repl: the scripted session", () => {
       "constraints",
       "static",
       "included",
-      "fits_budget",
+      "never_truncate", // red lines: reserved like required content (spec 07)
     ]);
     expect(row(o, "skills").slice(0, 3)).toEqual(["skills", "session", "inactive"]);
     expect(row(o, "connectors").slice(0, 3)).toEqual(["connectors", "session", "inactive"]);
@@ -293,7 +293,9 @@ describe("promptctx repl: errors and flags", () => {
   it("a budget too small for the required layers fails closed per command, exit 0 at EOF", () => {
     const r = repl(["show", "mode ask", "stats"], ["--budget", "100"]);
     expect(r.code).toBe(0);
-    expect((r.steps[0] as Step).out).toMatch(/^error: prompt_budget_exceeded: required segments/);
+    expect((r.steps[0] as Step).out).toMatch(
+      /^error: prompt_budget_exceeded: required and neverTruncate segments \(base_rules, constraints,/,
+    );
     expect((r.steps[1] as Step).out).toMatch(/^error: prompt_budget_exceeded/);
     expect((r.steps[2] as Step).out).toContain("reassemblies: 0, cache reuses: 0, errors: 2");
   });

@@ -401,8 +401,15 @@ describe("slot frames", () => {
     score: fc.option(fc.constantFrom(0, 0.5, 1), { nil: undefined }),
     importance: fc.option(fc.constantFrom(0.25, 0.7), { nil: undefined }),
   });
-  const surrogatePrefix = createHeadingRenderer("sp", { ...LOCALES.en, itemPrefix: "\uD83D" });
-  const renderers = [getRenderer("en"), getRenderer("zh-CN"), taggedRenderer, surrogatePrefix];
+  // Locale tables are well-formed text: a prefix may be astral, never a lone surrogate.
+  const astralPrefix = createHeadingRenderer("sp", { ...LOCALES.en, itemPrefix: "\uD83D\uDE80 " });
+  const renderers = [getRenderer("en"), getRenderer("zh-CN"), taggedRenderer, astralPrefix];
+
+  it("reject a locale whose item prefix is not well-formed", () => {
+    expect(() => createHeadingRenderer("sp", { ...LOCALES.en, itemPrefix: "\uD83D" })).toThrow(
+      /locale\.itemPrefix: must be well-formed Unicode/,
+    );
+  });
 
   it("price a slot piece by piece exactly as it renders", () => {
     fc.assert(
@@ -430,7 +437,7 @@ describe("slot frames", () => {
             (items.length - 1) * cpLength(frame.separator) +
             cpLength(frame.tail);
           // Built-in frames join their pieces with newlines: their code points add up.
-          if (renderer !== surrogatePrefix) expect(pieces).toBe(cpLength(whole));
+          expect(pieces).toBe(cpLength(whole));
         },
       ),
     );

@@ -88,9 +88,10 @@ describe("setRecalledMemory", () => {
 
     session.setRecalledMemory(U1, { policy: { minScore: 0.1, maxChars: null } });
     const d = await session.assemble(QUERY);
-    expect(selected(d)).toEqual(["m-py", "m-tests"]); // the schema's topK 2 still holds
+    // No schema was given: the spec 02 default topK 5 holds for the fields not given.
+    expect(selected(d)).toEqual(["m-py", "m-tests", "m-weak"]);
 
-    session.setRecalledMemory(U1); // no policy: the schema's recall filter again
+    session.setRecalledMemory(U1); // no policy: the spec 02 defaults again
     const e = await session.assemble(QUERY);
     expect(selected(e)).toEqual(["m-py", "m-tests"]);
     expect(e.manifest.memoryDecisions?.find((x) => x.memoryId === "m-weak")?.reason).toBe(

@@ -248,7 +248,7 @@ describe("kbSource", () => {
     return items;
   };
 
-  it("serves the planned chunks in order with chunk ids as sourceRefs", async () => {
+  it("serves every chunk in order with chunk ids as sourceRefs and cascade levels", async () => {
     const src = kbSource(ALL);
     expect(src.id).toBe("kb");
     expect(src.supports("kb")).toBe(true);
@@ -268,28 +268,24 @@ describe("kbSource", () => {
       text: "[doc:d1 chunk:g1] golden d1/g1",
       category: "golden",
       rank: 0,
+      cascadeLevel: 0,
       sourceRef: "kb:d1#g1",
     });
+    expect(items.map((i) => i.cascadeLevel)).toEqual([0, 0, 0, 1, 1, 2]);
     // No score on items: the assembler ranks score before rank, which would break tiers.
     expect(items.every((i) => i.score === undefined)).toBe(true);
     expect(await src.fetch({ kind: "other" }, QUERY, new AbortController().signal)).toEqual([]);
   });
 
-  it("applies the cascade under the option budget, else the slot's charBudget", async () => {
-    const golden = width([G1, G3, G2]);
-    const viaOption = await fetch(kbSource(ALL, { budgetChars: golden }));
-    expect(viaOption.map((i) => i.id)).toEqual(["d1#g1", "d1#g3", "d2#g2"]);
-    const viaSlot = await fetch(kbSource(ALL), { charBudget: golden });
-    expect(viaSlot.map((i) => i.id)).toEqual(["d1#g1", "d1#g3", "d2#g2"]);
-    const explicitNull = await fetch(kbSource(ALL, { budgetChars: null }), { charBudget: 1 });
-    expect(explicitNull).toHaveLength(6);
+  it("applies no budget itself: the assembler cascades, so every chunk gets a decision", async () => {
+    const items = await fetch(kbSource(ALL), { charBudget: width([G1]) });
+    expect(items).toHaveLength(6);
   });
 
   it("rejects invalid or duplicate chunks and a bad id", () => {
     expect(() => kbSource([G1, { ...G1, content: "again" }])).toThrow(/duplicate chunk/);
     expect(() => kbSource([{ ...G1, score: -1 }])).toThrow(InvalidInputError);
-    expect(() => kbSource(ALL, { budgetChars: -5 })).toThrow(InvalidInputError);
-    expect(() => kbSource(ALL, {}, "")).toThrow(InvalidInputError);
+    expect(() => kbSource(ALL, "")).toThrow(InvalidInputError);
   });
 
   it("works from a workspace kb directory", async () => {
@@ -299,13 +295,14 @@ describe("kbSource", () => {
     writeFileSync(join(dir, "kb.jsonl"), ALL.map((c) => JSON.stringify(c)).join("\n"));
     const { chunks, issues } = await loadKbDir(dir);
     expect(issues).toEqual([]);
-    const items = await fetch(kbSource(chunks, { budgetChars: width([G1, G3, G2, H1, H2]) }));
+    const items = await fetch(kbSource(chunks));
     expect(items.map((i) => i.category)).toEqual([
       "golden",
       "golden",
       "golden",
       "hybrid",
       "hybrid",
+      "correction",
     ]);
   });
 });
