@@ -3,7 +3,7 @@
  * (test/store/recall-eval.test.ts) and `npm run bench` (bench/sections/recall-quality.mjs).
  *
  * For each labelled query, `recall(query)` returns the ranked hits (`{memoryId, score}`,
- * best first). A hit **passes** when `score ≥ minScore` (spec 02's confidence gate).
+ * best first). A hit **passes** when `score ≥ minScore` (docs/memory-selection.md's confidence gate).
  *
  * - related queries (one labelled memory each):
  *   - `recall@k`: share of the labelled memories found in the top k hits (gate or not);

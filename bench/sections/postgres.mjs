@@ -1,5 +1,5 @@
 /**
- * Section `postgres`: the shared memory store over PostgreSQL (spec 06 "scale-out").
+ * Section `postgres`: the shared memory store over PostgreSQL (docs/sources.md "scale-out").
  *
  * A throwaway cluster (scripts/pg-cluster.mjs: initdb + pg_ctl in a temp dir, on a free
  * port; durable settings — fsync and synchronous_commit on — with shared_buffers 1 GB and

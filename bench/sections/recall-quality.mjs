@@ -4,7 +4,7 @@
  * 3,000 memories in 40 scopes (English, Chinese, mixed), 320 related queries (one
  * labelled memory each) and 200 unrelated ones (off-topic, and near misses: a topic the
  * scope has, about an entity it does not). Every query is recalled with limit 10 at the
- * set's `asOf`; a hit passes at the default recall slot's `minScore` (spec 02's gate).
+ * set's `asOf`; a hit passes at the default recall slot's `minScore` (docs/memory-selection.md's gate).
  *
  * Figures (see scripts/recall-eval.mjs): recall@k and precision@k (of passing hits),
  * answered@k (a labelled memory in the top k and passing), the abstain rate of related

@@ -1,5 +1,5 @@
 /**
- * Section `store`: the embedded SQLite memory store (spec 06). JSONL import throughput
+ * Section `store`: the embedded SQLite memory store (docs/sources.md). JSONL import throughput
  * and recall latency over 100,000 and then 1,000,000 synthetic memories.
  *
  * Records are generated deterministically (seeded PRNG) into JSONL files in a temp dir,

@@ -1,6 +1,6 @@
 /**
- * The assembler of spec 04: mode → schema → slots filled concurrently from sources →
- * per-slot filter and atomic packing → the spec 03 planner over the filled slots (cache
+ * The assembler of docs/assembler.md: mode → schema → slots filled concurrently from sources →
+ * per-slot filter and atomic packing → the docs/planner.md planner over the filled slots (cache
  * tiers, required never dropped, fail closed) → prompt + manifest.
  */
 import { InvalidInputError } from "../errors/index.js";

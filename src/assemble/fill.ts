@@ -1,5 +1,5 @@
 /**
- * Concurrent fill (spec 04): every slot's sources are asked at once, each slot under its
+ * Concurrent fill (docs/assembler.md): every slot's sources are asked at once, each slot under its
  * own timeout and AbortSignal. A throw, a rejection, a timeout or invalid items become a
  * failed fill with the message — never a hang or a crash. Completion order never leaks
  * into the result: fills come back in schema order and items are ranked later.

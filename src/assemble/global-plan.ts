@@ -1,6 +1,6 @@
 /**
- * The global layer of the two-layer budget (spec 04): the filled slots and the plain
- * segments become planner segments, planned together under the global budget by spec 03.
+ * The global layer of the two-layer budget (docs/assembler.md): the filled slots and the plain
+ * segments become planner segments, planned together under the global budget by docs/planner.md.
  */
 import {
   type CacheTier,

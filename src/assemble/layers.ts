@@ -1,6 +1,6 @@
 /**
  * A slot's fill made a layer: a missing or failed source skips an optional slot and fails
- * a required one closed; otherwise the slot filter and the packer (after the spec 02 gates,
+ * a required one closed; otherwise the slot filter and the packer (after the docs/memory-selection.md gates,
  * for the memory slot) decide every item, and the decisions are listed in rank order.
  */
 import { SourceError } from "../errors/index.js";

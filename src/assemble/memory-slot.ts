@@ -1,5 +1,5 @@
 /**
- * The memory slot of spec 04 served by the spec 02 gates: its items checked as candidates,
+ * The memory slot of docs/assembler.md served by the docs/memory-selection.md gates: its items checked as candidates,
  * gated and packed into one memory plan, and that plan settled once the global planner
  * has decided the slot's fate.
  */
@@ -28,7 +28,7 @@ import {
 } from "./pack.js";
 import type { ResolvedSlot } from "./schema.js";
 
-/** minScore of the recall slot when its filter names none (spec 02 default). */
+/** minScore of the recall slot when its filter names none (docs/memory-selection.md default). */
 const DEFAULT_MEMORY_MIN_SCORE = 0.35;
 
 const isCandidate = (s: SourcedItem) => s.item.memory !== undefined && s.item.score !== undefined;
@@ -38,7 +38,7 @@ export const isMemorySlot = (slot: ResolvedSlot, items: readonly SourcedItem[]) 
   slot.kind === "recall_memory" || (items.length > 0 && items.every(isCandidate));
 
 /**
- * Items of the recall slot must be spec 02 candidates (memory fields and a score). One
+ * Items of the recall slot must be docs/memory-selection.md candidates (memory fields and a score). One
  * that is not is an invalid item: the slot fails like any other invalid item (skipped
  * when optional, fail closed when required) instead of crashing the assembly.
  */
@@ -117,7 +117,7 @@ function toCandidate(s: SourcedItem, slot: string): Candidate {
 }
 
 /**
- * The recall slot: the spec 02 gates (scope, confidence, dedupe, conflict slots) run on
+ * The recall slot: the docs/memory-selection.md gates (scope, confidence, dedupe, conflict slots) run on
  * the filtered entries, then the slot packer applies topK and the budgets to the slot as
  * rendered; every entry gets its item decision and the memory plan keeps exactly one
  * decision per candidate. Hits are counted only once admitted: the decisions of the
@@ -125,8 +125,8 @@ function toCandidate(s: SourcedItem, slot: string): Candidate {
  * The plan describes the slot the prompt holds: `context`/`usedChars`/`usedTokens` are the
  * slot's rendering and each decision's `candidateChars`/`candidateTokens` price the hit as
  * `renderLine` gives it (with a heading renderer the `- text (importance=…, score=…)`
- * line; with `tagged` the spec 02 `<memory_hit>`, the block being the 02 block). Without
- * `renderLine` the plan keeps the spec 02 block and hits.
+ * line; with `tagged` the docs/memory-selection.md `<memory_hit>`, the block being the 02 block). Without
+ * `renderLine` the plan keeps the docs/memory-selection.md block and hits.
  */
 export function packMemorySlot(
   slot: ResolvedSlot,
@@ -181,7 +181,7 @@ function pricedChars(d: MemoryDecision, line: string): MemoryDecision {
   return { ...d, candidateChars: cpLength(line) };
 }
 
-// The item decision of an entry the spec 02 gates rejected.
+// The item decision of an entry the docs/memory-selection.md gates rejected.
 function gateDecision(entry: RankedItem, d: MemoryDecision): ItemDecision {
   return {
     id: d.memoryId,
@@ -203,7 +203,7 @@ function memoryPlan(
   decisions: MemoryDecision[],
   counter: TokenCounter,
 ): MemoryPlan {
-  // Fields in the order of spec 02's plan (stable JSON).
+  // Fields in the order of docs/memory-selection.md's plan (stable JSON).
   return {
     context,
     userScope: head.scope,

@@ -1,5 +1,5 @@
 /**
- * Per-slot layer of the two-layer budget (spec 04): the slot filter applied to what the
+ * Per-slot layer of the two-layer budget (docs/assembler.md): the slot filter applied to what the
  * sources returned, then atomic packing in rank order, with one decision and reason code
  * per item — exactly as memory candidates get one.
  *
@@ -17,7 +17,7 @@ import { type BudgetOverrun, SlotPricer } from "./slot-pricer.js";
 
 export type { BudgetOverrun } from "./slot-pricer.js";
 
-/** Reason codes of item decisions (memory items also carry the spec 02 gate reasons). */
+/** Reason codes of item decisions (memory items also carry the docs/memory-selection.md gate reasons). */
 export type ItemReason =
   | "pinned"
   | "scope_mismatch"

@@ -79,7 +79,7 @@ export function nowFlag(value: string | undefined, clock: () => Date): string {
   return value;
 }
 
-// User-level instruction files that exist (spec 06): ~/.config/promptctx/AGENTS.md, ~/.claude/CLAUDE.md.
+// User-level instruction files that exist (docs/sources.md): ~/.config/promptctx/AGENTS.md, ~/.claude/CLAUDE.md.
 function userInstructionFiles(home: string): string[] {
   return [join(home, ".config/promptctx/AGENTS.md"), join(home, ".claude/CLAUDE.md")].filter((p) =>
     existsSync(p),

@@ -1,6 +1,6 @@
 /**
  * `promptctx check-draft --red-lines FILE [--input FILE] [--json] [--max-draft-chars N]`:
- * the red-line check of spec 07 over a draft reply.
+ * the red-line check of docs/manifest-wire-guard.md over a draft reply.
  *
  * - The red-lines file is JSON: an array of red lines `{id, severity: "block" | "warn" |
  *   "review", literal | pattern}` (the `redLines` of a skill, written as JSON). SKILL.md

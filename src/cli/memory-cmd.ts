@@ -1,5 +1,5 @@
 /**
- * `promptctx memory add|import|export|recall` over the memory store (spec 08). The store
+ * `promptctx memory add|import|export|recall` over the memory store (docs/surfaces.md). The store
  * is `--store PATH` (an SQLite file) or `--store postgres://…` (the shared PostgreSQL
  * store), or `DIR/.promptctx/memory.db` for `--workspace DIR` (default: the current
  * directory). Errors follow io.ts: error object on stdout, one line on stderr, exit 2 for

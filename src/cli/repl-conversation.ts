@@ -1,5 +1,5 @@
 /**
- * The conversation side of `promptctx repl` (spec 09): events that add user turns,
+ * The conversation side of `promptctx repl` (docs/conversation.md): events that add user turns,
  * replies, tool calls and tool results, each followed by the whole request planned over
  * the session's current assembly — where the window goes and one decision per message.
  * The anchor is carried from one plan to the next, so a transcript shows the window

@@ -1,10 +1,10 @@
 /**
- * `promptctx repl`: an interactive runtime session (spec 05) in the terminal. Each command
+ * `promptctx repl`: an interactive runtime session (docs/session-and-cache.md) in the terminal. Each command
  * fires a session event (load a skill, switch expert, working mode, schema, connector,
  * install or clear recalled memory, switch user) and prints what was reassembled — the
  * rebuilt segments, or `reused cached plan` — with the decision tables. Conversation
  * events (a user turn, a reply, a tool call, a tool result; see repl-conversation.ts)
- * replan the whole request (spec 09) over the current assembly. Lines come from
+ * replan the whole request (docs/conversation.md) over the current assembly. Lines come from
  * stdin, so a script of commands is a reproducible transcript: the clock is fixed and
  * advances one minute per reassembly.
  */
@@ -76,7 +76,7 @@ export function parseBudget(value: string | undefined): number | undefined {
   return Number(value.trim());
 }
 
-/** `policy minScore 0.35, topK 5, maxChars 3000, maxTokens 800 (spec 02 defaults)`. */
+/** `policy minScore 0.35, topK 5, maxChars 3000, maxTokens 800 (docs/memory-selection.md defaults)`. */
 function policyLine(used: SessionMemoryPolicy): string {
   const p = used.policy;
   const n = (v: number | null) => (v === null ? "unbounded" : String(v));

@@ -1,5 +1,5 @@
 /**
- * `promptctx serve`: the HTTP service of spec 08 (POST /v1/select-memory, /v1/plan-prompt,
+ * `promptctx serve`: the HTTP service of docs/surfaces.md (POST /v1/select-memory, /v1/plan-prompt,
  * /v1/assemble, /v1/memories, /v1/recall; GET /healthz, /openapi.json; with `--record
  * FILE`, GET /inspect). Prints `listening on URL` on stdout, one JSON log line per
  * request on stderr, and exits 0 after a graceful shutdown (SIGTERM/SIGINT: in-flight

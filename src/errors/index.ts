@@ -101,7 +101,7 @@ export class SourceError extends PromptctxError {
 }
 
 /**
- * A versioned contract (spec 07 wire contract) names a major version this build does not
+ * A versioned contract (docs/manifest-wire-guard.md wire contract) names a major version this build does not
  * speak. `version` is what was received, `supported` the major understood here.
  */
 export class UnsupportedVersionError extends PromptctxError {

@@ -3,7 +3,7 @@
 import type { Ranked } from "./rank.js";
 import type { Authority } from "./schema.js";
 
-/** Reason codes of spec 02, stable across releases. */
+/** Reason codes of docs/memory-selection.md, stable across releases. */
 export type MemoryReason =
   | "selected"
   | "scope_mismatch"
@@ -24,7 +24,7 @@ interface DecisionFields {
   /**
    * Tokens of the hit's own rendering. Absent only when it was never counted: the
    * assembler's recall slot counts the hits it admits, not the ones it cuts (as the
-   * planner's bounded drops carry no token figures, spec 03).
+   * planner's bounded drops carry no token figures, docs/planner.md).
    */
   candidateTokens?: number;
   detail: string;

@@ -60,7 +60,7 @@ function instantOf(r: Ranked): InstantParts {
 }
 
 /**
- * Which hits are counted while ranking: `every` one (spec 02: every decision carries the
+ * Which hits are counted while ranking: `every` one (docs/memory-selection.md: every decision carries the
  * hit's tokens), or none, leaving each hit to be rendered and counted only once a budget
  * prices it (the assembler's recall slot, where only what is admitted is counted); its
  * size in chars is then computed from its values ({@link memoryHitChars}).

@@ -1,5 +1,5 @@
 /**
- * Byte-exact rendering of spec 02: one `<memory_hit>` per selected candidate inside a
+ * Byte-exact rendering of docs/memory-selection.md: one `<memory_hit>` per selected candidate inside a
  * `<recalled_memory>` wrapper. What these functions return is what the budgets measure.
  */
 import { escapedLength, escapeText, formatScore } from "../text/index.js";

@@ -1,5 +1,5 @@
 /**
- * The select-memory request (spec 02, 08) as zod schemas: the single source of both
+ * The select-memory request (docs/memory-selection.md, docs/surfaces.md) as zod schemas: the single source of both
  * validation and the TypeScript input types.
  */
 import { z } from "zod";
@@ -60,7 +60,7 @@ export type PolicyInput = z.input<typeof PolicySchema>;
 /** A selection policy with every default applied. */
 export type Policy = z.output<typeof PolicySchema>;
 
-/** The default policy of spec 02. */
+/** The default policy of docs/memory-selection.md. */
 export const DEFAULT_POLICY: Policy = { minScore: 0.35, topK: 5, maxChars: 3000, maxTokens: 800 };
 
 export const SelectMemoryRequestSchema = z.object({
@@ -69,5 +69,5 @@ export const SelectMemoryRequestSchema = z.object({
   tokenizer: textString.optional(),
   candidates: z.array(CandidateSchema),
 });
-/** The select-memory request (JSON contract of spec 08). */
+/** The select-memory request (JSON contract of docs/surfaces.md). */
 export type SelectMemoryRequest = z.input<typeof SelectMemoryRequestSchema>;

@@ -1,5 +1,5 @@
 /**
- * Memory selection of spec 02: one ranking, then scope gate → confidence gate → exact
+ * Memory selection of docs/memory-selection.md: one ranking, then scope gate → confidence gate → exact
  * dedupe → conflict slots → top-k and budget packing, with exactly one decision per
  * candidate in rank order.
  */
@@ -17,7 +17,7 @@ import {
   SelectMemoryRequestSchema,
 } from "./schema.js";
 
-/** The plan of spec 02. */
+/** The plan of docs/memory-selection.md. */
 export interface MemoryPlan {
   context: string;
   userScope: string;
@@ -104,7 +104,7 @@ export function selectMemoryContext(
   };
 }
 
-/** What the gates of spec 02 decided: one decision per candidate in rank order. */
+/** What the gates of docs/memory-selection.md decided: one decision per candidate in rank order. */
 export interface GateOutcome {
   /** The candidates every gate passed, in rank order (their decisions say `selected`). */
   passed: string[];

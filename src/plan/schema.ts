@@ -1,5 +1,5 @@
 /**
- * The plan-prompt request (spec 03, 08) as zod schemas: the single source of both
+ * The plan-prompt request (docs/planner.md, docs/surfaces.md) as zod schemas: the single source of both
  * validation and the TypeScript input types. The JSON schemas describe what the CLI and
  * the HTTP service accept; the library schemas add the two function-valued fields
  * (`condition`, `builder`) that cannot travel as JSON.
@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { isBlank, nonBlankString, textString } from "../text/index.js";
 
-/** Cache tiers of spec 05, most stable first. */
+/** Cache tiers of docs/session-and-cache.md, most stable first. */
 export const CACHE_TIERS = ["static", "session", "dynamic"] as const;
 export type CacheTier = (typeof CACHE_TIERS)[number];
 
@@ -18,10 +18,10 @@ export type CacheTier = (typeof CACHE_TIERS)[number];
  */
 export const DEFAULT_CACHE_TIER: CacheTier = "dynamic";
 
-/** Default `budgetChars` of spec 03. */
+/** Default `budgetChars` of docs/planner.md. */
 export const DEFAULT_BUDGET_CHARS = 12000;
 
-/** Default join between two tiers of a tiered prompt (spec 05). */
+/** Default join between two tiers of a tiered prompt (docs/session-and-cache.md). */
 export const DEFAULT_CACHE_BOUNDARY = "\n\n<!-- cache-boundary -->\n\n";
 
 const nonBlank = nonBlankString;
@@ -38,7 +38,7 @@ const segmentFields = {
   /** Required segments are never dropped; if they cannot fit, the plan fails closed. */
   required: z.boolean().default(false),
   /**
-   * Never a trimming candidate (red lines, identity; spec 07): reserved like a required
+   * Never a trimming candidate (red lines, identity; docs/manifest-wire-guard.md): reserved like a required
    * segment (reason `never_truncate`), and if it cannot fit the plan fails closed.
    */
   neverTruncate: z.boolean().optional(),
@@ -47,7 +47,7 @@ const segmentFields = {
   /** Where the content came from (default `"runtime"`). */
   provenance: nonBlank.default("runtime"),
   /**
-   * Cache tier of spec 05. Any segment naming one lays the prompt out by tier (then a
+   * Cache tier of docs/session-and-cache.md. Any segment naming one lays the prompt out by tier (then a
    * segment without a tier counts as `dynamic`); the decision log records the tier used.
    */
   cacheTier: z.enum(CACHE_TIERS).optional(),
@@ -107,7 +107,7 @@ const requestFields = {
   /** Built-in tokenizer name (default `estimate`). */
   tokenizer: textString.optional(),
   /**
-   * `true` lays the prompt out by cache tier (spec 05) even when no segment names one.
+   * `true` lays the prompt out by cache tier (docs/session-and-cache.md) even when no segment names one.
    * Omitted or `false`: tiered exactly when at least one segment has a `cacheTier`.
    */
   tiered: z.boolean().optional(),
@@ -121,7 +121,7 @@ const requestFields = {
 };
 
 /**
- * The plan-prompt request of the JSON contract (spec 08), for the CLI, the HTTP service
+ * The plan-prompt request of the JSON contract (docs/surfaces.md), for the CLI, the HTTP service
  * and OpenAPI (it has no function-valued fields, so `z.toJSONSchema` can describe it).
  *
  * @example PlanPromptJsonRequestSchema.parse({ segments: [{ name: "a", content: "x" }] }).budgetChars // 12000

@@ -1,5 +1,5 @@
 /**
- * Heading renderers (spec 04): one function driven by a locale table. A locale is data —
+ * Heading renderers (docs/assembler.md): one function driven by a locale table. A locale is data —
  * headings per kind, a heading format, a recall-line format and a list-item prefix — so
  * callers add a language without writing a renderer.
  */
@@ -18,7 +18,7 @@ export interface RecallLineFormat {
   /** Detail template for the combined score, `{value}` is the formatted number. */
   readonly score: string;
   readonly separator: string;
-  /** Decimals of both values (half to even on the exact binary value, spec 01). */
+  /** Decimals of both values (half to even on the exact binary value, docs/text-and-tokens.md). */
   readonly digits: number;
 }
 

@@ -1,7 +1,7 @@
 /**
- * The tagged (XML-style) renderer of spec 04. Every attribute value and every text is
- * escaped per spec 01, so item text can never open or close a tag. The `recall_memory`
- * slot renders exactly as the `<recalled_memory>` block of spec 02.
+ * The tagged (XML-style) renderer of docs/assembler.md. Every attribute value and every text is
+ * escaped per docs/text-and-tokens.md, so item text can never open or close a tag. The `recall_memory`
+ * slot renders exactly as the `<recalled_memory>` block of docs/memory-selection.md.
  */
 import { InvalidInputError } from "../errors/index.js";
 import {
@@ -50,7 +50,7 @@ function toHit(item: SourceItem, index: number): RenderableHit {
 
 // Frames are class instances, for the reason given in heading.ts.
 
-/** The spec 02 block: its open tag names the hit count. */
+/** The docs/memory-selection.md block: its open tag names the hit count. */
 class RecallFrame implements SlotFrame {
   readonly separator = "\n";
   readonly tail = `\n${BLOCK_CLOSE}`;
@@ -87,7 +87,7 @@ function frame(slot: { kind: string }, ctx: RenderContext): SlotFrame {
 
 /**
  * `<KIND>\n<item id="ID"[ category="C"]>TEXT</item>\n…\n</KIND>`; `recall_memory` is the
- * spec 02 block (items must carry `memory` fields and a `score`, else `InvalidInputError`
+ * docs/memory-selection.md block (items must carry `memory` fields and a `score`, else `InvalidInputError`
  * naming the item). Slot titles are not shown.
  *
  * @example

@@ -1,9 +1,9 @@
-/** The renderer contract of spec 04: one slot's items → the text that enters the prompt. */
+/** The renderer contract of docs/assembler.md: one slot's items → the text that enters the prompt. */
 import type { SourceItem } from "../sources/index.js";
 
 /** What a renderer may need besides the slot and its items. */
 export interface RenderContext {
-  /** The trusted caller's user scope (the recall block of spec 02 names it). */
+  /** The trusted caller's user scope (the recall block of docs/memory-selection.md names it). */
   userScope: string;
 }
 

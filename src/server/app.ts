@@ -1,5 +1,5 @@
 /**
- * The HTTP service of spec 08 as a Fastify app: the same JSON contracts as the CLI,
+ * The HTTP service of docs/surfaces.md as a Fastify app: the same JSON contracts as the CLI,
  * validated by the same zod schemas, answered by the same pure stages. The service is
  * stateless: the memory store is opened once and shared (several instances can share one
  * store file, WAL), token counters are pooled, and the clock is always a request field.

@@ -1,5 +1,5 @@
 /**
- * The HTTP-only request and response schemas (spec 08). `select-memory` and `plan-prompt`
+ * The HTTP-only request and response schemas (docs/surfaces.md). `select-memory` and `plan-prompt`
  * reuse the JSON contracts of their stages as they are; `assemble` is the workspace job's
  * request with the clock made a required field (the service never reads it for results).
  */
@@ -81,7 +81,7 @@ export const AssembleResponseSchema = z.object({
 export const MAX_MEMORIES_PER_REQUEST = 10_000;
 
 /**
- * `POST /v1/memories`: a batch of records (spec 06 records, as in the JSONL; `storedAt`
+ * `POST /v1/memories`: a batch of records (docs/sources.md records, as in the JSONL; `storedAt`
  * optional, default `source.capturedAt`). Each record is validated by the store's own
  * schema (`MemoryRecordSchema`), so errors name `records[i].field`.
  */

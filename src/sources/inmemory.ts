@@ -1,5 +1,5 @@
 /**
- * In-memory sources of spec 04/06 ("Others"): constraints, planner, task memory, tool
+ * In-memory sources of docs/assembler.md, docs/sources.md ("Others"): constraints, planner, task memory, tool
  * state, profile and recall (the generic static source is in static.ts). Each is a {@link ContextSource}
  * testable alone. All are deterministic: no clock reads (timestamps come from callers),
  * ids are assigned from counters, and every fetch returns fresh copies.
@@ -72,7 +72,7 @@ export const TaskStateSchema = z
     nextTool: nonBlank.optional(),
   })
   .refine((s) => s.done <= s.total, { message: "must not exceed total", path: ["done"] });
-/** The planner's task state (spec 04 `planner` slot). */
+/** The planner's task state (docs/assembler.md `planner` slot). */
 export type TaskState = z.infer<typeof TaskStateSchema>;
 
 /**
@@ -379,7 +379,7 @@ export function profileSource(entries: readonly ProfileEntry[], id = "profile"):
 // ---------------------------------------------------------------------------------------
 // recall
 
-/** Facts about recalled memories that spec 02 candidates do not carry, by memory id. */
+/** Facts about recalled memories that docs/memory-selection.md candidates do not carry, by memory id. */
 export interface RecallExtras {
   /** Shown on recall lines (`importance=0.70`). */
   importance?: Readonly<Record<string, number>>;
@@ -393,7 +393,7 @@ function own<T>(map: Readonly<Record<string, T>> | undefined, key: string): T | 
 }
 
 /**
- * Recall candidates (spec 02), read at fetch time, → items in the given order:
+ * Recall candidates (docs/memory-selection.md), read at fetch time, → items in the given order:
  * id = memoryId, text, score, createdAt = provenance.capturedAt, sourceRef =
  * provenance.sourceId, `memory` = {userScope, sourceRank, provenance, conflictKey,
  * authority}, plus importance/category/tags from `extras`. It does not filter by scope:

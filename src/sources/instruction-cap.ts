@@ -1,5 +1,5 @@
 /**
- * The byte caps of the instruction chain (spec 06): the UTF-8 cut, and the total cap
+ * The byte caps of the instruction chain (docs/sources.md): the UTF-8 cut, and the total cap
  * applied once the whole chain is known, so the nearest files win (see `instructions.ts`).
  */
 import type { InstructionIssue, InstructionPart } from "./instructions.js";

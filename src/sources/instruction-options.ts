@@ -1,5 +1,5 @@
 /**
- * Options of the instruction-file chain (spec 06): the public option shape, its defaults,
+ * Options of the instruction-file chain (docs/sources.md): the public option shape, its defaults,
  * and validation into the resolved form the walk uses (absolute paths, defaults filled in).
  */
 import { isAbsolute, relative, resolve } from "node:path";

@@ -1,5 +1,5 @@
 /**
- * The walk over instruction files (spec 06): probes each path, reads and caps the file,
+ * The walk over instruction files (docs/sources.md): probes each path, reads and caps the file,
  * records it as a part or an issue, and follows its `@imports` depth first. The rules are
  * documented in `instructions.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * The project instruction-file chain of spec 06 (AGENTS.md / CLAUDE.md): user-level files,
+ * The project instruction-file chain of docs/sources.md (AGENTS.md / CLAUDE.md): user-level files,
  * then every directory from the stop directory down to the working directory, each file
  * followed by the files it `@imports`. I/O happens here, at the edge, but the result is a
  * pure function of the filesystem: every path is a parameter (never the process working
@@ -147,7 +147,7 @@ export function renderInstructionChain(parts: readonly InstructionPart[]): strin
 }
 
 /**
- * Loads the instruction-file chain (spec 06). Never fails on file problems (they become
+ * Loads the instruction-file chain (docs/sources.md). Never fails on file problems (they become
  * `issues`); throws {@link InvalidInputError} on invalid options, and the signal's reason
  * when `signal` aborts.
  *

@@ -1,5 +1,5 @@
 /**
- * Knowledge-base chunks (spec 06): loading `*.jsonl`, citation anchors, the tier order
+ * Knowledge-base chunks (docs/sources.md): loading `*.jsonl`, citation anchors, the tier order
  * and the budget cascade, and the `kb` source.
  *
  * Choices:

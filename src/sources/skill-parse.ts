@@ -1,5 +1,5 @@
 /**
- * Parsing and validation of one SKILL.md (spec 06): `---` frontmatter split from the body,
+ * Parsing and validation of one SKILL.md (docs/sources.md): `---` frontmatter split from the body,
  * YAML read with the core schema, every field checked with a reason that names it. The
  * rules are listed in `skills.ts`.
  */

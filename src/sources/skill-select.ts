@@ -1,5 +1,5 @@
 /**
- * Skill trigger evaluation (spec 06): which skills a query and mode fire (keywords as whole
+ * Skill trigger evaluation (docs/sources.md): which skills a query and mode fire (keywords as whole
  * words, patterns on a bounded prefix, modes), and the deterministic selection — priority
  * desc → name asc, capped — with ties, overlaps and the cap reported.
  */

@@ -1,5 +1,5 @@
 /**
- * Skills (spec 06 "Skills (SKILL.md)"): discovery under ordered roots, frontmatter
+ * Skills (docs/sources.md "Skills (SKILL.md)"): discovery under ordered roots, frontmatter
  * validation, trigger evaluation with a deterministic selection, the compact catalog and
  * the `skill_catalog` / `skills` source.
  *
@@ -49,7 +49,7 @@ export interface SkillTriggers {
   modes?: string[];
 }
 
-/** A red line a skill contributes to the draft check of spec 07: exactly one of literal/pattern. */
+/** A red line a skill contributes to the draft check of docs/manifest-wire-guard.md: exactly one of literal/pattern. */
 export interface RedLine {
   id: string;
   severity: "block" | "warn" | "review";
@@ -113,7 +113,7 @@ export interface SkillSelection {
 }
 
 /**
- * What the manifest says of skill selection for one query (spec 06, issue 11): the matched
+ * What the manifest says of skill selection for one query (docs/sources.md, issue 11): the matched
  * skills with the triggers that fired and their version, the cap and what fell over it,
  * ties and overlaps, the invalid and shadowed skills with their reasons, and whether the
  * selection abstained. Paths are relative to the source's `root` when they lie inside it.

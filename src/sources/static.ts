@@ -1,4 +1,4 @@
-/** The generic static source of spec 04/06 ("Others"): fixed items or a function of the slot. */
+/** The generic static source of docs/assembler.md, docs/sources.md ("Others"): fixed items or a function of the slot. */
 import { checkSourceId } from "./single-kind.js";
 import {
   type ContextSource,

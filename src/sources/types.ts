@@ -1,5 +1,5 @@
 /**
- * The source contract of spec 04: a source has an id, says which slot kinds it
+ * The source contract of docs/assembler.md: a source has an id, says which slot kinds it
  * supports, and fetches items for a slot. Items are plain data validated at the edge.
  */
 import { z } from "zod";
@@ -12,7 +12,7 @@ import type { SkillReport } from "./skills.js";
 const nonBlank = nonBlankString;
 const timestamp = isoTimestamp;
 
-/** Fields that make an item a spec 02 memory candidate (recall items carry them). */
+/** Fields that make an item a docs/memory-selection.md memory candidate (recall items carry them). */
 export const MemoryFieldsSchema = z.object({
   userScope: nonBlank,
   sourceRank: z.number().int().min(1),
@@ -37,7 +37,7 @@ export const SourceItemSchema = z.object({
   rank: z.number().int().min(0).optional(),
   sourceRef: textString.optional(),
   /**
-   * Budget cascade level (spec 06 KB tiers: golden 0, hybrid 1, correction 2). A slot whose
+   * Budget cascade level (docs/sources.md KB tiers: golden 0, hybrid 1, correction 2). A slot whose
    * items all carry one is packed by the cascade instead of greedily: under budget, whole
    * levels ≥ 1 are skipped from the least valuable, then level 0 loses its lowest-ranked
    * items — first against the slot's own budget, then against the room the global plan
@@ -60,7 +60,7 @@ export interface SourceQuery {
   now: string;
 }
 
-/** Declarative filter applied to what a source returns (spec 04). */
+/** Declarative filter applied to what a source returns (docs/assembler.md). */
 export const SlotFilterSchema = z.object({
   categories: z.array(textString).optional(),
   requireTags: z.array(textString).optional(),
@@ -103,7 +103,7 @@ export interface SourceReport {
 }
 
 /**
- * A context source (spec 04). `fetch` may be sync or async; it receives an AbortSignal
+ * A context source (docs/assembler.md). `fetch` may be sync or async; it receives an AbortSignal
  * that fires on timeout, and should stop work when it does.
  *
  * @example

@@ -1,4 +1,4 @@
-/** Recall hits, and the glue from them to spec 02 selection. */
+/** Recall hits, and the glue from them to docs/memory-selection.md selection. */
 import type { AdapterOptions, Authority } from "../memory/index.js";
 import type { MemoryRecord } from "./schema.js";
 import type { ScoreBreakdown } from "./score.js";

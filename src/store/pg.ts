@@ -1,5 +1,5 @@
 /**
- * The shared memory store over PostgreSQL (spec 06 "scale-out"): the {@link MemoryStore}
+ * The shared memory store over PostgreSQL (docs/sources.md "scale-out"): the {@link MemoryStore}
  * contract of the SQLite store, asynchronously, for many processes at once. Opening,
  * migrations and the connection pool: pg-open.ts; schema and row-level security:
  * pg-migrations.ts; writes: pg-write.ts; recall: pg-recall.ts. Ranking, terms, JSONL

@@ -1,5 +1,5 @@
 /**
- * The memory record (spec 06 "Memory store") as a zod schema: the single source of both
+ * The memory record (docs/sources.md "Memory store") as a zod schema: the single source of both
  * validation and the record types. camelCase in the API and in JSONL.
  */
 import { z } from "zod";
@@ -37,7 +37,7 @@ export type MemorySource = Provenance;
  */
 export const MemoryRecordSchema = z.strictObject({
   memoryId: nonBlank,
-  /** Compared exactly (no trim, no case fold), like spec 02 scopes. */
+  /** Compared exactly (no trim, no case fold), like docs/memory-selection.md scopes. */
   userScope: nonBlank,
   kind: nonBlank.default("fact"),
   category: nonBlank.default("general"),

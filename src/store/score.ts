@@ -19,9 +19,9 @@
  *
  * Relevance is a multiplier, not a summand: `total ≤ lexical`, so recency and importance
  * reorder relevant hits (by up to a factor `wL`) but can never lift a memory over a
- * confidence gate (spec 02's `minScore`) its text match does not reach by itself.
+ * confidence gate (docs/memory-selection.md's `minScore`) its text match does not reach by itself.
  *
- * Each component is rounded to 6 decimals (spec 01 rounding: half to even on the exact
+ * Each component is rounded to 6 decimals (docs/text-and-tokens.md rounding: half to even on the exact
  * binary value, as `formatScore` prints), then `salience` and `total` are computed from
  * the rounded values and rounded: the total is reproducible from the breakdown
  * (`total = round6(lexical × salience)`) and immune to summation-order noise.
@@ -73,7 +73,7 @@ export interface ScoreBreakdown {
   matchedTerms: string[];
 }
 
-/** `x` rounded to 6 decimals exactly as spec 01 formats scores. @example round6(0.1234565) */
+/** `x` rounded to 6 decimals exactly as docs/text-and-tokens.md formats scores. @example round6(0.1234565) */
 export function round6(x: number): number {
   const r = Number(formatFixed(x, 6));
   return r === 0 ? 0 : r; // no -0
@@ -203,7 +203,7 @@ export interface Rankable {
   memoryId: string;
   total: number;
   lexical: number;
-  /** `source.capturedAt` in nanoseconds (spec 01 instant). */
+  /** `source.capturedAt` in nanoseconds (docs/text-and-tokens.md instant). */
   capturedNs: bigint;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Search terms, defined once for indexing and for queries (so they always agree).
  *
- * Text is normalized with spec 01's {@link normalizeKey} (NFKC, full case folding,
+ * Text is normalized with docs/text-and-tokens.md's {@link normalizeKey} (NFKC, full case folding,
  * whitespace collapsed). Then every run of letters, digits and marks is split into
  * script runs: a non-CJK run is one term (`"Python3"` → `python3`); a CJK run (Han,
  * Hiragana, Katakana, Hangul) becomes its overlapping **bigrams** (`天气预报` → `天气`,

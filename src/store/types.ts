@@ -1,7 +1,7 @@
 /**
  * The store contract. {@link MemoryStore} is what the rest of promptctx depends on; the
  * embedded SQLite store implements it synchronously, and a shared PostgreSQL store (full-
- * text search, optional pgvector; spec 06 "scale-out") could implement it asynchronously
+ * text search, optional pgvector; docs/sources.md "scale-out") could implement it asynchronously
  * — every method may return a promise, so callers always `await`.
  */
 import type { Authority, Provenance } from "../memory/index.js";
@@ -25,7 +25,7 @@ export interface RecallOptions {
 }
 
 /**
- * One recall hit. Shaped as spec 02's `RecallHit` (`candidatesFromRecallHits` accepts it
+ * One recall hit. Shaped as docs/memory-selection.md's `RecallHit` (`candidatesFromRecallHits` accepts it
  * as is) plus the record facts selection cannot carry; `conflictKey`/`authority` feed the
  * adapter's maps through {@link adapterOptionsFromHits}.
  */

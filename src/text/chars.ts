@@ -1,6 +1,6 @@
 /**
  * Code-point length and code-point ordering: the only definitions of "char" and of
- * string order used anywhere in promptctx (spec 01).
+ * string order used anywhere in promptctx (docs/text-and-tokens.md).
  */
 
 const SURROGATE = /[\uD800-\uDFFF]/;

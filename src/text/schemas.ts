@@ -16,12 +16,12 @@ export const ILL_FORMED_MESSAGE = "must be well-formed Unicode (no lone surrogat
 /** Any text: a string that is well-formed UTF-16 (use it wherever a schema takes a string). */
 export const textString = z.string().refine(isWellFormedText, { message: ILL_FORMED_MESSAGE });
 
-/** A string that is not empty or whitespace only (spec 01 whitespace), well-formed. */
+/** A string that is not empty or whitespace only (docs/text-and-tokens.md whitespace), well-formed. */
 export const nonBlankString = textString.refine((s) => !isBlank(s), {
   message: "must not be blank",
 });
 
-/** An ISO-8601 timestamp per spec 01 (a missing offset means UTC). */
+/** An ISO-8601 timestamp per docs/text-and-tokens.md (a missing offset means UTC). */
 export const isoTimestamp = textString.refine((s) => parseInstantParts(s) !== null, {
   message: "must be an ISO-8601 timestamp",
 });

@@ -1,5 +1,5 @@
 /**
- * The red-line check of spec 07: after the model drafts a reply, `checkDraft` looks for
+ * The red-line check of docs/manifest-wire-guard.md: after the model drafts a reply, `checkDraft` looks for
  * the red lines contributed by skills (`redLines`) and by the identity / soul boundaries,
  * and reports every violation with its id, severity, span and an excerpt, for the trace.
  * Validation and compilation of the red lines live in `red-lines.ts`.
@@ -9,7 +9,7 @@
  *   severity: `block` (the caller must not send the draft), `warn` (send, log) or `review`
  *   (a person should look: the violation is `flagged`).
  * - Literals match case-insensitively as whole words on NFKC-casefolded text with
- *   whitespace runs collapsed (the `normalizeKey` rules of spec 01), so `"Do  NOT share"`
+ *   whitespace runs collapsed (the `normalizeKey` rules of docs/text-and-tokens.md), so `"Do  NOT share"`
  *   matches `do not share` across a line break. Normalization is applied per character
  *   cluster (a code point plus its combining marks) so every match maps back to a span of
  *   the original draft; a cluster that folds to several characters (`ß` → `ss`) is

@@ -1,5 +1,5 @@
 /**
- * Loading of the red lines of spec 07: validates raw red lines (one of `literal` and
+ * Loading of the red lines of docs/manifest-wire-guard.md: validates raw red lines (one of `literal` and
  * `pattern`, unique ids, a severity), rejects unsafe or empty-matching patterns with the
  * reason, and compiles them once for `checkDraft` (the matching rules are in `guard.ts`).
  */

@@ -1,5 +1,5 @@
 /**
- * Executor side of the wire contract (spec 07): runtime tails inserted at their anchors.
+ * Executor side of the wire contract (docs/manifest-wire-guard.md): runtime tails inserted at their anchors.
  *
  * Rules (documented so a peer in another language can mirror them): each tail is inserted
  * at its anchor as `"\n\n" + text`; at offset 0 the tails are joined by `"\n\n"` and

@@ -1,5 +1,5 @@
 /**
- * The wire contract's shape and version rule (spec 07), and the rules a peer mirrors.
+ * The wire contract's shape and version rule (docs/manifest-wire-guard.md), and the rules a peer mirrors.
  *
  * One service assembles, another (maybe in another language) executes. The contract is a
  * plain JSON object, versioned and validated on both sides:
@@ -19,7 +19,7 @@
  * ```
  *
  * Rules (documented so a peer in another language can mirror them):
- * - Every offset, span and `chars` figure counts Unicode code points (spec 01), never
+ * - Every offset, span and `chars` figure counts Unicode code points (docs/text-and-tokens.md), never
  *   UTF-16 units or bytes. `span` is `[start, end)` of the layer's rendered content in
  *   `assembledContext` (`null` unless the layer is `included`); the content there hashes to
  *   the layer's `versionId` (first 16 hex of its SHA-256), and the whole body to
@@ -129,7 +129,7 @@ export const WireBudgetSchema = z.object({
 });
 export type WireBudget = z.output<typeof WireBudgetSchema>;
 
-/** The manifest's skill report as it crosses the boundary (spec 06; contract 1.1). */
+/** The manifest's skill report as it crosses the boundary (docs/sources.md; contract 1.1). */
 export const WireSkillsSchema = z.object({
   slot: nonBlank,
   matched: z.array(

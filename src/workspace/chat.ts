@@ -1,5 +1,5 @@
 /**
- * A chat over a loaded workspace: the runtime session (spec 05) that reassembles it at
+ * A chat over a loaded workspace: the runtime session (docs/session-and-cache.md) that reassembles it at
  * every user turn, the red lines of the skills the turn matched, and one user turn run
  * through a provider conversation.
  */

@@ -1,5 +1,5 @@
 /**
- * The main job over a real workspace (spec 06 layout, spec 08 `assemble`): instruction
+ * The main job over a real workspace (docs/sources.md layout, docs/surfaces.md `assemble`): instruction
  * files, skills, KB chunks, the memory store, and tools/constraints/planner from the
  * workspace config, assembled through the schema of the requested mode. I/O lives here;
  * everything it feeds is a pure stage.

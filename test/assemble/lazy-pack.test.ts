@@ -103,7 +103,7 @@ const renderers = [getRenderer("en"), getRenderer("zh-CN"), getRenderer("tagged"
 
 /**
  * The items as the fill hands them over (parsed by the schema). With `allMemory`, every
- * item is a spec 02 candidate (memory fields and a score), so the slot is served as memory.
+ * item is a docs/memory-selection.md candidate (memory fields and a score), so the slot is served as memory.
  */
 function toItems(
   gen: readonly GenItem[],

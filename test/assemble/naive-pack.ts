@@ -1,7 +1,7 @@
 /**
  * The per-slot layer as the assembler computed it before lazy counting (issue 15): every
  * item validated, ranked by a comparator that parses dates on every comparison, every
- * recall candidate rendered and counted by the spec 02 selection, and every candidate
+ * recall candidate rendered and counted by the docs/memory-selection.md selection, and every candidate
  * priced by rendering the whole slot again. Kept as the naive reference the property test
  * compares the lazy assembler against; the one change since is issue 11 item 4 (the memory
  * plan describes the recall slot as rendered, each hit priced as the renderer's line).
@@ -208,7 +208,7 @@ export function packItems(
   };
 }
 
-/** minScore of the recall slot when its filter names none (spec 02 default). */
+/** minScore of the recall slot when its filter names none (docs/memory-selection.md default). */
 const DEFAULT_MEMORY_MIN_SCORE = 0.35;
 
 const isCandidate = (s: SourcedItem) => s.item.memory !== undefined && s.item.score !== undefined;
@@ -218,7 +218,7 @@ export const isMemorySlot = (slot: ResolvedSlot, items: readonly SourcedItem[]) 
   slot.kind === "recall_memory" || (items.length > 0 && items.every(isCandidate));
 
 /**
- * Items of the recall slot must be spec 02 candidates (memory fields and a score). One
+ * Items of the recall slot must be docs/memory-selection.md candidates (memory fields and a score). One
  * that is not is an invalid item: the slot fails like any other invalid item (skipped
  * when optional, fail closed when required) instead of crashing the assembly.
  */
@@ -257,7 +257,7 @@ function toCandidate(s: SourcedItem, slot: string): CandidateInput {
 }
 
 /**
- * The recall slot: the spec 02 gates (scope, confidence, dedupe, conflict slots) run on
+ * The recall slot: the docs/memory-selection.md gates (scope, confidence, dedupe, conflict slots) run on
  * the filtered items, then the slot packer applies topK and the budgets to the slot as
  * rendered; the memory plan is patched so every candidate keeps exactly one decision.
  */

@@ -1,5 +1,5 @@
 /**
- * The whole request (spec 09): the system side and the conversation planned in the room
+ * The whole request (docs/conversation.md): the system side and the conversation planned in the room
  * it leaves, sent through the official clients (`@anthropic-ai/sdk`, `openai`, the AI
  * SDK's `generateText` with `@ai-sdk/anthropic` / `@ai-sdk/openai`) to a loopback server.
  * Assertions are on the bodies the server received.

@@ -1,5 +1,5 @@
 /**
- * `promptctx chat` with the history planned against the model's window (spec 09): the
+ * `promptctx chat` with the history planned against the model's window (docs/conversation.md): the
  * built CLI against a loopback Anthropic server (official SDK, `ANTHROPIC_BASE_URL`).
  * Older turns leave the request whole (no orphan tool result), the first line stays
  * pinned, the dropped run is compacted by the provider once it passes the threshold, and

@@ -1,5 +1,5 @@
 /**
- * The repl's conversation events (spec 09): user turns, replies, tool calls and results
+ * The repl's conversation events (docs/conversation.md): user turns, replies, tool calls and results
  * added one command at a time, each followed by the whole request planned over the
  * session's current assembly. In process through `Repl.execute`, and one transcript
  * through the built CLI.

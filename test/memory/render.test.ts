@@ -1,5 +1,5 @@
 /**
- * Byte-exact rendering of spec 02: attribute order, escaping, score format, the wrapper.
+ * Byte-exact rendering of docs/memory-selection.md: attribute order, escaping, score format, the wrapper.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * fast-check generators of valid neutral conversations (spec 09) with tool exchanges:
+ * fast-check generators of valid neutral conversations (docs/conversation.md) with tool exchanges:
  * parallel calls, results in one or several tool messages, error results, huge outputs,
  * CJK and emoji text, any JSON as tool input.
  */

@@ -1,5 +1,5 @@
 /**
- * Round trips between the neutral message model (spec 09) and each provider's shape
+ * Round trips between the neutral message model (docs/conversation.md) and each provider's shape
  * (property tests over generated conversations with tool exchanges): the wire form is a
  * fixed point (write → JSON → read → write gives the same bytes), a conversation read
  * back holds the same parts in the same order (up to what the provider cannot say), ids

@@ -1,6 +1,6 @@
 /**
- * Slot renderers of spec 04: locale heading renderers (exact strings), the tagged
- * renderer (escaping, the spec 02 recall block byte for byte), custom locales as data.
+ * Slot renderers of docs/assembler.md: locale heading renderers (exact strings), the tagged
+ * renderer (escaping, the docs/memory-selection.md recall block byte for byte), custom locales as data.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

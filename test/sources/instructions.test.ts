@@ -1,5 +1,5 @@
 /**
- * The instruction-file chain of spec 06 against real temporary directories (no mocks):
+ * The instruction-file chain of docs/sources.md against real temporary directories (no mocks):
  * chain order, overrides, imports (relative, `~`, depth, code spans, cycles), caps at
  * UTF-8 boundaries, unreadable entries, symlink loops, the git-root default, stable
  * hashes, and the `instructions` source.

@@ -1,5 +1,5 @@
 /**
- * Recall quality rules (spec 06, issue 13): stop words, IDF weighting, relevance as a
+ * Recall quality rules (docs/sources.md, issue 13): stop words, IDF weighting, relevance as a
  * multiplier, and the per-scope statistics they rest on, on real SQLite files.
  */
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-/** The memory store as a context source (spec 06): recall_memory and profile. */
+/** The memory store as a context source (docs/sources.md): recall_memory and profile. */
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { assemble } from "../../src/assemble/index.js";

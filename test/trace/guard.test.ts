@@ -1,5 +1,5 @@
 /**
- * The red-line check of spec 07: load-time validation (including the static
+ * The red-line check of docs/manifest-wire-guard.md: load-time validation (including the static
  * catastrophic-backtracking check), literal and regex hits with code-point spans, caps,
  * and hostile drafts that must not hang.
  */

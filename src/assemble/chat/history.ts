@@ -1,5 +1,5 @@
 /**
- * A chat's history in the neutral message model (spec 09): every request is planned
+ * A chat's history in the neutral message model (docs/conversation.md): every request is planned
  * against the model's window with the anchor carried from the previous one, and the
  * dropped run is compacted into a pinned summary once it passes a token threshold.
  */

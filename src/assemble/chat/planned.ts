@@ -1,6 +1,6 @@
 /**
  * What both provider conversations share: the neutral history, planned against the
- * model's window before every request (spec 09), and the system side of the turn.
+ * model's window before every request (docs/conversation.md), and the system side of the turn.
  */
 import type { Summarize } from "../../conversation/index.js";
 import { InvalidInputError } from "../../errors/index.js";

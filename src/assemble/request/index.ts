@@ -1,4 +1,4 @@
-/** The whole request of spec 09: the system prompt and the conversation under one window. */
+/** The whole request of docs/conversation.md: the system prompt and the conversation under one window. */
 
 export {
   type ContextReport,

@@ -1,7 +1,7 @@
 /**
  * An AI SDK language-model middleware (for `wrapLanguageModel` from `ai`): on every model
  * call it assembles the system prompt and plans the messages under the model's window
- * (spec 09 "the whole request"), converting the AI SDK prompt to the neutral model and
+ * (docs/conversation.md "the whole request"), converting the AI SDK prompt to the neutral model and
  * back. `ai` is only imported for its types.
  */
 import type { JSONValue, LanguageModelMiddleware } from "ai";

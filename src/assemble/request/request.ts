@@ -1,5 +1,5 @@
 /**
- * The whole request of spec 09: the system prompt (an assembly, spec 03/04) and then the
+ * The whole request of docs/conversation.md: the system prompt (an assembly, docs/planner.md, docs/assembler.md) and then the
  * conversation planned in the room it leaves — `context window − system tokens − tools −
  * response reserve − tail reserve` — rendered in one provider's shape with both
  * decision logs.
@@ -39,7 +39,7 @@ export const RequestBudgetSchema = z.object({
   model: nonBlankString,
   /** Tokens kept free for the response (e.g. `max_tokens`). */
   responseReserve: count,
-  /** Tokens kept free for runtime tails (spec 07); default 0. */
+  /** Tokens kept free for runtime tails (docs/manifest-wire-guard.md); default 0. */
   tailReserve: count.default(0),
   /** The model's context window; default: {@link MODEL_CONTEXT_WINDOWS}. */
   contextWindow: z.number().int().min(1).optional(),
@@ -55,7 +55,7 @@ export interface RequestInput<P extends ConversationProvider> {
   model: string;
   /** The system side, already assembled: an assembly (or a prompt plan). */
   system: ProviderInput;
-  /** The whole conversation, the current turn last (spec 09 messages). */
+  /** The whole conversation, the current turn last (docs/conversation.md messages). */
   messages: readonly MessageInput[];
   responseReserve: number;
   tailReserve?: number;
@@ -254,7 +254,7 @@ export interface AssembledRequest<P extends ConversationProvider = ConversationP
 }
 
 /**
- * The one call for a whole request: assembles the system prompt (`assemble`, spec 04) —
+ * The one call for a whole request: assembles the system prompt (`assemble`, docs/assembler.md) —
  * or takes an assembly already made (`system`, e.g. a session's turn) — then
  * {@link planRequest}: the conversation in the room the system side leaves, rendered for
  * `provider`, with both decision logs.

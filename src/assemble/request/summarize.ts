@@ -1,6 +1,6 @@
 /**
  * Compaction summarizers that call the configured provider through its official client
- * (spec 09 "Compaction"): the dropped run as a plain transcript (oversized tool outputs
+ * (docs/conversation.md "Compaction"): the dropped run as a plain transcript (oversized tool outputs
  * cut to head + notice + tail), one request, the reply's text as the summary.
  */
 import type Anthropic from "@anthropic-ai/sdk";

@@ -10,16 +10,16 @@
  *   ends the chat; `/context` prints where the model's window goes — see below). The prompt `you> ` is shown only when stdin is a terminal, so a
  *   script can pipe lines in. At most `--max-turns` lines are answered (default 8).
  * - Context: the workspace is loaded once (`loadWorkspace`: config, instruction files,
- *   skills, KB, the memory store) and a runtime `Session` (spec 05) reassembles it at every
+ *   skills, KB, the memory store) and a runtime `Session` (docs/session-and-cache.md) reassembles it at every
  *   user line with `beginTurn`: every slot is refetched (memory recalled with the line as
  *   the query, skills matched against it, the tool state as it is now) while unchanged
  *   segments are reused. The one piece of state carried
  *   between turns is the {@link ToolState} (passed as `toolState`): every tool call is
  *   recorded in it (`read_file → ok: AGENTS.md (312 bytes)`), so the next turn's
- *   tool-state layer shows it. Within a turn the system prompt is frozen (spec 05: the
+ *   tool-state layer shows it. Within a turn the system prompt is frozen (docs/session-and-cache.md: the
  *   prefix is frozen per loop turn, which also keeps the provider cache warm); tool
  *   results travel as `tool_result` blocks / `tool` messages.
- * - History (spec 09): the conversation (user lines, replies, tool calls and results) is
+ * - History (docs/conversation.md): the conversation (user lines, replies, tool calls and results) is
  *   kept in the neutral message model and planned against the model's window before
  *   every request: `window − system side − tool definitions − response reserve (max
  *   tokens)`, the window from `--context-window` or the model table. The first user line

@@ -1,4 +1,4 @@
-/** Anthropic cache-breakpoint placement of spec 05, shared by the Messages and AI SDK renderers. */
+/** Anthropic cache-breakpoint placement of docs/session-and-cache.md, shared by the Messages and AI SDK renderers. */
 import { InvalidInputError } from "../../errors/index.js";
 import type { CacheTier } from "../../plan/index.js";
 import type { Layout, ProviderRenderOptions } from "./layout.js";

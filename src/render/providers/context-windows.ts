@@ -1,4 +1,4 @@
-/** Model context windows as data (spec 09 "the whole request"), with where they come from. */
+/** Model context windows as data (docs/conversation.md "the whole request"), with where they come from. */
 import { InvalidInputError } from "../../errors/index.js";
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Whole-request builders of spec 09: the system side of a plan (as the spec 05 renderers
+ * Whole-request builders of docs/conversation.md: the system side of a plan (as the docs/session-and-cache.md renderers
  * lay it out) plus the planned conversation, in each provider's own shape, with one more
  * Anthropic cache breakpoint at the end of the stable history prefix (placed by the same
  * {@link placeBreakpoints} as the system tiers, within the limit of 4).
@@ -309,7 +309,7 @@ const BUILDERS: {
 };
 
 /**
- * Renders a whole request: the plan's system side as the spec 05 renderer of `provider`
+ * Renders a whole request: the plan's system side as the docs/session-and-cache.md renderer of `provider`
  * lays it out (tiers, memory moved on request, `prompt_cache_key`), then the planned
  * messages in the provider's own shape. Layers moved out of the system side
  * (`memoryPlacement: "user"`) open the current turn's user message, so the history

@@ -1,5 +1,5 @@
 /**
- * Provider output of spec 05: one plan rendered as request fragments for the Anthropic
+ * Provider output of docs/session-and-cache.md: one plan rendered as request fragments for the Anthropic
  * Messages API, OpenAI Chat Completions and Responses, and the Vercel AI SDK, laid out so
  * the providers' prefix caches hit (static content first, cache breakpoints at the end
  * of the stable tiers, a `prompt_cache_key` derived from the static cache key).

@@ -1,5 +1,5 @@
 /**
- * English stop words: terms a recall query never searches and never scores (spec 06:
+ * English stop words: terms a recall query never searches and never scores (docs/sources.md:
  * "a hit needs at least one matching term that is not a stop word"). Data, one term per
  * entry, already in the form terms take (see ../terms.ts: NFKC, case folded, split at
  * every non-letter/digit, so `don't` is `don` + `t` and both pieces are listed).

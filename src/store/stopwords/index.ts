@@ -1,5 +1,5 @@
 /**
- * Stop words of recall queries (spec 06), as data: English words (en.ts), Chinese
+ * Stop words of recall queries (docs/sources.md), as data: English words (en.ts), Chinese
  * (zh.ts) and Japanese (ja.ts) function words and grammar characters. Backend-neutral:
  * every store applies them through {@link queryTerms} (../terms.ts).
  */

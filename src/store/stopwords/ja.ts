@@ -1,5 +1,5 @@
 /**
- * A small Japanese stop list for recall queries (spec 06): particles and copula forms
+ * A small Japanese stop list for recall queries (docs/sources.md): particles and copula forms
  * written in hiragana, used like the Chinese lists (see zh.ts): {@link JAPANESE_STOP_CHARS}
  * split a run wherever they occur, {@link JAPANESE_STOP_WORDS} are cut out of it. Kanji
  * and katakana words are never touched.

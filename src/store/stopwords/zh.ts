@@ -1,5 +1,5 @@
 /**
- * Chinese stop words for recall queries (spec 06). Chinese has no spaces, so terms are
+ * Chinese stop words for recall queries (docs/sources.md). Chinese has no spaces, so terms are
  * character bigrams (see ../terms.ts); stop words work on the character run before the
  * bigrams are made:
  *

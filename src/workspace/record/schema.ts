@@ -154,7 +154,7 @@ export const AssemblyResponseSchema = z.looseObject({
   manifest: ManifestSchema,
   memoryPlan: z.looseObject({ decisions: z.array(MemoryDecisionSchema) }).nullable(),
   segmentPlan: SegmentPlanSchema,
-  /** The conversation's plan (spec 09), for kinds that plan the whole request. */
+  /** The conversation's plan (docs/conversation.md), for kinds that plan the whole request. */
   conversationPlan: ConversationPlanSchema.optional(),
 });
 export type AssemblyResponse = z.output<typeof AssemblyResponseSchema>;

@@ -1,5 +1,5 @@
 /**
- * Neutral conversation messages (spec 09) in each provider's own shape, and back:
+ * Neutral conversation messages (docs/conversation.md) in each provider's own shape, and back:
  * Anthropic `tool_use` / `tool_result` blocks, OpenAI Chat `tool_calls` + `tool` messages,
  * Responses `function_call` / `function_call_output` items, AI SDK `ModelMessage` parts.
  */
