@@ -1,6 +1,6 @@
 /**
- * Section `assembly`: one `react` assembly (spec 04) over in-memory sources, tokenizer
- * o200k_base, and the same assembly through a runtime session (spec 05).
+ * Section `assembly`: one `react` assembly (docs/assembler.md) over in-memory sources, tokenizer
+ * o200k_base, and the same assembly through a runtime session (docs/session-and-cache.md).
  *
  * Sources (built once, untimed; every fetch returns fresh copies): constraints (5 pinned
  * rules: pinned items must fit the slot's 280 chars or the assembly fails closed, so

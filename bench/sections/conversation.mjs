@@ -1,5 +1,5 @@
 /**
- * Section `conversation`: the conversation planner (spec 09) in an agent loop, against
+ * Section `conversation`: the conversation planner (docs/conversation.md) in an agent loop, against
  * LangChain's `trimMessages` (@langchain/core) and the AI SDK's `pruneMessages` (`ai`)
  * on the same histories and budget.
  *

@@ -1,5 +1,5 @@
 /**
- * Section `planner`: the segment planner (spec 03) against two prompt-packing peers on
+ * Section `planner`: the segment planner (docs/planner.md) against two prompt-packing peers on
  * the same workload: 2,000 optional segments of ~20 tokens, distinct budgetPriority,
  * 4,000-token budget, cl100k_base.
  *

@@ -1,5 +1,5 @@
 /**
- * Section `selection`: memory selection (spec 02) against its floor, counting the
+ * Section `selection`: memory selection (docs/memory-selection.md) against its floor, counting the
  * o200k_base tokens of every candidate's `<memory_hit>` rendering once.
  *
  * Selection must report `candidateTokens` for every candidate, so it can never do less
@@ -119,7 +119,7 @@ export function makeCandidates(n, seed = 0x5e1ec7) {
   return deepFreeze(r.shuffle(out));
 }
 
-/** Spec 02 hit rendering, for when dist/memory does not export renderMemoryHit. */
+/** docs/memory-selection.md hit rendering, for when dist/memory does not export renderMemoryHit. */
 function fallbackRenderer(text) {
   return (c) => {
     const e = text.escapeText;

@@ -1,5 +1,5 @@
 /**
- * Section `server`: the HTTP service (spec 08) under load, loopback only.
+ * Section `server`: the HTTP service (docs/surfaces.md) under load, loopback only.
  *
  * The server runs in this process on 127.0.0.1 (port 0) over the example workspace and a
  * temp memory store imported from examples/workspace/memories.jsonl (the demo's store),

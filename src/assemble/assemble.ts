@@ -1,6 +1,6 @@
 /**
- * The assembler of spec 04: mode → schema → slots filled concurrently from sources →
- * per-slot filter and atomic packing → the spec 03 planner over the filled slots (cache
+ * The assembler of docs/assembler.md: mode → schema → slots filled concurrently from sources →
+ * per-slot filter and atomic packing → the docs/planner.md planner over the filled slots (cache
  * tiers, required never dropped, fail closed) → prompt + manifest.
  */
 import { InvalidInputError } from "../errors/index.js";
@@ -10,20 +10,25 @@ import { getRenderer, type SlotRenderer } from "../render/index.js";
 import {
   type ContextSource,
   createSourceRegistry,
-  type SkillReport,
   type SourceQuery,
   type SourceRegistry,
 } from "../sources/index.js";
-import { instantMillis, trimWs } from "../text/index.js";
+import { assertWellFormed, instantMillis, trimWs } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
-import type { AssemblyManifest } from "../trace/index.js";
+import type { AssemblyManifest, TraceOptions, TraceStep } from "../trace/index.js";
 import { cascadeGlobally } from "./cascade.js";
 import { type FetchTiming, fillSlot, type SlotFill } from "./fill.js";
-import { type AssembleSegment, type AssemblyLayout, planGlobal } from "./global-plan.js";
+import {
+  type AssembleSegment,
+  type AssemblyLayout,
+  planGlobal,
+  resolveGlobalBudget,
+} from "./global-plan.js";
 import { type FilledLayer, type LayerContext, toLayer } from "./layers.js";
 import { buildManifest } from "./manifest.js";
 import { settleMemoryPlan } from "./memory-slot.js";
 import type { PackedSlot } from "./pack.js";
+import { instructionsReport, skillsReport } from "./reports.js";
 import {
   createSchemaRegistry,
   type ModeSchema,
@@ -31,6 +36,16 @@ import {
   resolveSlot,
   type SchemaRegistry,
 } from "./schema.js";
+import {
+  ASSEMBLE_SPANS,
+  assemblyAttributes,
+  layerAttributes,
+  packSlotSpan,
+  planAttributes,
+  planStartAttributes,
+  runAttributes,
+  startAssemblySpan,
+} from "./spans.js";
 
 export type { AssembleSegment, AssemblyLayout } from "./global-plan.js";
 
@@ -65,6 +80,11 @@ export interface AssembleInput {
   layout?: AssemblyLayout;
   /** Wall clock for `timings` only (default `performance.now`). */
   clock?: () => number;
+  /**
+   * OpenTelemetry (docs/traces.md): a tracer, content opt-in, the model's name. Without a
+   * tracer here or a registered provider, the spans are no-ops. Never changes the output.
+   */
+  trace?: TraceOptions;
 }
 
 /** An assembly: the prompt, its manifest and both decision logs. */
@@ -94,6 +114,8 @@ function resolveRenderer(renderer: AssembleInput["renderer"]): SlotRenderer {
 function prepareRun(input: AssembleInput): AssemblyRun {
   const nowMs = instantMillis(input.now);
   if (nowMs === null) throw new InvalidInputError("now must be an ISO-8601 timestamp", "now");
+  assertWellFormed(input.query.text, ["query", "text"]);
+  assertWellFormed(input.query.userScope, ["query", "userScope"]);
   const scope = trimWs(input.query.userScope);
   if (scope === "")
     throw new InvalidInputError("query.userScope must not be blank", "query.userScope");
@@ -113,14 +135,15 @@ function prepareRun(input: AssembleInput): AssemblyRun {
   return { nowMs, scope, counter, renderer, registry, schema, fallbackFrom, slots, query };
 }
 
-// Every slot's sources are asked at once; the layers come back in schema order.
-async function fillLayers(
+// Every slot's sources are asked at once; the fills come back in schema order.
+function fillAll(
   run: AssemblyRun,
   timeoutMs: number | undefined,
   clock: () => number,
   fetchTimings: FetchTiming[],
-): Promise<FilledLayer[]> {
-  const fills = await Promise.all(
+  step: TraceStep,
+): Promise<SlotFill[]> {
+  return Promise.all(
     run.slots.map((slot) =>
       fillSlot(
         slot,
@@ -129,10 +152,19 @@ async function fillLayers(
         slot.timeoutMs ?? timeoutMs ?? DEFAULT_TIMEOUT_MS,
         clock,
         fetchTimings,
+        step,
       ),
     ),
   );
-  return run.slots.map((slot, i) => toLayer(slot, fills[i] as SlotFill, run));
+}
+
+// Each slot's fill packed into its layer, in schema order (a required slot's failure throws).
+function packLayers(run: AssemblyRun, fills: readonly SlotFill[], step: TraceStep): FilledLayer[] {
+  return run.slots.map((slot, i) => {
+    const fill = fills[i] as SlotFill;
+    const [name, attributes] = packSlotSpan(slot, fill);
+    return step.within(name, () => toLayer(slot, fill, run), layerAttributes, attributes);
+  });
 }
 
 /**
@@ -180,24 +212,6 @@ function settledMemoryPlan(
     : null;
 }
 
-/**
- * The skill report of the first slot (schema order, then source id) whose source reports
- * one; only slots filled successfully are asked. Null when none does.
- */
-function skillsReport(run: AssemblyRun, layers: readonly FilledLayer[]): SkillReport | null {
-  for (const l of layers) {
-    if (l.fill.status !== "ok") continue;
-    const sources = [...run.registry.sourcesFor(l.slot.kind)].sort((a, b) =>
-      a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
-    );
-    for (const source of sources) {
-      const skills = source.report?.(l.slot, run.query)?.skills;
-      if (skills !== undefined) return skills;
-    }
-  }
-  return null;
-}
-
 // Fetch timings in a stable order (slot, then source), whatever order the fetches ended in.
 function sortedTimings(fetchTimings: readonly FetchTiming[]): FetchTiming[] {
   return fetchTimings
@@ -217,23 +231,48 @@ function sortedTimings(fetchTimings: readonly FetchTiming[]): FetchTiming[] {
  * });
  */
 export async function assemble(input: AssembleInput): Promise<Assembly> {
+  const root = startAssemblySpan(input.trace);
+  try {
+    const assembly = await assembleSteps(input, root);
+    root.end(() => assemblyAttributes(assembly, root));
+    return assembly;
+  } catch (err) {
+    root.fail(err);
+    throw err;
+  }
+}
+
+// The steps of one assembly, each a child span of `root` (no-ops without a provider).
+async function assembleSteps(input: AssembleInput, root: TraceStep): Promise<Assembly> {
   const clock = input.clock ?? (() => performance.now());
   const started = clock();
   const run = prepareRun(input);
+  root.set(() => runAttributes(run));
   const fetchTimings: FetchTiming[] = [];
-  const filled = await fillLayers(run, input.timeoutMs, clock, fetchTimings);
+  const fills = await root.withinAsync(ASSEMBLE_SPANS.fill, (step) =>
+    fillAll(run, input.timeoutMs, clock, fetchTimings, step),
+  );
+  const filled = root.within(ASSEMBLE_SPANS.pack, (step) => packLayers(run, fills, step));
   const extra = input.segments ?? [];
-  const { layers, plan: segmentPlan } = planLayers(run, filled, extra, input);
+  const { layers, plan: segmentPlan } = root.within(
+    ASSEMBLE_SPANS.plan,
+    () => planLayers(run, filled, extra, input),
+    (planned) => planAttributes(planned.plan),
+    planStartAttributes(resolveGlobalBudget(input, run.schema)),
+  );
   const memoryPlan = settledMemoryPlan(layers, segmentPlan, run.counter);
-  const manifest = buildManifest(layers, extra, segmentPlan, memoryPlan, {
-    layout: input.layout ?? "cache",
-    mode: run.schema.mode,
-    fallbackFrom: run.fallbackFrom,
-    renderer: run.renderer.name,
-    now: input.now,
-    tokenizer: run.counter.name,
-    skills: skillsReport(run, layers),
-    timings: { totalMs: clock() - started, fetch: sortedTimings(fetchTimings) },
-  });
+  const manifest = root.within(ASSEMBLE_SPANS.manifest, () =>
+    buildManifest(layers, extra, segmentPlan, memoryPlan, {
+      layout: input.layout ?? "cache",
+      mode: run.schema.mode,
+      fallbackFrom: run.fallbackFrom,
+      renderer: run.renderer.name,
+      now: input.now,
+      tokenizer: run.counter.name,
+      instructions: instructionsReport(layers, run.registry, run.query),
+      skills: skillsReport(layers, run.registry, run.query),
+      timings: { totalMs: clock() - started, fetch: sortedTimings(fetchTimings) },
+    }),
+  );
   return { prompt: segmentPlan.prompt, manifest, memoryPlan, segmentPlan };
 }

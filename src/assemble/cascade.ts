@@ -1,5 +1,5 @@
 /**
- * The budget cascade of spec 06 (KB tiers) as a packing mode of the assembler. A slot whose
+ * The budget cascade of docs/sources.md (KB tiers) as a packing mode of the assembler. A slot whose
  * items all carry a `cascadeLevel` is packed by it instead of greedily: whole levels ≥ 1
  * are skipped from the least valuable (correction, then hybrid), then level 0 (golden)
  * loses its lowest-ranked items — first against the slot's own budget, then, when the

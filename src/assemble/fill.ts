@@ -1,18 +1,14 @@
 /**
- * Concurrent fill (spec 04): every slot's sources are asked at once, each slot under its
+ * Concurrent fill (docs/assembler.md): every slot's sources are asked at once, each slot under its
  * own timeout and AbortSignal. A throw, a rejection, a timeout or invalid items become a
  * failed fill with the message — never a hang or a crash. Completion order never leaks
  * into the result: fills come back in schema order and items are ranked later.
  */
-import { formatPath } from "../errors/index.js";
-import {
-  type ContextSource,
-  type SlotSpec,
-  type SourceItem,
-  SourceItemSchema,
-  type SourceQuery,
-} from "../sources/index.js";
+import type { ContextSource, SlotSpec, SourceQuery } from "../sources/index.js";
+import { inStep, type TraceStep } from "../trace/index.js";
 import type { SourcedItem } from "./pack.js";
+import { startFetchSpan } from "./spans.js";
+import { validateItems } from "./validate-items.js";
 
 /** The outcome of filling one slot. */
 export type SlotFill =
@@ -34,22 +30,6 @@ export interface FetchTiming {
 
 class SourceTimeout extends Error {}
 
-function validateItems(raw: unknown, sourceId: string): SourcedItem[] {
-  if (!Array.isArray(raw))
-    throw new Error(`source ${sourceId} returned ${typeof raw}, not an array of items`);
-  return raw.map((item: unknown, i) => {
-    const parsed = SourceItemSchema.safeParse(item);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const rest = (issue?.path ?? []).filter((p): p is string | number => typeof p !== "symbol");
-      throw new Error(
-        `invalid item ${formatPath(["items", i, ...rest])}: ${issue?.message ?? "invalid"}`,
-      );
-    }
-    return { item: parsed.data as SourceItem, sourceId };
-  });
-}
-
 async function fetchOne(
   source: ContextSource,
   slot: SlotSpec,
@@ -58,12 +38,13 @@ async function fetchOne(
 ): Promise<SourcedItem[]> {
   // A sync throw and an async rejection are the same failure.
   const raw = await Promise.resolve().then(() => source.fetch(slot, query, signal));
-  return validateItems(raw, source.id);
+  return validateItems(raw, source);
 }
 
 /**
  * Fills one slot from all its sources concurrently under `timeoutMs`. On timeout the
  * signal aborts and the slot fails with `source_timeout`; item ids must be unique per slot.
+ * With `trace`, each fetch is a child span of it (ended with the fetch, failed on its error).
  */
 export async function fillSlot(
   slot: SlotSpec,
@@ -72,6 +53,7 @@ export async function fillSlot(
   timeoutMs: number,
   clock: () => number,
   timings: FetchTiming[],
+  trace?: TraceStep,
 ): Promise<SlotFill> {
   if (sources.length === 0) return { status: "no_source", items: [], sourceIds: [] };
   const ids = sources.map((s) => s.id).sort();
@@ -86,12 +68,14 @@ export async function fillSlot(
   // Each source settles on its own so the first failure can name its source.
   const results = sources.map(async (source) => {
     const start = clock();
+    const span = trace && startFetchSpan(trace, slot.kind, source.id, query.text);
     try {
-      return {
-        source,
-        items: await Promise.race([fetchOne(source, slot, query, controller.signal), timeout]),
-      };
+      const fetching = inStep(span, () => fetchOne(source, slot, query, controller.signal));
+      const items = await Promise.race([fetching, timeout]);
+      span?.end(() => ({ "promptctx.items.count": items.length }));
+      return { source, items };
     } catch (err) {
+      span?.fail(err, err instanceof SourceTimeout ? "source_timeout" : "source_failed");
       throw { source, err };
     } finally {
       timings.push({ slot: slot.kind, sourceId: source.id, ms: clock() - start });

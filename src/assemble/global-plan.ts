@@ -1,8 +1,14 @@
 /**
- * The global layer of the two-layer budget (spec 04): the filled slots and the plain
- * segments become planner segments, planned together under the global budget by spec 03.
+ * The global layer of the two-layer budget (docs/assembler.md): the filled slots and the plain
+ * segments become planner segments, planned together under the global budget by docs/planner.md.
  */
-import { type CacheTier, type PromptPlan, planPrompt, type SegmentInput } from "../plan/index.js";
+import {
+  type CacheTier,
+  DEFAULT_CACHE_TIER,
+  type PromptPlan,
+  planPrompt,
+  type SegmentInput,
+} from "../plan/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import type { FilledLayer } from "./layers.js";
 import { DEFAULT_GLOBAL_BUDGET_CHARS, type ModeSchema } from "./schema.js";
@@ -67,11 +73,28 @@ function segmentInputs(
       budgetPriority: seg.budgetPriority ?? 50,
       required: seg.required ?? false,
       neverTruncate: seg.neverTruncate ?? false,
-      ...(tiered ? { cacheTier: seg.cacheTier ?? "session" } : {}),
+      ...(tiered ? { cacheTier: seg.cacheTier ?? DEFAULT_CACHE_TIER } : {}),
       provenance: seg.provenance ?? "runtime",
     });
   }
   return segments;
+}
+
+/** The global budgets: the caller's, else the schema's, else the default char budget. */
+export function resolveGlobalBudget(
+  given: GlobalBudget,
+  schema: ModeSchema,
+): { budgetChars: number | null; budgetTokens: number | null } {
+  return {
+    budgetChars:
+      given.budgetChars !== undefined
+        ? given.budgetChars
+        : schema.budgetChars !== undefined
+          ? schema.budgetChars
+          : DEFAULT_GLOBAL_BUDGET_CHARS,
+    budgetTokens:
+      given.budgetTokens !== undefined ? given.budgetTokens : (schema.budgetTokens ?? null),
+  };
 }
 
 /**
@@ -89,14 +112,7 @@ export function planGlobal(
   const priority = given.layout === "priority";
   return planPrompt(
     {
-      budgetChars:
-        given.budgetChars !== undefined
-          ? given.budgetChars
-          : schema.budgetChars !== undefined
-            ? schema.budgetChars
-            : DEFAULT_GLOBAL_BUDGET_CHARS,
-      budgetTokens:
-        given.budgetTokens !== undefined ? given.budgetTokens : (schema.budgetTokens ?? null),
+      ...resolveGlobalBudget(given, schema),
       segments: segmentInputs(layers, extra, !priority),
       ...(priority ? { separator: PRIORITY_SEPARATOR } : {}),
       ...(!priority && given.cacheBoundary !== undefined

@@ -31,6 +31,30 @@ export {
   type SourcedItem,
 } from "./pack.js";
 export {
+  type AssembledRequest,
+  type AssembleRequestInput,
+  anthropicSummarizer,
+  assembleRequest,
+  type ContextReport,
+  type ConversationState,
+  contextMetadata,
+  MIDDLEWARE_RESPONSE_RESERVE,
+  type OpenAISummarizerOptions,
+  openAISummarizer,
+  type PlannedRequest,
+  type PromptctxMiddlewareOptions,
+  planRequest,
+  promptctxMiddleware,
+  type RequestBudget,
+  RequestBudgetSchema,
+  type RequestInput,
+  type StablePrefix,
+  SUMMARY_INSTRUCTIONS,
+  SUMMARY_TOOL_OUTPUT_MAX_TOKENS,
+  type SummarizerOptions,
+  summaryTranscript,
+} from "./request/index.js";
+export {
   CUSTOM_SLOT_PRIORITY,
   createSchemaRegistry,
   DEFAULT_GLOBAL_BUDGET_CHARS,
@@ -56,3 +80,4 @@ export {
   WORKING_MODES,
   type WorkingMode,
 } from "./session.js";
+export { ASSEMBLE_OPERATION, ASSEMBLE_SPANS } from "./spans.js";

@@ -1,21 +1,23 @@
 /**
  * A slot's fill made a layer: a missing or failed source skips an optional slot and fails
- * a required one closed; otherwise the slot filter and the packer (after the spec 02 gates,
+ * a required one closed; otherwise the slot filter and the packer (after the docs/memory-selection.md gates,
  * for the memory slot) decide every item, and the decisions are listed in rank order.
  */
 import { SourceError } from "../errors/index.js";
 import type { MemoryPlan } from "../memory/index.js";
 import type { SlotRenderer } from "../render/index.js";
 import type { TokenCounter } from "../tokens/index.js";
-import { isCascadeSlot, packCascade } from "./cascade.js";
+import { isCascadeSlot, packCascade, type RenderItems } from "./cascade.js";
 import type { SlotFill } from "./fill.js";
 import { checkRecallItems, isMemorySlot, packMemorySlot } from "./memory-slot.js";
 import {
-  applyFilter,
-  compareItems,
+  filterRanked,
   type ItemDecision,
   type PackedSlot,
-  packItems,
+  packRanked,
+  type RankedItem,
+  rankItems,
+  type SlotRendering,
   type SourcedItem,
 } from "./pack.js";
 import type { ResolvedSlot } from "./schema.js";
@@ -42,24 +44,50 @@ export interface LayerContext {
 }
 
 type OkFill = Extract<SlotFill, { status: "ok" }>;
-type RenderItems = (items: readonly SourcedItem[]) => string;
 
 /**
  * The layer of `slot` from what its sources returned. Throws when a required slot has no
  * source, or its source failed or timed out.
  */
 export function toLayer(slot: ResolvedSlot, filled: SlotFill, ctx: LayerContext): FilledLayer {
-  const fill = checkRecallItems(slot, filled);
+  if (filled.status !== "ok") return unfilledLayer(slot, filled);
+  const ranked = rankItems(filled.items);
+  const fill = checkRecallItems(slot, filled, ranked);
   if (fill.status !== "ok") return unfilledLayer(slot, fill);
-  const ranked = [...fill.items].sort(compareItems);
-  const render: RenderItems = (items) =>
-    ctx.renderer.renderSlot(
+  const renderCtx = { userScope: ctx.scope };
+  const rendering: SlotRendering = {
+    render: (items) =>
+      ctx.renderer.renderSlot(
+        slot,
+        items.map((s) => s.item),
+        renderCtx,
+      ),
+    frame: ctx.renderer.frame?.(slot, renderCtx),
+  };
+  const filter = slot.filter ?? {};
+  if (isMemorySlot(slot, fill.items)) {
+    const kept = filterRanked(ranked, { ...filter, minScore: undefined }, ctx.nowMs);
+    const renderItem = ctx.renderer.renderItem?.bind(ctx.renderer);
+    const renderLine =
+      renderItem === undefined
+        ? undefined
+        : (s: SourcedItem) => renderItem(slot, s.item, renderCtx);
+    const { packed, plan } = packMemorySlot(
       slot,
-      items.map((s) => s.item),
-      { userScope: ctx.scope },
+      kept,
+      filter,
+      ctx.scope,
+      rendering,
+      ctx.counter,
+      renderLine,
     );
-  if (isMemorySlot(slot, ranked)) return memoryLayer(slot, fill, ranked, render, ctx);
-  return plainLayer(slot, fill, ranked, render, ctx);
+    return { slot, fill, packed, decisions: decisionsOf(ranked), memoryPlan: plan };
+  }
+  const kept = filterRanked(ranked, filter, ctx.nowMs);
+  // Items with cascade levels (KB tiers) are packed by the cascade, not greedily.
+  if (isCascadeSlot(fill.items)) return cascadeLayer(slot, fill, ranked, kept, rendering, ctx);
+  const packed = packRanked(kept, filter, rendering, ctx.counter, slot.kind);
+  return { slot, fill, packed, decisions: decisionsOf(ranked), memoryPlan: null };
 }
 
 // No source, or a failed one: an optional slot is skipped, a required one fails closed.
@@ -83,81 +111,35 @@ function unfilledLayer(slot: ResolvedSlot, fill: Exclude<SlotFill, OkFill>): Fil
   return { slot, fill, packed: null, decisions: [], memoryPlan: null };
 }
 
-function memoryLayer(
+// A cascade slot (KB tiers): its kept entries packed by the cascade, each given its decision.
+function cascadeLayer(
   slot: ResolvedSlot,
   fill: OkFill,
-  ranked: SourcedItem[],
-  render: RenderItems,
+  ranked: readonly RankedItem[],
+  kept: readonly RankedItem[],
+  rendering: SlotRendering,
   ctx: LayerContext,
 ): FilledLayer {
-  const filter = slot.filter ?? {};
-  const { kept, decisions: filtered } = applyFilter(
-    ranked,
-    { ...filter, minScore: undefined },
-    ctx.nowMs,
-  );
-  const renderItem = ctx.renderer.renderItem?.bind(ctx.renderer);
-  const renderLine =
-    renderItem === undefined
-      ? undefined
-      : (s: SourcedItem) => renderItem(slot, s.item, { userScope: ctx.scope });
-  const { packed, plan } = packMemorySlot(
-    slot,
-    kept,
-    filter,
-    ctx.scope,
-    render,
+  const packed = packCascade(
+    kept.map((r) => r.s),
+    slot.filter ?? {},
+    rendering.render,
     ctx.counter,
-    renderLine,
+    slot.kind,
   );
-  // Lookups by id: a recall slot may hold a thousand candidates.
-  const packedIds = new Set(packed.decisions.map((p) => p.id));
-  const sourceOf = new Map(kept.map((s) => [s.item.id, s.sourceId]));
-  const gateDecisions: ItemDecision[] = plan.decisions
-    .filter((d) => !packedIds.has(d.memoryId))
-    .map((d) => ({
-      id: d.memoryId,
-      sourceId: sourceOf.get(d.memoryId) as string,
-      status: "rejected",
-      reason: d.reason,
-      score: d.score,
-      detail: d.detail,
-    }));
+  const byKey = new Map(packed.decisions.map((d) => [`${d.sourceId}\u0000${d.id}`, d]));
+  for (const r of kept) r.decision = byKey.get(`${r.s.sourceId}\u0000${r.s.item.id}`) ?? null;
   return {
     slot,
     fill,
     packed,
-    decisions: orderDecisions(ranked, [...filtered, ...gateDecisions, ...packed.decisions]),
-    memoryPlan: plan,
-  };
-}
-
-function plainLayer(
-  slot: ResolvedSlot,
-  fill: OkFill,
-  ranked: SourcedItem[],
-  render: RenderItems,
-  ctx: LayerContext,
-): FilledLayer {
-  const filter = slot.filter ?? {};
-  const { kept, decisions: filtered } = applyFilter(ranked, filter, ctx.nowMs);
-  // Items with cascade levels (KB tiers) are packed by the cascade, not greedily.
-  const cascade = isCascadeSlot(ranked);
-  const packed = cascade
-    ? packCascade(kept, filter, render, ctx.counter, slot.kind)
-    : packItems(kept, filter, render, ctx.counter, slot.kind);
-  return {
-    slot,
-    fill,
-    packed,
-    decisions: orderDecisions(ranked, [...filtered, ...packed.decisions]),
+    decisions: decisionsOf(ranked),
     memoryPlan: null,
-    ...(cascade ? { cascade: render } : {}),
+    cascade: rendering.render,
   };
 }
 
-// Item decisions in the slot's rank order, whatever stage produced them.
-function orderDecisions(ranked: readonly SourcedItem[], decisions: ItemDecision[]): ItemDecision[] {
-  const byKey = new Map(decisions.map((d) => [`${d.sourceId}\u0000${d.id}`, d]));
-  return ranked.map((s) => byKey.get(`${s.sourceId}\u0000${s.item.id}`) as ItemDecision);
+// Item decisions in the slot's rank order, whatever stage made them (each entry has one).
+function decisionsOf(ranked: readonly RankedItem[]): ItemDecision[] {
+  return ranked.map((r) => r.decision as ItemDecision);
 }

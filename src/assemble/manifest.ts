@@ -8,6 +8,7 @@ import type { MemoryPlan } from "../memory/index.js";
 import {
   CACHE_TIERS,
   type CacheTier,
+  DEFAULT_CACHE_TIER,
   type PlanDecision,
   type PromptPlan,
   SEGMENT_SEPARATOR,
@@ -20,7 +21,15 @@ import type { FilledLayer } from "./layers.js";
 /** What the manifest records of the assembly itself. */
 export type ManifestMeta = Pick<
   AssemblyManifest,
-  "layout" | "mode" | "fallbackFrom" | "renderer" | "now" | "tokenizer" | "skills" | "timings"
+  | "layout"
+  | "mode"
+  | "fallbackFrom"
+  | "renderer"
+  | "now"
+  | "tokenizer"
+  | "instructions"
+  | "skills"
+  | "timings"
 >;
 
 type FailedFill = Extract<SlotFill, { status: "source_failed" | "source_timeout" }>;
@@ -33,7 +42,7 @@ function segmentLayer(d: PlanDecision, e: AssembleSegment): LayerManifest {
     budgetPriority: d.budgetPriority,
     required: d.required,
     neverTruncate: e.neverTruncate ?? false,
-    cacheTier: e.cacheTier ?? "session",
+    cacheTier: e.cacheTier ?? DEFAULT_CACHE_TIER,
     budget: {},
     used: { chars: included ? d.renderedChars : 0, tokens: included ? d.renderedTokens : 0 },
     status: d.status,
@@ -98,7 +107,7 @@ function priorityCacheKeys(
 ): CacheKeys {
   const tierOf = new Map<string, CacheTier>([
     ...layers.map((l) => [l.slot.kind, l.slot.cacheTier] as const),
-    ...extra.map((e) => [e.name, e.cacheTier ?? "session"] as const),
+    ...extra.map((e) => [e.name, e.cacheTier ?? DEFAULT_CACHE_TIER] as const),
   ]);
   const contentOf = new Map<string, string>([
     ...layers.map((l) => [l.slot.kind, l.packed?.rendered ?? ""] as const),
@@ -162,6 +171,7 @@ export function buildManifest(
     failures,
     memoryDecisions: memoryPlan?.decisions ?? null,
     segmentDecisions: plan.decisions,
+    instructions: meta.instructions,
     skills: meta.skills,
     timings: meta.timings,
   };

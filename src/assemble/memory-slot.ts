@@ -1,26 +1,34 @@
 /**
- * The memory slot of spec 04 served by the spec 02 gates: its items checked as candidates,
+ * The memory slot of docs/assembler.md served by the docs/memory-selection.md gates: its items checked as candidates,
  * gated and packed into one memory plan, and that plan settled once the global planner
  * has decided the slot's fate.
  */
 import { SourceError } from "../errors/index.js";
 import {
-  type CandidateInput,
+  type Candidate,
+  gateCandidates,
   type MemoryDecision,
   type MemoryPlan,
   renderMemoryBlock,
   renderMemoryHit,
-  selectMemoryContext,
+  withHitTokens,
 } from "../memory/index.js";
 import type { PromptPlan } from "../plan/index.js";
 import type { SlotFilter } from "../sources/index.js";
 import { cpLength } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import type { SlotFill } from "./fill.js";
-import { compareItems, type PackedSlot, packItems, type SourcedItem } from "./pack.js";
+import {
+  type ItemDecision,
+  type PackedSlot,
+  packRanked,
+  type RankedItem,
+  type SlotRendering,
+  type SourcedItem,
+} from "./pack.js";
 import type { ResolvedSlot } from "./schema.js";
 
-/** minScore of the recall slot when its filter names none (spec 02 default). */
+/** minScore of the recall slot when its filter names none (docs/memory-selection.md default). */
 const DEFAULT_MEMORY_MIN_SCORE = 0.35;
 
 const isCandidate = (s: SourcedItem) => s.item.memory !== undefined && s.item.score !== undefined;
@@ -30,13 +38,17 @@ export const isMemorySlot = (slot: ResolvedSlot, items: readonly SourcedItem[]) 
   slot.kind === "recall_memory" || (items.length > 0 && items.every(isCandidate));
 
 /**
- * Items of the recall slot must be spec 02 candidates (memory fields and a score). One
+ * Items of the recall slot must be docs/memory-selection.md candidates (memory fields and a score). One
  * that is not is an invalid item: the slot fails like any other invalid item (skipped
  * when optional, fail closed when required) instead of crashing the assembly.
  */
-export function checkRecallItems(slot: ResolvedSlot, fill: SlotFill): SlotFill {
+export function checkRecallItems(
+  slot: ResolvedSlot,
+  fill: SlotFill,
+  ranked: readonly RankedItem[],
+): SlotFill {
   if (fill.status !== "ok" || slot.kind !== "recall_memory") return fill;
-  const bad = [...fill.items].sort(compareItems).find((s) => !isCandidate(s));
+  const bad = ranked.find((r) => !isCandidate(r.s))?.s;
   if (bad === undefined) return fill;
   return {
     status: "source_failed",
@@ -81,7 +93,7 @@ export function settleMemoryPlan(
   };
 }
 
-function toCandidate(s: SourcedItem, slot: string): CandidateInput {
+function toCandidate(s: SourcedItem, slot: string): Candidate {
   const m = s.item.memory;
   if (m === undefined || s.item.score === undefined) {
     throw new SourceError(
@@ -91,6 +103,7 @@ function toCandidate(s: SourcedItem, slot: string): CandidateInput {
       s.sourceId,
     );
   }
+  // The item was validated by SourceItemSchema, whose memory fields are the candidate's.
   return {
     memoryId: s.item.id,
     text: s.item.text,
@@ -104,56 +117,51 @@ function toCandidate(s: SourcedItem, slot: string): CandidateInput {
 }
 
 /**
- * The recall slot: the spec 02 gates (scope, confidence, dedupe, conflict slots) run on
- * the filtered items, then the slot packer applies topK and the budgets to the slot as
- * rendered; the memory plan is patched so every candidate keeps exactly one decision.
+ * The recall slot: the docs/memory-selection.md gates (scope, confidence, dedupe, conflict slots) run on
+ * the filtered entries, then the slot packer applies topK and the budgets to the slot as
+ * rendered; every entry gets its item decision and the memory plan keeps exactly one
+ * decision per candidate. Hits are counted only once admitted: the decisions of the
+ * others carry no `candidateTokens`.
  * The plan describes the slot the prompt holds: `context`/`usedChars`/`usedTokens` are the
  * slot's rendering and each decision's `candidateChars`/`candidateTokens` price the hit as
  * `renderLine` gives it (with a heading renderer the `- text (importance=…, score=…)`
- * line; with `tagged` the spec 02 `<memory_hit>`, the block being the 02 block).
+ * line; with `tagged` the docs/memory-selection.md `<memory_hit>`, the block being the 02 block). Without
+ * `renderLine` the plan keeps the docs/memory-selection.md block and hits.
  */
 export function packMemorySlot(
   slot: ResolvedSlot,
-  kept: SourcedItem[],
+  kept: readonly RankedItem[],
   filter: SlotFilter,
   scope: string,
-  render: (items: readonly SourcedItem[]) => string,
+  rendering: SlotRendering,
   counter: TokenCounter,
   renderLine?: (item: SourcedItem) => string,
 ): { packed: PackedSlot; plan: MemoryPlan } {
-  const byId = new Map(kept.map((s) => [s.item.id, s]));
-  const gates = selectMemoryContext(
-    {
-      userScope: scope,
-      policy: {
-        minScore: filter.minScore ?? DEFAULT_MEMORY_MIN_SCORE,
-        topK: Number.MAX_SAFE_INTEGER,
-        maxChars: null,
-        maxTokens: null,
-      },
-      candidates: kept.map((s) => toCandidate(s, slot.kind)),
-    },
-    { tokenCounter: counter },
-  );
-  const survivors = gates.selectedMemoryIds.map((id) => byId.get(id) as SourcedItem);
-  const packed = packItems(
+  const byId = new Map(kept.map((r) => [r.s.item.id, r]));
+  const minScore = filter.minScore ?? DEFAULT_MEMORY_MIN_SCORE;
+  const candidates = kept.map((r) => toCandidate(r.s, slot.kind));
+  const gates = gateCandidates(candidates, scope, minScore, counter);
+  const survivors = gates.passed.map((id) => byId.get(id) as RankedItem);
+  const packed = packRanked(
     survivors,
     { ...filter, minScore: undefined },
-    render,
+    rendering,
     counter,
     slot.kind,
   );
-  const outcome = new Map(packed.decisions.map((d) => [d.id, d]));
-  const priced = (d: MemoryDecision): MemoryDecision => {
-    const item = byId.get(d.memoryId);
-    if (renderLine === undefined || item === undefined) return d;
-    const line = renderLine(item);
-    return { ...d, candidateChars: cpLength(line), candidateTokens: counter.count(line) };
-  };
-  const decisions: MemoryDecision[] = gates.decisions.map((gate) => {
-    const d = priced(gate);
-    const p = outcome.get(d.memoryId);
-    if (d.status !== "selected" || p === undefined || p.status === "selected") return d;
+  const lineOf = (s: SourcedItem) =>
+    renderLine === undefined ? renderMemoryHit(toCandidate(s, slot.kind)) : renderLine(s);
+  const lines = new Map(packed.selected.map((s) => [s.item.id, lineOf(s)]));
+  const decisions = gates.decisions.map((gate) => {
+    const entry = byId.get(gate.memoryId) as RankedItem;
+    const d = renderLine === undefined ? gate : pricedChars(gate, lineOf(entry.s));
+    const p = entry.decision;
+    if (d.status !== "selected" || p === null) {
+      entry.decision = gateDecision(entry, d);
+      return d;
+    }
+    const line = lines.get(d.memoryId);
+    if (line !== undefined) return withHitTokens(d, counter.count(line));
     return {
       ...d,
       status: "rejected",
@@ -162,30 +170,55 @@ export function packMemorySlot(
       detail: p.detail,
     } as MemoryDecision;
   });
+  const head = { scope, minScore, candidateCount: kept.length, tokenizer: counter.name };
   const context =
-    renderLine === undefined ? legacyBlock(packed, gates.userScope, slot) : packed.rendered;
-  const plan: MemoryPlan = {
-    ...gates,
+    renderLine === undefined ? renderMemoryBlock(scope, [...lines.values()]) : packed.rendered;
+  return { packed, plan: memoryPlan(head, filter, context, [...lines.keys()], decisions, counter) };
+}
+
+// A gate decision with its hit priced as the line the prompt holds.
+function pricedChars(d: MemoryDecision, line: string): MemoryDecision {
+  return { ...d, candidateChars: cpLength(line) };
+}
+
+// The item decision of an entry the docs/memory-selection.md gates rejected.
+function gateDecision(entry: RankedItem, d: MemoryDecision): ItemDecision {
+  return {
+    id: d.memoryId,
+    sourceId: entry.s.sourceId,
+    status: "rejected",
+    reason: d.reason,
+    score: d.score,
+    detail: d.detail,
+  };
+}
+
+// The memory plan of the slot: the gates' figures with the slot's policy, block and
+// decisions; `selected` are the selected hits' ids, in the slot's order.
+function memoryPlan(
+  head: { scope: string; minScore: number; candidateCount: number; tokenizer: string },
+  filter: SlotFilter,
+  context: string,
+  selected: string[],
+  decisions: MemoryDecision[],
+  counter: TokenCounter,
+): MemoryPlan {
+  // Fields in the order of docs/memory-selection.md's plan (stable JSON).
+  return {
+    context,
+    userScope: head.scope,
+    tokenizer: head.tokenizer,
     policy: {
-      minScore: gates.policy.minScore,
+      minScore: head.minScore,
       topK: filter.topK !== undefined && filter.topK > 0 ? filter.topK : Number.MAX_SAFE_INTEGER,
       maxChars: filter.charBudget ?? null,
       maxTokens: filter.tokenBudget ?? null,
     },
-    context,
+    candidateCount: head.candidateCount,
     usedChars: cpLength(context),
     usedTokens: counter.count(context),
-    selectedMemoryIds: packed.selected.map((s) => s.item.id),
+    selectedMemoryIds: selected,
     rejectedMemoryIds: decisions.filter((d) => d.status === "rejected").map((d) => d.memoryId),
     decisions,
   };
-  return { packed, plan };
-}
-
-// A renderer that cannot say what one item renders to: the plan keeps the spec 02 block.
-function legacyBlock(packed: PackedSlot, userScope: string, slot: ResolvedSlot): string {
-  const lines = packed.selected.map((s) =>
-    renderMemoryHit(toCandidate(s, slot.kind) as Parameters<typeof renderMemoryHit>[0]),
-  );
-  return renderMemoryBlock(userScope, lines);
 }

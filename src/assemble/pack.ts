@@ -1,14 +1,23 @@
 /**
- * Per-slot layer of the two-layer budget (spec 04): the slot filter applied to what the
+ * Per-slot layer of the two-layer budget (docs/assembler.md): the slot filter applied to what the
  * sources returned, then atomic packing in rank order, with one decision and reason code
  * per item — exactly as memory candidates get one.
+ *
+ * Work is done in order of cheapness: every item's rank keys are read once, the filter
+ * decides from fields alone, and only the items the packer reaches are rendered — each
+ * priced by its own line when the renderer gives its rendering in pieces — and counted
+ * only when the slot has a token budget. Items past `topK` are decided unrendered.
  */
 import { PromptBudgetError } from "../errors/index.js";
+import type { SlotFrame } from "../render/index.js";
 import type { SlotFilter, SourceItem } from "../sources/index.js";
 import { compareCodePoints, cpLength, formatScore, instantMillis } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
+import { type BudgetOverrun, SlotPricer } from "./slot-pricer.js";
 
-/** Reason codes of item decisions (memory items also carry the spec 02 gate reasons). */
+export type { BudgetOverrun } from "./slot-pricer.js";
+
+/** Reason codes of item decisions (memory items also carry the docs/memory-selection.md gate reasons). */
 export type ItemReason =
   | "pinned"
   | "scope_mismatch"
@@ -50,68 +59,148 @@ export interface PackedSlot {
   decisions: ItemDecision[];
 }
 
+/** An item with its rank keys read once, and its decision once made. */
+export interface RankedItem {
+  readonly s: SourcedItem;
+  readonly pinned: boolean;
+  /** The score, -1 when unscored. */
+  readonly score: number;
+  /** The source's rank, +∞ when unranked. */
+  readonly rank: number;
+  /** `createdAt` in milliseconds, null when undated. */
+  readonly time: number | null;
+  decision: ItemDecision | null;
+}
+
+/** How a slot renders: the whole slot, and optionally its pieces (see {@link SlotFrame}). */
+export interface SlotRendering {
+  render: (items: readonly SourcedItem[]) => string;
+  frame?: SlotFrame | undefined;
+}
+
 /**
  * Generic item rank: pinned first, then score desc (unscored last), the source's own
  * `rank` (unranked last), newest first (undated last), then id and source id by code
  * point — never input order.
  */
 export function compareItems(a: SourcedItem, b: SourcedItem): number {
-  const pa = a.item.pinned === true ? 1 : 0;
-  const pb = b.item.pinned === true ? 1 : 0;
-  if (pa !== pb) return pb - pa;
-  const sa = a.item.score ?? -1;
-  const sb = b.item.score ?? -1;
-  if (sa !== sb) return sb - sa;
-  const ra = a.item.rank ?? Number.POSITIVE_INFINITY;
-  const rb = b.item.rank ?? Number.POSITIVE_INFINITY;
-  if (ra !== rb) return ra < rb ? -1 : 1;
-  const ta = a.item.createdAt === undefined ? null : instantMillis(a.item.createdAt);
-  const tb = b.item.createdAt === undefined ? null : instantMillis(b.item.createdAt);
+  return compareRanked(rankKeys(a), rankKeys(b));
+}
+
+function rankKeys(s: SourcedItem): RankedItem {
+  const createdAt = s.item.createdAt;
+  return {
+    s,
+    pinned: s.item.pinned === true,
+    score: s.item.score ?? -1,
+    rank: s.item.rank ?? Number.POSITIVE_INFINITY,
+    time: createdAt === undefined ? null : instantMillis(createdAt),
+    decision: null,
+  };
+}
+
+function compareRanked(a: RankedItem, b: RankedItem): number {
+  if (a.pinned !== b.pinned) return a.pinned ? -1 : 1;
+  if (a.score !== b.score) return b.score - a.score;
+  if (a.rank !== b.rank) return a.rank < b.rank ? -1 : 1;
+  const ta = a.time;
+  const tb = b.time;
   if (ta !== tb) {
     if (ta === null) return 1;
     if (tb === null) return -1;
     return tb - ta;
   }
-  return compareCodePoints(a.item.id, b.item.id) || compareCodePoints(a.sourceId, b.sourceId);
+  return (
+    compareCodePoints(a.s.item.id, b.s.item.id) || compareCodePoints(a.s.sourceId, b.s.sourceId)
+  );
 }
 
-/** Applies the declarative part of a filter (categories, tags, minScore, age) to one item. */
+/** `items` in rank order ({@link compareItems}), each with its keys read once. */
+export function rankItems(items: readonly SourcedItem[]): RankedItem[] {
+  return items.map(rankKeys).sort(compareRanked);
+}
+
+/**
+ * Detail sentences by key: thousands of items rejected for the same category, age or
+ * size share one string instead of building one each.
+ */
+class Details {
+  private readonly byKey = new Map<string | number | null, string>();
+  get(key: string | number | null, make: () => string): string {
+    let d = this.byKey.get(key);
+    if (d === undefined) {
+      d = make();
+      this.byKey.set(key, d);
+    }
+    return d;
+  }
+}
+
+/** The declarative part of a filter (categories, tags, minScore, age) on one item. */
 function filterReason(
-  item: SourceItem,
+  r: RankedItem,
   filter: SlotFilter,
   nowMs: number,
+  details: { category: Details; score: Details; age: Details },
 ): { reason: ItemReason; detail: string } | null {
-  const categories = filter.categories ?? [];
+  const item = r.s.item;
+  const categories = filter.categories;
   if (
+    categories !== undefined &&
     categories.length > 0 &&
     (item.category === undefined || !categories.includes(item.category))
   ) {
-    return {
-      reason: "category_filtered",
-      detail: `category ${JSON.stringify(item.category ?? null)} is not one of ${categories.join(", ")}`,
-    };
+    const detail = details.category.get(
+      item.category ?? null,
+      () =>
+        `category ${JSON.stringify(item.category ?? null)} is not one of ${categories.join(", ")}`,
+    );
+    return { reason: "category_filtered", detail };
   }
-  const tags = filter.requireTags ?? [];
-  const missing = tags.filter((t) => !(item.tags ?? []).includes(t));
-  if (missing.length > 0) {
-    return { reason: "tag_filtered", detail: `missing required tags ${missing.join(", ")}` };
+  const tags = filter.requireTags;
+  if (tags !== undefined && tags.length > 0) {
+    const missing = tags.filter((t) => !(item.tags ?? []).includes(t));
+    if (missing.length > 0) {
+      return { reason: "tag_filtered", detail: `missing required tags ${missing.join(", ")}` };
+    }
   }
-  if (filter.minScore !== undefined && item.score !== undefined && item.score < filter.minScore) {
-    return {
-      reason: "low_confidence",
-      detail: `score ${formatScore(item.score)} is below minScore ${formatScore(filter.minScore)}`,
-    };
+  const { minScore, maxAgeHours } = filter;
+  if (minScore !== undefined && item.score !== undefined && item.score < minScore) {
+    const score = item.score;
+    const detail = details.score.get(
+      Object.is(score, -0) ? "-0" : score,
+      () => `score ${formatScore(score)} is below minScore ${formatScore(minScore)}`,
+    );
+    return { reason: "low_confidence", detail };
   }
-  if (filter.maxAgeHours !== undefined && filter.maxAgeHours > 0 && item.createdAt !== undefined) {
-    const ageHours = (nowMs - (instantMillis(item.createdAt) as number)) / 3_600_000;
-    if (ageHours > filter.maxAgeHours) {
-      return {
-        reason: "too_old",
-        detail: `${Math.floor(ageHours)}h old; maxAgeHours is ${filter.maxAgeHours}`,
-      };
+  if (maxAgeHours !== undefined && maxAgeHours > 0 && r.time !== null) {
+    const ageHours = (nowMs - r.time) / 3_600_000;
+    if (ageHours > maxAgeHours) {
+      const hours = Math.floor(ageHours);
+      const detail = details.age.get(hours, () => `${hours}h old; maxAgeHours is ${maxAgeHours}`);
+      return { reason: "too_old", detail };
     }
   }
   return null;
+}
+
+/**
+ * The entries the declarative filter keeps, in their order; each other entry gets its
+ * rejection as its decision. Pinned items are never filtered.
+ */
+export function filterRanked(
+  ranked: readonly RankedItem[],
+  filter: SlotFilter,
+  nowMs: number,
+): RankedItem[] {
+  const kept: RankedItem[] = [];
+  const details = { category: new Details(), score: new Details(), age: new Details() };
+  for (const r of ranked) {
+    const out = r.pinned ? null : filterReason(r, filter, nowMs, details);
+    if (out === null) kept.push(r);
+    else r.decision = decide(r.s, "rejected", out.reason, out.detail);
+  }
+  return kept;
 }
 
 /** Splits items into those the declarative filter keeps and decisions for the rest. */
@@ -120,17 +209,13 @@ export function applyFilter(
   filter: SlotFilter,
   nowMs: number,
 ): { kept: SourcedItem[]; decisions: ItemDecision[] } {
-  const kept: SourcedItem[] = [];
-  const decisions: ItemDecision[] = [];
-  for (const s of items) {
-    const out = s.item.pinned === true ? null : filterReason(s.item, filter, nowMs);
-    if (out === null) kept.push(s);
-    else decisions.push(decide(s, "rejected", out.reason, out.detail));
-  }
+  const entries = items.map(rankKeys);
+  const kept = filterRanked(entries, filter, nowMs).map((r) => r.s);
+  const decisions = entries.flatMap((r) => (r.decision === null ? [] : [r.decision]));
   return { kept, decisions };
 }
 
-/** One item decision. */
+/** An item decision, fields in the documented order. */
 export function decide(
   s: SourcedItem,
   status: ItemDecision["status"],
@@ -145,14 +230,6 @@ export function decide(
     score: s.item.score ?? null,
     detail,
   };
-}
-
-/** A slot budget broken by a rendering. */
-export interface BudgetOverrun {
-  unit: "chars" | "tokens";
-  field: "charBudget" | "tokenBudget";
-  used: number;
-  budget: number;
 }
 
 /** The first slot budget `text` breaks (chars checked before tokens), or null. */
@@ -175,25 +252,24 @@ export function overSlotBudget(
 }
 
 /**
- * Packs already-ranked items into a slot: pinned items always (failing closed with
- * {@link PromptBudgetError} if they alone break the slot budget), then each other item
- * while `topK` and the char/token budgets of the slot's own rendering hold. Items are
- * atomic; an item that does not fit is skipped and smaller ones may still fit.
+ * Packs ranked entries into a slot, giving each its decision: pinned items always
+ * (failing closed with {@link PromptBudgetError} if they alone break the slot budget),
+ * then each other item while `topK` and the char/token budgets of the slot's own
+ * rendering hold. Items are atomic; one that does not fit is skipped and smaller ones may
+ * still fit. Past `topK` nothing is rendered; under the budgets, an entry is priced by
+ * its own line when `rendering.frame` is given, and counted only for a token budget.
  */
-export function packItems(
-  ranked: readonly SourcedItem[],
+export function packRanked(
+  entries: readonly RankedItem[],
   filter: SlotFilter,
-  render: (items: readonly SourcedItem[]) => string,
+  rendering: SlotRendering,
   counter: TokenCounter,
   slotName: string,
 ): PackedSlot {
-  const selected: SourcedItem[] = [];
-  const decisions: ItemDecision[] = [];
-  const topK =
-    filter.topK !== undefined && filter.topK > 0 ? filter.topK : Number.POSITIVE_INFINITY;
-  const pinned = ranked.filter((s) => s.item.pinned === true);
+  const pricer = new SlotPricer(rendering, filter, counter);
+  const pinned = entries.filter((r) => r.pinned);
   if (pinned.length > 0) {
-    const over = overSlotBudget(render(pinned), filter, counter);
+    const over = pricer.overWith(pinned.map((r) => r.s));
     if (over !== null) {
       throw new PromptBudgetError(
         `pinned items of slot ${slotName} need ${over.used} ${over.unit}; its ${over.field} is ${over.budget}`,
@@ -201,37 +277,51 @@ export function packItems(
         ["slots", slotName, over.field],
       );
     }
-    for (const s of pinned) {
-      selected.push(s);
-      decisions.push(decide(s, "selected", "pinned", "pinned: never dropped"));
+    for (const r of pinned) {
+      pricer.add(r.s);
+      r.decision = decide(r.s, "selected", "pinned", "pinned: never dropped");
     }
   }
-  for (const s of ranked) {
-    if (s.item.pinned === true) continue;
-    if (selected.length >= topK) {
-      decisions.push(
-        decide(s, "rejected", "top_k_reached", `topK ${filter.topK} already selected`),
-      );
+  const topK =
+    filter.topK !== undefined && filter.topK > 0 ? filter.topK : Number.POSITIVE_INFINITY;
+  const topKDetail = `topK ${filter.topK} already selected`;
+  const overDetails = new Details();
+  for (const r of entries) {
+    if (r.pinned) continue;
+    if (pricer.selected.length >= topK) {
+      r.decision = decide(r.s, "rejected", "top_k_reached", topKDetail);
       continue;
     }
-    if (filter.charBudget !== undefined || filter.tokenBudget !== undefined) {
-      const over = overSlotBudget(render([...selected, s]), filter, counter);
-      if (over !== null) {
-        const reason = over.unit === "chars" ? "char_budget_exceeded" : "token_budget_exceeded";
-        const detail = `would use ${over.used} ${over.unit}; slot budget is ${over.budget}`;
-        decisions.push(decide(s, "rejected", reason, detail));
-        continue;
-      }
+    const over = pricer.priceOne(r.s);
+    if (over !== null) {
+      const reason = over.unit === "chars" ? "char_budget_exceeded" : "token_budget_exceeded";
+      const detail = overDetails.get(
+        over.unit === "chars" ? over.used : -1 - over.used,
+        () => `would use ${over.used} ${over.unit}; slot budget is ${over.budget}`,
+      );
+      r.decision = decide(r.s, "rejected", reason, detail);
+      continue;
     }
-    selected.push(s);
-    decisions.push(decide(s, "selected", "selected", `selected as item ${selected.length}`));
+    pricer.add(r.s);
+    r.decision = decide(r.s, "selected", "selected", `selected as item ${pricer.selected.length}`);
   }
-  const rendered = render(selected);
-  return {
-    selected,
-    rendered,
-    chars: cpLength(rendered),
-    tokens: counter.count(rendered),
-    decisions,
-  };
+  const decisions = [...pinned, ...entries.filter((r) => !r.pinned)].map(
+    (r) => r.decision as ItemDecision,
+  );
+  return { ...pricer.finish(), decisions };
+}
+
+/**
+ * Packs already-ranked items into a slot (see {@link packRanked}); `frame`, when given,
+ * must render exactly as `render`.
+ */
+export function packItems(
+  ranked: readonly SourcedItem[],
+  filter: SlotFilter,
+  render: (items: readonly SourcedItem[]) => string,
+  counter: TokenCounter,
+  slotName: string,
+  frame?: SlotFrame,
+): PackedSlot {
+  return packRanked(ranked.map(rankKeys), filter, { render, frame }, counter, slotName);
 }

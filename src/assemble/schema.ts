@@ -1,9 +1,9 @@
 /**
- * Modes and schemas of spec 04: a mode selects a schema (a table of slots). Schemas are
+ * Modes and schemas of docs/assembler.md: a mode selects a schema (a table of slots). Schemas are
  * data; the four defaults carry the reference budgets, callers register their own.
  */
 import { InvalidInputError } from "../errors/index.js";
-import type { CacheTier } from "../plan/index.js";
+import { type CacheTier, DEFAULT_CACHE_TIER } from "../plan/index.js";
 import type { SlotSpec } from "../sources/index.js";
 
 /** The six cognitive slot kinds with their default global priority (lower = kept longer). */
@@ -41,7 +41,7 @@ export interface ModeSchema {
 /** Global budget of every default schema. */
 export const DEFAULT_GLOBAL_BUDGET_CHARS = 2400;
 
-// Reference slot definitions (spec 04, `react` budgets), shared by every default schema.
+// Reference slot definitions (docs/assembler.md, `react` budgets), shared by every default schema.
 const REFERENCE: Readonly<Record<string, SlotSpec>> = {
   constraints: { kind: "constraints", filter: { charBudget: 280 } },
   planner: { kind: "planner", filter: { charBudget: 300 } },
@@ -67,7 +67,7 @@ function slot(kind: string, required = false): SlotSpec {
   return required ? { ...ref, required: true } : ref;
 }
 
-/** The four default schemas of spec 04. */
+/** The four default schemas of docs/assembler.md. */
 export const DEFAULT_SCHEMAS: readonly ModeSchema[] = [
   { mode: "chat", slots: [slot("constraints"), slot("profile"), slot("recall_memory")] },
   {
@@ -169,7 +169,7 @@ export function resolveSlot(spec: SlotSpec): ResolvedSlot {
     ...spec,
     required: spec.required ?? false,
     priority: spec.priority ?? DEFAULT_SLOT_PRIORITY[spec.kind] ?? CUSTOM_SLOT_PRIORITY,
-    cacheTier: spec.cacheTier ?? DEFAULT_SLOT_TIER[spec.kind] ?? "dynamic",
+    cacheTier: spec.cacheTier ?? DEFAULT_SLOT_TIER[spec.kind] ?? DEFAULT_CACHE_TIER,
     neverTruncate: spec.neverTruncate ?? spec.kind === "constraints",
   };
 }

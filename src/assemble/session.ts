@@ -1,5 +1,5 @@
 /**
- * The runtime session of spec 05: it keeps the state that feeds the prompt and the last
+ * The runtime session of docs/session-and-cache.md: it keeps the state that feeds the prompt and the last
  * assembly. Each event invalidates only the segments it affects; an unchanged state
  * reuses the cached assembly (same object, nothing refetched or recounted). Memory is
  * stored as candidates, never as a rendered string, and is cleared when the query ends
@@ -29,7 +29,7 @@ import type { TokenCounter } from "../tokens/index.js";
 import { type AssembleInput, type AssembleSegment, type Assembly, assemble } from "./assemble.js";
 import { createSchemaRegistry, type SchemaRegistry } from "./schema.js";
 
-/** Working modes of the agent loop (spec 05). */
+/** Working modes of the agent loop (docs/session-and-cache.md). */
 export const WORKING_MODES = ["craft", "plan", "ask"] as const;
 export type WorkingMode = (typeof WORKING_MODES)[number];
 
@@ -47,7 +47,7 @@ export interface SessionState {
   identity: string;
 }
 
-/** What an event invalidates (spec 05 table). */
+/** What an event invalidates (docs/session-and-cache.md table). */
 export type Dependency =
   | "memory"
   | "skills"
@@ -95,7 +95,7 @@ export interface SessionOptions {
  * The selection policy a session's recall slot runs under, and where it came from:
  * `call` (fields given to `setRecalledMemory`, the rest from the schema or the defaults),
  * `schema` (the recall slot of the schemas the session was given), or `spec02_defaults`
- * (no schema says otherwise: spec 02's minScore 0.35, topK 5, 3000 chars, 800 tokens).
+ * (no schema says otherwise: docs/memory-selection.md's minScore 0.35, topK 5, 3000 chars, 800 tokens).
  * `topK`/`maxChars`/`maxTokens` null = unbounded.
  */
 export interface SessionMemoryPolicy {
@@ -197,12 +197,12 @@ export class Session {
 
   /**
    * A new query installs recall candidates (stored as candidates; reselected on
-   * reassembly). Candidates are validated as in spec 02 (path `candidates[i].…`). The
+   * reassembly). Candidates are validated as in docs/memory-selection.md (path `candidates[i].…`). The
    * fields given in `policy` override the recall slot's filter of the current schema on
    * every reassembly while this memory is installed (`minScore`, `topK`, `maxChars` →
    * char budget, `maxTokens` → token budget of the slot as rendered; `null` = unbounded);
    * omitted fields keep the schema's when the session was given schemas, else take the
-   * spec 02 defaults. `memoryPolicy` says which policy ran. `topK: 0` is rejected: use
+   * docs/memory-selection.md defaults. `memoryPolicy` says which policy ran. `topK: 0` is rejected: use
    * `clearRecalledMemory()`.
    */
   setRecalledMemory(
@@ -369,7 +369,7 @@ export class Session {
   /**
    * The recall slot of the current schema with the installed memory's policy: the fields
    * given to `setRecalledMemory` override the slot's filter; without caller schemas, the
-   * spec 02 defaults stand in for the rest (the reference budgets of the default schemas
+   * docs/memory-selection.md defaults stand in for the rest (the reference budgets of the default schemas
    * are for a whole `react` prompt, not what a session installs memory for).
    */
   private recallFilter(): {
@@ -471,7 +471,7 @@ function checkWorkingMode(mode: unknown, path: string): void {
   }
 }
 
-// Spec 02 policy fields → the recall slot's filter (only the fields the caller gave).
+// docs/memory-selection.md policy fields → the recall slot's filter (only the fields the caller gave).
 function withPolicy(filter: SlotFilter, policy: PolicyInput): SlotFilter {
   const out: SlotFilter = { ...filter };
   if (policy.minScore !== undefined) out.minScore = policy.minScore;

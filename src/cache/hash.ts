@@ -15,7 +15,7 @@ export function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-/** Length of a short hash: cache keys and layer `versionId`s (spec 05, 07). */
+/** Length of a short hash: cache keys and layer `versionId`s (docs/session-and-cache.md, docs/manifest-wire-guard.md). */
 export const SHORT_HASH_LENGTH = 16;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Cache keys of spec 05 and prompt / layer versions of spec 07, computed from a plan.
+ * Cache keys of docs/session-and-cache.md and prompt / layer versions of docs/manifest-wire-guard.md, computed from a plan.
  * A key identifies a prompt prefix: providers cache by prefix, so a key that stays the
  * same across turns means that prefix can still be served from the provider's cache.
  */
@@ -14,7 +14,7 @@ export type CacheKeys = Record<CacheTier, string | null>;
 export type CacheKeySource = Pick<PromptPlan, "prompt" | "tiers">;
 
 /**
- * The cache key of every tier (spec 05): for tier T, the first 16 hex digits of the
+ * The cache key of every tier (docs/session-and-cache.md): for tier T, the first 16 hex digits of the
  * SHA-256 of `plan.prompt` up to the end of T's content — every earlier tier and the
  * markers between them included, the marker after T excluded. A tier without content has
  * key `null`; an untiered plan has no tiers, so all its keys are `null`.
@@ -88,7 +88,7 @@ export function cacheBreak(
 }
 
 /**
- * The version of a whole prompt (spec 07 `promptVersion`): its full SHA-256, 64 hex digits.
+ * The version of a whole prompt (docs/manifest-wire-guard.md `promptVersion`): its full SHA-256, 64 hex digits.
  *
  * @example promptVersion("Be brief.") // "213c22ed7234eb11116e1e88f314c73cb3a019b5c87fe224b6ce5665bd9ec50e"
  */
@@ -97,7 +97,7 @@ export function promptVersion(prompt: string): string {
 }
 
 /**
- * The version of one layer's rendered content (spec 07 `versionId`): the first 16 hex
+ * The version of one layer's rendered content (docs/manifest-wire-guard.md `versionId`): the first 16 hex
  * digits of its SHA-256.
  *
  * @example versionId("") // "e3b0c44298fc1c14"

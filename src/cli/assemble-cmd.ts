@@ -2,23 +2,29 @@
  * `promptctx assemble`: the main job over a real workspace, and `promptctx demo`, the same
  * job on the bundled example workspace with a store created in a temporary directory.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Command, Option } from "commander";
-import { InvalidInputError } from "../errors/index.js";
+import { InvalidInputError, toErrorObject } from "../errors/index.js";
 import {
   DEFAULT_ANTHROPIC_MODEL,
   DEFAULT_OPENAI_MODEL,
   toAnthropicRequest,
   toOpenAIChatRequest,
 } from "../render/index.js";
-import { openStore } from "../store/index.js";
 import { parseInstant } from "../text/index.js";
-import { getTokenCounter, TOKENIZER_NAMES } from "../tokens/index.js";
-import { assembleWorkspace, type WorkspaceAssembly } from "../workspace/index.js";
+import { getTokenCounter, TOKENIZER_NAMES, type TokenizerName } from "../tokens/index.js";
+import {
+  type AssembleRecordRequest,
+  type Recorder,
+  runAssembleRequest,
+  storeTarget,
+  type WorkspaceAssembly,
+} from "../workspace/index.js";
 import { EXIT, reportError } from "./io.js";
+import { recorderFor } from "./record.js";
 import { type TableStyle, tableStyle } from "./table.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 
@@ -36,7 +42,7 @@ interface AssembleFlags {
   query: string;
   mode?: string;
   user?: string;
-  tokenizer?: string;
+  tokenizer?: TokenizerName;
   model?: string;
   budget?: string;
   budgetTokens?: string;
@@ -47,6 +53,7 @@ interface AssembleFlags {
   renderer?: "en" | "zh-CN" | "tagged";
   userFiles: boolean;
   wide?: boolean;
+  record?: string;
 }
 
 /** A non-negative integer flag, or a typed error naming the flag. */
@@ -61,7 +68,8 @@ export function intFlag(value: string | undefined, flag: string): number | undef
   return Number(value.trim());
 }
 
-function nowFlag(value: string | undefined, clock: () => Date): string {
+/** `--now`, checked; the current time without it. */
+export function nowFlag(value: string | undefined, clock: () => Date): string {
   if (value === undefined) return clock().toISOString();
   if (parseInstant(value) === null)
     throw new InvalidInputError(
@@ -71,7 +79,7 @@ function nowFlag(value: string | undefined, clock: () => Date): string {
   return value;
 }
 
-// User-level instruction files that exist (spec 06): ~/.config/promptctx/AGENTS.md, ~/.claude/CLAUDE.md.
+// User-level instruction files that exist (docs/sources.md): ~/.config/promptctx/AGENTS.md, ~/.claude/CLAUDE.md.
 function userInstructionFiles(home: string): string[] {
   return [join(home, ".config/promptctx/AGENTS.md"), join(home, ".claude/CLAUDE.md")].filter((p) =>
     existsSync(p),
@@ -152,27 +160,48 @@ export function providerRequestJson(
   return JSON.stringify({ model: name, ...body });
 }
 
-async function runAssemble(flags: AssembleFlags, style: TableStyle): Promise<number> {
-  const home = homedir();
-  const out = await assembleWorkspace({
-    workspace: flags.workspace,
+/** The recorded request of `assemble`: the flags resolved (absolute paths, the clock pinned). */
+function assembleRequest(flags: AssembleFlags, home: string): AssembleRecordRequest {
+  const budgetChars = intFlag(flags.budget, "--budget");
+  const budgetTokens = intFlag(flags.budgetTokens, "--budget-tokens");
+  return {
+    workspace: resolve(flags.workspace),
     query: flags.query,
     now: nowFlag(flags.now, () => new Date()),
     ...(flags.mode !== undefined ? { mode: flags.mode } : {}),
     ...(flags.user !== undefined ? { user: flags.user } : {}),
     ...(flags.tokenizer !== undefined ? { tokenizer: flags.tokenizer } : {}),
     ...(flags.model !== undefined ? { model: flags.model } : {}),
-    ...(flags.budget !== undefined
-      ? { budgetChars: intFlag(flags.budget, "--budget") as number }
-      : {}),
-    ...(flags.budgetTokens !== undefined
-      ? { budgetTokens: intFlag(flags.budgetTokens, "--budget-tokens") as number }
-      : {}),
-    ...(flags.store !== undefined ? { store: flags.store } : {}),
+    ...(budgetChars !== undefined ? { budgetChars } : {}),
+    ...(budgetTokens !== undefined ? { budgetTokens } : {}),
+    ...(flags.store !== undefined ? { store: { path: storeTarget(flags.store) } } : {}),
     ...(flags.cwd !== undefined ? { cwd: resolve(flags.cwd) } : {}),
     ...(flags.renderer !== undefined ? { renderer: flags.renderer } : {}),
     ...(flags.userFiles ? { userFiles: userInstructionFiles(home), home } : {}),
-  });
+  };
+}
+
+/**
+ * Runs a recorded-form request and appends it, with its assembly or its error object, to
+ * the recording when there is one.
+ */
+export async function runRecorded(
+  request: AssembleRecordRequest,
+  recorder: Recorder | null,
+): Promise<WorkspaceAssembly> {
+  try {
+    const out = await runAssembleRequest(request, process.cwd());
+    recorder?.recordLine("assemble", request, out);
+    return out;
+  } catch (err) {
+    recorder?.recordLine("assemble", request, toErrorObject(err));
+    throw err;
+  }
+}
+
+async function runAssemble(flags: AssembleFlags, style: TableStyle): Promise<number> {
+  const recorder = recorderFor(flags.record);
+  const out = await runRecorded(assembleRequest(flags, homedir()), recorder);
   process.stdout.write(
     flags.format === "json"
       ? `${assemblyJson(out)}\n`
@@ -192,42 +221,43 @@ export function exampleWorkspace(): string {
 export const DEMO_QUERY = "add an index on invoices.created_at in a new migration";
 export const DEMO_NOW = "2026-11-30T09:00:00Z";
 
+/** Options of the workspace demo. */
+export interface WorkspaceDemoOptions {
+  budgetChars?: number;
+  tokenizer?: TokenizerName;
+  renderer?: "en" | "zh-CN" | "tagged";
+}
+
+/**
+ * The demo's request: the example workspace, the fixed query and clock, and a store
+ * seeded from the workspace's `memories.jsonl` (the line carries the memories, so a
+ * replay rebuilds the same store).
+ */
+export function demoRequest(options: WorkspaceDemoOptions): AssembleRecordRequest {
+  const root = exampleWorkspace();
+  return {
+    workspace: root,
+    query: DEMO_QUERY,
+    now: DEMO_NOW,
+    store: { seed: { jsonl: readFileSync(join(root, "memories.jsonl"), "utf8"), now: DEMO_NOW } },
+    ...(options.budgetChars !== undefined ? { budgetChars: options.budgetChars } : {}),
+    ...(options.tokenizer !== undefined ? { tokenizer: options.tokenizer } : {}),
+    ...(options.renderer !== undefined ? { renderer: options.renderer } : {}),
+  };
+}
+
 /**
  * Runs the main job on the example workspace with a fresh store imported from its
- * `memories.jsonl` into a temporary directory (removed afterwards).
+ * `memories.jsonl` into a temporary directory (removed afterwards); `recorder` gets the
+ * line.
  *
  * @example const out = await runWorkspaceDemo({ budgetChars: 6000 });
  */
-export async function runWorkspaceDemo(options: {
-  budgetChars?: number;
-  tokenizer?: string;
-  renderer?: "en" | "zh-CN" | "tagged";
-}): Promise<WorkspaceAssembly> {
-  const root = exampleWorkspace();
-  const dir = mkdtempSync(join(tmpdir(), "promptctx-demo-"));
-  try {
-    const storePath = join(dir, "memory.db");
-    const store = openStore(storePath);
-    try {
-      const result = await store.importJsonl(readFileSync(join(root, "memories.jsonl"), "utf8"), {
-        now: DEMO_NOW,
-      });
-      if (result.skipped > 0) throw new Error(`demo memories: ${result.skipped} lines skipped`);
-    } finally {
-      await store.close();
-    }
-    return await assembleWorkspace({
-      workspace: root,
-      query: DEMO_QUERY,
-      now: DEMO_NOW,
-      store: storePath,
-      ...(options.budgetChars !== undefined ? { budgetChars: options.budgetChars } : {}),
-      ...(options.tokenizer !== undefined ? { tokenizer: options.tokenizer } : {}),
-      ...(options.renderer !== undefined ? { renderer: options.renderer } : {}),
-    });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+export function runWorkspaceDemo(
+  options: WorkspaceDemoOptions,
+  recorder: Recorder | null = null,
+): Promise<WorkspaceAssembly> {
+  return runRecorded(demoRequest(options), recorder);
 }
 
 /** Registers `assemble` on the program. */
@@ -264,7 +294,10 @@ export function registerAssembleCommand(program: Command, setExit: (code: number
         .choices([...ASSEMBLE_FORMATS])
         .default("text"),
     )
-    .option("--store <path>", "memory store (default: WORKSPACE/.promptctx/memory.db)")
+    .option(
+      "--store <path|url>",
+      "memory store: an SQLite file or postgres://… (default: WORKSPACE/.promptctx/memory.db)",
+    )
     .option(
       "--cwd <path>",
       "where the instruction-file walk starts (default: config cwd, else the workspace)",
@@ -272,6 +305,7 @@ export function registerAssembleCommand(program: Command, setExit: (code: number
     .addOption(new Option("--renderer <name>", "slot renderer").choices(["en", "zh-CN", "tagged"]))
     .option("--no-user-files", "ignore ~/.config/promptctx/AGENTS.md and ~/.claude/CLAUDE.md")
     .option("--wide", "tables at full width (default: fitted to the terminal, 100 when piped)")
+    .option("--record <file>", "append the request and its result to FILE as one JSON line")
     .action(async (flags: AssembleFlags) => {
       try {
         setExit(await runAssemble(flags, tableStyle(flags.wide)));

@@ -1,6 +1,6 @@
 /**
  * `promptctx check-draft --red-lines FILE [--input FILE] [--json] [--max-draft-chars N]`:
- * the red-line check of spec 07 over a draft reply.
+ * the red-line check of docs/manifest-wire-guard.md over a draft reply.
  *
  * - The red-lines file is JSON: an array of red lines `{id, severity: "block" | "warn" |
  *   "review", literal | pattern}` (the `redLines` of a skill, written as JSON). SKILL.md
@@ -8,12 +8,14 @@
  *   load; a bad one is invalid input naming it (`redLines[2].pattern`).
  * - The draft is the raw text of `--input FILE` or stdin (UTF-8, not JSON).
  * - Output: an aligned table for people, or with `--json` the check result of
- *   `checkDraft` (`{violations, checkedChars, truncated, capped, redLineIds, blocked,
- *   flagged}`) on one line.
+ *   `checkDraft` (`{violations, checkedChars, truncated, incomplete, capped, redLineIds,
+ *   blocked, flagged}`) on one line.
  * - Exit codes: 0 when no `block` violation was found (`warn` and `review` violations
  *   still exit 0 — `review` ones are shown as flagged), 4 when at least one `block`
- *   violation was found, 2 on invalid input (unreadable file, bad JSON, bad red line), with
- *   the error object on stdout and one line on stderr as for every verb.
+ *   violation was found or the draft could not be checked in full (over
+ *   `--max-draft-chars`, or over the scan budget: fail closed), 2 on invalid input
+ *   (unreadable file, bad JSON, bad red line), with the error object on stdout and one
+ *   line on stderr as for every verb.
  */
 import { readFile } from "node:fs/promises";
 import { type Command, Option } from "commander";
@@ -60,8 +62,10 @@ export function formatDraftCheck(result: DraftCheck, style: TableStyle): string 
       ? `no red-line violations (checked ${result.checkedChars} chars)`
       : `${n} violation${n === 1 ? "" : "s"} (${by("block")} block, ${by("warn")} warn, ${by("review")} review); checked ${result.checkedChars} chars`,
   );
-  if (result.truncated) {
-    lines.push("truncated: only the first part of the draft was checked (flagged for review)");
+  if (result.incomplete !== null) {
+    lines.push(
+      `withheld: the draft could not be checked in full (${result.incomplete}); it must not be sent`,
+    );
   }
   if (result.capped.length > 0) {
     lines.push(`capped (more matches not listed): ${result.capped.join(", ")}`);
@@ -113,14 +117,14 @@ export function registerCheckDraftCommand(program: Command, setExit: (code: numb
     .option("--json", "print the check result as JSON")
     .option("--wide", "table at full width (default: fitted to the terminal, 100 when piped)")
     .addOption(
-      new Option("--max-draft-chars <n>", "check at most this many code points").default(
+      new Option("--max-draft-chars <n>", "withhold, unchecked, a longer draft").default(
         undefined,
         "200000",
       ),
     )
     .addHelpText(
       "after",
-      "\nExit codes: 0 no block violation (warn/review are reported, review flagged), 4 block violation, 2 invalid input.",
+      "\nExit codes: 0 no block violation (warn/review are reported, review flagged), 4 block violation or draft not checkable in full, 2 invalid input.",
     )
     .action(async (opts: CheckDraftFlags) => {
       try {

@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { InvalidInputError, nodeErrorCode, toErrorObject } from "../errors/index.js";
 
-/** Exit codes of spec 08. */
+/** Exit codes of docs/surfaces.md. */
 export const EXIT = { ok: 0, invalid: 2, budget: 3, internal: 1 } as const;
 
 /** The exit code for a thrown value. */

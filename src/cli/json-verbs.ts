@@ -21,13 +21,13 @@ function tokenizerOf(request: unknown): unknown {
     : undefined;
 }
 
-/** select-memory: spec 02 plan for one request. */
+/** select-memory: docs/memory-selection.md plan for one request. */
 export const selectMemoryHandler: JsonHandler = (request, pool) => {
   const tokenCounter = pool.forRequest(tokenizerOf(request));
   return selectMemoryContext(request as SelectMemoryRequest, tokenCounter ? { tokenCounter } : {});
 };
 
-/** plan-prompt: spec 03 plan for one request. */
+/** plan-prompt: docs/planner.md plan for one request. */
 export const planPromptHandler: JsonHandler = (request, pool) => {
   // JSON callers get the JSON schema: library-only fields (condition, builder) are not data.
   const parsed = PlanPromptJsonRequestSchema.safeParse(request);
@@ -36,7 +36,7 @@ export const planPromptHandler: JsonHandler = (request, pool) => {
   return planPrompt(parsed.data, tokenCounter ? { tokenCounter } : {});
 };
 
-/** plan-conversation: spec 09 plan for one request. */
+/** plan-conversation: docs/conversation.md plan for one request. */
 export const planConversationHandler: JsonHandler = (request, pool) => {
   const parsed = PlanConversationJsonRequestSchema.safeParse(request);
   if (!parsed.success) throw invalidFromZod(parsed.error);

@@ -4,7 +4,8 @@
  * (prompt_budget_exceeded).
  */
 import { Command, CommanderError, Option } from "commander";
-import { TOKENIZER_NAMES } from "../tokens/index.js";
+import { InvalidInputError } from "../errors/index.js";
+import { TOKENIZER_NAMES, type TokenizerName } from "../tokens/index.js";
 import { loadWorkspaceConfig, WORKSPACE_BUDGET_CHARS } from "../workspace/index.js";
 import {
   assemblyJson,
@@ -16,6 +17,7 @@ import {
 import { registerChatCommand } from "./chat/index.js";
 import { registerCheckDraftCommand } from "./check-draft-cmd.js";
 import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
+import { registerInspectCommand } from "./inspect-cmd.js";
 import { EXIT, reportError } from "./io.js";
 import {
   assembleContextHandler,
@@ -25,7 +27,9 @@ import {
   selectMemoryHandler,
 } from "./json-verbs.js";
 import { registerMemoryCommands } from "./memory-cmd.js";
+import { recorderFor } from "./record.js";
 import { Repl, type ReplFlags, runRepl } from "./repl.js";
+import { registerReplayCommand } from "./replay-cmd.js";
 import { registerServeCommand } from "./serve-cmd.js";
 import { tableStyle } from "./table.js";
 
@@ -77,17 +81,24 @@ function registerJsonVerbs(program: Command, setExit: SetExit): void {
 }
 
 interface DemoFlags {
-  tokenizer: string;
+  tokenizer: TokenizerName;
   json?: boolean;
   wide?: boolean;
   segments?: boolean;
   renderer?: "en" | "zh-CN" | "tagged";
+  record?: string;
 }
 
 /** Runs `demo`: the example workspace, or the offline ten-segment fixture with `--segments`. */
 async function runDemoCommand(opts: DemoFlags): Promise<number> {
   try {
     if (opts.segments) {
+      if (opts.record !== undefined) {
+        throw new InvalidInputError(
+          "--record records workspace assemblies; --segments plans the offline fixture only",
+          "--record",
+        );
+      }
       const budgetChars = budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, 12000);
       const result = runDemo({ budgetChars, tokenizer: opts.tokenizer });
       process.stdout.write(
@@ -96,11 +107,14 @@ async function runDemoCommand(opts: DemoFlags): Promise<number> {
     } else {
       const config = await loadWorkspaceConfig(exampleWorkspace());
       const fallback = config.budgets?.chars ?? WORKSPACE_BUDGET_CHARS;
-      const out = await runWorkspaceDemo({
-        budgetChars: budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, fallback),
-        tokenizer: opts.tokenizer,
-        ...(opts.renderer ? { renderer: opts.renderer } : {}),
-      });
+      const out = await runWorkspaceDemo(
+        {
+          budgetChars: budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, fallback),
+          tokenizer: opts.tokenizer,
+          ...(opts.renderer ? { renderer: opts.renderer } : {}),
+        },
+        recorderFor(opts.record),
+      );
       process.stdout.write(
         opts.json ? `${assemblyJson(out)}\n` : formatAssembly(out, tableStyle(opts.wide)),
       );
@@ -128,6 +142,10 @@ function registerDemoCommand(program: Command, setExit: SetExit): void {
     .option(
       "--segments",
       "the offline ten-segment fixture instead: six recall candidates and the spec 03 planner",
+    )
+    .option(
+      "--record <file>",
+      "append the demo's request (its memories included) and result to FILE as one JSON line",
     )
     .addHelpText(
       "after",
@@ -199,6 +217,8 @@ export function buildProgram(setExit: SetExit): Command {
   registerAssembleCommand(program, setExit);
   registerMemoryCommands(program, setExit);
   registerServeCommand(program, setExit);
+  registerReplayCommand(program, setExit);
+  registerInspectCommand(program, setExit);
   registerCheckDraftCommand(program, setExit);
   registerChatCommand(program, setExit);
   registerReplCommand(program, setExit);

@@ -1,8 +1,10 @@
 /**
- * `promptctx repl`: an interactive runtime session (spec 05) in the terminal. Each command
+ * `promptctx repl`: an interactive runtime session (docs/session-and-cache.md) in the terminal. Each command
  * fires a session event (load a skill, switch expert, working mode, schema, connector,
  * install or clear recalled memory, switch user) and prints what was reassembled — the
- * rebuilt segments, or `reused cached plan` — with the decision tables. Lines come from
+ * rebuilt segments, or `reused cached plan` — with the decision tables. Conversation
+ * events (a user turn, a reply, a tool call, a tool result; see repl-conversation.ts)
+ * replan the whole request (docs/conversation.md) over the current assembly. Lines come from
  * stdin, so a script of commands is a reproducible transcript: the clock is fixed and
  * advances one minute per reassembly.
  */
@@ -19,6 +21,7 @@ import { resolveTokenCounter } from "../tokens/index.js";
 import type { AssemblyManifest } from "../trace/index.js";
 import { CONNECTORS, DEMO_CANDIDATES, EXPERTS, SKILLS } from "./demo-fixture.js";
 import { EXIT } from "./io.js";
+import { CONVERSATION_HELP, isConversationCommand, ReplConversation } from "./repl-conversation.js";
 import {
   createReplSession,
   REPL_IMPORTANCE,
@@ -55,6 +58,7 @@ const HELP = `Commands
   query TEXT                   end the current query (clears memory) and ask TEXT
   user SCOPE                   switch the user scope (clears memory)
   stats                        builder calls, reassemblies, cache reuses, cache keys, last cache break
+${CONVERSATION_HELP}
   help                         this text
   quit | exit                  leave (so does end of input)`;
 
@@ -72,7 +76,7 @@ export function parseBudget(value: string | undefined): number | undefined {
   return Number(value.trim());
 }
 
-/** `policy minScore 0.35, topK 5, maxChars 3000, maxTokens 800 (spec 02 defaults)`. */
+/** `policy minScore 0.35, topK 5, maxChars 3000, maxTokens 800 (docs/memory-selection.md defaults)`. */
 function policyLine(used: SessionMemoryPolicy): string {
   const p = used.policy;
   const n = (v: number | null) => (v === null ? "unbounded" : String(v));
@@ -120,6 +124,7 @@ const NO_MEMORY_EVENT: Fired = { memoryEvent: false };
 export class Repl {
   private readonly fixture: ReplFixture;
   private readonly style: TableStyle;
+  private readonly conversation: ReplConversation;
   private query = REPL_QUERY;
   private last: Assembly | null = null;
   private previous: Assembly | null = null;
@@ -142,6 +147,7 @@ export class Repl {
       ...(budgetChars !== undefined ? { budgetChars } : {}),
     });
     this.style = style;
+    this.conversation = new ReplConversation(tokenCounter);
   }
 
   private get session() {
@@ -177,6 +183,10 @@ export class Repl {
       case "stats":
         if (args.length > 0) usage("stats");
         return this.stats();
+    }
+    if (isConversationCommand(cmd)) {
+      const rest = line.trim().slice(cmd.length).trim();
+      return this.conversation.execute(cmd, rest, () => this.refresh(), this.style);
     }
     const s = this.session;
     const before = { state: s.current, memory: s.hasMemory };

@@ -1,13 +1,23 @@
 /**
- * `promptctx serve`: the HTTP service of spec 08 (POST /v1/select-memory, /v1/plan-prompt,
- * /v1/assemble; GET /healthz, /openapi.json). Prints `listening on URL` on stdout, one
- * JSON log line per request on stderr, and exits 0 after a graceful shutdown
- * (SIGTERM/SIGINT: in-flight requests finish, the store is closed).
+ * `promptctx serve`: the HTTP service of docs/surfaces.md (POST /v1/select-memory, /v1/plan-prompt,
+ * /v1/assemble, /v1/memories, /v1/recall; GET /healthz, /openapi.json; with `--record
+ * FILE`, GET /inspect). Prints `listening on URL` on stdout, one JSON log line per
+ * request on stderr, and exits 0 after a graceful shutdown (SIGTERM/SIGINT: in-flight
+ * requests finish, the store is closed). Bearer tokens come from the environment
+ * (PROMPTCTX_TOKEN, PROMPTCTX_TOKENS, PROMPTCTX_TOKENS_FILE), read here, at the edge.
  */
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT, runServer } from "../server/index.js";
+import {
+  authFromEnv,
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  runServer,
+} from "../server/index.js";
 import { intFlag } from "./assemble-cmd.js";
 import { reportError } from "./io.js";
+import { recorderFor } from "./record.js";
 
 interface ServeFlags {
   port: string;
@@ -16,6 +26,7 @@ interface ServeFlags {
   store?: string;
   bodyLimit: string;
   log: boolean;
+  record?: string;
 }
 
 /** Registers `serve` on the program. */
@@ -23,7 +34,7 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
   program
     .command("serve")
     .description(
-      "run the HTTP service: POST /v1/select-memory, /v1/plan-prompt, /v1/plan-conversation, /v1/assemble, /v1/assemble-context; GET /healthz, /openapi.json",
+      "run the HTTP service: POST /v1/select-memory, /v1/plan-prompt, /v1/plan-conversation, /v1/assemble, /v1/assemble-context, /v1/memories, /v1/recall; GET /healthz, /openapi.json",
     )
     .option("--port <port>", "port to listen on (0 picks a free one)", String(DEFAULT_PORT))
     .option("--host <host>", "interface to bind (loopback by default)", DEFAULT_HOST)
@@ -32,8 +43,8 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
       "workspace root: assemble requests default to it and must stay inside it (default: the current directory)",
     )
     .option(
-      "--store <path>",
-      "shared memory store, opened once (default: WORKSPACE/.promptctx/memory.db when it exists)",
+      "--store <path|url>",
+      "shared memory store, opened once: an SQLite file or postgres://… (default: WORKSPACE/.promptctx/memory.db when it exists)",
     )
     .option(
       "--body-limit <bytes>",
@@ -41,14 +52,25 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
       String(DEFAULT_BODY_LIMIT),
     )
     .option("--no-log", "no per-request JSON log lines on stderr")
+    .option(
+      "--record <file>",
+      "append every /v1/assemble (request, result or error) to FILE; GET /inspect shows it",
+    )
     .addHelpText(
       "after",
-      "\nEvery request names its own clock (`now`): the service never reads it for results.\nSIGTERM or SIGINT stops accepting, lets in-flight requests finish, closes the store and exits 0.",
+      '\nEvery request names its own clock (`now`; /v1/recall\'s `asOf` defaults to the server\'s and echoes it).\nSIGTERM or SIGINT stops accepting, lets in-flight requests finish, closes the store and exits 0.\n\nTokens (environment): PROMPTCTX_TOKEN=T (any scope), PROMPTCTX_TOKENS=T1:scope1,T2:scope2\nor PROMPTCTX_TOKENS_FILE=tokens.json ({"T": "scope"}): then every request needs\n`Authorization: Bearer T` (401 otherwise), and a scoped token reads and writes its scope only.\nWithout any, the service is open: keep it on loopback.',
     )
     .action(async (flags: ServeFlags) => {
       try {
         const port = intFlag(flags.port, "--port") as number;
         const bodyLimit = intFlag(flags.bodyLimit, "--body-limit") as number;
+        const auth = authFromEnv(process.env, (path) => readFileSync(path, "utf8"));
+        if (auth === undefined && !/^(127\.|::1$|localhost$)/.test(flags.host)) {
+          process.stderr.write(
+            `promptctx serve: warning: no PROMPTCTX_TOKEN: the service is open to anyone who reaches ${flags.host}\n`,
+          );
+        }
+        const recorder = recorderFor(flags.record);
         setExit(
           await runServer(
             {
@@ -56,8 +78,10 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
               host: flags.host,
               bodyLimit,
               logger: flags.log,
+              ...(auth !== undefined ? { auth } : {}),
               ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
               ...(flags.store !== undefined ? { store: flags.store } : {}),
+              ...(recorder !== null ? { recorder } : {}),
             },
             { onListening: (url) => process.stdout.write(`listening on ${url}\n`) },
           ),

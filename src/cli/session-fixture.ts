@@ -1,5 +1,5 @@
 /**
- * The fixture behind `promptctx repl`: a runtime session (spec 05) over the demo's text.
+ * The fixture behind `promptctx repl`: a runtime session (docs/session-and-cache.md) over the demo's text.
  * Schema slots come from in-memory sources (constraints policy, per-user profiles,
  * planner, task observations, tool state; recall through the session); the other layers
  * are session segments, each rebuilt only when the state it depends on changes. Fixed
@@ -164,7 +164,7 @@ function connectorsSegment(): SessionSegment {
 /**
  * The nine session segments. Static: base rules, identity, tools, regional conventions;
  * session: project context, expert, skills, connectors; dynamic: working mode. Each
- * names the state it depends on (spec 05 table), so an event rebuilds only its segment.
+ * names the state it depends on (docs/session-and-cache.md table), so an event rebuilds only its segment.
  */
 export function replSegments(): SessionSegment[] {
   return [

@@ -25,7 +25,7 @@ const MEMORY_COLUMNS: Column<MemoryDecision & { rank: number }>[] = [
   { header: "authority", cell: (d) => d.authority },
   { header: "score", cell: (d) => formatScore(d.score), align: "right" },
   { header: "chars", cell: (d) => d.candidateChars, align: "right" },
-  { header: "tokens", cell: (d) => d.candidateTokens, align: "right" },
+  { header: "tokens", cell: (d) => d.candidateTokens ?? null, align: "right" },
   { header: "related", cell: (d) => d.relatedMemoryId, elastic: true },
   { header: "detail", cell: (d) => d.detail, tone: () => "muted", elastic: true },
 ];

@@ -86,12 +86,14 @@ export async function compactConversation(request: CompactionRequest): Promise<C
   if (typeof text !== "string")
     throw new InvalidInputError("summarize must return a string", ["summarize"]);
   const message = summaryMessage(text);
-  if (messages.some((m) => m.id === message.id)) {
+  const inRun = new Set(run);
+  // A message the summary replaces may carry its id (a rolling summary summarized again to
+  // the same text); any other message with that id would make the result ambiguous.
+  if (messages.some((m, i) => m.id === message.id && !inRun.has(i))) {
     throw new InvalidInputError(`the summary id "${message.id}" is already a message id`, [
       "summarize",
     ]);
   }
-  const inRun = new Set(run);
   const out: MessageInput[] = [];
   messages.forEach((m, i) => {
     if (i === run[0]) out.push(message);

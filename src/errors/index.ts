@@ -15,6 +15,7 @@ export type ErrorCode =
   | "source_failed"
   | "source_timeout"
   | "payload_too_large"
+  | "unauthorized"
   | "not_found"
   | "unsupported_version"
   | "internal_error";
@@ -100,7 +101,7 @@ export class SourceError extends PromptctxError {
 }
 
 /**
- * A versioned contract (spec 07 wire contract) names a major version this build does not
+ * A versioned contract (docs/manifest-wire-guard.md wire contract) names a major version this build does not
  * speak. `version` is what was received, `supported` the major understood here.
  */
 export class UnsupportedVersionError extends PromptctxError {

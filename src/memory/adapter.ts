@@ -1,5 +1,5 @@
 /**
- * The adapter from recall hits to selection candidates (spec 02): copies scope, score,
+ * The adapter from recall hits to selection candidates (docs/memory-selection.md): copies scope, score,
  * rank and provenance without recomputing them; slots and authority come only from the
  * trusted caller's maps, never from prose.
  */

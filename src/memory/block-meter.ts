@@ -13,27 +13,33 @@ import { BLOCK_CLOSE, renderBlockOpen, renderMemoryBlock } from "./render.js";
 export class BlockMeter {
   private hitTokens = 0; // Σ T(line + "\n") over selected lines (newlineCut only)
   private hitChars = 0; // Σ (cpLength(line) + 1)
-  private readonly lines: string[] = [];
-  private readonly closeTokens: number;
+  private readonly hits: Ranked[] = [];
+  private closeTokens = -1;
   private readonly closeChars = cpLength(BLOCK_CLOSE);
   // The open tag of the block with one more hit than selected (it names the count), in
   // chars and tokens: it changes only when a hit is added, not per candidate priced.
   private openChars = -1;
   private openTokens = -1;
 
+  /** With `pricesTokens` false (no token budget), nothing is ever counted. */
   constructor(
     private readonly scope: string,
     private readonly counter: TokenCounter,
-  ) {
-    this.closeTokens = counter.newlineCut ? counter.count(BLOCK_CLOSE) : 0;
+    private readonly pricesTokens: boolean,
+  ) {}
+
+  /** Hits added so far. */
+  get count(): number {
+    return this.hits.length;
   }
 
-  get selected(): readonly string[] {
-    return this.lines;
+  /** The added hits' lines, in the order added. */
+  lines(): string[] {
+    return this.hits.map(lineOf);
   }
 
   private nextOpen(): string {
-    return renderBlockOpen(this.scope, this.lines.length + 1);
+    return renderBlockOpen(this.scope, this.hits.length + 1);
   }
 
   /** Chars of the block if `r` were added. */
@@ -44,9 +50,12 @@ export class BlockMeter {
 
   /** Tokens of the block if `r` were added. */
   tokensWith(r: Ranked): number {
+    // A hit priced by tokens is counted itself too (its decision reports it).
+    if (r.tokens < 0) r.tokens = this.counter.count(lineOf(r));
     if (!this.counter.newlineCut) {
-      return this.counter.count(renderMemoryBlock(this.scope, [...this.lines, lineOf(r)]));
+      return this.counter.count(renderMemoryBlock(this.scope, [...this.lines(), lineOf(r)]));
     }
+    if (this.closeTokens < 0) this.closeTokens = this.counter.count(BLOCK_CLOSE);
     if (this.openTokens < 0) this.openTokens = this.counter.count(`${this.nextOpen()}\n`);
     return this.openTokens + this.hitTokens + this.joinedTokens(r) + this.closeTokens;
   }
@@ -59,9 +68,9 @@ export class BlockMeter {
   }
 
   add(r: Ranked): void {
-    this.lines.push(lineOf(r));
+    this.hits.push(r);
     this.hitChars += r.chars + 1;
-    if (this.counter.newlineCut) this.hitTokens += this.joinedTokens(r);
+    if (this.pricesTokens && this.counter.newlineCut) this.hitTokens += this.joinedTokens(r);
     this.openChars = -1;
     this.openTokens = -1;
   }

@@ -3,7 +3,7 @@
 import type { Ranked } from "./rank.js";
 import type { Authority } from "./schema.js";
 
-/** Reason codes of spec 02, stable across releases. */
+/** Reason codes of docs/memory-selection.md, stable across releases. */
 export type MemoryReason =
   | "selected"
   | "scope_mismatch"
@@ -21,7 +21,12 @@ interface DecisionFields {
   sourceRank: number;
   authority: Authority;
   candidateChars: number;
-  candidateTokens: number;
+  /**
+   * Tokens of the hit's own rendering. Absent only when it was never counted: the
+   * assembler's recall slot counts the hits it admits, not the ones it cuts (as the
+   * planner's bounded drops carry no token figures, docs/planner.md).
+   */
+  candidateTokens?: number;
   detail: string;
 }
 
@@ -52,16 +57,47 @@ export function decision(
   relatedMemoryId: string | null,
   detail: string,
 ): MemoryDecision {
+  return r.tokens < 0
+    ? ({
+        memoryId: r.id,
+        status,
+        reason,
+        score: r.score,
+        sourceRank: r.sourceRank,
+        authority: r.authority,
+        candidateChars: r.chars,
+        relatedMemoryId,
+        detail,
+      } as MemoryDecision)
+    : ({
+        memoryId: r.id,
+        status,
+        reason,
+        score: r.score,
+        sourceRank: r.sourceRank,
+        authority: r.authority,
+        candidateChars: r.chars,
+        candidateTokens: r.tokens,
+        relatedMemoryId,
+        detail,
+      } as MemoryDecision);
+}
+
+/**
+ * `d` with the hit's own token count, fields in the documented order (stable JSON): for a
+ * decision made without counting its hit, once the hit was counted after all.
+ */
+export function withHitTokens(d: MemoryDecision, tokens: number): MemoryDecision {
   return {
-    memoryId: r.id,
-    status,
-    reason,
-    score: r.score,
-    sourceRank: r.sourceRank,
-    authority: r.authority,
-    candidateChars: r.chars,
-    candidateTokens: r.tokens,
-    relatedMemoryId,
-    detail,
+    memoryId: d.memoryId,
+    status: d.status,
+    reason: d.reason,
+    score: d.score,
+    sourceRank: d.sourceRank,
+    authority: d.authority,
+    candidateChars: d.candidateChars,
+    candidateTokens: tokens,
+    relatedMemoryId: d.relatedMemoryId,
+    detail: d.detail,
   } as MemoryDecision;
 }

@@ -31,7 +31,7 @@ export class Selection {
     private readonly policy: Policy,
     counter: TokenCounter,
   ) {
-    this.meter = new BlockMeter(scope, counter);
+    this.meter = new BlockMeter(scope, counter, policy.maxTokens !== null);
     this.minScoreText = formatScore(policy.minScore);
     this.topKDetail = `topK ${policy.topK} already selected`;
   }
@@ -113,7 +113,7 @@ export class Selection {
   /** Top-k, then the char budget, then the token budget; selects `r` when all leave room. */
   private pack(r: Ranked): MemoryDecision {
     const { meter, policy } = this;
-    if (meter.selected.length >= policy.topK) {
+    if (meter.count >= policy.topK) {
       return decision(r, "rejected", "top_k_reached", null, this.topKDetail);
     }
     if (policy.maxChars !== null) {
@@ -139,6 +139,6 @@ export class Selection {
     }
     meter.add(r);
     this.usedTokens = tokens;
-    return decision(r, "selected", "selected", null, `selected as hit ${meter.selected.length}`);
+    return decision(r, "selected", "selected", null, `selected as hit ${meter.count}`);
   }
 }

@@ -4,9 +4,10 @@
  * Imports errors, text and tokens.
  */
 export { type AdapterOptions, candidatesFromRecallHits, type RecallHit } from "./adapter.js";
-export type { MemoryDecision, MemoryReason } from "./decision.js";
+export { type MemoryDecision, type MemoryReason, withHitTokens } from "./decision.js";
 export {
   BLOCK_CLOSE,
+  memoryHitChars,
   type RenderableHit,
   renderBlockOpen,
   renderMemoryBlock,
@@ -29,4 +30,10 @@ export {
   type SelectMemoryRequest,
   SelectMemoryRequestSchema,
 } from "./schema.js";
-export { type MemoryPlan, type SelectOptions, selectMemoryContext } from "./select.js";
+export {
+  type GateOutcome,
+  gateCandidates,
+  type MemoryPlan,
+  type SelectOptions,
+  selectMemoryContext,
+} from "./select.js";

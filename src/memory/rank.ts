@@ -7,7 +7,7 @@ import {
   parseInstantParts,
 } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
-import { renderMemoryHit } from "./render.js";
+import { memoryHitChars, renderMemoryHit } from "./render.js";
 import { AUTHORITY_RANK, type Authority, type Candidate } from "./schema.js";
 
 /** A candidate with its sort keys, gate fields and measured hit, as selection reads it. */
@@ -32,6 +32,7 @@ export interface Ranked {
    */
   line: string | null;
   chars: number;
+  /** Tokens of the hit's own rendering; -1 while never counted (see {@link HitCounting}). */
   tokens: number;
   /** T(line + "\n"): from the line's own count when the counter can extend it; -1 until known. */
   joined: number;
@@ -58,6 +59,14 @@ function instantOf(r: Ranked): InstantParts {
   return r.instant;
 }
 
+/**
+ * Which hits are counted while ranking: `every` one (docs/memory-selection.md: every decision carries the
+ * hit's tokens), or none, leaving each hit to be rendered and counted only once a budget
+ * prices it (the assembler's recall slot, where only what is admitted is counted); its
+ * size in chars is then computed from its values ({@link memoryHitChars}).
+ */
+export type HitCounting = "every" | "priced";
+
 // Hits rendered and counted per chunk: rendering a chunk, then counting it in a pass of
 // its own keeps the tokenizer's tables hot in the CPU cache (10 % faster than alternating
 // per hit, measured on 5,000 hits), while only one chunk of lines is alive at a time.
@@ -68,7 +77,11 @@ const CHUNK = 2048;
  * that can extend a count, the tokens with its joining newline. Lines are counted past the
  * memo (countUncached): they are one-off, and thousands would only flush a shared memo.
  */
-function measureHits(candidates: readonly Candidate[], counter: TokenCounter): Ranked[] {
+function measureHits(
+  candidates: readonly Candidate[],
+  counter: TokenCounter,
+  counting: HitCounting,
+): Ranked[] {
   const ranked: Ranked[] = new Array(candidates.length);
   const lines: string[] = new Array(Math.min(CHUNK, candidates.length));
   const extend = counter.newlineCut && counter.extendWithNewlines !== undefined;
@@ -76,7 +89,7 @@ function measureHits(candidates: readonly Candidate[], counter: TokenCounter): R
     const end = Math.min(candidates.length, start + CHUNK);
     for (let i = start; i < end; i++) {
       const c = candidates[i] as Candidate;
-      const line = renderMemoryHit(c);
+      const line = counting === "every" ? renderMemoryHit(c) : "";
       const authority = c.authority ?? "user_default";
       lines[i - start] = line;
       ranked[i] = {
@@ -91,11 +104,12 @@ function measureHits(candidates: readonly Candidate[], counter: TokenCounter): R
         text: c.text,
         instant: null,
         line: null,
-        chars: cpLength(line),
-        tokens: 0,
+        chars: counting === "every" ? cpLength(line) : memoryHitChars(c),
+        tokens: -1,
         joined: -1,
       };
     }
+    if (counting === "priced") continue;
     for (let i = start; i < end; i++) {
       const r = ranked[i] as Ranked;
       const line = lines[i - start] as string;
@@ -107,8 +121,12 @@ function measureHits(candidates: readonly Candidate[], counter: TokenCounter): R
 }
 
 /** The candidates measured (see measureHits) and sorted in rank order. */
-export function rankCandidates(candidates: readonly Candidate[], counter: TokenCounter): Ranked[] {
-  const ranked = measureHits(candidates, counter);
+export function rankCandidates(
+  candidates: readonly Candidate[],
+  counter: TokenCounter,
+  counting: HitCounting = "every",
+): Ranked[] {
+  const ranked = measureHits(candidates, counter, counting);
   ranked.sort(compareRank);
   return ranked;
 }

@@ -1,8 +1,8 @@
 /**
- * Byte-exact rendering of spec 02: one `<memory_hit>` per selected candidate inside a
+ * Byte-exact rendering of docs/memory-selection.md: one `<memory_hit>` per selected candidate inside a
  * `<recalled_memory>` wrapper. What these functions return is what the budgets measure.
  */
-import { escapeText, formatScore } from "../text/index.js";
+import { escapedLength, escapeText, formatScore } from "../text/index.js";
 import type { Authority } from "./schema.js";
 
 /** The fields a hit line shows. */
@@ -18,6 +18,32 @@ export interface RenderableHit {
   conflictKey?: string | null | undefined;
 }
 
+// The literal pieces of a hit line, between its values (shared by the renderer and the
+// measure below, so the two cannot disagree on the format).
+const OPEN = '<memory_hit memory_id="';
+const SCORE = '" score="';
+const RANK = '" source_rank="';
+const AUTHORITY = '" authority="';
+const SCOPE = '" user_scope="';
+const SOURCE_ID = '" source_id="';
+const SOURCE_TYPE = '" source_type="';
+const CAPTURED = '" captured_at="';
+const SLOT = '" conflict_key="';
+const CLOSE_HIT = "</memory_hit>";
+const FIXED_CHARS =
+  OPEN.length +
+  SCORE.length +
+  RANK.length +
+  AUTHORITY.length +
+  SCOPE.length +
+  SOURCE_ID.length +
+  SOURCE_TYPE.length +
+  CAPTURED.length +
+  '">'.length +
+  CLOSE_HIT.length;
+
+const hasSlot = (hit: RenderableHit) => hit.conflictKey !== undefined && hit.conflictKey !== null;
+
 /**
  * Renders one hit, attributes in spec order, every value escaped.
  *
@@ -25,35 +51,51 @@ export interface RenderableHit {
  */
 export function renderMemoryHit(hit: RenderableHit): string {
   const p = hit.provenance;
-  const slot =
-    hit.conflictKey === undefined || hit.conflictKey === null
-      ? ""
-      : ` conflict_key="${escapeText(hit.conflictKey)}"`;
   // One join makes a flat string; `+` would make a rope that the token counter, reading
   // it next, first has to flatten (measured: ~5 % of a 5,000-candidate selection).
   return [
-    '<memory_hit memory_id="',
+    OPEN,
     escapeText(hit.memoryId),
-    '" score="',
+    SCORE,
     formatScore(hit.score),
-    '" source_rank="',
+    RANK,
     hit.sourceRank,
-    '" authority="',
+    AUTHORITY,
     hit.authority ?? "user_default",
-    '" user_scope="',
+    SCOPE,
     escapeText(hit.userScope),
-    '" source_id="',
+    SOURCE_ID,
     escapeText(p.sourceId),
-    '" source_type="',
+    SOURCE_TYPE,
     escapeText(p.sourceType),
-    '" captured_at="',
+    CAPTURED,
     escapeText(p.capturedAt),
-    '"',
-    slot,
-    ">",
+    hasSlot(hit) ? `${SLOT}${escapeText(hit.conflictKey as string)}` : "",
+    '">',
     escapeText(hit.text),
-    "</memory_hit>",
+    CLOSE_HIT,
   ].join("");
+}
+
+/**
+ * Code points of `renderMemoryHit(hit)`, computed from its values without rendering it
+ * (what a selection that never renders a cut hit still reports as its size).
+ */
+export function memoryHitChars(hit: RenderableHit): number {
+  const p = hit.provenance;
+  return (
+    FIXED_CHARS +
+    escapedLength(hit.memoryId) +
+    formatScore(hit.score).length +
+    String(hit.sourceRank).length +
+    (hit.authority ?? "user_default").length +
+    escapedLength(hit.userScope) +
+    escapedLength(p.sourceId) +
+    escapedLength(p.sourceType) +
+    escapedLength(p.capturedAt) +
+    (hasSlot(hit) ? SLOT.length + escapedLength(hit.conflictKey as string) : 0) +
+    escapedLength(hit.text)
+  );
 }
 
 /** The opening line of the block for `selected` hits (without its newline). */

@@ -1,9 +1,9 @@
 /**
- * The select-memory request (spec 02, 08) as zod schemas: the single source of both
+ * The select-memory request (docs/memory-selection.md, docs/surfaces.md) as zod schemas: the single source of both
  * validation and the TypeScript input types.
  */
 import { z } from "zod";
-import { isBlank, isoTimestamp, nonBlankString } from "../text/index.js";
+import { isBlank, isoTimestamp, nonBlankString, textString } from "../text/index.js";
 
 /** Authority levels, strongest first. Nothing else is accepted (fail closed). */
 export const AUTHORITIES = ["current_turn", "workspace_override", "user_default"] as const;
@@ -60,14 +60,14 @@ export type PolicyInput = z.input<typeof PolicySchema>;
 /** A selection policy with every default applied. */
 export type Policy = z.output<typeof PolicySchema>;
 
-/** The default policy of spec 02. */
+/** The default policy of docs/memory-selection.md. */
 export const DEFAULT_POLICY: Policy = { minScore: 0.35, topK: 5, maxChars: 3000, maxTokens: 800 };
 
 export const SelectMemoryRequestSchema = z.object({
-  userScope: z.string().refine((s) => !isBlank(s), { message: "must not be blank" }),
+  userScope: textString.refine((s) => !isBlank(s), { message: "must not be blank" }),
   policy: PolicySchema.default(DEFAULT_POLICY),
-  tokenizer: z.string().optional(),
+  tokenizer: textString.optional(),
   candidates: z.array(CandidateSchema),
 });
-/** The select-memory request (JSON contract of spec 08). */
+/** The select-memory request (JSON contract of docs/surfaces.md). */
 export type SelectMemoryRequest = z.input<typeof SelectMemoryRequestSchema>;

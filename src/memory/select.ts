@@ -1,5 +1,5 @@
 /**
- * Memory selection of spec 02: one ranking, then scope gate → confidence gate → exact
+ * Memory selection of docs/memory-selection.md: one ranking, then scope gate → confidence gate → exact
  * dedupe → conflict slots → top-k and budget packing, with exactly one decision per
  * candidate in rank order.
  */
@@ -17,7 +17,7 @@ import {
   SelectMemoryRequestSchema,
 } from "./schema.js";
 
-/** The plan of spec 02. */
+/** The plan of docs/memory-selection.md. */
 export interface MemoryPlan {
   context: string;
   userScope: string;
@@ -86,7 +86,7 @@ export function selectMemoryContext(
   for (const r of ranked) selection.consider(r);
   const { decisions } = selection;
 
-  const context = renderMemoryBlock(scope, selection.meter.selected);
+  const context = renderMemoryBlock(scope, selection.meter.lines());
   // The last admitted total is exact already; recount only when it was not measured.
   const usedTokens =
     policy.maxTokens === null || context === "" ? counter.count(context) : selection.usedTokens;
@@ -100,6 +100,42 @@ export function selectMemoryContext(
     usedTokens,
     selectedMemoryIds: decisions.filter((d) => d.status === "selected").map((d) => d.memoryId),
     rejectedMemoryIds: decisions.filter((d) => d.status === "rejected").map((d) => d.memoryId),
+    decisions,
+  };
+}
+
+/** What the gates of docs/memory-selection.md decided: one decision per candidate in rank order. */
+export interface GateOutcome {
+  /** The candidates every gate passed, in rank order (their decisions say `selected`). */
+  passed: string[];
+  decisions: MemoryDecision[];
+}
+
+/**
+ * The gates of {@link selectMemoryContext} alone — scope, confidence (`minScore`), exact
+ * dedupe and conflict slots — for a packer of its own to apply top-k and budgets to what
+ * passed (the assembler's recall slot). Candidates must be validated already (by
+ * `CandidateSchema` or a schema embedding its fields) with unique ids, `scope` trimmed
+ * and non-blank. Each hit is rendered for `candidateChars`; none is counted, so no
+ * decision carries `candidateTokens` (the packer counts what it admits).
+ */
+export function gateCandidates(
+  candidates: readonly Candidate[],
+  scope: string,
+  minScore: number,
+  counter: TokenCounter,
+): GateOutcome {
+  const policy: Policy = {
+    minScore,
+    topK: Number.MAX_SAFE_INTEGER,
+    maxChars: null,
+    maxTokens: null,
+  };
+  const selection = new Selection(scope, policy, counter);
+  for (const r of rankCandidates(candidates, counter, "priced")) selection.consider(r);
+  const { decisions } = selection;
+  return {
+    passed: decisions.filter((d) => d.status === "selected").map((d) => d.memoryId),
     decisions,
   };
 }

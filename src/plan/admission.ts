@@ -22,7 +22,7 @@ export interface Budget {
 /**
  * Reserves every active required and `neverTruncate` segment, or throws a
  * {@link PromptBudgetError} naming them all when together they exceed a budget (chars
- * checked first). A `neverTruncate` segment is never a trimming candidate (spec 07): it is
+ * checked first). A `neverTruncate` segment is never a trimming candidate (docs/manifest-wire-guard.md): it is
  * reserved like a required one, with reason `never_truncate`.
  */
 export function reserveRequired(entries: readonly Entry[], b: Budget): void {

@@ -3,7 +3,7 @@ import type { CacheTier } from "./schema.js";
 
 /** Terminal status of a segment. */
 export type SegmentStatus = "included" | "dropped" | "inactive";
-/** Reason codes of spec 03, stable across releases. */
+/** Reason codes of docs/planner.md, stable across releases. */
 export type SegmentReason =
   | "required"
   | "never_truncate"
@@ -31,7 +31,7 @@ interface DecisionFields {
 export type PlanDecision =
   | (DecisionFields & { required: true; status: "included"; reason: "required" })
   | (DecisionFields & { required: false; status: "included"; reason: "fits_budget" })
-  // A neverTruncate segment (spec 07): reserved like a required one, never dropped.
+  // A neverTruncate segment (docs/manifest-wire-guard.md): reserved like a required one, never dropped.
   | (DecisionFields & { required: false; status: "included"; reason: "never_truncate" })
   | (DecisionFields & {
       required: false;
@@ -41,7 +41,7 @@ export type PlanDecision =
       renderedTokens: 0;
     })
   // Dropped after counting only part of its rendering: it provably could not fit, and its
-  // own tokens were never counted, so it has no token figures (spec 03 makes them optional).
+  // own tokens were never counted, so it has no token figures (docs/planner.md makes them optional).
   | (Omit<DecisionFields, "originalTokens" | "renderedTokens"> & {
       required: false;
       status: "dropped";

@@ -11,6 +11,7 @@ export {
   type CacheTier,
   DEFAULT_BUDGET_CHARS,
   DEFAULT_CACHE_BOUNDARY,
+  DEFAULT_CACHE_TIER,
   type ParsedPlanPromptRequest,
   type PlanPromptJsonRequest,
   PlanPromptJsonRequestSchema,

@@ -1,5 +1,5 @@
 /**
- * Segment planner of spec 03: decides which named segments enter the system prompt under
+ * Segment planner of docs/planner.md: decides which named segments enter the system prompt under
  * a char budget and an optional token budget, reserving required segments first and
  * logging exactly one decision per segment in display order.
  */
@@ -21,7 +21,7 @@ import {
 } from "./schema.js";
 import { makeLedger, splits } from "./token-ledger.js";
 
-/** One cache tier of a tiered prompt that has admitted content (spec 05). */
+/** One cache tier of a tiered prompt that has admitted content (docs/session-and-cache.md). */
 export interface PlanTier {
   tier: CacheTier;
   /** Its included segments, in display order. */
@@ -35,7 +35,7 @@ export interface PlanTier {
   end: number;
 }
 
-/** The plan of spec 03, with the cache-tier layout of spec 05. */
+/** The plan of docs/planner.md, with the cache-tier layout of docs/session-and-cache.md. */
 export interface PromptPlan {
   prompt: string;
   usedChars: number;
@@ -175,7 +175,7 @@ function layOutTiers(
 }
 
 /**
- * Plans the whole system prompt under one budget (spec 03): inactive segments cost
+ * Plans the whole system prompt under one budget (docs/planner.md): inactive segments cost
  * nothing, required ones are reserved first (or a {@link PromptBudgetError} is thrown
  * when they alone cannot fit), optional ones are admitted by `budgetPriority desc →
  * priority asc → name asc` while the rendered prompt, separators included, fits every
@@ -183,7 +183,7 @@ function layOutTiers(
  * prompt and one decision per segment in display order; input order never matters.
  * Invalid input throws {@link InvalidInputError} naming the field path.
  *
- * **Cache tiers (spec 05).** When at least one segment has a `cacheTier` (or the request
+ * **Cache tiers (docs/session-and-cache.md).** When at least one segment has a `cacheTier` (or the request
  * sets `tiered: true`) the plan is tiered, and a segment without a tier counts as
  * `dynamic`. Display order becomes tier (`static`, `session`, `dynamic`) → priority asc →
  * name asc; segments of one tier are joined by the separator and two tiers by the

@@ -1,20 +1,27 @@
 /**
- * The plan-prompt request (spec 03, 08) as zod schemas: the single source of both
+ * The plan-prompt request (docs/planner.md, docs/surfaces.md) as zod schemas: the single source of both
  * validation and the TypeScript input types. The JSON schemas describe what the CLI and
  * the HTTP service accept; the library schemas add the two function-valued fields
  * (`condition`, `builder`) that cannot travel as JSON.
  */
 import { z } from "zod";
-import { isBlank, nonBlankString } from "../text/index.js";
+import { isBlank, nonBlankString, textString } from "../text/index.js";
 
-/** Cache tiers of spec 05, most stable first. */
+/** Cache tiers of docs/session-and-cache.md, most stable first. */
 export const CACHE_TIERS = ["static", "session", "dynamic"] as const;
 export type CacheTier = (typeof CACHE_TIERS)[number];
 
-/** Default `budgetChars` of spec 03. */
+/**
+ * The tier of a segment that names none, stated once for the planner and the assembler:
+ * `dynamic`, since a segment that does not say how stable it is must never sit in a
+ * cached prefix (its change would break the cache of everything after it).
+ */
+export const DEFAULT_CACHE_TIER: CacheTier = "dynamic";
+
+/** Default `budgetChars` of docs/planner.md. */
 export const DEFAULT_BUDGET_CHARS = 12000;
 
-/** Default join between two tiers of a tiered prompt (spec 05). */
+/** Default join between two tiers of a tiered prompt (docs/session-and-cache.md). */
 export const DEFAULT_CACHE_BOUNDARY = "\n\n<!-- cache-boundary -->\n\n";
 
 const nonBlank = nonBlankString;
@@ -25,13 +32,13 @@ const segmentFields = {
   /** Unique within one request. */
   name: nonBlank,
   /** The segment text, rendered as given. `null` or `""` makes the segment inactive. */
-  content: z.string().nullable(),
+  content: textString.nullable(),
   /** Where it is shown: lower first (default 50). */
   priority: z.number().default(50),
   /** Required segments are never dropped; if they cannot fit, the plan fails closed. */
   required: z.boolean().default(false),
   /**
-   * Never a trimming candidate (red lines, identity; spec 07): reserved like a required
+   * Never a trimming candidate (red lines, identity; docs/manifest-wire-guard.md): reserved like a required
    * segment (reason `never_truncate`), and if it cannot fit the plan fails closed.
    */
   neverTruncate: z.boolean().optional(),
@@ -40,7 +47,7 @@ const segmentFields = {
   /** Where the content came from (default `"runtime"`). */
   provenance: nonBlank.default("runtime"),
   /**
-   * Cache tier of spec 05. Any segment naming one lays the prompt out by tier (then a
+   * Cache tier of docs/session-and-cache.md. Any segment naming one lays the prompt out by tier (then a
    * segment without a tier counts as `dynamic`); the decision log records the tier used.
    */
   cacheTier: z.enum(CACHE_TIERS).optional(),
@@ -58,7 +65,7 @@ export const SegmentInputSchema = z
   .object({
     ...segmentFields,
     /** The segment text; give either `content` or `builder`. */
-    content: z.string().nullable().optional(),
+    content: textString.nullable().optional(),
     /** `false`, or a function returning `false`, makes the segment inactive. */
     condition: z
       .custom<boolean | (() => boolean)>((v) => typeof v === "boolean" || isFunction(v), {
@@ -98,9 +105,9 @@ const requestFields = {
   /** Token budget under `tokenizer`. Omitted or `null` = unbounded. */
   budgetTokens: budget.default(null),
   /** Built-in tokenizer name (default `estimate`). */
-  tokenizer: z.string().optional(),
+  tokenizer: textString.optional(),
   /**
-   * `true` lays the prompt out by cache tier (spec 05) even when no segment names one.
+   * `true` lays the prompt out by cache tier (docs/session-and-cache.md) even when no segment names one.
    * Omitted or `false`: tiered exactly when at least one segment has a `cacheTier`.
    */
   tiered: z.boolean().optional(),
@@ -108,8 +115,7 @@ const requestFields = {
    * The join between two tiers in tiered mode (default `"\n\n<!-- cache-boundary -->\n\n"`).
    * Must contain a non-whitespace character. Its cost counts in the budget.
    */
-  cacheBoundary: z
-    .string()
+  cacheBoundary: textString
     .refine((s) => !isBlank(s), { message: "must contain a non-whitespace character" })
     .optional(),
   /**
@@ -120,7 +126,7 @@ const requestFields = {
 };
 
 /**
- * The plan-prompt request of the JSON contract (spec 08), for the CLI, the HTTP service
+ * The plan-prompt request of the JSON contract (docs/surfaces.md), for the CLI, the HTTP service
  * and OpenAPI (it has no function-valued fields, so `z.toJSONSchema` can describe it).
  *
  * @example PlanPromptJsonRequestSchema.parse({ segments: [{ name: "a", content: "x" }] }).budgetChars // 12000

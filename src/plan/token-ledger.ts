@@ -313,12 +313,12 @@ class RenderLedger implements TokenLedger {
 }
 
 // A first code point that rules a cut out: whitespace in either sense (JavaScript's `\s`,
-// spec 01's WS_CLASS), "/", or a lone surrogate (in `u` mode a pair is one code point and
+// docs/text-and-tokens.md's WS_CLASS), "/", or a lone surrogate (in `u` mode a pair is one code point and
 // does not match the surrogate range). One native test: the ledger asks for every piece.
 const NOT_CUT_START = new RegExp(`^(?:[\\s/${WS_CLASS}]|[\\uD800-\\uDFFF])`, "u");
 
 // True when a newlineCut cut is guaranteed between a text ending in "\n" and `b`: b starts
-// with a character that is whitespace in neither sense (spec 01's or JavaScript's) nor "/".
+// with a character that is whitespace in neither sense (docs/text-and-tokens.md's or JavaScript's) nor "/".
 function startsWithCut(b: string): boolean {
   return b !== "" && !NOT_CUT_START.test(b);
 }
@@ -330,7 +330,7 @@ function startsWithCut(b: string): boolean {
  * - every join in use is "\n\n" + J' with J' starting with such a character. The
  *   separator always is; a custom `cacheBoundary` may not be (no leading "\n\n", or J'
  *   starting with whitespace, "/" or a lone surrogate, whose behaviour no test pins down;
- *   "whitespace" in either sense: Python's `isspace` of spec 01 or JavaScript's `\s`).
+ *   "whitespace" in either sense: Python's `isspace` of docs/text-and-tokens.md or JavaScript's `\s`).
  * Then the prompt splits at a cut before every J', and the sum of the per-segment pieces
  * (see {@link SplitLedger}) equals the count of the whole prompt. Otherwise every proposal
  * is priced by rendering and counting the whole proposed prompt, which is exact by

@@ -1,13 +1,14 @@
 /**
- * Heading renderers (spec 04, 10): one function driven by a locale table. A locale is data
- * — headings per kind, a heading format, a recall-line format, a list-item prefix and the
- * formats of structured items — so callers add a language without writing a renderer.
+ * Heading renderers (docs/assembler.md, docs/inline-assembly.md): one function driven by a
+ * locale table. A locale is data — headings per kind, a heading format, a recall-line
+ * format, a list-item prefix and the formats of structured items — so callers add a
+ * language without writing a renderer.
  */
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import type { ItemData, SourceItem } from "../sources/index.js";
-import { formatFixed, isBlank } from "../text/index.js";
+import { cpLength, formatFixed, isBlank } from "../text/index.js";
 import { type ItemFormats, type LocaleTable, LocaleTableSchema } from "./locales.js";
-import type { SlotRenderer } from "./types.js";
+import { renderFramed, type SlotFrame, type SlotRenderer } from "./types.js";
 
 export {
   type ItemFormats,
@@ -107,27 +108,80 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
     if (details.length === 0) return item.text;
     return fill(r.line, { text: item.text, details: details.join(r.separator) });
   };
-  const lines = (slot: { kind: string }, item: SourceItem): string[] => {
-    if (slot.kind === "recall_memory") return [recallLine(item)];
-    if (item.data !== undefined && table.items !== undefined)
-      return formatData(item.data, table.items);
-    return [item.text];
-  };
-  const itemText = (slot: { kind: string; itemStyle?: "list" | "block" }, item: SourceItem) => {
+  const frame = (slot: { kind: string; title?: string; itemStyle?: "list" | "block" }) => {
+    const heading = fill(table.headingFormat, { title: headingText(slot) });
     // Documents (instruction files, skill bodies) read as blocks, not as list items.
-    if (slot.itemStyle === "block") return item.text;
-    return lines(slot, item)
-      .map((line) => table.itemPrefix + line)
-      .join("\n");
+    if (slot.itemStyle === "block") return new BlockFrame(heading);
+    const items = table.items;
+    // Recall lines show their figures; structured items read as the table's formats.
+    const format =
+      slot.kind === "recall_memory"
+        ? recallLine
+        : items === undefined
+          ? null
+          : (item: SourceItem) => (item.data === undefined ? null : formatData(item.data, items));
+    return new ListFrame(heading, table.itemPrefix, format);
   };
   return {
     name,
-    renderSlot(slot, items) {
-      if (items.length === 0) return "";
-      const heading = fill(table.headingFormat, { title: headingText(slot) });
-      const parts = [heading, ...items.map((item) => itemText(slot, item))];
-      return parts.join(slot.itemStyle === "block" ? "\n\n" : "\n");
-    },
-    renderItem: itemText,
+    renderSlot: (slot, items) => (items.length === 0 ? "" : renderFramed(frame(slot), items)),
+    frame,
+    // What one item renders to: its line in the slot's frame.
+    renderItem: (slot, item) => frame(slot).line(item),
   };
+}
+
+// Frames are class instances, not literals of closures: optimized code that calls them
+// then depends on long-lived classes, not on per-slot closures that die after each
+// assembly (V8 discards code tied to dead objects, "weak objects", after a full GC).
+
+/** Documents as paragraphs: `heading\n\ntext\n\ntext`. */
+class BlockFrame implements SlotFrame {
+  readonly separator = "\n\n";
+  readonly tail = "";
+  constructor(private readonly heading: string) {}
+  head(): string {
+    return `${this.heading}\n\n`;
+  }
+  line(item: SourceItem): string {
+    return item.text;
+  }
+  lineChars(item: SourceItem): number {
+    return cpLength(item.text);
+  }
+}
+
+/**
+ * One prefixed line per item: `heading\n- text\n- text`. `format` gives an item's own
+ * line(s) when it has them (recall figures, structured items; null = the item's text),
+ * each line prefixed.
+ */
+class ListFrame implements SlotFrame {
+  readonly separator = "\n";
+  readonly tail = "";
+  private readonly prefixChars: number;
+  /** A prefix ending in a high surrogate pairs with a text starting with a low one. */
+  private readonly highEnd: boolean;
+  constructor(
+    private readonly heading: string,
+    private readonly prefix: string,
+    private readonly format: ((item: SourceItem) => string | string[] | null) | null,
+  ) {
+    this.prefixChars = cpLength(prefix);
+    this.highEnd = /[\uD800-\uDBFF]$/.test(prefix);
+  }
+  head(): string {
+    return `${this.heading}\n`;
+  }
+  line(item: SourceItem): string {
+    const own = this.format === null ? null : this.format(item);
+    if (own === null) return this.prefix + item.text;
+    if (typeof own === "string") return this.prefix + own;
+    return own.map((l) => this.prefix + l).join("\n");
+  }
+  lineChars(item: SourceItem): number {
+    if (this.format !== null) return cpLength(this.line(item));
+    const joined = this.highEnd && /^[\uDC00-\uDFFF]/.test(item.text) ? 1 : 0;
+    return this.prefixChars + cpLength(item.text) - joined;
+  }
 }

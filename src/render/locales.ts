@@ -6,6 +6,7 @@
  * formats the sources also put in `text`.
  */
 import { z } from "zod";
+import { textString } from "../text/index.js";
 
 /** How recall lines (kind `recall_memory`) show importance and combined score. */
 export interface RecallLineFormat {
@@ -69,34 +70,34 @@ export interface LocaleTable {
 }
 
 const withPlaceholder = (name: string) =>
-  z.string().refine((s) => s.includes(`{${name}}`), { message: `must contain {${name}}` });
+  textString.refine((s) => s.includes(`{${name}}`), { message: `must contain {${name}}` });
 
 /** Validates a {@link LocaleTable} given by a caller. */
 export const LocaleTableSchema = z.object({
-  headings: z.record(z.string(), z.string()),
+  headings: z.record(textString, textString),
   headingFormat: withPlaceholder("title"),
-  itemPrefix: z.string(),
+  itemPrefix: textString,
   recall: z.object({
     line: withPlaceholder("text"),
     importance: withPlaceholder("value"),
     score: withPlaceholder("value"),
-    separator: z.string(),
+    separator: textString,
     digits: z.number().int().min(0).max(20),
     defaultImportance: z.number().min(0).max(1).optional(),
   }),
   items: z
     .object({
-      constraint: z.object({ line: z.string(), labels: z.record(z.string(), z.string()) }),
-      task: z.object({ lines: z.array(z.string()).min(1) }),
-      next: z.object({ both: z.string(), step: z.string(), tool: z.string() }),
+      constraint: z.object({ line: textString, labels: z.record(textString, textString) }),
+      task: z.object({ lines: z.array(textString).min(1) }),
+      next: z.object({ both: textString, step: textString, tool: textString }),
       tool: z.object({
-        line: z.string(),
-        bare: z.string(),
-        required: z.string(),
-        argsSeparator: z.string(),
+        line: textString,
+        bare: textString,
+        required: textString,
+        argsSeparator: textString,
       }),
-      call: z.object({ line: z.string(), bare: z.string(), ok: z.string(), failed: z.string() }),
-      profile: z.object({ line: z.string() }),
+      call: z.object({ line: textString, bare: textString, ok: textString, failed: textString }),
+      profile: z.object({ line: textString }),
     })
     .optional(),
 });

@@ -1,13 +1,18 @@
 /**
- * The tagged (XML-style) renderer of spec 04. Every attribute value and every text is
- * escaped per spec 01, so item text can never open or close a tag. The `recall_memory`
- * slot renders exactly as the `<recalled_memory>` block of spec 02.
+ * The tagged (XML-style) renderer of docs/assembler.md. Every attribute value and every text is
+ * escaped per docs/text-and-tokens.md, so item text can never open or close a tag. The `recall_memory`
+ * slot renders exactly as the `<recalled_memory>` block of docs/memory-selection.md.
  */
 import { InvalidInputError } from "../errors/index.js";
-import { type RenderableHit, renderMemoryBlock, renderMemoryHit } from "../memory/index.js";
+import {
+  BLOCK_CLOSE,
+  type RenderableHit,
+  renderBlockOpen,
+  renderMemoryHit,
+} from "../memory/index.js";
 import type { SourceItem } from "../sources/index.js";
 import { escapeText } from "../text/index.js";
-import type { RenderContext, SlotRenderer } from "./types.js";
+import { type RenderContext, renderFramed, type SlotFrame, type SlotRenderer } from "./types.js";
 
 /** Kinds usable as a tag name as they are; others render as `<slot kind="…">`. */
 const SAFE_TAG = /^[a-z_][a-z0-9_-]*$/;
@@ -43,16 +48,46 @@ function toHit(item: SourceItem, index: number): RenderableHit {
   };
 }
 
-function renderRecall(items: readonly SourceItem[], ctx: RenderContext): string {
-  return renderMemoryBlock(
-    ctx.userScope,
-    items.map((item, i) => renderMemoryHit(toHit(item, i))),
-  );
+// Frames are class instances, for the reason given in heading.ts.
+
+/** The docs/memory-selection.md block: its open tag names the hit count. */
+class RecallFrame implements SlotFrame {
+  readonly separator = "\n";
+  readonly tail = `\n${BLOCK_CLOSE}`;
+  constructor(private readonly scope: string) {}
+  head(count: number): string {
+    return `${renderBlockOpen(this.scope, count)}\n`;
+  }
+  line(item: SourceItem, index: number): string {
+    return renderMemoryHit(toHit(item, index));
+  }
+}
+
+/** `<kind>`, one `<item>` line per item, `</kind>`. */
+class TagFrame implements SlotFrame {
+  readonly separator = "\n";
+  readonly tail: string;
+  private readonly open: string;
+  constructor(kind: string) {
+    const safe = SAFE_TAG.test(kind);
+    this.open = safe ? `<${kind}>` : `<slot kind="${escapeText(kind)}">`;
+    this.tail = `\n${safe ? `</${kind}>` : "</slot>"}`;
+  }
+  head(): string {
+    return `${this.open}\n`;
+  }
+  line(item: SourceItem): string {
+    return itemLine(item);
+  }
+}
+
+function frame(slot: { kind: string }, ctx: RenderContext): SlotFrame {
+  return slot.kind === "recall_memory" ? new RecallFrame(ctx.userScope) : new TagFrame(slot.kind);
 }
 
 /**
  * `<KIND>\n<item id="ID"[ category="C"]>TEXT</item>\n…\n</KIND>`; `recall_memory` is the
- * spec 02 block (items must carry `memory` fields and a `score`, else `InvalidInputError`
+ * docs/memory-selection.md block (items must carry `memory` fields and a `score`, else `InvalidInputError`
  * naming the item). Slot titles are not shown.
  *
  * @example
@@ -66,13 +101,9 @@ export const taggedRenderer: SlotRenderer = Object.freeze({
     items: readonly SourceItem[],
     ctx: RenderContext,
   ) {
-    if (items.length === 0) return "";
-    if (slot.kind === "recall_memory") return renderRecall(items, ctx);
-    const safe = SAFE_TAG.test(slot.kind);
-    const open = safe ? `<${slot.kind}>` : `<slot kind="${escapeText(slot.kind)}">`;
-    const close = safe ? `</${slot.kind}>` : "</slot>";
-    return [open, ...items.map(itemLine), close].join("\n");
+    return items.length === 0 ? "" : renderFramed(frame(slot, ctx), items);
   },
+  frame,
   renderItem(slot: { kind: string }, item: SourceItem) {
     return slot.kind === "recall_memory" ? renderMemoryHit(toHit(item, 0)) : itemLine(item);
   },

@@ -1,5 +1,5 @@
 /**
- * The HTTP service of spec 08 as a Fastify app: the same JSON contracts as the CLI,
+ * The HTTP service of docs/surfaces.md as a Fastify app: the same JSON contracts as the CLI,
  * validated by the same zod schemas, answered by the same pure stages. The service is
  * stateless: the memory store is opened once and shared (several instances can share one
  * store file, WAL), token counters are pooled, and the clock is always a request field.
@@ -9,13 +9,18 @@ import { resolve } from "node:path";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { InvalidInputError } from "../errors/index.js";
 import type { MemoryStore } from "../store/index.js";
+import type { Recorder } from "../workspace/index.js";
 import { registerAssembleRoute } from "./assemble-route.js";
+import { type AuthOptions, registerAuth } from "./auth.js";
 import {
   answerClientError,
   answerFrameworkError,
   registerErrorHandlers,
 } from "./error-handlers.js";
+import { type InspectSource, recordingSource } from "./inspect/data.js";
+import { INSPECTOR_ASSETS, registerInspectRoutes } from "./inspect/routes.js";
 import { registerJsonParser } from "./json-body.js";
+import { registerMemoryRoutes } from "./memory-routes.js";
 import { registerMetaRoutes } from "./meta-routes.js";
 import { createRequestCounters } from "./request-counters.js";
 import { type LoggerOption, loggerSettings, RequestLineLogController } from "./request-log.js";
@@ -40,8 +45,8 @@ export interface ServerOptions {
    */
   workspace?: string;
   /**
-   * The shared memory store: a path (opened now, closed when the app closes; it must
-   * exist), an open store (the caller closes it), or `null` for none. Default: the root's
+   * The shared memory store: a path or a `postgres://` URL (opened now, closed when the
+   * app closes; it must exist), an open store (the caller closes it), or `null` for none. Default: the root's
    * `.promptctx/memory.db` when it exists. Without a shared store, an assembly reads its
    * workspace's own store, if any, for the length of the request.
    */
@@ -55,6 +60,20 @@ export interface ServerOptions {
   logger?: boolean | { stream?: NodeJS.WritableStream; level?: string };
   /** See {@link COUNTER_POOL_RESET_BYTES}. */
   counterPoolResetBytes?: number;
+  /**
+   * Bearer tokens (see auth.ts). Absent or empty: the service is open and every request
+   * names its scope. `promptctx serve` builds it from the environment (`authFromEnv`).
+   */
+  auth?: AuthOptions;
+  /** The clock of a `/v1/recall` without `asOf` (default: the system clock). */
+  clock?: () => Date;
+  /** Appends every `/v1/assemble` (its request, and its result or error) to a recording. */
+  recorder?: Recorder;
+  /**
+   * What `GET /inspect` shows (docs/inspector.md). Default: the recorder's file when
+   * there is a recorder, else nothing.
+   */
+  inspect?: InspectSource;
 }
 
 function positiveInt(value: number, name: string): number {
@@ -121,29 +140,46 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   );
   const root = workspaceRoot(options.workspace);
 
-  let shared: SharedStore = { store: null, own: false };
+  let shared: SharedStore = { store: null, own: false, path: null };
   const app = createApp(options.logger, bodyLimit);
   const counters = createRequestCounters(resetBytes);
   registerJsonParser(app, counters.countBytes);
   registerErrorHandlers(app, bodyLimit);
+  const principal = registerAuth(app, options.auth);
+  const store = () => shared.store;
   registerMetaRoutes(app, () => shared.store !== null);
   registerStageRoutes(app, counters.pool);
-  registerAssembleRoute(app, { root, counters: counters.pool, store: () => shared.store });
+  const recorder = options.recorder ?? null;
+  registerAssembleRoute(app, {
+    root,
+    counters: counters.pool,
+    store,
+    storePath: () => shared.path,
+    principal,
+    recorder,
+  });
+  registerMemoryRoutes(app, { store, principal, clock: options.clock ?? (() => new Date()) });
+  registerInspectRoutes(
+    app,
+    options.inspect ?? (recorder !== null ? recordingSource(recorder.file) : null),
+    INSPECTOR_ASSETS,
+    (request) => principal(request).scope === null,
+  );
 
   // The shared store, opened last so that nothing before can leak it.
-  shared = openSharedStore(options.store, root);
-  const { store, own } = shared;
-  if (own && store !== null) {
+  shared = await openSharedStore(options.store, root);
+  const { store: opened, own } = shared;
+  if (own && opened !== null) {
     // onClose runs after in-flight requests have completed.
     app.addHook("onClose", async () => {
-      await store.close();
+      await opened.close();
     });
   }
 
   try {
     await app.ready();
   } catch (err) {
-    if (own) await store?.close();
+    if (own) await opened?.close();
     throw err;
   }
   return app;

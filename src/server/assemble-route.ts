@@ -4,11 +4,19 @@
  */
 import { realpath } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import type { FastifyInstance } from "fastify";
-import { InvalidInputError, invalidFromZod } from "../errors/index.js";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { z } from "zod";
+import { InvalidInputError, invalidFromZod, toErrorObject } from "../errors/index.js";
 import type { MemoryStore } from "../store/index.js";
 import { type CounterPool, tokenizerForModel } from "../tokens/index.js";
-import { assembleWorkspace, loadWorkspaceConfig } from "../workspace/index.js";
+import {
+  type AssembleRecordRequest,
+  assembleWorkspace,
+  loadWorkspaceConfig,
+  type Recorder,
+  type WorkspaceAssembly,
+} from "../workspace/index.js";
+import type { Principal } from "./auth.js";
 import { AssembleRequestSchema } from "./schema.js";
 
 /** What the assemble route reads from the server. */
@@ -18,6 +26,12 @@ export interface AssembleRouteContext {
   counters: () => CounterPool;
   /** The shared store, or `null` (it is opened after the routes are registered). */
   store: () => MemoryStore | null;
+  /** Who sent the request: a scoped token's scope replaces the request's `user`. */
+  principal: (request: FastifyRequest) => Principal;
+  /** The shared store's file, when known (a recorded request names it). */
+  storePath: () => string | null;
+  /** Appends each assembly (or its error) to a recording. */
+  recorder: Recorder | null;
 }
 
 function isInside(root: string, target: string): boolean {
@@ -43,41 +57,84 @@ async function resolveWorkspace(root: string, requested: string | undefined): Pr
   return real;
 }
 
+/**
+ * The recorded form of a request: the workspace's real path, the effective user scope
+ * (a scoped token's) and the shared store's file.
+ */
+function recordRequest(
+  r: z.output<typeof AssembleRequestSchema>,
+  workspace: string,
+  storePath: string | null,
+): AssembleRecordRequest {
+  return {
+    workspace,
+    query: r.query,
+    now: r.now,
+    ...(r.mode !== undefined ? { mode: r.mode } : {}),
+    ...(r.user !== undefined ? { user: r.user } : {}),
+    ...(r.tokenizer !== undefined ? { tokenizer: r.tokenizer } : {}),
+    ...(r.model !== undefined ? { model: r.model } : {}),
+    ...(r.budgetChars !== undefined ? { budgetChars: r.budgetChars } : {}),
+    ...(r.budgetTokens !== undefined ? { budgetTokens: r.budgetTokens } : {}),
+    ...(r.renderer !== undefined ? { renderer: r.renderer } : {}),
+    ...(storePath !== null ? { store: { path: storePath } } : {}),
+  };
+}
+
 /** Registers `/v1/assemble`. */
 export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteContext): void {
   app.post("/v1/assemble", async (request) => {
     const parsed = AssembleRequestSchema.safeParse(request.body);
     if (!parsed.success) throw invalidFromZod(parsed.error);
-    const r = parsed.data;
+    // A scoped token's scope replaces the request's `user`: what runs, and what is recorded.
+    const scope = ctx.principal(request).scope;
+    const r = scope === null ? parsed.data : { ...parsed.data, user: scope };
     if (r.tokenizer !== undefined && r.model !== undefined) {
       throw new InvalidInputError("give either a tokenizer or a model, not both", "tokenizer");
     }
     const workspace = await resolveWorkspace(ctx.root, r.workspace);
-    // The pooled counter for the tokenizer this assembly will use (request, else config).
-    const name =
-      r.model !== undefined
-        ? tokenizerForModel(r.model)
-        : (r.tokenizer ?? (await loadWorkspaceConfig(workspace)).tokenizer);
-    const tokenCounter = ctx.counters().forRequest(name);
     const store = ctx.store();
-    const out = await assembleWorkspace({
-      workspace,
-      query: r.query,
-      now: r.now,
-      ...(tokenCounter !== undefined ? { tokenCounter } : {}),
-      ...(r.tokenizer !== undefined ? { tokenizer: r.tokenizer } : {}),
-      ...(r.mode !== undefined ? { mode: r.mode } : {}),
-      ...(r.user !== undefined ? { user: r.user } : {}),
-      ...(r.budgetChars !== undefined ? { budgetChars: r.budgetChars } : {}),
-      ...(r.budgetTokens !== undefined ? { budgetTokens: r.budgetTokens } : {}),
-      ...(r.renderer !== undefined ? { renderer: r.renderer } : {}),
-      ...(store !== null ? { openStore: store } : {}),
-    });
-    return {
-      prompt: out.prompt,
-      manifest: out.manifest,
-      memoryPlan: out.memoryPlan,
-      segmentPlan: out.segmentPlan,
-    };
+    const recorded = recordRequest(r, workspace, store === null ? null : ctx.storePath());
+    try {
+      const out = await assembleIn(workspace, r, ctx, store);
+      ctx.recorder?.recordLine("assemble", recorded, out);
+      return {
+        prompt: out.prompt,
+        manifest: out.manifest,
+        memoryPlan: out.memoryPlan,
+        segmentPlan: out.segmentPlan,
+      };
+    } catch (err) {
+      ctx.recorder?.recordLine("assemble", recorded, toErrorObject(err));
+      throw err;
+    }
+  });
+}
+
+/** The workspace job for a checked request, with the pooled counter and the shared store. */
+async function assembleIn(
+  workspace: string,
+  r: z.output<typeof AssembleRequestSchema>,
+  ctx: AssembleRouteContext,
+  store: MemoryStore | null,
+): Promise<WorkspaceAssembly> {
+  // The pooled counter for the tokenizer this assembly will use (request, else config).
+  const name =
+    r.model !== undefined
+      ? tokenizerForModel(r.model)
+      : (r.tokenizer ?? (await loadWorkspaceConfig(workspace)).tokenizer);
+  const tokenCounter = ctx.counters().forRequest(name);
+  return assembleWorkspace({
+    workspace,
+    query: r.query,
+    now: r.now,
+    ...(tokenCounter !== undefined ? { tokenCounter } : {}),
+    ...(r.tokenizer !== undefined ? { tokenizer: r.tokenizer } : {}),
+    ...(r.mode !== undefined ? { mode: r.mode } : {}),
+    ...(r.user !== undefined ? { user: r.user } : {}),
+    ...(r.budgetChars !== undefined ? { budgetChars: r.budgetChars } : {}),
+    ...(r.budgetTokens !== undefined ? { budgetTokens: r.budgetTokens } : {}),
+    ...(r.renderer !== undefined ? { renderer: r.renderer } : {}),
+    ...(store !== null ? { openStore: store } : {}),
   });
 }

@@ -89,9 +89,9 @@ export function registerErrorHandlers(app: FastifyInstance, bodyLimit: number): 
     const send = (): void => {
       void reply.code(out.status).type("application/json; charset=utf-8").send(out.body);
     };
-    // A body refused before it was read (413) is drained first: closing with unread
+    // A body refused before it was read (413, 401) is drained first: closing with unread
     // bytes makes the client's TCP stack reset the connection and drop the answer.
-    if (out.status === 413)
+    if (out.status === 413 || out.status === 401)
       drainThen(request.raw, Math.max(DRAIN_BYTES, bodyLimit), DRAIN_MS, send);
     else send();
   });

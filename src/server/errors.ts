@@ -16,6 +16,7 @@ import {
 export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   invalid_input: 400,
   unsupported_version: 400,
+  unauthorized: 401,
   not_found: 404,
   payload_too_large: 413,
   prompt_budget_exceeded: 422,

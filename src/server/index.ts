@@ -1,6 +1,7 @@
 /**
  * The HTTP service (docs/surfaces.md, Fastify): the same JSON contracts as the CLI, with
- * error objects and statuses. An edge: may import every stage below it, never cli.
+ * error objects and statuses, and the inspector page (docs/inspector.md). An edge: may
+ * import every stage below it, never cli.
  */
 export {
   buildServer,
@@ -9,12 +10,30 @@ export {
   type ServerOptions,
 } from "./app.js";
 export {
+  type AuthOptions,
+  AuthOptionsSchema,
+  authFromEnv,
+  type Principal,
+  type TokenGrant,
+  UnauthorizedError,
+} from "./auth.js";
+export {
   type HttpError,
   NotFoundError,
   PayloadTooLargeError,
   STATUS_OF,
   toHttpError,
 } from "./errors.js";
+export {
+  DEFAULT_PRICING,
+  type InspectSource,
+  inspectData,
+  inspectDiff,
+  recordingSource,
+} from "./inspect/data.js";
+export { INSPECTOR_ASSETS, registerInspectRoutes } from "./inspect/routes.js";
+export type { DiffView, InspectData, TurnView } from "./inspector/types.js";
+export { NoStoreError } from "./memory-routes.js";
 export { openApiDocument, ROUTES } from "./openapi.js";
 export {
   DEFAULT_GRACE_MS,
@@ -32,5 +51,11 @@ export {
   AssembleResponseSchema,
   ErrorObjectSchema,
   HealthSchema,
+  MAX_MEMORIES_PER_REQUEST,
+  MemoriesRequestSchema,
+  MemoriesResponseSchema,
   RENDERERS,
+  type RecallRequest,
+  RecallRequestSchema,
+  RecallResponseSchema,
 } from "./schema.js";

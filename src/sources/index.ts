@@ -21,7 +21,6 @@ export {
   type RecallExtras,
   type RecordedToolCall,
   recallSource,
-  staticSource,
   TaskMemoryBuffer,
   type TaskState,
   TaskStateSchema,
@@ -48,6 +47,7 @@ export {
   type InstructionIssue,
   type InstructionIssueKind,
   type InstructionPart,
+  type InstructionReport,
   instructionChainSource,
   instructionItems,
   instructionsSource,
@@ -103,4 +103,5 @@ export {
   type SkillSelection,
   type SkillTriggers,
 } from "./skills.js";
+export { staticSource } from "./static.js";
 export * from "./types.js";

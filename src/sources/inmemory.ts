@@ -1,55 +1,19 @@
 /**
- * In-memory sources of spec 04/06 ("Others"): constraints, planner, task memory, tool
- * state, profile, recall and a generic static source. Each is a {@link ContextSource}
+ * In-memory sources of docs/assembler.md, docs/sources.md ("Others"): constraints, planner, task memory, tool
+ * state, profile and recall (the generic static source is in static.ts). Each is a {@link ContextSource}
  * testable alone. All are deterministic: no clock reads (timestamps come from callers),
  * ids are assigned from counters, and every fetch returns fresh copies.
  */
 import { z } from "zod";
-import { InvalidInputError, invalidFromZod } from "../errors/index.js";
+import { InvalidInputError } from "../errors/index.js";
 import type { CandidateInput } from "../memory/index.js";
-import { isBlank, isoTimestamp, nonBlankString } from "../text/index.js";
-import type { ContextSource, SlotSpec, SourceItem, SourceQuery } from "./types.js";
+import { isBlank, isoTimestamp, nonBlankString, textString } from "../text/index.js";
+import { parse, rejectDuplicate, singleKindSource } from "./single-kind.js";
+import type { ContextSource, SourceItem } from "./types.js";
 
 const nonBlank = nonBlankString;
 const timestamp = isoTimestamp;
 const unitScore = z.number().min(0).max(1);
-
-function parse<T>(schema: z.ZodType<T>, value: unknown, path: Array<string | number>): T {
-  const r = schema.safeParse(value);
-  if (!r.success) throw invalidFromZod(r.error, path);
-  return r.data;
-}
-
-function checkSourceId(id: string): string {
-  if (typeof id !== "string" || isBlank(id)) {
-    throw new InvalidInputError("source id must not be blank", "id");
-  }
-  return id;
-}
-
-function rejectDuplicate(
-  seen: Set<string>,
-  value: string,
-  what: string,
-  path: Array<string | number>,
-) {
-  if (seen.has(value)) throw new InvalidInputError(`duplicate ${what} "${value}"`, path);
-  seen.add(value);
-}
-
-/** A source serving exactly one kind, from a function evaluated at fetch time. */
-function singleKindSource(
-  id: string,
-  kind: string,
-  produce: (slot: SlotSpec, query: SourceQuery) => SourceItem[],
-): ContextSource {
-  const sid = checkSourceId(id);
-  return {
-    id: sid,
-    supports: (k) => k === kind,
-    fetch: (slot, query) => (slot.kind === kind ? produce(slot, query) : []),
-  };
-}
 
 // ---------------------------------------------------------------------------------------
 // constraints
@@ -109,7 +73,7 @@ export const TaskStateSchema = z
     nextTool: nonBlank.optional(),
   })
   .refine((s) => s.done <= s.total, { message: "must not exceed total", path: ["done"] });
-/** The planner's task state (spec 04 `planner` slot). */
+/** The planner's task state (docs/assembler.md `planner` slot). */
 export type TaskState = z.infer<typeof TaskStateSchema>;
 
 /**
@@ -165,8 +129,8 @@ export const ObservationInputSchema = z.object({
   text: nonBlank,
   createdAt: timestamp,
   id: nonBlank.optional(),
-  category: z.string().optional(),
-  tags: z.array(z.string()).optional(),
+  category: textString.optional(),
+  tags: z.array(textString).optional(),
   score: unitScore.optional(),
 });
 /** What {@link TaskMemoryBuffer.add} takes. */
@@ -176,6 +140,21 @@ export type Observation = ObservationInput & { id: string };
 
 function copyObservation(o: Observation): Observation {
   return o.tags === undefined ? { ...o } : { ...o, tags: [...o.tags] };
+}
+
+let observationItems: (buffer: TaskMemoryBuffer) => SourceItem[];
+
+// An observation as a task-memory item (tags copied: the buffer keeps its own).
+function observationItem(o: Observation): SourceItem {
+  const item: SourceItem = {
+    id: o.id,
+    text: o.text,
+    createdAt: o.createdAt,
+    category: o.category ?? "observation",
+  };
+  if (o.tags !== undefined) item.tags = [...o.tags];
+  if (o.score !== undefined) item.score = o.score;
+  return item;
 }
 
 /**
@@ -191,6 +170,11 @@ export class TaskMemoryBuffer {
   readonly capacity: number;
   #items: Observation[] = [];
   #counter = 0;
+
+  static {
+    // The source reads the held observations without copying them twice.
+    observationItems = (buffer) => buffer.#items.map(observationItem);
+  }
 
   constructor(capacity = 32) {
     if (!Number.isInteger(capacity) || capacity < 1) {
@@ -237,19 +221,7 @@ export class TaskMemoryBuffer {
  * createdAt, tags, score, category (default `observation`).
  */
 export function taskMemorySource(buffer: TaskMemoryBuffer, id = "task_memory"): ContextSource {
-  return singleKindSource(id, "task_memory", () =>
-    buffer.snapshot().map((o) => {
-      const item: SourceItem = {
-        id: o.id,
-        text: o.text,
-        createdAt: o.createdAt,
-        category: o.category ?? "observation",
-      };
-      if (o.tags !== undefined) item.tags = o.tags;
-      if (o.score !== undefined) item.score = o.score;
-      return item;
-    }),
-  );
+  return singleKindSource(id, "task_memory", () => observationItems(buffer));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -257,7 +229,7 @@ export function taskMemorySource(buffer: TaskMemoryBuffer, id = "task_memory"): 
 
 export const ToolSpecSchema = z.object({
   name: nonBlank,
-  description: z.string(),
+  description: textString,
   requiredArgs: z.array(nonBlank),
 });
 /** A registered tool. */
@@ -266,13 +238,15 @@ export type ToolSpec = z.infer<typeof ToolSpecSchema>;
 export const ToolCallSchema = z.object({
   tool: nonBlank,
   ok: z.boolean(),
-  summary: z.string(),
+  summary: textString,
   at: timestamp,
 });
 /** One recorded tool call (`at` is an ISO-8601 instant given by the caller). */
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 /** A recorded call with its sequence id (`call-1`, `call-2`, …). */
 export type RecordedToolCall = ToolCall & { id: string };
+
+let toolStateItems: (state: ToolState) => SourceItem[];
 
 /**
  * Tool registry (fixed at construction; names unique) plus a bounded list of recent
@@ -281,8 +255,16 @@ export type RecordedToolCall = ToolCall & { id: string };
 export class ToolState {
   readonly maxCalls: number;
   readonly #tools: ToolSpec[];
+  /** Each tool's line, built once: tools are fixed at construction. */
+  readonly #toolLines: string[];
   #calls: RecordedToolCall[] = [];
+  /** Each held call's line, built when it was recorded (calls never change). */
+  #callLines: string[] = [];
   #counter = 0;
+
+  static {
+    toolStateItems = (state) => state.#sourceItems();
+  }
 
   constructor(tools: readonly ToolSpec[], options: { maxCalls?: number } = {}) {
     this.#tools = parse(z.array(ToolSpecSchema), tools, ["tools"]);
@@ -295,6 +277,7 @@ export class ToolState {
       throw new InvalidInputError(`maxCalls must be an integer ≥ 0, got ${maxCalls}`, "maxCalls");
     }
     this.maxCalls = maxCalls;
+    this.#toolLines = this.#tools.map(toolLine);
   }
 
   /** Records a call (validated; path `call.…`) and returns a copy with its id. */
@@ -302,8 +285,41 @@ export class ToolState {
     const c = parse(ToolCallSchema, call, ["call"]);
     const recorded: RecordedToolCall = { ...c, id: `call-${++this.#counter}` };
     this.#calls.push(recorded);
-    while (this.#calls.length > this.maxCalls) this.#calls.shift();
+    this.#callLines.push(toolCallLine(recorded));
+    while (this.#calls.length > this.maxCalls) {
+      this.#calls.shift();
+      this.#callLines.shift();
+    }
     return { ...recorded };
+  }
+
+  // Tools in registration order, then recent calls newest first (see toolStateSource).
+  #sourceItems(): SourceItem[] {
+    const tools = this.#tools.length;
+    const items: SourceItem[] = this.#tools.map((t, i) => ({
+      id: `tool:${t.name}`,
+      text: this.#toolLines[i] as string,
+      category: "tool",
+      rank: i,
+      data: {
+        type: "tool",
+        name: t.name,
+        description: t.description,
+        requiredArgs: [...t.requiredArgs],
+      },
+    }));
+    for (let j = this.#calls.length - 1; j >= 0; j--) {
+      const c = this.#calls[j] as RecordedToolCall;
+      items.push({
+        id: c.id,
+        text: this.#callLines[j] as string,
+        category: "call",
+        createdAt: c.at,
+        rank: tools + (this.#calls.length - 1 - j),
+        data: { type: "call", tool: c.tool, ok: c.ok, summary: c.summary },
+      });
+    }
+    return items;
   }
 
   /** Copies of the registered tools, in registration order. */
@@ -319,6 +335,7 @@ export class ToolState {
   /** Forgets the recent calls (ids keep counting up). */
   clearCalls(): void {
     this.#calls = [];
+    this.#callLines = [];
   }
 }
 
@@ -341,34 +358,7 @@ export function toolCallLine(call: ToolCall): string {
  * order into the assembler's item ranking.
  */
 export function toolStateSource(state: ToolState, id = "tool_state"): ContextSource {
-  return singleKindSource(id, "tool_state", () => {
-    const tools = state.tools();
-    return [
-      ...tools.map((t, i) => ({
-        id: `tool:${t.name}`,
-        text: toolLine(t),
-        category: "tool",
-        rank: i,
-        data: {
-          type: "tool" as const,
-          name: t.name,
-          description: t.description,
-          requiredArgs: t.requiredArgs,
-        },
-      })),
-      ...state
-        .recentCalls()
-        .reverse()
-        .map((c, j) => ({
-          id: c.id,
-          text: toolCallLine(c),
-          category: "call",
-          createdAt: c.at,
-          rank: tools.length + j,
-          data: { type: "call" as const, tool: c.tool, ok: c.ok, summary: c.summary },
-        })),
-    ];
-  });
+  return singleKindSource(id, "tool_state", () => toolStateItems(state));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -377,7 +367,7 @@ export function toolStateSource(state: ToolState, id = "tool_state"): ContextSou
 export const ProfileEntrySchema = z.object({
   key: nonBlank,
   value: nonBlank,
-  category: z.string().optional(),
+  category: textString.optional(),
   score: unitScore.optional(),
   updatedAt: timestamp.optional(),
 });
@@ -414,7 +404,7 @@ export function profileSource(entries: readonly ProfileEntry[], id = "profile"):
 // ---------------------------------------------------------------------------------------
 // recall
 
-/** Facts about recalled memories that spec 02 candidates do not carry, by memory id. */
+/** Facts about recalled memories that docs/memory-selection.md candidates do not carry, by memory id. */
 export interface RecallExtras {
   /** Shown on recall lines (`importance=0.70`). */
   importance?: Readonly<Record<string, number>>;
@@ -428,7 +418,7 @@ function own<T>(map: Readonly<Record<string, T>> | undefined, key: string): T | 
 }
 
 /**
- * Recall candidates (spec 02), read at fetch time, → items in the given order:
+ * Recall candidates (docs/memory-selection.md), read at fetch time, → items in the given order:
  * id = memoryId, text, score, createdAt = provenance.capturedAt, sourceRef =
  * provenance.sourceId, `memory` = {userScope, sourceRank, provenance, conflictKey,
  * authority}, plus importance/category/tags from `extras`. It does not filter by scope:
@@ -439,58 +429,35 @@ export function recallSource(
   extras: RecallExtras = {},
   id = "recall",
 ): ContextSource {
-  return singleKindSource(id, "recall_memory", () =>
-    getCandidates().map((c) => {
-      const memory: NonNullable<SourceItem["memory"]> = {
-        userScope: c.userScope,
-        sourceRank: c.sourceRank,
-        provenance: { ...c.provenance },
-      };
-      if (c.conflictKey !== undefined) memory.conflictKey = c.conflictKey;
-      if (c.authority !== undefined) memory.authority = c.authority;
-      const item: SourceItem = {
-        id: c.memoryId,
-        text: c.text,
-        score: c.score,
-        createdAt: c.provenance?.capturedAt,
-        sourceRef: c.provenance?.sourceId,
-        memory,
-      };
-      const importance = own(extras.importance, c.memoryId);
-      if (importance !== undefined) item.importance = importance;
-      const category = own(extras.categories, c.memoryId);
-      if (category !== undefined) item.category = category;
-      const tags = own(extras.tags, c.memoryId);
-      if (tags !== undefined) item.tags = [...tags];
-      return item;
-    }),
+  return singleKindSource(
+    id,
+    "recall_memory",
+    () =>
+      getCandidates().map((c) => {
+        const memory: NonNullable<SourceItem["memory"]> = {
+          userScope: c.userScope,
+          sourceRank: c.sourceRank,
+          provenance: { ...c.provenance },
+        };
+        if (c.conflictKey !== undefined) memory.conflictKey = c.conflictKey;
+        if (c.authority !== undefined) memory.authority = c.authority;
+        const item: SourceItem = {
+          id: c.memoryId,
+          text: c.text,
+          score: c.score,
+          createdAt: c.provenance?.capturedAt,
+          sourceRef: c.provenance?.sourceId,
+          memory,
+        };
+        const importance = own(extras.importance, c.memoryId);
+        if (importance !== undefined) item.importance = importance;
+        const category = own(extras.categories, c.memoryId);
+        if (category !== undefined) item.category = category;
+        const tags = own(extras.tags, c.memoryId);
+        if (tags !== undefined) item.tags = [...tags];
+        return item;
+      }),
+    // Candidates are read as given at fetch time: the assembler validates them.
+    false,
   );
-}
-
-// ---------------------------------------------------------------------------------------
-// static
-
-/**
- * A generic source serving `kinds` with fixed items (copied per fetch) or with a
- * function of the slot and query (called per fetch). Unsupported kinds get no items.
- *
- * @example staticSource("kb", ["kb"], [{ id: "k1", text: "Deploys run on Fridays" }])
- */
-export function staticSource(
-  id: string,
-  kinds: readonly string[],
-  items: readonly SourceItem[] | ((slot: SlotSpec, query: SourceQuery) => readonly SourceItem[]),
-): ContextSource {
-  const sid = checkSourceId(id);
-  const served = new Set(kinds);
-  const fixed = typeof items === "function" ? null : items.map((i) => ({ ...i }));
-  return {
-    id: sid,
-    supports: (k) => served.has(k),
-    fetch: (slot, query) => {
-      if (!served.has(slot.kind)) return [];
-      if (fixed !== null) return fixed.map((i) => ({ ...i }));
-      return (items as (slot: SlotSpec, query: SourceQuery) => readonly SourceItem[])(slot, query);
-    },
-  };
 }

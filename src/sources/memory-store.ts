@@ -1,5 +1,5 @@
 /**
- * The memory store as a context source (spec 06): `recall_memory` runs a scoped recall
+ * The memory store as a context source (docs/sources.md): `recall_memory` runs a scoped recall
  * for the turn's query; `profile` lists the scope's `profile` records. The scope and the
  * clock always come from the {@link SourceQuery} (never from the source's construction),
  * so one source serves every user of a shared store.
@@ -16,7 +16,7 @@ export interface MemoryStoreSourceOptions {
   categories?: readonly string[];
 }
 
-/** A recall hit as a source item: spec 02 memory fields + score, importance, category. */
+/** A recall hit as a source item: docs/memory-selection.md memory fields + score, importance, category. */
 export function recallHitToItem(hit: StoreRecallHit): SourceItem {
   const memory: NonNullable<SourceItem["memory"]> = {
     userScope: hit.userScope,
@@ -67,7 +67,7 @@ export function profileRecordToItem(r: MemoryRecord, index: number): SourceItem 
  * A source over a {@link MemoryStore} serving `recall_memory` and `profile`.
  *
  * - `recall_memory`: `store.recall(query.text, {userScope: query.userScope, asOf:
- *   query.now, limit, categories})` → items in recall rank order with the spec 02
+ *   query.now, limit, categories})` → items in recall rank order with the docs/memory-selection.md
  *   `memory` fields, score (= breakdown total), importance, category, tags and
  *   sourceRef `memory:ID`.
  * - `profile`: records of kind `profile` in the query's scope (category as stored, e.g.

@@ -1,5 +1,5 @@
 /**
- * Skill discovery (spec 06): finds `<root>/<name>/SKILL.md` under ordered roots, reads each
+ * Skill discovery (docs/sources.md): finds `<root>/<name>/SKILL.md` under ordered roots, reads each
  * file within the size and UTF-8 rules, parses it, and resolves name clashes (earlier root
  * wins) into a deterministic catalog.
  */

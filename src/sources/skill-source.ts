@@ -1,5 +1,5 @@
 /**
- * The skill catalog and the `skill_catalog` / `skills` source (spec 06): the compact
+ * The skill catalog and the `skill_catalog` / `skills` source (docs/sources.md): the compact
  * `name — description` catalog for progressive disclosure, and the bodies of the skills
  * selected for a query.
  */
@@ -50,7 +50,7 @@ function displayPath(path: string, root: string | undefined): string {
 }
 
 /**
- * The manifest's skill report for one selection (spec 06): matched skills with their
+ * The manifest's skill report for one selection (docs/sources.md): matched skills with their
  * trigger reasons and version, the cap, what fell over it, ties, overlaps, the invalid
  * skills (named by their directory) with their reason, the shadowed ones, and `abstained`.
  *

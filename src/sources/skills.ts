@@ -1,5 +1,5 @@
 /**
- * Skills (spec 06 "Skills (SKILL.md)"): discovery under ordered roots, frontmatter
+ * Skills (docs/sources.md "Skills (SKILL.md)"): discovery under ordered roots, frontmatter
  * validation, trigger evaluation with a deterministic selection, the compact catalog and
  * the `skill_catalog` / `skills` source.
  *
@@ -22,7 +22,11 @@
  *   that side (those scripts are written without spaces).
  * - Patterns are compiled with the `u` flag (case-sensitive unless written otherwise),
  *   rejected above 500 code points, and tested on the raw query's first 10,000 code
- *   points. JavaScript cannot interrupt a running regex; the guard is the length cap.
+ *   points. JavaScript cannot interrupt a running regex, so every pattern (trigger or red
+ *   line) must pass the static `regexSafetyProblem` check (text/regex-safety.ts): an unsafe
+ *   one makes its skill invalid with the reason, and `selectSkills` refuses a hand-built
+ *   catalog holding one. Triggers are matched with the exact linear-time scan of
+ *   `text/regex-scan.ts` (a native search can be quadratic even for a safe pattern).
  * - On a name clash the earlier root wins; the later one is reported in `shadowed`. Only
  *   valid skills take part: an invalid skill is reported and shadows nothing.
  * - SKILL.md must be UTF-8 and at most 1 MiB; its `sha256` is the first 16 hex of the
@@ -45,7 +49,7 @@ export interface SkillTriggers {
   modes?: string[];
 }
 
-/** A red line a skill contributes to the draft check of spec 07: exactly one of literal/pattern. */
+/** A red line a skill contributes to the draft check of docs/manifest-wire-guard.md: exactly one of literal/pattern. */
 export interface RedLine {
   id: string;
   severity: "block" | "warn" | "review";
@@ -109,7 +113,7 @@ export interface SkillSelection {
 }
 
 /**
- * What the manifest says of skill selection for one query (spec 06, issue 11): the matched
+ * What the manifest says of skill selection for one query (docs/sources.md, issue 11): the matched
  * skills with the triggers that fired and their version, the cap and what fell over it,
  * ties and overlaps, the invalid and shadowed skills with their reasons, and whether the
  * selection abstained. Paths are relative to the source's `root` when they lie inside it.

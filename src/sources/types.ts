@@ -1,17 +1,18 @@
 /**
- * The source contract of spec 04: a source has an id, says which slot kinds it
+ * The source contract of docs/assembler.md: a source has an id, says which slot kinds it
  * supports, and fetches items for a slot. Items are plain data validated at the edge.
  */
 import { z } from "zod";
 import { AUTHORITIES, ProvenanceSchema } from "../memory/index.js";
 import type { CacheTier } from "../plan/index.js";
-import { isoTimestamp, nonBlankString } from "../text/index.js";
+import { isoTimestamp, nonBlankString, textString } from "../text/index.js";
+import type { InstructionReport } from "./instructions.js";
 import type { SkillReport } from "./skills.js";
 
 const nonBlank = nonBlankString;
 const timestamp = isoTimestamp;
 
-/** Fields that make an item a spec 02 memory candidate (recall items carry them). */
+/** Fields that make an item a docs/memory-selection.md memory candidate (recall items carry them). */
 export const MemoryFieldsSchema = z.object({
   userScope: nonBlank,
   sourceRank: z.number().int().min(1),
@@ -26,28 +27,28 @@ export type MemoryFields = z.input<typeof MemoryFieldsSchema>;
  * while `text` stays the item's plain (`en`) rendering. One variant per kind of line.
  */
 export const ItemDataSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("constraint"), level: z.string(), text: z.string() }),
+  z.object({ type: z.literal("constraint"), level: textString, text: textString }),
   z.object({
     type: z.literal("task"),
-    taskId: z.string(),
-    status: z.string(),
-    phase: z.string(),
+    taskId: textString,
+    status: textString,
+    phase: textString,
     done: z.number().int().min(0),
     total: z.number().int().min(0),
   }),
   z.object({
     type: z.literal("next"),
-    nextStep: z.string().optional(),
-    nextTool: z.string().optional(),
+    nextStep: textString.optional(),
+    nextTool: textString.optional(),
   }),
   z.object({
     type: z.literal("tool"),
-    name: z.string(),
-    description: z.string(),
-    requiredArgs: z.array(z.string()),
+    name: textString,
+    description: textString,
+    requiredArgs: z.array(textString),
   }),
-  z.object({ type: z.literal("call"), tool: z.string(), ok: z.boolean(), summary: z.string() }),
-  z.object({ type: z.literal("profile"), key: z.string(), value: z.string() }),
+  z.object({ type: z.literal("call"), tool: textString, ok: z.boolean(), summary: textString }),
+  z.object({ type: z.literal("profile"), key: textString, value: textString }),
 ]);
 export type ItemData = z.infer<typeof ItemDataSchema>;
 
@@ -55,8 +56,8 @@ export type ItemData = z.infer<typeof ItemDataSchema>;
 export const SourceItemSchema = z.object({
   id: nonBlank,
   text: nonBlank,
-  category: z.string().optional(),
-  tags: z.array(z.string()).optional(),
+  category: textString.optional(),
+  tags: z.array(textString).optional(),
   score: z.number().min(0).max(1).optional(),
   /** Shown next to recall lines (`importance=0.70`). */
   importance: z.number().min(0).max(1).optional(),
@@ -64,9 +65,9 @@ export const SourceItemSchema = z.object({
   pinned: z.boolean().optional(),
   /** Position the source gives the item (lower first); breaks ties after score and age. */
   rank: z.number().int().min(0).optional(),
-  sourceRef: z.string().optional(),
+  sourceRef: textString.optional(),
   /**
-   * Budget cascade level (spec 06 KB tiers: golden 0, hybrid 1, correction 2). A slot whose
+   * Budget cascade level (docs/sources.md KB tiers: golden 0, hybrid 1, correction 2). A slot whose
    * items all carry one is packed by the cascade instead of greedily: under budget, whole
    * levels ≥ 1 are skipped from the least valuable, then level 0 loses its lowest-ranked
    * items — first against the slot's own budget, then against the room the global plan
@@ -91,10 +92,10 @@ export interface SourceQuery {
   now: string;
 }
 
-/** Declarative filter applied to what a source returns (spec 04). */
+/** Declarative filter applied to what a source returns (docs/assembler.md). */
 export const SlotFilterSchema = z.object({
-  categories: z.array(z.string()).optional(),
-  requireTags: z.array(z.string()).optional(),
+  categories: z.array(textString).optional(),
+  requireTags: z.array(textString).optional(),
   minScore: z.number().min(0).max(1).optional(),
   topK: z.number().int().min(0).optional(),
   maxAgeHours: z.number().min(0).optional(),
@@ -123,16 +124,18 @@ export interface SlotSpec {
 }
 
 /**
- * What a source decided for a slot beyond its items, for the manifest (e.g. which skills
- * triggered and why, or that the selection abstained). Deterministic: a function of the
- * source's data, the slot and the query.
+ * What a source decided for a slot beyond its items, for the manifest. Deterministic: a
+ * function of the source's data, the slot and the query.
  */
 export interface SourceReport {
+  /** Instruction files skipped or cut, with the reason (the `instructions` sources). */
+  instructions?: InstructionReport;
+  /** Skills matched with their trigger reasons, or the selection abstained (`skills` sources). */
   skills?: SkillReport;
 }
 
 /**
- * A context source (spec 04). `fetch` may be sync or async; it receives an AbortSignal
+ * A context source (docs/assembler.md). `fetch` may be sync or async; it receives an AbortSignal
  * that fires on timeout, and should stop work when it does.
  *
  * @example
@@ -151,7 +154,7 @@ export interface ContextSource {
   ): Promise<readonly SourceItem[]> | readonly SourceItem[];
   /**
    * Optional: the source's own decisions for `slot` and `query` (see {@link SourceReport}),
-   * asked once per assembly for each slot it filled successfully.
+   * asked once per assembly, after the fetch, for each slot it filled successfully.
    */
   report?(slot: SlotSpec, query: SourceQuery): SourceReport | null;
 }

@@ -1,6 +1,31 @@
-/** Glue from store hits to spec 02 selection. */
+/** Recall hits, and the glue from them to docs/memory-selection.md selection. */
 import type { AdapterOptions, Authority } from "../memory/index.js";
+import type { MemoryRecord } from "./schema.js";
+import type { ScoreBreakdown } from "./score.js";
 import type { StoreRecallHit } from "./types.js";
+
+/** A recall hit from the stored record, its breakdown and its 1-based rank (any backend). */
+export function recallHit(
+  record: MemoryRecord,
+  breakdown: ScoreBreakdown,
+  rank: number,
+): StoreRecallHit {
+  return {
+    memoryId: record.memoryId,
+    snippet: record.content,
+    userScope: record.userScope,
+    score: breakdown.total,
+    scoreBreakdown: breakdown,
+    rank,
+    provenance: { ...record.source },
+    kind: record.kind,
+    category: record.category,
+    tags: record.tags,
+    importance: record.importance,
+    conflictKey: record.conflictKey,
+    authority: record.authority,
+  };
+}
 
 /**
  * The adapter maps (`conflictKeys`, `authorityByMemoryId`) built from the stored records

@@ -1,11 +1,33 @@
 /**
  * The memory store (docs/sources.md): records, JSONL import/export and scoped full-text
- * recall whose hits feed memory selection; SQLite embedded. May import every stage below
- * it (errors … conversation).
+ * recall whose hits feed memory selection. Embedded default: SQLite ({@link openStore});
+ * shared: PostgreSQL ({@link openPostgresStore}); either from a path or URL
+ * ({@link openStoreUrl}). May import every stage below it (errors … conversation).
  */
+
 export { StoreOpenError, StoreVersionError } from "./errors.js";
-export { adapterOptionsFromHits } from "./hits.js";
+export { adapterOptionsFromHits, recallHit } from "./hits.js";
 export { MIGRATIONS, type Migration, STORE_SCHEMA_VERSION } from "./migrations.js";
+export { type OpenAnyStoreOptions, type OpenedStore, openStoreUrl } from "./open-url.js";
+export { PostgresMemoryStore } from "./pg.js";
+export { PG_MIGRATIONS, PG_SCHEMA_VERSION, type PgMigration } from "./pg-migrations.js";
+export {
+  isPostgresUrl,
+  type OpenPostgresOptions,
+  openPostgresStore,
+  redactUrl,
+} from "./pg-open.js";
+export { MAX_TERM_BYTES, termKey } from "./pg-write.js";
+export { scopePrefix } from "./prefix.js";
+export {
+  hitBm25,
+  poolOf,
+  presence,
+  type RankedCandidate,
+  type RecallCandidate,
+  rankCandidates,
+  searchedTerms,
+} from "./rank.js";
 export {
   KNOWN_KINDS,
   type MemoryKind,
@@ -18,12 +40,20 @@ export {
   recordToJsonLine,
 } from "./schema.js";
 export {
+  BM25_B,
+  BM25_K1,
+  bm25Score,
   compareRecall,
   DEFAULT_WEIGHTS,
+  idf,
+  type QueryWeights,
+  queryWeights,
   RECENCY_HALF_LIFE_DAYS,
+  recencyScore,
   round6,
   type ScoreBreakdown,
   type ScoreWeights,
+  scoreBreakdown,
 } from "./score.js";
 export { SqliteMemoryStore } from "./sqlite.js";
 export {
@@ -33,8 +63,23 @@ export {
   openStore,
   STORE_APPLICATION_ID,
 } from "./sqlite-open.js";
-export { scopePrefix } from "./sqlite-statements.js";
-export { ftsQuote, indexTerms, MAX_QUERY_TERMS, queryTerms } from "./terms.js";
+export {
+  CHINESE_STOP_CHARS,
+  CHINESE_STOP_WORDS,
+  cjkContentPieces,
+  ENGLISH_STOP_WORDS,
+  isStopWord,
+  JAPANESE_STOP_CHARS,
+  JAPANESE_STOP_WORDS,
+} from "./stopwords/index.js";
+export {
+  ftsQuote,
+  indexTerms,
+  MAX_QUERY_TERMS,
+  queryTerms,
+  recordTerms,
+  termPresence,
+} from "./terms.js";
 export type {
   AddResult,
   ImportLineError,
@@ -48,3 +93,4 @@ export type {
   RecallOptions,
   StoreRecallHit,
 } from "./types.js";
+export { scopeConflict, type WriteOutcome } from "./write-outcome.js";

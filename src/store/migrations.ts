@@ -9,6 +9,7 @@
  * Never edit a released migration: append a new one.
  */
 import type Database from "better-sqlite3";
+import { backfillStats } from "./sqlite-stats.js";
 
 export interface Migration {
   /** 1, 2, 3, … in order; becomes `user_version` once applied. */
@@ -67,6 +68,22 @@ export const MIGRATIONS: readonly Migration[] = [
         );
         INSERT INTO store_stats (id, memory_count) VALUES (1, 0);
       `);
+    },
+  },
+  {
+    version: 2,
+    description: "per-scope recall statistics: memory and term counts",
+    up(db) {
+      db.exec(`
+        -- memory_count: memories of the scope; term_count: their index terms in all
+        -- (see sqlite-stats.ts).
+        CREATE TABLE scope_stats (
+          user_scope   TEXT PRIMARY KEY,
+          memory_count INTEGER NOT NULL,
+          term_count   INTEGER NOT NULL
+        ) WITHOUT ROWID;
+      `);
+      backfillStats(db);
     },
   },
 ];

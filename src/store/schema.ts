@@ -1,19 +1,23 @@
 /**
- * The memory record (spec 06 "Memory store") as a zod schema: the single source of both
+ * The memory record (docs/sources.md "Memory store") as a zod schema: the single source of both
  * validation and the record types. camelCase in the API and in JSONL.
  */
 import { z } from "zod";
 import { formatPath, InvalidInputError, invalidFromZod } from "../errors/index.js";
 import { AUTHORITIES, type Authority, type Provenance, provenanceFields } from "../memory/index.js";
-import { isBlank, isoTimestamp } from "../text/index.js";
+import { isBlank, isoTimestamp, textString } from "../text/index.js";
 
-// SQLite stores UTF-8: a lone surrogate cannot round-trip, so it is rejected up front.
-// (With the `u` flag, \p{Cs} matches only unpaired surrogates.)
-const LONE_SURROGATE = /\p{Cs}/u;
-const text = z.string().refine((s) => !LONE_SURROGATE.test(s), {
-  message: "must be well-formed Unicode (no lone surrogates)",
+// The stores keep UTF-8: a lone surrogate cannot round-trip, so it is rejected up front
+// (the package-wide rule, `textString`). PostgreSQL text cannot hold U+0000, so no record
+// holds it on any backend (JSONL moves between them).
+/** Text a store keeps: well-formed Unicode without U+0000 (record fields, scopes, filters). */
+export const storedText = textString.refine((s) => !s.includes("\u0000"), {
+  message: "must not contain U+0000 (NUL)",
 });
-const nonBlank = text.refine((s) => !isBlank(s), { message: "must not be blank" });
+const text = storedText;
+/** Non-blank {@link storedText} (ids, scopes, kinds, categories, tags). */
+export const storedNonBlank = text.refine((s) => !isBlank(s), { message: "must not be blank" });
+const nonBlank = storedNonBlank;
 const timestamp = isoTimestamp;
 
 /** Record kinds the package knows; any other non-blank kind is accepted as given. */
@@ -33,7 +37,7 @@ export type MemorySource = Provenance;
  */
 export const MemoryRecordSchema = z.strictObject({
   memoryId: nonBlank,
-  /** Compared exactly (no trim, no case fold), like spec 02 scopes. */
+  /** Compared exactly (no trim, no case fold), like docs/memory-selection.md scopes. */
   userScope: nonBlank,
   kind: nonBlank.default("fact"),
   category: nonBlank.default("general"),

@@ -1,6 +1,7 @@
 /**
- * JSONL import into the SQLite store: lines → parsed records → batches, each written in
- * one transaction; bad lines are skipped with their line number and reason.
+ * JSONL import, for every backend (SQLite and PostgreSQL alike): lines → parsed records →
+ * batches, each written in one transaction by the store's batch writer; bad lines are
+ * skipped with their line number and reason.
  */
 import { z } from "zod";
 import { PromptctxError } from "../errors/index.js";
@@ -8,11 +9,10 @@ import { isBlank } from "../text/index.js";
 import { readLines } from "./jsonl.js";
 import { type MemoryRecord, parseRecord } from "./schema.js";
 import { parseNow, parseWith } from "./sqlite-options.js";
-import { scopeConflict, type WriteOutcome } from "./sqlite-statements.js";
 import type { ImportLineError, ImportOptions, ImportResult, JsonlInput } from "./types.js";
+import { scopeConflict, type WriteBatch } from "./write-outcome.js";
 
-/** Writes records in one transaction: an outcome per record, in order. */
-export type WriteBatch = (records: readonly MemoryRecord[]) => WriteOutcome[];
+export type { WriteBatch } from "./write-outcome.js";
 
 /**
  * {@link MemoryStore.importJsonl} over a store's batch writer: each batch of
@@ -35,12 +35,12 @@ export async function importJsonlBatches(
   let pending: Array<{ line: number; record: MemoryRecord }> = [];
   let batch = 0;
   let lines = 0;
-  const commit = () => {
-    const outcomes = writeBatch(pending.map((p) => p.record));
+  const commit = async () => {
+    const outcomes = await writeBatch(pending.map((p) => p.record));
     outcomes.forEach((o, i) => {
       const p = pending[i]!;
-      if (typeof o === "object") {
-        const e = scopeConflict(p.record, o.conflictScope, ["userScope"]);
+      if (o === "conflict") {
+        const e = scopeConflict(p.record, ["userScope"]);
         skip({ line: p.line, path: e.path, message: e.message });
       } else {
         result.imported++;
@@ -73,8 +73,8 @@ export async function importJsonlBatches(
       skip({ line, path: err.path, message: err.message });
       continue;
     }
-    if (pending.length >= batchSize) commit();
+    if (pending.length >= batchSize) await commit();
   }
-  if (pending.length > 0) commit();
+  if (pending.length > 0) await commit();
   return result;
 }

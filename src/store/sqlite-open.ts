@@ -21,15 +21,16 @@ import { parseWith } from "./sqlite-options.js";
 /** `PRAGMA application_id` of promptctx memory stores ("pctx"). */
 export const STORE_APPLICATION_ID = 0x70637478;
 
-/** Default number of best-bm25 matches scored per recall. */
+/** Default number of candidates scored in full per recall. */
 export const DEFAULT_POOL_SIZE = 500;
 
 /**
- * Work budget of one recall: at most this many in-scope full-text matches are scored by
- * bm25. When the query's matches exceed it, the most common query terms are left out of
- * the search (rarest kept first; they carry the most bm25 weight), and if the rarest term
- * alone still exceeds it, only its most recently written matches are scored. Small and
- * specific searches are never affected.
+ * Work budget of one recall: the searched terms' document frequencies in the scope sum to
+ * at most this. When the query's terms exceed it, the most common are left out of the
+ * search (rarest kept first; they carry the most IDF weight; the left-out terms still
+ * count in every candidate's score), and if the rarest term alone exceeds it, only its
+ * most recently written matches are candidates. Small and specific searches are never
+ * affected.
  */
 export const MATCH_BUDGET = 10_000;
 
@@ -37,9 +38,9 @@ export const MATCH_BUDGET = 10_000;
 export interface OpenStoreOptions {
   /** Fail when the file does not exist instead of creating it. Default false. */
   mustExist?: boolean;
-  /** Best-bm25 matches fully scored per recall (≥ limit). Default 500. */
+  /** Candidates fully scored per recall (≥ limit). Default 500. */
   poolSize?: number;
-  /** In-scope matches scored by bm25 per recall ({@link MATCH_BUDGET}). */
+  /** Document frequencies searched per recall ({@link MATCH_BUDGET}). */
   matchBudget?: number;
   /** How long to wait for another process's write lock, in ms. Default 5000. */
   busyTimeoutMs?: number;

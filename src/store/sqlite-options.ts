@@ -1,17 +1,23 @@
-/** Validation of the SQLite store's arguments: option schemas, zod → InvalidInputError. */
+/**
+ * Validation of the stores' arguments (SQLite and PostgreSQL alike): option schemas, zod →
+ * InvalidInputError. Scopes and filters follow the record rules (schema.ts): a scope that
+ * no record can have is an error, not a silent miss — and never a neighbour's scope (a lone
+ * surrogate would reach the database as U+FFFD).
+ */
 import { z } from "zod";
 import { invalidFromZod } from "../errors/index.js";
-import { isoTimestamp, nonBlankString } from "../text/index.js";
+import { isoTimestamp } from "../text/index.js";
+import { storedNonBlank, storedText } from "./schema.js";
 import type { ListOptions, RecallOptions } from "./types.js";
 
-const nonBlank = nonBlankString;
+const nonBlank = storedNonBlank;
 const timestamp = isoTimestamp;
 
 /** {@link RecallOptions} as recall validates them (limit defaults to 20). */
 export const RecallOptionsSchema = z.object({
   userScope: nonBlank,
   limit: z.number().int().min(1).max(1000).default(20),
-  categories: z.array(z.string()).optional(),
+  categories: z.array(storedText).optional(),
   asOf: timestamp,
   weights: z
     .object({ lexical: z.number(), recency: z.number(), importance: z.number() })
@@ -21,8 +27,8 @@ export const RecallOptionsSchema = z.object({
 /** {@link ListOptions} as list validates them. */
 export const ListOptionsSchema = z.object({
   userScope: nonBlank,
-  kinds: z.array(z.string()).optional(),
-  categories: z.array(z.string()).optional(),
+  kinds: z.array(storedText).optional(),
+  categories: z.array(storedText).optional(),
 });
 
 /** `value` parsed by `schema`; the first problem is an InvalidInputError under `prefix`. */

@@ -3,13 +3,14 @@
  * it maps to, the write of one record (row and FTS terms), and how parameters are encoded
  * (scope-prefixed terms, JSON lists).
  */
-import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
-import { InvalidInputError } from "../errors/index.js";
 import type { Authority } from "../memory/index.js";
 import { instantMillis } from "../text/index.js";
+import { scopePrefix } from "./prefix.js";
 import type { MemoryRecord } from "./schema.js";
-import { ftsQuote, indexTerms } from "./terms.js";
+import type { StatsDelta } from "./sqlite-stats.js";
+import { recordTerms } from "./terms.js";
+import type { WriteOutcome } from "./write-outcome.js";
 
 /** A `memories` row as {@link COLUMNS} reads it. */
 export interface Row {
@@ -31,22 +32,11 @@ export interface Row {
   stored_at: string;
 }
 
-const COLUMNS = `m.rowid, m.memory_id, m.user_scope, m.kind, m.category, m.tags, m.content,
+export const COLUMNS = `m.rowid, m.memory_id, m.user_scope, m.kind, m.category, m.tags, m.content,
   m.summary, m.importance, m.conflict_key, m.authority, m.source_id, m.source_type,
   m.source_title, m.captured_at, m.stored_at`;
 
-/**
- * The prefix of every indexed term of a scope: 16 hex digits of SHA-256 of the scope.
- * Terms are stored as `PREFIX + term` (e.g. `3f2a…9cpython`), so each scope has its own
- * postings: a recall can only reach its own scope's terms, bm25 document frequencies
- * are per scope (FTS5's total row count and average length stay store-wide, so another
- * scope's size still nudges bm25 — the lexical ratio in score.ts mostly cancels that),
- * and a search costs what the scope holds, not what the store holds. The exact `user_scope = ?`
- * comparison in the same SQL statement guards against hash collisions.
- */
-export function scopePrefix(userScope: string): string {
-  return createHash("sha256").update(userScope, "utf8").digest("hex").slice(0, 16);
-}
+export { scopePrefix } from "./prefix.js";
 
 /** The record a row holds. */
 export function rowToRecord(r: Row): MemoryRecord {
@@ -71,18 +61,10 @@ export function rowToRecord(r: Row): MemoryRecord {
   };
 }
 
-/** `"PREFIXt1" OR "PREFIXt2" …` — every term quoted (a phrase, never an operator). */
-export function matchExpression(prefix: string, terms: readonly string[]): string {
-  return terms.map((t) => ftsQuote(prefix + t)).join(" OR ");
-}
-
 /** A list parameter for `json_each` (null: no filter). */
 export function jsonOrNull(list: readonly string[] | undefined): string | null {
   return list === undefined ? null : JSON.stringify(list);
 }
-
-/** What {@link writeRecord} did: the row was new, replaced, or owned by another scope. */
-export type WriteOutcome = "inserted" | "updated" | { conflictScope: string };
 
 /** The statements of one open database, by name; see {@link prepareStatements}. */
 export type Statements = Record<
@@ -97,9 +79,7 @@ export type Statements = Record<
   | "countScope"
   | "getOne"
   | "list"
-  | "listKinds"
-  | "countMatches"
-  | "recall",
+  | "listKinds",
   Database.Statement
 >;
 
@@ -107,8 +87,10 @@ export type Statements = Record<
  * Upserts one record by `memoryId` (row and FTS terms); a `memoryId` owned by another scope
  * is left as it is and reported as a conflict. Runs inside the caller's transaction.
  */
-export function writeRecord(s: Statements, r: MemoryRecord): WriteOutcome {
-  const existing = s.findId.get(r.memoryId) as { rowid: number; user_scope: string } | undefined;
+export function writeRecord(s: Statements, r: MemoryRecord, delta: StatsDelta): WriteOutcome {
+  const existing = s.findId.get(r.memoryId) as
+    | { rowid: number; user_scope: string; content: string; summary: string; tags: string }
+    | undefined;
   const values = [
     r.userScope,
     r.kind,
@@ -127,31 +109,22 @@ export function writeRecord(s: Statements, r: MemoryRecord): WriteOutcome {
     r.storedAt,
   ];
   const prefix = scopePrefix(r.userScope);
-  const terms = indexTerms([r.content, r.summary, ...r.tags].join("\n"))
-    .map((t) => prefix + t)
-    .join(" ");
+  const recTerms = recordTerms(r);
+  const terms = recTerms.map((t) => prefix + t).join(" ");
   if (existing === undefined) {
     const info = s.insert.run(r.memoryId, ...values);
     s.ftsInsert.run(info.lastInsertRowid, terms);
+    delta.add({ userScope: r.userScope, terms: recTerms }, 1);
     return "inserted";
   }
-  if (existing.user_scope !== r.userScope) return { conflictScope: existing.user_scope };
+  if (existing.user_scope !== r.userScope) return "conflict";
+  const old = { ...existing, tags: JSON.parse(existing.tags) as string[] };
+  delta.add({ userScope: r.userScope, terms: recordTerms(old) }, -1);
+  delta.add({ userScope: r.userScope, terms: recTerms }, 1);
   s.update.run(...values, existing.rowid);
   s.ftsDelete.run(existing.rowid);
   s.ftsInsert.run(existing.rowid, terms);
   return "updated";
-}
-
-/** The error of a record whose `memoryId` another scope owns, at `path`. */
-export function scopeConflict(
-  r: MemoryRecord,
-  existingScope: string,
-  path: Array<string | number>,
-): InvalidInputError {
-  return new InvalidInputError(
-    `memoryId ${JSON.stringify(r.memoryId)} already exists in another scope (${JSON.stringify(existingScope)}); a memory never moves between scopes`,
-    path,
-  );
 }
 
 /** Prepares every statement of the store once per open database. */
@@ -160,7 +133,9 @@ export function prepareStatements(db: Database.Database): Statements {
     importance = ?, conflict_key = ?, authority = ?, source_id = ?, source_type = ?,
     source_title = ?, captured_at = ?, captured_ms = ?, stored_at = ?`;
   return {
-    findId: db.prepare("SELECT rowid, user_scope FROM memories WHERE memory_id = ?"),
+    findId: db.prepare(
+      "SELECT rowid, user_scope, content, summary, tags FROM memories WHERE memory_id = ?",
+    ),
     insert: db.prepare(`INSERT INTO memories (memory_id, user_scope, kind, category, tags,
       content, summary, importance, conflict_key, authority, source_id, source_type,
       source_title, captured_at, captured_ms, stored_at)
@@ -186,25 +161,5 @@ export function prepareStatements(db: Database.Database): Statements {
         AND m.kind IN (SELECT value FROM json_each(:kinds))
         AND (:cats IS NULL OR m.category IN (SELECT value FROM json_each(:cats)))
       ORDER BY m.memory_id`),
-    countMatches: db.prepare(
-      "SELECT count(*) AS n FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)",
-    ),
-    // The scope is in the WHERE clause twice: inside :match (every term carries the
-    // scope prefix, so the index search itself stays in the scope) and as the exact
-    // column comparison.
-    // The inner query walks matches newest-first (rowid desc) and stops after :budget
-    // rows, so bm25 is computed for a bounded number of rows; the outer query keeps the
-    // best :pool by bm25 (ties by memory_id, so the pool never depends on row order).
-    recall: db.prepare(`SELECT * FROM (
-        SELECT ${COLUMNS}, bm25(memory_fts) AS bm25
-        FROM memory_fts JOIN memories m ON m.rowid = memory_fts.rowid
-        WHERE memory_fts MATCH :match
-          AND m.user_scope = :scope
-          AND (:cats IS NULL OR m.category IN (SELECT value FROM json_each(:cats)))
-        ORDER BY memory_fts.rowid DESC
-        LIMIT :budget
-      )
-      ORDER BY bm25, memory_id
-      LIMIT :pool`),
   };
 }

@@ -1,45 +1,38 @@
 /**
  * The embedded memory store over an open SQLite database (see sqlite-open.ts for opening,
- * sqlite-statements.ts for its SQL).
+ * sqlite-statements.ts for its SQL, sqlite-stats.ts for the per-scope statistics).
  *
- * Recall: `queryTerms` (see terms.ts) → an FTS5 MATCH of quoted, scope-prefixed terms
- * joined with OR (see {@link scopePrefix}), with `m.user_scope = ?` (and categories) in
- * the same SQL WHERE clause — the scope is never a post-filter. At most
- * {@link MATCH_BUDGET} in-scope matches are scored by bm25, and only the best `poolSize`
- * (default 500) of them are fetched and fully scored (see score.ts), so the work per
- * recall is bounded whatever the store size; a memory outside that pool cannot be
- * recalled by this query even if it is very recent or important.
+ * Recall (sqlite-recall.ts): `queryTerms` (see terms.ts) → the scope's statistics and
+ * each term's document frequency → FTS5 MATCHes of quoted, scope-prefixed terms (see
+ * scopePrefix in prefix.ts) within the work budget ({@link MATCH_BUDGET}) → a pool of
+ * at most `poolSize` (default 500) candidates, ranked by rank.ts (IDF-weighted lexical ×
+ * salience, see score.ts) — the same ranking as every backend. The scope is never a
+ * post-filter; a memory outside the pool cannot be recalled by this query.
  */
 import type Database from "better-sqlite3";
 import { InvalidInputError } from "../errors/index.js";
-import { compareCodePoints, instantMillis, parseInstant } from "../text/index.js";
+import { recallHit } from "./hits.js";
 import {
   type MemoryRecord,
   type MemoryRecordInput,
   parseRecord,
   recordToJsonLine,
 } from "./schema.js";
-import {
-  checkWeights,
-  compareRecall,
-  DEFAULT_WEIGHTS,
-  type ScoreBreakdown,
-  scoreBreakdown,
-} from "./score.js";
-import { importJsonlBatches, type WriteBatch } from "./sqlite-import.js";
+import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
+import { importJsonlBatches } from "./sqlite-import.js";
 import { ListOptionsSchema, parseNow, parseWith, RecallOptionsSchema } from "./sqlite-options.js";
+import { prepareRecall, type RecallStatements, recallRows } from "./sqlite-recall.js";
 import {
+  COLUMNS,
   jsonOrNull,
-  matchExpression,
   prepareStatements,
   type Row,
   rowToRecord,
   type Statements,
-  scopeConflict,
-  scopePrefix,
   writeRecord,
 } from "./sqlite-statements.js";
-import { indexTerms, queryTerms } from "./terms.js";
+import { applyStats, prepareStats, StatsDelta, type StatsStatements } from "./sqlite-stats.js";
+import { queryTerms } from "./terms.js";
 import type {
   AddResult,
   ImportOptions,
@@ -50,6 +43,7 @@ import type {
   RecallOptions,
   StoreRecallHit,
 } from "./types.js";
+import { scopeConflict, type WriteOutcome } from "./write-outcome.js";
 
 /** The SQLite implementation of {@link MemoryStore}; methods are synchronous. */
 export class SqliteMemoryStore implements MemoryStore {
@@ -58,7 +52,9 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly matchBudget: number;
   #db: Database.Database;
   #stmts: Statements;
-  #writeMany: WriteBatch;
+  #stats: StatsStatements;
+  #recall: RecallStatements;
+  #writeMany: (records: readonly MemoryRecord[]) => WriteOutcome[];
 
   /** Use {@link openStore}. */
   constructor(path: string, db: Database.Database, poolSize: number, matchBudget: number) {
@@ -67,10 +63,14 @@ export class SqliteMemoryStore implements MemoryStore {
     this.matchBudget = matchBudget;
     this.#db = db;
     this.#stmts = prepareStatements(db);
+    this.#stats = prepareStats(db);
+    this.#recall = prepareRecall(db, COLUMNS);
     this.#writeMany = db.transaction((records: readonly MemoryRecord[]) => {
-      const outcomes = records.map((r) => writeRecord(this.#stmts, r));
+      const delta = new StatsDelta();
+      const outcomes = records.map((r) => writeRecord(this.#stmts, r, delta));
       const inserted = outcomes.filter((o) => o === "inserted").length;
       if (inserted > 0) this.#stmts.bumpCount.run(inserted);
+      applyStats(this.#stats, delta);
       return outcomes;
     });
   }
@@ -87,9 +87,9 @@ export class SqliteMemoryStore implements MemoryStore {
     const result: AddResult = { inserted: 0, updated: 0 };
     this.#db.transaction(() => {
       this.#writeMany(parsed).forEach((outcome, i) => {
-        if (typeof outcome === "object") {
+        if (outcome === "conflict") {
           // Throwing inside the transaction rolls the whole add back.
-          throw scopeConflict(parsed[i]!, outcome.conflictScope, ["records", i, "userScope"]);
+          throw scopeConflict(parsed[i]!, ["records", i, "userScope"]);
         }
         result[outcome]++;
       });
@@ -143,84 +143,20 @@ export class SqliteMemoryStore implements MemoryStore {
     if (typeof query !== "string") throw new InvalidInputError("query must be a string", "query");
     const o = parseWith(RecallOptionsSchema, options, "options");
     const weights = checkWeights(o.weights ?? DEFAULT_WEIGHTS, "options.weights");
-    const asOfMs = instantMillis(o.asOf) as number;
     const terms = queryTerms(query);
-    // Nothing searchable (empty, punctuation, emoji only): no evidence, so no hits.
+    // Nothing searchable (empty, punctuation, emoji, stop words only): no evidence, no hits.
     if (terms.length === 0) return [];
-    const prefix = scopePrefix(o.userScope);
-    const searched = this.#searchTerms(prefix, terms);
-    const rows = this.#stmts.recall.all({
-      match: matchExpression(prefix, searched),
-      scope: o.userScope,
-      cats: jsonOrNull(o.categories),
-      budget: Math.max(this.matchBudget, this.poolSize, o.limit),
+    const ranked = recallRows<Row>(this.#db, this.#recall, this.#stats, {
+      userScope: o.userScope,
+      terms,
+      categories: o.categories,
       pool: Math.max(this.poolSize, o.limit),
-    }) as Array<Row & { bm25: number }>;
-    if (rows.length === 0) return [];
-    const best = rows.reduce((m, r) => Math.min(m, r.bm25), 0);
-    const scored = rows.map((r) => {
-      const record = rowToRecord(r);
-      const have = new Set(indexTerms([r.content, r.summary, ...record.tags].join("\n")));
-      const coverage = terms.filter((t) => have.has(t)).length / terms.length;
-      const breakdown: ScoreBreakdown = scoreBreakdown({
-        bm25: r.bm25,
-        bestBm25: best,
-        coverage,
-        capturedMs: instantMillis(r.captured_at) as number,
-        asOfMs,
-        importance: r.importance,
-        weights,
-      });
-      return {
-        record,
-        breakdown,
-        memoryId: record.memoryId,
-        total: breakdown.total,
-        lexical: breakdown.lexical,
-        capturedNs: parseInstant(r.captured_at) as bigint,
-      };
+      budget: this.matchBudget,
+      asOf: o.asOf,
+      weights,
+      limit: o.limit,
     });
-    scored.sort(compareRecall);
-    return scored.slice(0, o.limit).map((s, i) => ({
-      memoryId: s.record.memoryId,
-      snippet: s.record.content,
-      userScope: s.record.userScope,
-      score: s.breakdown.total,
-      scoreBreakdown: s.breakdown,
-      rank: i + 1,
-      provenance: { ...s.record.source },
-      kind: s.record.kind,
-      category: s.record.category,
-      tags: s.record.tags,
-      importance: s.record.importance,
-      conflictKey: s.record.conflictKey,
-      authority: s.record.authority,
-    }));
-  }
-
-  /**
-   * The query terms to search under {@link MATCH_BUDGET}: all of them when their in-scope
-   * matches fit; else the rarest first (ties by code point) while the sum of their match
-   * counts fits, and always at least the rarest. Counts stop at the budget, so this costs
-   * at most a bounded index walk per term.
-   */
-  #searchTerms(prefix: string, terms: string[]): string[] {
-    const budget = this.matchBudget;
-    const count = (ts: readonly string[]) =>
-      (this.#stmts.countMatches.get(matchExpression(prefix, ts), budget + 1) as { n: number }).n;
-    if (terms.length === 1 || count(terms) <= budget) return terms;
-    const counted = terms
-      .map((t) => ({ t, n: count([t]) }))
-      .sort((a, b) => a.n - b.n || compareCodePoints(a.t, b.t));
-    const kept = new Set<string>();
-    let sum = 0;
-    for (const c of counted) {
-      // A term without matches costs nothing and must not use up the "keep the rarest".
-      if (sum > 0 && sum + c.n > budget) break;
-      kept.add(c.t);
-      sum += c.n;
-    }
-    return terms.filter((t) => kept.has(t));
+    return ranked.map(({ row, breakdown }, i) => recallHit(rowToRecord(row), breakdown, i + 1));
   }
 
   close(): void {

@@ -1,7 +1,7 @@
 /**
  * The store contract. {@link MemoryStore} is what the rest of promptctx depends on; the
  * embedded SQLite store implements it synchronously, and a shared PostgreSQL store (full-
- * text search, optional pgvector; spec 06 "scale-out") could implement it asynchronously
+ * text search, optional pgvector; docs/sources.md "scale-out") could implement it asynchronously
  * — every method may return a promise, so callers always `await`.
  */
 import type { Authority, Provenance } from "../memory/index.js";
@@ -20,12 +20,12 @@ export interface RecallOptions {
   categories?: readonly string[];
   /** ISO-8601 instant ages are measured against. Required: the store reads no clock. */
   asOf: string;
-  /** Score weights (default 0.6 / 0.2 / 0.2). */
+  /** Weights of the salience factor (default 0.6 / 0.2 / 0.2; see score.ts). */
   weights?: ScoreWeights;
 }
 
 /**
- * One recall hit. Shaped as spec 02's `RecallHit` (`candidatesFromRecallHits` accepts it
+ * One recall hit. Shaped as docs/memory-selection.md's `RecallHit` (`candidatesFromRecallHits` accepts it
  * as is) plus the record facts selection cannot carry; `conflictKey`/`authority` feed the
  * adapter's maps through {@link adapterOptionsFromHits}.
  */
@@ -127,9 +127,10 @@ export interface MemoryStore {
   list(options: ListOptions): MaybePromise<MemoryRecord[]>;
   /**
    * Full-text recall inside one scope, ranked `total desc → lexical desc → capturedAt desc
-   * → memoryId asc`, each hit with its score breakdown (see score.ts). A query with no
-   * searchable term (empty, punctuation, emoji) returns no hits: recall is evidence for
-   * the query, and "recent and important" without a match is not evidence.
+   * → memoryId asc`, each hit with its score breakdown (see score.ts: `total = lexical ×
+   * salience`, so recency and importance never make up for a weak match). A query with no
+   * searchable term (empty, punctuation, emoji, stop words only) returns no hits: recall is
+   * evidence for the query, and "recent and important" without a match is not evidence.
    */
   recall(query: string, options: RecallOptions): MaybePromise<StoreRecallHit[]>;
   close(): MaybePromise<void>;

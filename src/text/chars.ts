@@ -1,6 +1,6 @@
 /**
  * Code-point length and code-point ordering: the only definitions of "char" and of
- * string order used anywhere in promptctx (spec 01).
+ * string order used anywhere in promptctx (docs/text-and-tokens.md).
  */
 
 const SURROGATE = /[\uD800-\uDFFF]/;
@@ -14,6 +14,20 @@ const SURROGATE = /[\uD800-\uDFFF]/;
  */
 export function hasSurrogate(s: string): boolean {
   return SURROGATE.test(s);
+}
+
+// With the `u` flag, \p{Cs} matches only unpaired surrogates (a pair is one code point).
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * True when `s` is well-formed UTF-16 — no lone surrogate — the one check behind every
+ * text schema (`textString`). Same answer as ES2024 `String.prototype.isWellFormed`.
+ *
+ * @example isWellFormedText("a🚀") // true
+ * isWellFormedText("\ud800") // false
+ */
+export function isWellFormedText(s: string): boolean {
+  return !LONE_SURROGATE.test(s);
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The normalization key of spec 01: NFKC, full Unicode case folding (Python's
+ * The normalization key of docs/text-and-tokens.md: NFKC, full Unicode case folding (Python's
  * `str.casefold`), whitespace collapsed and trimmed. Used by dedupe and conflict slots.
  */
 import { CASEFOLD_EXCEPTIONS } from "./casefold-table.js";

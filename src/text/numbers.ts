@@ -1,5 +1,5 @@
 /**
- * Number formatting of spec 01: fixed decimals, rounded half to even on the exact binary
+ * Number formatting of docs/text-and-tokens.md: fixed decimals, rounded half to even on the exact binary
  * value of the double (Python's `format(x, ".Nf")`). Scores use six decimals.
  */
 
@@ -54,7 +54,7 @@ export function formatFixed(x: number, digits: number): string {
 }
 
 /**
- * Formats a score with exactly six decimals (spec 01): `formatFixed(x, 6)`.
+ * Formats a score with exactly six decimals (docs/text-and-tokens.md): `formatFixed(x, 6)`.
  *
  * @example formatScore(0.5078125) // "0.507812"
  * @example formatScore(1) // "1.000000"

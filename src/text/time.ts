@@ -1,5 +1,5 @@
 /**
- * ISO-8601 timestamps (spec 01): offsets honoured, a timestamp without an offset is UTC,
+ * ISO-8601 timestamps (docs/text-and-tokens.md): offsets honoured, a timestamp without an offset is UTC,
  * comparison by instant (exact to the nanosecond), anything unparseable rejected.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The built-in counters: `estimate` (offline heuristic of spec 01), exact `o200k_base`
+ * The built-in counters: `estimate` (offline heuristic of docs/text-and-tokens.md), exact `o200k_base`
  * and `cl100k_base` BPE counts (./bpe.ts over the rank files gpt-tokenizer ships, no
  * download at run time), and
  * `claude_estimate` (a documented safety margin over o200k_base).

@@ -1,5 +1,5 @@
 /**
- * Token counters (spec 01). A counter is named (the name goes into every plan so a
+ * Token counters (docs/text-and-tokens.md). A counter is named (the name goes into every plan so a
  * decision log can be replayed), says whether it is exact or an estimate, validates
  * every result, and memoizes by content.
  */

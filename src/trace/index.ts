@@ -1,7 +1,7 @@
 /**
- * Trace (docs/manifest-wire-guard.md): manifest types, the assembled-prompt wire contract,
- * tails, red-line loading and the draft check. May import every stage below it
- * (errors … render).
+ * Trace (docs/manifest-wire-guard.md, docs/traces.md): manifest types, the assembled-prompt
+ * wire contract, tails, red-line loading, the draft check and the OpenTelemetry span
+ * helpers. May import every stage below it (errors … render) and `@opentelemetry/api`.
  */
 // The regex-safety check lives in text (lower stages use it); re-exported here as before.
 export { regexSafetyProblem } from "../text/index.js";
@@ -10,10 +10,10 @@ export {
   checkDraft,
   DEFAULT_MAX_DRAFT_CHARS,
   DEFAULT_MAX_MATCHES_PER_LINE,
+  DEFAULT_MAX_SCAN_STEPS,
   type DraftCheck,
   EXCERPT_CONTEXT,
-  REGEX_OVERLAP,
-  REGEX_WINDOW,
+  type IncompleteReason,
   type Violation,
 } from "./guard.js";
 export {
@@ -26,6 +26,17 @@ export {
   type SourceFailure,
   type Timings,
 } from "./manifest.js";
+export {
+  countAttributes,
+  errorCode,
+  inStep,
+  type LazyAttributes,
+  startTrace,
+  TRACER_NAME,
+  TRACER_VERSION,
+  type TraceOptions,
+  TraceStep,
+} from "./otel.js";
 export {
   type CompiledRedLine,
   type CompiledRedLines,

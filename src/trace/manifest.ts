@@ -1,11 +1,11 @@
 /**
- * The layer manifest of spec 07: what every assembly returns so a person (or a replay)
+ * The layer manifest of docs/manifest-wire-guard.md: what every assembly returns so a person (or a replay)
  * can see each layer's budget, use, status, reason, version and sources. Everything
  * except `timings` is deterministic.
  */
 import type { MemoryDecision } from "../memory/index.js";
 import type { CacheTier, PlanDecision } from "../plan/index.js";
-import type { SkillReport } from "../sources/index.js";
+import type { InstructionReport, SkillReport } from "../sources/index.js";
 
 /** Layer status: the planner's three, plus `skipped` when a source failed. */
 export type LayerStatus = "included" | "dropped" | "inactive" | "skipped";
@@ -92,7 +92,13 @@ export interface AssemblyManifest {
   memoryDecisions: MemoryDecision[] | null;
   segmentDecisions: PlanDecision[];
   /**
-   * Skill selection (spec 06): matched skills with their trigger reasons, ties, overlaps,
+   * Instruction files (docs/sources.md) skipped or cut — outside the allowed roots, unreadable,
+   * over a cap, cycles — with the reason; null when no source of the schema's slots
+   * reports a chain.
+   */
+  instructions: InstructionReport | null;
+  /**
+   * Skill selection (docs/sources.md): matched skills with their trigger reasons, ties, overlaps,
    * the cap, invalid skills with their reason, and `abstained`; null when no source of the
    * schema's slots reports one.
    */

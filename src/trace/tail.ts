@@ -1,5 +1,5 @@
 /**
- * Executor side of the wire contract (spec 07): runtime tails inserted at their anchors.
+ * Executor side of the wire contract (docs/manifest-wire-guard.md): runtime tails inserted at their anchors.
  *
  * Rules (documented so a peer in another language can mirror them): each tail is inserted
  * at its anchor as `"\n\n" + text`; at offset 0 the tails are joined by `"\n\n"` and
@@ -16,7 +16,7 @@
 import { z } from "zod";
 import { versionId } from "../cache/index.js";
 import { InvalidInputError, invalidFromZod, PromptctxError } from "../errors/index.js";
-import { cpLength, cpOffsets, nonBlankString } from "../text/index.js";
+import { cpLength, cpOffsets, nonBlankString, textString } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import type { WireAnchor, WireContract, WireSpan } from "./wire-schema.js";
 import { validateWire } from "./wire-validate.js";
@@ -63,7 +63,7 @@ export interface TailedPrompt {
   inserted: Array<{ offset: number; span: WireSpan }>;
 }
 
-const TailsSchema = z.array(z.object({ anchor: nonBlankString, text: z.string() }));
+const TailsSchema = z.array(z.object({ anchor: nonBlankString, text: textString }));
 
 interface Cut {
   text: string;

@@ -1,4 +1,4 @@
-/** Assembler side of the wire contract (spec 07): an assembly and its anchors as a contract. */
+/** Assembler side of the wire contract (docs/manifest-wire-guard.md): an assembly and its anchors as a contract. */
 import { z } from "zod";
 import { promptVersion } from "../cache/index.js";
 import { InvalidInputError, invalidFromZod, PromptBudgetError } from "../errors/index.js";

@@ -1,5 +1,5 @@
 /**
- * The wire contract's shape and version rule (spec 07), and the rules a peer mirrors.
+ * The wire contract's shape and version rule (docs/manifest-wire-guard.md), and the rules a peer mirrors.
  *
  * One service assembles, another (maybe in another language) executes. The contract is a
  * plain JSON object, versioned and validated on both sides:
@@ -19,7 +19,7 @@
  * ```
  *
  * Rules (documented so a peer in another language can mirror them):
- * - Every offset, span and `chars` figure counts Unicode code points (spec 01), never
+ * - Every offset, span and `chars` figure counts Unicode code points (docs/text-and-tokens.md), never
  *   UTF-16 units or bytes. `span` is `[start, end)` of the layer's rendered content in
  *   `assembledContext` (`null` unless the layer is `included`); the content there hashes to
  *   the layer's `versionId` (first 16 hex of its SHA-256), and the whole body to
@@ -41,7 +41,7 @@
 import { z } from "zod";
 import { InvalidInputError, UnsupportedVersionError } from "../errors/index.js";
 import { CACHE_TIERS } from "../plan/index.js";
-import { nonBlankString } from "../text/index.js";
+import { nonBlankString, textString } from "../text/index.js";
 
 // ---------------------------------------------------------------------------------------
 // versions
@@ -95,14 +95,14 @@ export type WireSpan = z.output<typeof WireSpanSchema>;
 export const WireLayerSchema = z.object({
   id: nonBlank,
   status: z.enum(["included", "dropped", "inactive", "skipped"]),
-  reason: z.string(),
+  reason: textString,
   required: z.boolean(),
   neverTruncate: z.boolean(),
   cacheTier: z.enum(CACHE_TIERS),
   chars: count,
   tokens: count,
-  versionId: z.string().regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex digits"),
-  sourceRefs: z.array(z.string()),
+  versionId: textString.regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex digits"),
+  sourceRefs: z.array(textString),
   span: WireSpanSchema.nullable(),
 });
 export type WireLayer = z.output<typeof WireLayerSchema>;
@@ -129,7 +129,7 @@ export const WireBudgetSchema = z.object({
 });
 export type WireBudget = z.output<typeof WireBudgetSchema>;
 
-/** The manifest's skill report as it crosses the boundary (spec 06; contract 1.1). */
+/** The manifest's skill report as it crosses the boundary (docs/sources.md; contract 1.1). */
 export const WireSkillsSchema = z.object({
   slot: nonBlank,
   matched: z.array(
@@ -155,9 +155,9 @@ export type WireSkills = z.output<typeof WireSkillsSchema>;
  * version, hashes, spans, anchors, budget arithmetic).
  */
 export const WireContractSchema = z.object({
-  assemblerVersion: z.string().regex(SEMVER, 'must be a semver string like "1.0.0"'),
-  assembledContext: z.string(),
-  promptVersion: z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits"),
+  assemblerVersion: textString.regex(SEMVER, 'must be a semver string like "1.0.0"'),
+  assembledContext: textString,
+  promptVersion: textString.regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits"),
   layerManifest: z.array(WireLayerSchema),
   anchors: z.array(WireAnchorSchema),
   tailReserve: count,

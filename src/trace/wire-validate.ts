@@ -1,4 +1,4 @@
-/** Receiver side of the wire contract (spec 07): version, shape, then the semantic checks. */
+/** Receiver side of the wire contract (docs/manifest-wire-guard.md): version, shape, then the semantic checks. */
 import { sha256Hex, versionId } from "../cache/index.js";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import { cpLength, cpOffsets } from "../text/index.js";

@@ -1,5 +1,5 @@
 /**
- * A chat over a loaded workspace: the runtime session (spec 05) that reassembles it at
+ * A chat over a loaded workspace: the runtime session (docs/session-and-cache.md) that reassembles it at
  * every user turn, the red lines of the skills the turn matched, and one user turn run
  * through a provider conversation.
  */
@@ -79,6 +79,11 @@ export interface WorkspaceChat {
   maxToolRounds: number;
   runTool: ChatToolRunner;
   emit: (event: ChatEvent) => void;
+  /**
+   * Called with each turn's assembly before the model is asked (the tool state still as
+   * it was when the turn began): `chat --record` writes its line here.
+   */
+  onAssembly?: (out: WorkspaceAssembly, turn: { text: string; turn: number; now: string }) => void;
 }
 
 /**
@@ -97,6 +102,7 @@ export async function runChatTurn(
 ): Promise<void> {
   const assembly = await chat.session.beginTurn({ text, now });
   const out: WorkspaceAssembly = { ...assembly, workspace: workspaceReport(chat.ws, text) };
+  chat.onAssembly?.(out, { text, turn, now });
   const red = turnRedLines(out);
   const cache = chat.conversation.beginTurn(out, text);
   chat.emit({

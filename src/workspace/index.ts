@@ -1,6 +1,7 @@
 /**
  * The main job over a workspace directory (docs/sources.md): config, instruction chain,
- * skills, KB and store wired into one assembly, and the chat turn over it. May import every
+ * skills, KB and store wired into one assembly, the chat turn over it, and recordings of
+ * assemblies and their replay (docs/inspector.md). May import every
  * stage below it (errors … assemble); does file I/O.
  */
 export {
@@ -14,6 +15,57 @@ export {
   WorkspaceConfigSchema,
   workspaceConfigJsonSchema,
 } from "./config.js";
+export {
+  type ByteChange,
+  byteChange,
+  compareResponses,
+  type DecisionChange,
+  type DecisionTable,
+  type LayerChange,
+  type ResponseDiff,
+} from "./record/diff.js";
+export {
+  createRecorder,
+  type ParsedLine,
+  parseRecording,
+  type Recorder,
+  toRecordResponse,
+} from "./record/recorder.js";
+export {
+  formatReplay,
+  type ReplayLineReport,
+  type ReplayReport,
+  replayRecording,
+  rerunLine,
+} from "./record/replay.js";
+export {
+  isRecordKind,
+  REPLAY_RUNNERS,
+  type RecordKind,
+  type RecordRequestOf,
+  type Replayable,
+  type ReplayRunner,
+  recordedOptions,
+  runAssembleRequest,
+  runChatRequest,
+  storeTarget,
+  withoutStorePassword,
+  withRecordedStore,
+} from "./record/runners.js";
+export {
+  type AssembleRecordRequest,
+  AssembleRecordRequestSchema,
+  type AssemblyResponse,
+  type ChatRecordRequest,
+  ChatRecordRequestSchema,
+  type ErrorResponse,
+  isErrorResponse,
+  RECORD_VERSION,
+  type RecordLine,
+  type RecordResponse,
+  type StoreSpec,
+} from "./record/schema.js";
+export { type LayerSpan, layerSpans } from "./record/spans.js";
 export {
   assembleWorkspace,
   loadWorkspace,

@@ -1,5 +1,5 @@
 /**
- * The per-slot layer of the two-layer budget (spec 04): every filter reason with its
+ * The per-slot layer of the two-layer budget (docs/assembler.md): every filter reason with its
  * detail, topK / maxAge zero meaning "no limit", atomic packing in rank order, pinned
  * items that are never dropped, and pinned overflow failing closed.
  */

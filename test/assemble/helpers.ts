@@ -40,7 +40,7 @@ export function hoursAgo(hours: number, now = NOW): string {
   return new Date(Date.parse(now) - hours * 3_600_000).toISOString();
 }
 
-/** A spec 02 recall candidate. */
+/** A docs/memory-selection.md recall candidate. */
 export function cand(
   memoryId: string,
   text: string,

@@ -1,5 +1,5 @@
 /**
- * The layer manifest of spec 07 and the cache tiers of spec 05 as the assembler produces
+ * The layer manifest of docs/manifest-wire-guard.md and the cache tiers of docs/session-and-cache.md as the assembler produces
  * them: per-layer fields and hashes, assembly-level fields, timings isolated under one
  * key, tier order with boundary markers, and cache keys that move only when they should.
  */

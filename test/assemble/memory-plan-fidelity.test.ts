@@ -1,8 +1,8 @@
 /**
- * `memoryPlan` describes the block the prompt holds (issue 11 item 4, spec 10): with a
+ * `memoryPlan` describes the block the prompt holds (issue 11 item 4, docs/inline-assembly.md): with a
  * heading renderer each hit is priced as its `- text (importance=…, score=…)` line and
- * `context`/`usedChars` are the recall slot as rendered; `tagged` keeps the spec 02 block.
- * The session (and the repl) reselect with the spec 02 policy defaults unless a schema
+ * `context`/`usedChars` are the recall slot as rendered; `tagged` keeps the docs/memory-selection.md block.
+ * The session (and the repl) reselect with the docs/memory-selection.md policy defaults unless a schema
  * says otherwise, and say which policy they used.
  */
 import { describe, expect, it } from "vitest";
@@ -41,7 +41,7 @@ describe("memoryPlan with heading renderers prices the lines the prompt holds", 
   );
 
   it("tagged keeps the spec 02 block", async () => {
-    // The tagged hit is long: give the recall slot room for its spec 02 rendering.
+    // The tagged hit is long: give the recall slot room for its docs/memory-selection.md rendering.
     const schemas = createSchemaRegistry().register({
       mode: "react",
       slots: [{ kind: "recall_memory", filter: { charBudget: 1200, topK: 2, minScore: 0.5 } }],

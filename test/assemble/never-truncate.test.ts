@@ -1,5 +1,5 @@
 /**
- * `neverTruncate` layers (spec 07, issue 11 item 1): reserved like required ones (reason
+ * `neverTruncate` layers (docs/manifest-wire-guard.md, issue 11 item 1): reserved like required ones (reason
  * `never_truncate`), never a trimming candidate; when they cannot fit, the assembly fails
  * closed with `prompt_budget_exceeded`. Planner unit tests, a fast-check property over
  * random budgets, and the demo repro through the real CLI.

@@ -1,5 +1,5 @@
 /**
- * The recall slot (spec 04 over spec 02): scope and confidence gates before anything
+ * The recall slot (docs/assembler.md over docs/memory-selection.md): scope and confidence gates before anything
  * ranks or packs, one memory decision per candidate that passed the slot's declarative
  * filter, slot-budget drops in the memory log, and `selectedMemoryIds` equal to what was
  * rendered — also when the global budget drops the whole slot.
@@ -46,7 +46,7 @@ describe("recall slot", () => {
   it("gates, filters and packs with one decision per item and per filtered candidate", async () => {
     const a = await react(CANDIDATES);
     const plan = a.memoryPlan!;
-    // Spec 02 rank order: score desc. m7 never reaches the gates (category filter).
+    // docs/memory-selection.md rank order: score desc. m7 never reaches the gates (category filter).
     expect(plan.decisions.map((d) => [d.memoryId, d.status, d.reason])).toEqual([
       ["m5", "rejected", "scope_mismatch"],
       ["m1", "selected", "selected"],
@@ -116,7 +116,7 @@ describe("recall slot", () => {
       ["t4", "selected"],
       ["t5", "low_confidence"],
     ]);
-    // Without a filter minScore the spec 02 default (0.35) applies.
+    // Without a filter minScore the docs/memory-selection.md default (0.35) applies.
     expect(a.memoryPlan?.policy.minScore).toBe(0.35);
     expect(a.memoryPlan?.decisions.map((d) => [d.memoryId, d.reason])).toEqual([
       ["t1", "selected"],

@@ -1,5 +1,5 @@
 /**
- * Rendering of a full `react` assembly (spec 04): exact prompts for the `en` and `zh-CN`
+ * Rendering of a full `react` assembly (docs/assembler.md): exact prompts for the `en` and `zh-CN`
  * locales (headings, recall lines with importance and combined score, cache tiers), the
  * tagged renderer, and a caller-supplied renderer.
  */

@@ -1,5 +1,5 @@
 /**
- * Modes and schemas (spec 04): the default schemas and their reference budgets, the
+ * Modes and schemas (docs/assembler.md): the default schemas and their reference budgets, the
  * fallback of an unknown mode, caller-registered schemas with their own kinds and
  * priorities, and the global layer of the two-layer budget.
  */

@@ -1,5 +1,5 @@
 /**
- * Concurrent fill (spec 04): failures and timeouts of optional and required slots,
+ * Concurrent fill (docs/assembler.md): failures and timeouts of optional and required slots,
  * missing sources, concurrency proven with a start barrier, output independent of
  * completion order, and input validation.
  */

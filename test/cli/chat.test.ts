@@ -281,10 +281,15 @@ describe("chat over Anthropic Messages (bin/promptctx.js)", () => {
     expect(systemText(third)).toContain(`- read_file → ok: AGENTS.md (${bytes} bytes)`);
     const m3 = messages(third);
     expect(m3).toHaveLength(5);
+    // The last message before the current turn ends the stable history prefix: a breakpoint.
     expect(m3[3]).toEqual({
       role: "assistant",
       content: [
-        { type: "text", text: "The instructions say to run npm test before every commit." },
+        {
+          type: "text",
+          text: "The instructions say to run npm test before every commit.",
+          cache_control: { type: "ephemeral" },
+        },
       ],
     });
     expect(m3[4]).toEqual({ role: "user", content: "how do backfills run?" });
@@ -474,6 +479,8 @@ describe("chat over Anthropic Messages (bin/promptctx.js)", () => {
           tool_use_id: "t6",
           content: "not run: tool round limit (5) reached for this user message",
           is_error: true,
+          // It ends the stable history prefix (the turn before): the breakpoint is on it.
+          cache_control: { type: "ephemeral" },
         },
         { type: "text", text: "and then?" },
       ],

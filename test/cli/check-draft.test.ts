@@ -79,13 +79,28 @@ describe("check-draft CLI (bin/promptctx.js)", () => {
     });
   });
 
-  it("--max-draft-chars truncates and flags", async () => {
+  it("--max-draft-chars: a longer draft is withheld unchecked, exit 4 (fail closed)", async () => {
     const r = await checkDraftCli(
       ["--red-lines", file("rl.json", RED_LINES), "--json", "--max-draft-chars", "10"],
-      "0123456789 share the password",
+      "0123456789 nothing wrong here",
     );
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ truncated: true, flagged: true, violations: [] });
+    expect(r.code).toBe(EXIT_BLOCKED);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      truncated: true,
+      incomplete: "draft_too_long",
+      blocked: true,
+      flagged: true,
+      checkedChars: 0,
+      violations: [],
+    });
+    const text = await checkDraftCli(
+      ["--red-lines", file("rl.json", RED_LINES), "--max-draft-chars", "10"],
+      "0123456789 nothing wrong here",
+    );
+    expect(text.code).toBe(EXIT_BLOCKED);
+    expect(text.stdout).toContain(
+      "withheld: the draft could not be checked in full (draft_too_long)",
+    );
   });
 
   it("exits 2 with the error object for a hostile regex, naming redLines[i].pattern", async () => {

@@ -1,6 +1,6 @@
 /**
  * Shared fixtures of the conversation tests: message builders, an independent recount
- * (spec 09's formula written again here), a reference of units and orphans, a checker of
+ * (docs/conversation.md's formula written again here), a reference of units and orphans, a checker of
  * the output's tool-call pairing, and fast-check generators of agent conversations with
  * tool exchanges, parallel calls, errors, huge outputs, CJK and emoji.
  */
@@ -92,7 +92,7 @@ const callIds = (m: MessageInput): string[] =>
 const resultIds = (m: MessageInput): string[] =>
   m.content.flatMap((p) => (p.type === "tool_result" ? [p.callId] : []));
 
-/** Spec 09's units, written again: index lists, and whether each is an orphan. */
+/** docs/conversation.md's units, written again: index lists, and whether each is an orphan. */
 export function referenceUnits(messages: readonly MessageInput[]) {
   const units: { members: number[]; orphan: boolean }[] = [];
   let i = 0;

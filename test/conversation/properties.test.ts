@@ -39,7 +39,7 @@ function requiredTokens(input: Input, counter: () => TokenCounter): number {
     .reduce((s, d) => s + d.tokens, 0);
 }
 
-/** Every rule of spec 09 that can be read off one plan. */
+/** Every rule of docs/conversation.md that can be read off one plan. */
 function checkPlan(input: Input, p: ConversationPlan, count: (t: string) => number): void {
   const { messages, policy, budgetTokens } = input;
   expect(p.decisions.map((d) => d.messageId)).toEqual(messages.map((m) => m.id));
@@ -99,7 +99,7 @@ function checkPlan(input: Input, p: ConversationPlan, count: (t: string) => numb
   });
 }
 
-/** The window start spec 09 prescribes, from the plan's own (verified) token counts. */
+/** The window start docs/conversation.md prescribes, from the plan's own (verified) token counts. */
 function expectedStart(input: Input, p: ConversationPlan): string {
   const { messages, budgetTokens } = input;
   const units = referenceUnits(messages);

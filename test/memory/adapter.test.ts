@@ -1,5 +1,5 @@
 /**
- * The recall-hit adapter of spec 02: copies fields without recomputing them, slots and
+ * The recall-hit adapter of docs/memory-selection.md: copies fields without recomputing them, slots and
  * authority only from the caller's maps, missing provenance/score is invalid input.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * A deliberately naive reference for spec 02 selection. Every stage is a separate plain
+ * A deliberately naive reference for docs/memory-selection.md selection. Every stage is a separate plain
  * pass over the ranking, and packing renders the WHOLE proposed block (selected hits plus
  * the candidate) with `renderMemoryBlock` and counts it with the counter for every
  * candidate: no running totals, no piecewise counting, no shortcuts.

@@ -1,5 +1,5 @@
 /**
- * Properties of spec 02 selection over random candidate sets and policies.
+ * Properties of docs/memory-selection.md selection over random candidate sets and policies.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The single ranking of spec 02: authority desc → score desc → sourceRank asc →
+ * The single ranking of docs/memory-selection.md: authority desc → score desc → sourceRank asc →
  * capturedAt desc (instant) → memoryId asc (code points). Decisions come in rank order.
  */
 import { describe, expect, it } from "vitest";

@@ -1,8 +1,15 @@
 /**
- * Byte-exact rendering of spec 02: attribute order, escaping, score format, the wrapper.
+ * Byte-exact rendering of docs/memory-selection.md: attribute order, escaping, score format, the wrapper.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { renderMemoryBlock, renderMemoryHit, selectMemoryContext } from "../../src/memory/index.js";
+import {
+  memoryHitChars,
+  renderMemoryBlock,
+  renderMemoryHit,
+  selectMemoryContext,
+} from "../../src/memory/index.js";
+import { cpLength } from "../../src/text/index.js";
 import { cand } from "./fixtures.js";
 
 describe("rendering", () => {
@@ -138,6 +145,39 @@ describe("rendering", () => {
     expect(renderMemoryBlock("u1", [])).toBe("");
     expect(renderMemoryBlock("u1", ["A", "B"])).toBe(
       '<recalled_memory user_scope="u1" selected="2">\nA\nB\n</recalled_memory>',
+    );
+  });
+});
+
+describe("memoryHitChars", () => {
+  const str = fc.string({
+    unit: fc.constantFrom("a", "&", "<", ">", '"', "'", "é", "🚀", "\uD800", "\uDC00", " ", "天"),
+    minLength: 1,
+    maxLength: 12,
+  });
+  it("is the code-point length of the rendered hit, for any values", () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          memoryId: str,
+          text: str,
+          userScope: str,
+          score: fc.double({ min: 0, max: 1, noNaN: true }),
+          sourceRank: fc.integer({ min: 1, max: 1_000_000 }),
+          authority: fc.option(
+            fc.constantFrom("current_turn", "workspace_override", "user_default") as fc.Arbitrary<
+              "current_turn" | "workspace_override" | "user_default"
+            >,
+            { nil: undefined },
+          ),
+          provenance: fc.record({ sourceId: str, sourceType: str, capturedAt: str }),
+          conflictKey: fc.option(str, { nil: undefined }),
+        }),
+        (hit) => {
+          expect(memoryHitChars(hit)).toBe(cpLength(renderMemoryHit(hit)));
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Spec 02 selection behaviour: every reason code, the worked A/B/C example, gates,
+ * docs/memory-selection.md selection behaviour: every reason code, the worked A/B/C example, gates,
  * dedupe, conflict slots, top-k and budget packing.
  */
 import { describe, expect, it } from "vitest";

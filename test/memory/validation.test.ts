@@ -1,5 +1,5 @@
 /**
- * Every invalid-input rule of spec 02 raises InvalidInputError (code `invalid_input`)
+ * Every invalid-input rule of docs/memory-selection.md raises InvalidInputError (code `invalid_input`)
  * naming the exact field path.
  */
 import { describe, expect, it } from "vitest";

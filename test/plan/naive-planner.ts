@@ -1,9 +1,9 @@
 /**
- * A deliberately naive reference planner: the definition of spec 03 written out with no
+ * A deliberately naive reference planner: the definition of docs/planner.md written out with no
  * shortcuts. Every candidate is decided by rendering the whole proposed prompt and
  * measuring it (code points, and the counter on the full text). Tests prove that
  * `planPrompt` decides identically. It supports `content` and boolean `condition` only.
- * Tiered mode (spec 05) is written out the same way: tiers are rendered one by one and
+ * Tiered mode (docs/session-and-cache.md) is written out the same way: tiers are rendered one by one and
  * joined by the marker, and each tier's offsets come from that rendering.
  */
 import { PromptBudgetError } from "../../src/errors/index.js";

@@ -1,5 +1,5 @@
 /**
- * Provider output on the wire (spec 05): the rendered requests go through the official
+ * Provider output on the wire (docs/session-and-cache.md): the rendered requests go through the official
  * clients (`@anthropic-ai/sdk`, `openai`, and the Vercel AI SDK's `generateText` with
  * `@ai-sdk/anthropic` / `@ai-sdk/openai`) to a loopback HTTP server on 127.0.0.1 that
  * records each request body and answers a minimal valid response. Every assertion is on

@@ -1,5 +1,5 @@
 /**
- * Provider output of spec 05: request shapes for Anthropic Messages, OpenAI Chat and
+ * Provider output of docs/session-and-cache.md: request shapes for Anthropic Messages, OpenAI Chat and
  * Responses, and the Vercel AI SDK; breakpoint limits, minimum cacheable lengths, ttl,
  * recalled memory moved to the user role (byte-exact), prompt_cache_key stability, the
  * token report, and the CLI's `--format anthropic|openai`. Shapes are also checked

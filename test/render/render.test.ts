@@ -1,7 +1,8 @@
 /**
- * Slot renderers of spec 04: locale heading renderers (exact strings), the tagged
- * renderer (escaping, the spec 02 recall block byte for byte), custom locales as data.
+ * Slot renderers of docs/assembler.md: locale heading renderers (exact strings), the tagged
+ * renderer (escaping, the docs/memory-selection.md recall block byte for byte), custom locales as data.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../src/errors/index.js";
 import { renderMemoryBlock, renderMemoryHit } from "../../src/memory/index.js";
@@ -13,6 +14,7 @@ import {
   taggedRenderer,
 } from "../../src/render/index.js";
 import type { SourceItem } from "../../src/sources/index.js";
+import { cpLength } from "../../src/text/index.js";
 
 const ctx = { userScope: "u1" };
 
@@ -385,6 +387,59 @@ describe("tagged renderer", () => {
   it("heading renderers do not need memory fields for recall", () => {
     expect(en.renderSlot({ kind: "recall_memory" }, [{ id: "m", text: "t" }], ctx)).toBe(
       "## Related memories\n- t",
+    );
+  });
+});
+
+describe("slot frames", () => {
+  const unit = fc.constantFrom("a", "<", "&", "天", "🚀", "\uD83D", "\uDE80", " ");
+  const text = fc.string({ unit, minLength: 1, maxLength: 8 });
+  const item = fc.record({
+    id: text,
+    text,
+    category: fc.option(text, { nil: undefined }),
+    score: fc.option(fc.constantFrom(0, 0.5, 1), { nil: undefined }),
+    importance: fc.option(fc.constantFrom(0.25, 0.7), { nil: undefined }),
+  });
+  // Locale tables are well-formed text: a prefix may be astral, never a lone surrogate.
+  const astralPrefix = createHeadingRenderer("sp", { ...LOCALES.en, itemPrefix: "\uD83D\uDE80 " });
+  const renderers = [getRenderer("en"), getRenderer("zh-CN"), taggedRenderer, astralPrefix];
+
+  it("reject a locale whose item prefix is not well-formed", () => {
+    expect(() => createHeadingRenderer("sp", { ...LOCALES.en, itemPrefix: "\uD83D" })).toThrow(
+      /locale\.itemPrefix: must be well-formed Unicode/,
+    );
+  });
+
+  it("price a slot piece by piece exactly as it renders", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("kb", "profile", "my slot"),
+        fc.constantFrom<"list" | "block" | undefined>("list", "block", undefined),
+        fc.array(item, { minLength: 1, maxLength: 5 }),
+        fc.nat({ max: renderers.length - 1 }),
+        (kind, itemStyle, items, r) => {
+          const renderer = renderers[r]!;
+          const slot = { kind, itemStyle };
+          const frame = renderer.frame?.(slot, ctx);
+          expect(frame).toBeDefined();
+          if (frame === undefined) return;
+          const lines = items.map((it, i) => frame.line(it, i));
+          for (const [i, it] of items.entries()) {
+            const chars = frame.lineChars?.(it, i) ?? cpLength(lines[i]!);
+            expect(chars).toBe(cpLength(lines[i]!));
+          }
+          const whole = renderer.renderSlot(slot, items, ctx);
+          expect(whole).toBe(frame.head(items.length) + lines.join(frame.separator) + frame.tail);
+          const pieces =
+            cpLength(frame.head(items.length)) +
+            lines.reduce((a, l) => a + cpLength(l), 0) +
+            (items.length - 1) * cpLength(frame.separator) +
+            cpLength(frame.tail);
+          // Built-in frames join their pieces with newlines: their code points add up.
+          expect(pieces).toBe(cpLength(whole));
+        },
+      ),
     );
   });
 });

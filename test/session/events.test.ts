@@ -1,5 +1,5 @@
 /**
- * Spec 05 session events: each event invalidates only what it affects — one segment
+ * docs/session-and-cache.md session events: each event invalidates only what it affects — one segment
  * rebuilt, one layer changed — and an unchanged state reuses the cached assembly (same
  * object, no builder call, no fetch, no token count).
  */

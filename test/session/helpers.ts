@@ -22,7 +22,7 @@ export const NOW = "2026-11-30T09:00:00Z";
 export const LATER = "2026-11-30T09:01:00Z";
 export const QUERY = { text: "add a currency column", now: NOW };
 
-/** One segment per session dependency of the spec 05 table, plus a dependency-free one. */
+/** One segment per session dependency of the docs/session-and-cache.md table, plus a dependency-free one. */
 export function testSegments(): SessionSegment[] {
   return [
     {

@@ -1,5 +1,5 @@
 /**
- * Recalled memory in the session (spec 05): stored as candidates and reselected on every
+ * Recalled memory in the session (docs/session-and-cache.md): stored as candidates and reselected on every
  * reassembly under the current scope and policy; cleared when the query ends or the user
  * scope changes, so nothing leaks into the next query or user.
  */
@@ -88,7 +88,7 @@ describe("setRecalledMemory", () => {
 
     session.setRecalledMemory(U1, { policy: { minScore: 0.1, maxChars: null } });
     const d = await session.assemble(QUERY);
-    // No schema was given: the spec 02 default topK 5 holds for the fields not given.
+    // No schema was given: the docs/memory-selection.md default topK 5 holds for the fields not given.
     expect(selected(d)).toEqual(["m-py", "m-tests", "m-weak"]);
 
     session.setRecalledMemory(U1); // no policy: the spec 02 defaults again

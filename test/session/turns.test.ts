@@ -1,5 +1,5 @@
 /**
- * Per-turn freezing (spec 04/05): `beginTurn` assembles the prefix once and freezes it;
+ * Per-turn freezing (docs/assembler.md, docs/session-and-cache.md): `beginTurn` assembles the prefix once and freezes it;
  * task observations and tool calls recorded during the turn do not change the frozen
  * prefix and appear in the next turn's prefix.
  */

@@ -1,5 +1,5 @@
 /**
- * In-memory sources (spec 04/06 "Others"), each tested alone: supports(), items, pinning,
+ * In-memory sources (docs/assembler.md, docs/sources.md "Others"), each tested alone: supports(), items, pinning,
  * bounded buffers, deterministic ids, tool-call categories, recall mapping.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Knowledge-base chunks (spec 06): loading JSONL from a real temp dir (bad lines and
+ * Knowledge-base chunks (docs/sources.md): loading JSONL from a real temp dir (bad lines and
  * duplicates reported with line numbers, the rest loaded), anchors, tier order, the
  * budget cascade under shrinking budgets, and the `kb` source.
  */

@@ -1,4 +1,4 @@
-/** The source registry of spec 04: unique ids, kinds → sources in registration order. */
+/** The source registry of docs/assembler.md: unique ids, kinds → sources in registration order. */
 import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../src/errors/index.js";
 import {

@@ -1,5 +1,5 @@
 /**
- * Skills (spec 06): discovery in real temp dirs, every validation rule with the others
+ * Skills (docs/sources.md): discovery in real temp dirs, every validation rule with the others
  * still loading, root precedence and shadowing, triggers, selection order, cap, ties,
  * overlaps, abstention, the catalog text and the source's two kinds.
  */

@@ -1,4 +1,4 @@
-/** The memory store as a context source (spec 06): recall_memory and profile. */
+/** The memory store as a context source (docs/sources.md): recall_memory and profile. */
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { assemble } from "../../src/assemble/index.js";
@@ -136,7 +136,7 @@ describe("memoryStoreSource", () => {
     // the profile slot's), and the source passes those categories into the SQL query.
     const { prompt } = await assemble({
       mode: "chat",
-      query: { text: "python automation", userScope: "u1" },
+      query: { text: "python build", userScope: "u1" },
       now: AS_OF,
       timeoutMs: 10_000, // a loaded CI machine must not turn this into source_timeout
       sources: [

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { escapeText } from "../../src/text/index.js";
+import { cpLength, escapedLength, escapeText } from "../../src/text/index.js";
 
 // Python's html.escape(s, quote=True), written out literally.
 function pythonHtmlEscape(s: string): string {
@@ -63,6 +63,21 @@ describe("escapeText", () => {
         expect(out.replace(/&(amp|lt|gt|quot|#x27);/g, "")).not.toContain("&");
       }),
       { numRuns: 3000 },
+    );
+  });
+});
+
+describe("escapedLength", () => {
+  it("is the code-point length of the escaped text", () => {
+    fc.assert(
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom("a", "&", "<", ">", '"', "'", "🚀", "\uD800", "\uDC00", "天"),
+        }),
+        (s) => {
+          expect(escapedLength(s)).toBe(cpLength(escapeText(s)));
+        },
+      ),
     );
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The assembled-prompt wire contract of spec 07: build from a real assembly, cross a JSON
+ * The assembled-prompt wire contract of docs/manifest-wire-guard.md: build from a real assembly, cross a JSON
  * boundary, version checks, anchors, runtime tails cut only when over their reserve.
  */
 import fc from "fast-check";

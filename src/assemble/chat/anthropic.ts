@@ -1,64 +1,61 @@
-/** A chat conversation with Anthropic's Messages API: system blocks per cache tier, tool_use and tool_result blocks. */
+/**
+ * A chat conversation with Anthropic's Messages API: system blocks per cache tier, the
+ * history planned against the model's window with `tool_use` / `tool_result` blocks and a
+ * breakpoint at the end of the stable history prefix.
+ */
 import type Anthropic from "@anthropic-ai/sdk";
-import { type ProviderInput, toAnthropicRequest } from "../../render/index.js";
 import type { ToolSpec } from "../../sources/index.js";
 import { getTokenCounter } from "../../tokens/index.js";
+import { anthropicSummarizer, type PlannedRequest } from "../request/index.js";
 import {
   CHAT_MAX_TOKENS,
-  type Conversation,
   type ModelReply,
   providerFailure,
   type ToolCallRequest,
-  type ToolResult,
   usageNumbers,
 } from "./conversation.js";
+import type { ChatContextOptions } from "./history.js";
+import { PlannedConversation } from "./planned.js";
 import { type ToolArgDocs, toAnthropicTools } from "./tool-schemas.js";
 
 /** The Messages API conversation; the tool definitions are counted into the cached prefix. */
-export class AnthropicConversation implements Conversation {
+export class AnthropicConversation extends PlannedConversation<"anthropic"> {
   readonly provider = "anthropic";
-  private system: Anthropic.TextBlockParam[] = [];
-  private readonly messages: Anthropic.MessageParam[] = [];
   private readonly tools: Anthropic.Tool[];
-  private readonly toolsTokens: number;
 
   constructor(
     private readonly client: Anthropic,
-    readonly model: string,
+    model: string,
     registry: readonly ToolSpec[],
     argDocs?: ToolArgDocs,
+    context: ChatContextOptions = {
+      responseReserve: CHAT_MAX_TOKENS,
+      compactThresholdTokens: null,
+    },
   ) {
-    this.tools = toAnthropicTools(registry, argDocs);
-    this.toolsTokens =
-      this.tools.length === 0
-        ? 0
-        : getTokenCounter("claude_estimate").count(JSON.stringify(this.tools));
+    const tools = toAnthropicTools(registry, argDocs);
+    const counter = getTokenCounter("claude_estimate");
+    super(
+      model,
+      "anthropic",
+      { context, counter, summarize: anthropicSummarizer(client, { model }) },
+      tools.length === 0 ? 0 : counter.count(JSON.stringify(tools)),
+    );
+    this.tools = tools;
   }
 
-  beginTurn(out: ProviderInput, text: string): Record<string, unknown> {
-    const req = toAnthropicRequest(out, {
-      model: this.model,
-      tokenCounter: getTokenCounter("claude_estimate"),
-      toolsTokens: this.toolsTokens,
-    });
-    this.system = req.body.system;
-    const last = this.messages.at(-1);
-    if (last?.role === "user" && Array.isArray(last.content)) {
-      last.content.push({ type: "text", text });
-    } else {
-      this.messages.push({ role: "user", content: text });
-    }
-    return { breakpoints: req.breakpoints, skipped: req.skipped };
+  protected cacheReport(r: PlannedRequest<"anthropic">): Record<string, unknown> {
+    return { breakpoints: r.request.breakpoints, skipped: r.request.skipped };
   }
 
-  async complete(): Promise<ModelReply> {
+  protected async send(r: PlannedRequest<"anthropic">): Promise<ModelReply> {
     let res: Anthropic.Message;
     try {
       res = await this.client.messages.create({
         model: this.model,
         max_tokens: CHAT_MAX_TOKENS,
-        system: this.system,
-        messages: this.messages,
+        system: r.body.system,
+        messages: r.body.messages,
         ...(this.tools.length > 0 ? { tools: this.tools } : {}),
       });
     } catch (err) {
@@ -78,28 +75,5 @@ export class AnthropicConversation implements Conversation {
       stopReason: res.stop_reason,
       usage: usageNumbers(res.usage),
     };
-  }
-
-  pushAssistant(reply: ModelReply, shownText?: string): void {
-    const content: Anthropic.ContentBlockParam[] = [];
-    const text = shownText ?? reply.text;
-    if (text !== "") content.push({ type: "text", text });
-    for (const c of reply.toolCalls) {
-      content.push({ type: "tool_use", id: c.id, name: c.name, input: c.input });
-    }
-    if (content.length === 0) content.push({ type: "text", text: "(no reply)" });
-    this.messages.push({ role: "assistant", content });
-  }
-
-  pushToolResults(results: readonly ToolResult[]): void {
-    this.messages.push({
-      role: "user",
-      content: results.map((r) => ({
-        type: "tool_result",
-        tool_use_id: r.id,
-        content: r.content,
-        ...(r.isError ? { is_error: true } : {}),
-      })),
-    });
   }
 }

@@ -2,6 +2,8 @@
 
 import { PromptctxError } from "../../errors/index.js";
 import type { ProviderInput } from "../../render/index.js";
+import type { PlannedRequest } from "../request/index.js";
+import type { ChatCompactionEvent } from "./events.js";
 
 /** The providers a chat can call. */
 export const CHAT_PROVIDERS = ["anthropic", "openai"] as const;
@@ -44,10 +46,19 @@ export interface ToolResult {
   isError: boolean;
 }
 
-/** One provider conversation: the history plus the system side of the current turn. */
+/**
+ * One provider conversation: the history (neutral messages, planned against the model's
+ * window before every request) plus the system side of the current turn.
+ */
 export interface Conversation {
   readonly provider: ChatProvider;
   readonly model: string;
+  /** The last request sent, with its budget and decisions (null before the first). */
+  readonly lastRequest: PlannedRequest | null;
+  /** Plans the next request without sending it (what `/context` shows before a request). */
+  preview(): PlannedRequest | null;
+  /** Told when the history is compacted. */
+  onCompact?: (event: ChatCompactionEvent) => void;
   /**
    * A new user turn: the freshly assembled system side, then the user's line. Returns the
    * provider's cache report for the turn event.

@@ -22,7 +22,10 @@ export interface ChatTurnEvent {
   [cache: string]: unknown;
 }
 
-/** A draft of the model, checked; `text` is null when a `block` red line withheld it. */
+/**
+ * A draft of the model, checked; `text` is null when it was withheld (a `block` red line,
+ * or a check that could not cover the whole draft: fail closed).
+ */
 export interface ChatReplyEvent {
   event: "reply";
   turn: number;
@@ -55,4 +58,21 @@ export interface ChatLimitEvent {
   unanswered: number;
 }
 
-export type ChatEvent = ChatTurnEvent | ChatReplyEvent | ChatToolEvent | ChatLimitEvent;
+/**
+ * The run the history window left behind passed the compaction threshold: it was
+ * summarized by the provider into one pinned message that stands in its place.
+ */
+export interface ChatCompactionEvent {
+  event: "compaction";
+  turn: number;
+  summaryId: string;
+  summarizedIds: string[];
+  summarizedTokens: number;
+}
+
+export type ChatEvent =
+  | ChatTurnEvent
+  | ChatReplyEvent
+  | ChatToolEvent
+  | ChatLimitEvent
+  | ChatCompactionEvent;

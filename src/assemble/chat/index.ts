@@ -14,13 +14,22 @@ export {
   usageNumbers,
 } from "./conversation.js";
 export type {
+  ChatCompactionEvent,
   ChatEvent,
   ChatLimitEvent,
   ChatReplyEvent,
   ChatToolEvent,
   ChatTurnEvent,
 } from "./events.js";
+export {
+  CHAT_COMPACT_THRESHOLD_TOKENS,
+  CHAT_LOW_WATER_RATIO,
+  type ChatContextOptions,
+  ChatHistory,
+  chatCounter,
+} from "./history.js";
 export { OpenAIConversation } from "./openai.js";
+export { PlannedConversation, type PlannedConversationOptions } from "./planned.js";
 export {
   type ChatToolOutcome,
   type ChatToolRunner,

@@ -1,15 +1,20 @@
-/** A chat conversation with OpenAI's Chat Completions API: system messages, `prompt_cache_key`, function tool calls. */
+/**
+ * A chat conversation with OpenAI's Chat Completions API: the system message and
+ * `prompt_cache_key`, the history planned against the model's window with `tool_calls`
+ * and `tool` messages.
+ */
 import type OpenAI from "openai";
-import { type ProviderInput, toOpenAIChatRequest } from "../../render/index.js";
 import type { ToolSpec } from "../../sources/index.js";
+import { openAISummarizer, type PlannedRequest } from "../request/index.js";
 import {
-  type Conversation,
+  CHAT_MAX_TOKENS,
   type ModelReply,
   providerFailure,
   type ToolCallRequest,
-  type ToolResult,
   usageNumbers,
 } from "./conversation.js";
+import { type ChatContextOptions, chatCounter } from "./history.js";
+import { PlannedConversation } from "./planned.js";
 import { type ToolArgDocs, toOpenAITools } from "./tool-schemas.js";
 
 /** The function tool calls of a reply; arguments that are not JSON become an `inputError`. */
@@ -37,41 +42,45 @@ function parseToolCalls(calls: readonly OpenAI.Chat.ChatCompletionMessageToolCal
 }
 
 /** The Chat Completions conversation; the system side is resent before the history each request. */
-export class OpenAIConversation implements Conversation {
+export class OpenAIConversation extends PlannedConversation<"openai-chat"> {
   readonly provider = "openai";
-  private system: OpenAI.Chat.ChatCompletionMessageParam[] = [];
-  private cacheKey: string | undefined;
-  private readonly messages: OpenAI.Chat.ChatCompletionMessageParam[] = [];
   private readonly tools: OpenAI.Chat.ChatCompletionFunctionTool[];
 
   constructor(
     private readonly client: OpenAI,
-    readonly model: string,
+    model: string,
     registry: readonly ToolSpec[],
     argDocs?: ToolArgDocs,
+    context: ChatContextOptions = {
+      responseReserve: CHAT_MAX_TOKENS,
+      compactThresholdTokens: null,
+    },
   ) {
-    this.tools = toOpenAITools(registry, argDocs);
+    const tools = toOpenAITools(registry, argDocs);
+    const counter = chatCounter("openai", model);
+    super(
+      model,
+      "openai-chat",
+      { context, counter, summarize: openAISummarizer(client, { model }) },
+      tools.length === 0 ? 0 : counter.count(JSON.stringify(tools)),
+    );
+    this.tools = tools;
   }
 
-  beginTurn(out: ProviderInput, text: string): Record<string, unknown> {
-    const req = toOpenAIChatRequest(out, { model: this.model });
-    this.system = req.body.messages.map((m) => ({
-      role: m.role === "developer" ? "developer" : "system",
-      content: typeof m.content === "string" ? m.content : m.content.map((p) => p.text).join(""),
-    }));
-    this.cacheKey = req.body.prompt_cache_key;
-    this.messages.push({ role: "user", content: text });
-    return { promptCacheKey: req.promptCacheKey };
+  protected cacheReport(r: PlannedRequest<"openai-chat">): Record<string, unknown> {
+    return { promptCacheKey: r.request.promptCacheKey };
   }
 
-  async complete(): Promise<ModelReply> {
+  protected async send(r: PlannedRequest<"openai-chat">): Promise<ModelReply> {
     let res: OpenAI.Chat.ChatCompletion;
     try {
       res = await this.client.chat.completions.create({
         model: this.model,
-        messages: [...this.system, ...this.messages],
+        messages: r.body.messages,
         ...(this.tools.length > 0 ? { tools: this.tools } : {}),
-        ...(this.cacheKey !== undefined ? { prompt_cache_key: this.cacheKey } : {}),
+        ...(r.body.prompt_cache_key !== undefined
+          ? { prompt_cache_key: r.body.prompt_cache_key }
+          : {}),
       });
     } catch (err) {
       throw providerFailure("openai", err);
@@ -88,32 +97,5 @@ export class OpenAIConversation implements Conversation {
       stopReason: choice.finish_reason,
       usage,
     };
-  }
-
-  pushAssistant(reply: ModelReply, shownText?: string): void {
-    const text = shownText ?? reply.text;
-    this.messages.push({
-      role: "assistant",
-      content: text === "" && reply.toolCalls.length > 0 ? null : text,
-      ...(reply.toolCalls.length > 0
-        ? {
-            tool_calls: reply.toolCalls.map((c) => ({
-              id: c.id,
-              type: "function" as const,
-              function: { name: c.name, arguments: c.raw ?? JSON.stringify(c.input) },
-            })),
-          }
-        : {}),
-    });
-  }
-
-  pushToolResults(results: readonly ToolResult[]): void {
-    for (const r of results) {
-      this.messages.push({
-        role: "tool",
-        tool_call_id: r.id,
-        content: r.isError ? `error: ${r.content}` : r.content,
-      });
-    }
   }
 }

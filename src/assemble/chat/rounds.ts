@@ -51,7 +51,7 @@ export function reviewDraft(
   usage: Record<string, number>,
 ): { event: ChatReplyEvent; shown: string } {
   const check = checkDraft(draft, redLines);
-  const withheld = check.violations.some((v) => v.severity === "block");
+  const withheld = check.blocked; // a block violation, or a draft not checkable in full
   return {
     event: {
       event: "reply",

@@ -28,13 +28,16 @@ function replyText(e: ChatReplyEvent): string | null {
       `  red line ${v.redLineId} (${v.severity}) at ${v.span.start}-${v.span.end}: ${v.excerpt}${v.flagged ? "  [flagged for review]" : ""}`,
     );
   }
-  if (check.truncated) lines.push("  red-line check truncated: draft flagged for review");
   if (e.withheld) {
     const blocking = check.violations.filter((v) => v.severity === "block");
     const ids = [...new Set(blocking.map((v) => v.redLineId))].join(", ");
-    lines.push(`draft withheld: red line ${ids}`);
+    lines.push(
+      check.incomplete !== null
+        ? `draft withheld: red-line check incomplete (${check.incomplete})`
+        : `draft withheld: red line ${ids}`,
+    );
   } else if (e.flagged) {
-    lines.push(`draft flagged for review: ${check.redLineIds.join(", ") || "check truncated"}`);
+    lines.push(`draft flagged for review: ${check.redLineIds.join(", ")}`);
   }
   return lines.length > 0 ? lines.join("\n") : null;
 }
@@ -49,6 +52,8 @@ function eventText(e: ChatEvent): string | null {
       return `  tool ${e.name} ${compact(e.input)} → ${e.ok ? "ok" : "failed"}: ${e.summary}`;
     case "limit":
       return `tool round limit (${e.maxToolRounds}) reached: ${e.unanswered} call(s) not run`;
+    case "compaction":
+      return `  history compacted: ${e.summarizedIds.length} message(s), ${e.summarizedTokens} tokens → ${e.summaryId}`;
   }
 }
 
@@ -67,6 +72,11 @@ export class Printer {
   /** One event of a turn. */
   event(e: ChatEvent): void {
     this.write(e, eventText(e));
+  }
+
+  /** A report asked for by a command (`/context`): its JSON, or its text. */
+  report(obj: object, text: string): void {
+    this.write(obj, text);
   }
 
   /** The last line: how many turns ran and why the chat ended. */

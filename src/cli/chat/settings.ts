@@ -1,8 +1,14 @@
 /** The flags of `promptctx chat` checked and resolved, before anything is read: limits, clock, credentials, workspace. */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { ChatProvider } from "../../assemble/chat/index.js";
+import {
+  CHAT_COMPACT_THRESHOLD_TOKENS,
+  CHAT_MAX_TOKENS,
+  type ChatContextOptions,
+  type ChatProvider,
+} from "../../assemble/chat/index.js";
 import { InvalidInputError } from "../../errors/index.js";
+import { contextWindowFor } from "../../render/index.js";
 import { instantMillis } from "../../text/index.js";
 import { intFlag } from "../assemble-cmd.js";
 import { type ChatCredentials, type ChatEnv, chatCredentials } from "./credentials.js";
@@ -27,7 +33,11 @@ export interface ChatFlags {
   json?: boolean;
   store?: string;
   budget?: string;
+  contextWindow?: string;
+  compactThreshold?: string;
+  toolResultMaxTokens?: string;
   userFiles: boolean;
+  record?: string;
 }
 
 /** What the flags and the environment resolve to. */
@@ -40,6 +50,8 @@ export interface ChatSettings {
   creds: ChatCredentials;
   /** The workspace directory, resolved (it exists). */
   root: string;
+  /** How the history is planned against the model's window. */
+  context: ChatContextOptions;
 }
 
 function nowBase(value: string | undefined): number | null {
@@ -61,6 +73,43 @@ function positiveFlag(value: string | undefined, flag: string, fallback: number)
   return n;
 }
 
+/**
+ * The history's planning: the model's window (`--context-window`, else the table's; an
+ * unknown model needs the flag), the compaction threshold (`--compact-threshold`, 0 turns
+ * compaction off) and the tool-result cap.
+ */
+function chatContext(flags: ChatFlags, model: string): ChatContextOptions {
+  const contextWindow = intFlag(flags.contextWindow, "--context-window");
+  if (contextWindow !== undefined && contextWindow < 1) {
+    throw new InvalidInputError("--context-window must be at least 1", "--context-window");
+  }
+  if (contextWindow === undefined) {
+    try {
+      contextWindowFor(model); // the table knows it: every request reads it from there
+    } catch {
+      throw new InvalidInputError(
+        `no context window known for MODEL_ID ${JSON.stringify(model)}: pass --context-window`,
+        "--context-window",
+      );
+    }
+  }
+  const threshold = intFlag(flags.compactThreshold, "--compact-threshold");
+  const maxResult = intFlag(flags.toolResultMaxTokens, "--tool-result-max-tokens");
+  if (maxResult !== undefined && maxResult < 32) {
+    throw new InvalidInputError(
+      "--tool-result-max-tokens must be at least 32",
+      "--tool-result-max-tokens",
+    );
+  }
+  return {
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+    responseReserve: CHAT_MAX_TOKENS,
+    compactThresholdTokens:
+      threshold === undefined ? CHAT_COMPACT_THRESHOLD_TOKENS : threshold === 0 ? null : threshold,
+    toolResultMaxTokens: maxResult ?? null,
+  };
+}
+
 /** Checks the flags, the credentials and the workspace, in that order (`invalid_input` on the first problem). */
 export function chatSettings(flags: ChatFlags, env: ChatEnv): ChatSettings {
   const maxTurns = positiveFlag(flags.maxTurns, "--max-turns", CHAT_MAX_TURNS);
@@ -68,11 +117,12 @@ export function chatSettings(flags: ChatFlags, env: ChatEnv): ChatSettings {
   const base = nowBase(flags.now);
   const budget = intFlag(flags.budget, "--budget");
   const creds = chatCredentials(env, flags.provider);
+  const context = chatContext(flags, creds.model);
   const root = resolve(flags.workspace);
   if (!existsSync(root)) {
     throw new InvalidInputError(`workspace ${flags.workspace} does not exist`, "--workspace");
   }
-  return { maxTurns, maxRounds, base, budget, creds, root };
+  return { maxTurns, maxRounds, base, budget, creds, root, context };
 }
 
 /** The clock of turn `turn` (from 1): `--now` plus one step per earlier turn, else the current time. */

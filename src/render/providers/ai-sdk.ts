@@ -1,4 +1,4 @@
-/** Vercel AI SDK renderer of spec 05: `generateText` call settings, Anthropic- or OpenAI-bound. */
+/** Vercel AI SDK renderer of docs/session-and-cache.md: `generateText` call settings, Anthropic- or OpenAI-bound. */
 import { InvalidInputError } from "../../errors/index.js";
 import type {
   AnthropicBreakpoint,

@@ -1,4 +1,4 @@
-/** Anthropic Messages renderer of spec 05: one system text block per tier, breakpoints placed. */
+/** Anthropic Messages renderer of docs/session-and-cache.md: one system text block per tier, breakpoints placed. */
 import type {
   AnthropicBreakpoint,
   AnthropicCacheControl,

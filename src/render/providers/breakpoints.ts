@@ -1,7 +1,7 @@
-/** Anthropic cache-breakpoint placement of spec 05, shared by the Messages and AI SDK renderers. */
+/** Anthropic cache-breakpoint placement of docs/session-and-cache.md, shared by the Messages and AI SDK renderers. */
 import { InvalidInputError } from "../../errors/index.js";
 import type { CacheTier } from "../../plan/index.js";
-import type { Block, Layout, ProviderRenderOptions } from "./layout.js";
+import type { Layout, ProviderRenderOptions } from "./layout.js";
 
 /**
  * Minimum cacheable prompt length of Claude models, as data. A breakpoint on a shorter
@@ -99,9 +99,15 @@ export interface AnthropicOptions extends ProviderRenderOptions {
   minCacheableTokens?: number;
 }
 
-/** A breakpoint placed on the last block of a tier. */
+/**
+ * Where a breakpoint sits: on the last block of a system tier, or (`"history"`, whole
+ * requests only) on the last block of the stable history prefix of the messages.
+ */
+export type BreakpointPosition = CacheTier | "history";
+
+/** A breakpoint placed on the last block of a tier (or of the stable history prefix). */
 export interface AnthropicBreakpoint {
-  tier: CacheTier;
+  tier: BreakpointPosition;
   /** The tier's own tokens. */
   tokens: number;
   /** Tokens of the whole cached prefix (tools + system up to and including this tier). */
@@ -112,7 +118,7 @@ export interface AnthropicBreakpoint {
 export type BreakpointSkipReason = "below_min_cacheable_tokens" | "breakpoint_limit";
 
 export interface AnthropicSkippedBreakpoint {
-  tier: CacheTier;
+  tier: BreakpointPosition;
   reason: BreakpointSkipReason;
   detail: string;
 }
@@ -165,60 +171,100 @@ function breakpointSettings(options: AnthropicOptions): BreakpointSettings {
   return { model, minTokens, tools, toolsTokens, cacheTiers };
 }
 
+/** The stable history prefix of a whole request: it may carry one breakpoint after the system side. */
+export interface HistoryPrefix {
+  /** Tokens of the messages up to and including the prefix's last message. */
+  tokens: number;
+}
+
 /** The breakpoint decisions of one request. */
 export interface BreakpointPlan {
   breakpoints: AnthropicBreakpoint[];
   skipped: AnthropicSkippedBreakpoint[];
-  /** Block indexes that carry a breakpoint. */
+  /** Block indexes that carry a breakpoint (`blocks.length` stands for the history prefix). */
   marked: Set<number>;
+  /** Whether the stable history prefix carries a breakpoint. */
+  history: boolean;
   minTokens: number;
   model: string;
 }
 
+/** A place that may carry a breakpoint, with the cached prefix through it. */
+interface Candidate {
+  index: number;
+  tier: BreakpointPosition;
+  tokens: number;
+  prefixTokens: number;
+}
+
+/** The cached tiers' last blocks, then the history prefix, with their prefix tokens. */
+function candidates(
+  layout: Layout,
+  s: BreakpointSettings,
+  history: HistoryPrefix | null,
+): Candidate[] {
+  const out: Candidate[] = [];
+  let prefix = s.toolsTokens;
+  layout.blocks.forEach((b, index) => {
+    prefix += b.tokens;
+    if (s.cacheTiers.has(b.tier))
+      out.push({ index, tier: b.tier, tokens: b.tokens, prefixTokens: prefix });
+  });
+  if (history !== null && history.tokens > 0) {
+    const index = layout.blocks.length;
+    out.push({
+      index,
+      tier: "history",
+      tokens: history.tokens,
+      prefixTokens: prefix + history.tokens,
+    });
+  }
+  return out;
+}
+
 /**
- * Decides the breakpoints: the last block of each cached tier whose cached prefix
- * (tools + system through that tier) reaches the model's minimum cacheable length;
- * then, over the limit of 4 (tools included), the later tiers lose theirs first.
+ * Decides the breakpoints: the last block of each cached tier, then the end of the
+ * stable history prefix when one is given, whose cached prefix (tools + system + history
+ * through it) reaches the model's minimum cacheable length; then, over the limit of 4
+ * (tools included), the later places lose theirs first (the history prefix first).
  */
-function planBreakpoints(layout: Layout, options: AnthropicOptions): BreakpointPlan {
-  const { model, minTokens, tools, toolsTokens, cacheTiers } = breakpointSettings(options);
+function planBreakpoints(
+  layout: Layout,
+  options: AnthropicOptions,
+  history: HistoryPrefix | null,
+): BreakpointPlan {
+  const settings = breakpointSettings(options);
+  const { model, minTokens, tools } = settings;
   const breakpoints: AnthropicBreakpoint[] = [];
   const skipped: AnthropicSkippedBreakpoint[] = [];
   const marked = new Set<number>();
-  const eligible: number[] = [];
-  let prefix = toolsTokens;
-  layout.blocks.forEach((b, i) => {
-    prefix += b.tokens;
-    if (!cacheTiers.has(b.tier)) return;
-    if (prefix < minTokens) {
-      skipped.push({
-        tier: b.tier,
-        reason: "below_min_cacheable_tokens",
-        detail: `cached prefix through ${b.tier} is ${prefix} tokens (${layout.tokenizer}); ${model} caches from ${minTokens}`,
-      });
-      return;
-    }
-    eligible.push(i);
+  const eligible = candidates(layout, settings, history).filter((c) => {
+    if (c.prefixTokens >= minTokens) return true;
+    skipped.push({
+      tier: c.tier,
+      reason: "below_min_cacheable_tokens",
+      detail: `cached prefix through ${c.tier} is ${c.prefixTokens} tokens (${layout.tokenizer}); ${model} caches from ${minTokens}`,
+    });
+    return false;
   });
   const room = ANTHROPIC_MAX_BREAKPOINTS - tools;
-  eligible.forEach((i, k) => {
-    const b = layout.blocks[i] as Block;
+  eligible.forEach((c, k) => {
     if (k >= room) {
       skipped.push({
-        tier: b.tier,
+        tier: c.tier,
         reason: "breakpoint_limit",
-        detail: `${tools} tool breakpoint(s) + ${room} earlier system breakpoint(s) reach the limit of ${ANTHROPIC_MAX_BREAKPOINTS}`,
+        detail: `${tools} tool breakpoint(s) + ${room} earlier breakpoint(s) reach the limit of ${ANTHROPIC_MAX_BREAKPOINTS}`,
       });
       return;
     }
-    marked.add(i);
-    const prefixTokens =
-      toolsTokens + layout.blocks.slice(0, i + 1).reduce((sum, x) => sum + x.tokens, 0);
-    breakpoints.push({ tier: b.tier, tokens: b.tokens, prefixTokens });
+    marked.add(c.index);
+    breakpoints.push({ tier: c.tier, tokens: c.tokens, prefixTokens: c.prefixTokens });
   });
-  const order = (t: CacheTier) => layout.blocks.findIndex((b) => b.tier === t);
+  const order = (t: BreakpointPosition) =>
+    t === "history" ? layout.blocks.length : layout.blocks.findIndex((b) => b.tier === t);
   skipped.sort((a, b) => order(a.tier) - order(b.tier));
-  return { breakpoints, skipped, marked, minTokens, model };
+  const onHistory = marked.has(layout.blocks.length);
+  return { breakpoints, skipped, marked, history: onHistory, minTokens, model };
 }
 
 function cacheControl(ttl: AnthropicOptions["ttl"]): AnthropicCacheControl {
@@ -230,23 +276,28 @@ function cacheControl(ttl: AnthropicOptions["ttl"]): AnthropicCacheControl {
 /** The system blocks with their breakpoints, and the decisions behind them. */
 export interface PlacedBreakpoints<T> extends BreakpointPlan {
   system: T[];
+  /** The `cache_control` every placed breakpoint carries (copy it before use). */
+  control: AnthropicCacheControl;
 }
 
 /**
  * Places the breakpoints on the system side, for every Anthropic-bound renderer: decides
  * them ({@link planBreakpoints}), then builds each system block with `block(text,
  * control)`, where `control` is a fresh `cache_control` on a block that carries a
- * breakpoint and undefined on any other.
+ * breakpoint and undefined on any other. With `history` (a whole request's stable
+ * history prefix), `history` in the result says whether its last block gets one too
+ * (the caller places it, with {@link PlacedBreakpoints.control}).
  */
 export function placeBreakpoints<T>(
   layout: Layout,
   options: AnthropicOptions,
   block: (text: string, control: AnthropicCacheControl | undefined) => T,
+  history: HistoryPrefix | null = null,
 ): PlacedBreakpoints<T> {
   const control = cacheControl(options.ttl);
-  const bp = planBreakpoints(layout, options);
+  const bp = planBreakpoints(layout, options, history);
   const system = layout.blocks.map((b, i) =>
     block(b.text, bp.marked.has(i) ? { ...control } : undefined),
   );
-  return { ...bp, system };
+  return { ...bp, system, control };
 }

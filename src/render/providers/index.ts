@@ -1,5 +1,5 @@
 /**
- * Provider output of spec 05: one plan rendered as request fragments for the Anthropic
+ * Provider output of docs/session-and-cache.md: one plan rendered as request fragments for the Anthropic
  * Messages API, OpenAI Chat Completions and Responses, and the Vercel AI SDK, laid out so
  * the providers' prefix caches hit (static content first, cache breakpoints at the end
  * of the stable tiers, a `prompt_cache_key` derived from the static cache key).
@@ -34,12 +34,34 @@ export {
   type AnthropicCacheControl,
   type AnthropicOptions,
   type AnthropicSkippedBreakpoint,
+  type BreakpointPosition,
   type BreakpointSkipReason,
   DEFAULT_ANTHROPIC_MODEL,
+  type HistoryPrefix,
   minCacheableTokens,
 } from "./breakpoints.js";
 export {
+  contextWindowFor,
+  MODEL_CONTEXT_WINDOWS,
+} from "./context-windows.js";
+export {
+  type AiSdkConversationBody,
+  type AnthropicConversationBody,
+  CONVERSATION_PROVIDERS,
+  type ConversationBodies,
+  type ConversationProvider,
+  type ConversationRenderOptions,
+  type ConversationRequest,
+  conversationLayout,
+  type OpenAIChatConversationBody,
+  type OpenAIResponsesConversationBody,
+  type PlannedMessages,
+  systemSideTokens,
+  toConversationRequest,
+} from "./conversation.js";
+export {
   type AssemblyLike,
+  type Layout,
   MEMORY_LAYER_NAMES,
   type MemoryPlacement,
   type MovedLayer,
@@ -48,6 +70,7 @@ export {
   type ProviderReport,
   type TierTokens,
 } from "./layout.js";
+export * from "./messages/index.js";
 export {
   DEFAULT_OPENAI_MODEL,
   type OpenAIChatBody,

@@ -1,4 +1,4 @@
-/** Provider-neutral layout of spec 05: a plan's tiers as system blocks, memory optionally moved. */
+/** Provider-neutral layout of docs/session-and-cache.md: a plan's tiers as system blocks, memory optionally moved. */
 import { type CacheKeys, computeCacheKeys } from "../../cache/index.js";
 import { InvalidInputError } from "../../errors/index.js";
 import { type CacheTier, type PromptPlan, SEGMENT_SEPARATOR } from "../../plan/index.js";

@@ -1,4 +1,4 @@
-/** OpenAI renderers of spec 05: Chat Completions and Responses, with a `prompt_cache_key`. */
+/** OpenAI renderers of docs/session-and-cache.md: Chat Completions and Responses, with a `prompt_cache_key`. */
 import { InvalidInputError } from "../../errors/index.js";
 import { tokenizerForModel } from "../../tokens/index.js";
 import {

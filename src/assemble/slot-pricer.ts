@@ -1,0 +1,126 @@
+/**
+ * Prices a growing slot against its own budgets. With the renderer's pieces (a
+ * {@link SlotFrame}), the chars of the slot plus one more item come from that item's line
+ * alone — the head, the separators and the tail are measured once — so an item the budget
+ * rejects costs one line, not a rendering of the whole slot. Tokens are counted on the
+ * whole rendering, and only when the slot has a token budget and the chars fit.
+ */
+import type { SlotFrame } from "../render/index.js";
+import type { SlotFilter } from "../sources/index.js";
+import { cpLength } from "../text/index.js";
+import type { TokenCounter } from "../tokens/index.js";
+import type { SlotRendering, SourcedItem } from "./pack.js";
+
+/** The first slot budget a rendering breaks. */
+export interface BudgetOverrun {
+  unit: "chars" | "tokens";
+  field: "charBudget" | "tokenBudget";
+  used: number;
+  budget: number;
+}
+
+/** The items selected so far and what one more would cost. */
+export class SlotPricer {
+  readonly selected: SourcedItem[] = [];
+  private readonly render: (items: readonly SourcedItem[]) => string;
+  private readonly frame: SlotFrame | undefined;
+  private readonly separatorChars: number;
+  private readonly tailChars: number;
+  /** Σ code points of the selected items' lines (with a frame). */
+  private bodyChars = 0;
+  /** Code points of the head for one item more than selected; -1 until measured. */
+  private nextHeadChars = -1;
+  /** The last item priced by its line, and that line's code points. */
+  private priced: SourcedItem | null = null;
+  private pricedChars = 0;
+
+  constructor(
+    rendering: SlotRendering,
+    private readonly filter: SlotFilter,
+    private readonly counter: TokenCounter,
+  ) {
+    this.render = rendering.render;
+    this.frame = rendering.frame;
+    this.separatorChars = this.frame === undefined ? 0 : cpLength(this.frame.separator);
+    this.tailChars = this.frame === undefined ? 0 : cpLength(this.frame.tail);
+  }
+
+  /** The first budget the slot rendering exactly `items` breaks (chars before tokens). */
+  overWith(items: readonly SourcedItem[]): BudgetOverrun | null {
+    const text = this.render(items);
+    return this.check(cpLength(text), () => text);
+  }
+
+  /** The first budget the selected items plus `s` break, or null when `s` fits. */
+  priceOne(s: SourcedItem): BudgetOverrun | null {
+    const { charBudget, tokenBudget } = this.filter;
+    if (charBudget === undefined && tokenBudget === undefined) return null;
+    let text: string | null = null;
+    const whole = () => {
+      text ??= this.render([...this.selected, s]);
+      return text;
+    };
+    const chars =
+      charBudget === undefined ? 0 : this.frame ? this.framedChars(s) : cpLength(whole());
+    return this.check(chars, whole);
+  }
+
+  add(s: SourcedItem): void {
+    if (this.frame !== undefined) {
+      this.bodyChars += this.lineChars(s);
+      this.nextHeadChars = -1;
+    }
+    this.selected.push(s);
+  }
+
+  /** The slot as packed: its rendering, code points and tokens. */
+  finish(): { selected: SourcedItem[]; rendered: string; chars: number; tokens: number } {
+    const rendered = this.render(this.selected);
+    return {
+      selected: this.selected,
+      rendered,
+      chars: cpLength(rendered),
+      tokens: this.counter.count(rendered),
+    };
+  }
+
+  private check(chars: number, text: () => string): BudgetOverrun | null {
+    const { charBudget, tokenBudget } = this.filter;
+    if (charBudget !== undefined && chars > charBudget) {
+      return { unit: "chars", field: "charBudget", used: chars, budget: charBudget };
+    }
+    if (tokenBudget !== undefined) {
+      const used = this.counter.count(text());
+      if (used > tokenBudget)
+        return { unit: "tokens", field: "tokenBudget", used, budget: tokenBudget };
+    }
+    return null;
+  }
+
+  // head(n + 1) + lines + n separators + tail: code points add up piece by piece (every
+  // built-in frame joins its pieces with newlines, so no surrogate pair spans two).
+  private framedChars(s: SourcedItem): number {
+    const frame = this.frame as SlotFrame;
+    const n = this.selected.length;
+    if (this.nextHeadChars < 0) this.nextHeadChars = cpLength(frame.head(n + 1));
+    return (
+      this.nextHeadChars +
+      this.bodyChars +
+      this.lineChars(s) +
+      n * this.separatorChars +
+      this.tailChars
+    );
+  }
+
+  private lineChars(s: SourcedItem): number {
+    if (this.priced !== s) {
+      const frame = this.frame as SlotFrame;
+      const index = this.selected.length;
+      this.pricedChars = frame.lineChars
+        ? frame.lineChars(s.item, index)
+        : cpLength(frame.line(s.item, index));
+      this.priced = s;
+    }
+    return this.pricedChars;
+  }
+}

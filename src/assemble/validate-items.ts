@@ -1,0 +1,86 @@
+/**
+ * What a source returned, checked at the edge by `SourceItemSchema`, parsing each item
+ * once. Items the package's own sources built from validated data are taken as they are;
+ * any other item is parsed unless it is, field for field, an item this source returned
+ * and passed before: `SourceItemSchema` has no transforms or defaults, so parsing is
+ * idempotent and a value equal to a parsed output parses to that output. The outputs
+ * kept for that comparison are frozen, so no renderer can alter one.
+ */
+import { formatPath } from "../errors/index.js";
+import { type ContextSource, type SourceItem, SourceItemSchema } from "../sources/index.js";
+import { isValidated } from "../sources/validated.js";
+import type { SourcedItem } from "./pack.js";
+
+/** Per source, its items that passed last time, by id. */
+const lastValid = new WeakMap<ContextSource, Map<string, SourceItem>>();
+
+/**
+ * `raw` as items of `source`, each validated (or known valid). Throws naming the first
+ * invalid item; a non-array is an error too.
+ */
+export function validateItems(raw: unknown, source: ContextSource): SourcedItem[] {
+  const sourceId = source.id;
+  if (isValidated(raw)) return raw.map((item) => ({ item, sourceId }));
+  if (!Array.isArray(raw))
+    throw new Error(`source ${sourceId} returned ${typeof raw}, not an array of items`);
+  const last = lastValid.get(source);
+  const next = new Map<string, SourceItem>();
+  const out = raw.map((item: unknown, i): SourcedItem => {
+    const id = typeof item === "object" && item !== null ? (item as { id?: unknown }).id : null;
+    const prev = typeof id === "string" ? last?.get(id) : undefined;
+    const valid = prev !== undefined && sameJson(item, prev) ? prev : parseItem(item, i);
+    next.set(valid.id, valid);
+    return { item: valid, sourceId };
+  });
+  lastValid.set(source, next);
+  return out;
+}
+
+function parseItem(item: unknown, i: number): SourceItem {
+  const parsed = SourceItemSchema.safeParse(item);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const rest = (issue?.path ?? []).filter((p): p is string | number => typeof p !== "symbol");
+    throw new Error(
+      `invalid item ${formatPath(["items", i, ...rest])}: ${issue?.message ?? "invalid"}`,
+    );
+  }
+  return deepFreeze(parsed.data as SourceItem);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+const isPlain = (x: object) => {
+  const proto = Object.getPrototypeOf(x);
+  return proto === Object.prototype || proto === null;
+};
+
+/**
+ * Structural equality of plain data: primitives by `Object.is`, arrays element by
+ * element, plain objects by the same own keys with equal values. Anything else (class
+ * instances, getters on a prototype) is unequal, so it gets parsed.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (!isPlain(a) || !isPlain(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const k of keys) {
+    if (!Object.hasOwn(b, k)) return false;
+    if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+      return false;
+  }
+  return true;
+}

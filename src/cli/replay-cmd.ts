@@ -1,0 +1,59 @@
+/**
+ * `promptctx replay FILE [--json]`: reruns every line of a recording against the current
+ * code and reports what changed. Exit 0 when nothing changed, 1 when something did, 2
+ * when the file cannot be read or is not a valid recording.
+ */
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import type { Command } from "commander";
+import { InvalidInputError, nodeErrorCode } from "../errors/index.js";
+import { formatReplay, parseRecording, replayRecording } from "../workspace/index.js";
+import { EXIT, reportError } from "./io.js";
+
+/** Exit code of a replay in which something changed. */
+export const EXIT_CHANGED = 1;
+
+/** Reads a recording file; an unreadable one is invalid input at `file`. */
+export async function readRecordingFile(file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (err) {
+    const why = nodeErrorCode(err, "unreadable");
+    throw new InvalidInputError(
+      `cannot read the recording ${JSON.stringify(file)} (${why})`,
+      "file",
+    );
+  }
+}
+
+async function runReplay(file: string, json: boolean): Promise<number> {
+  const path = resolve(file);
+  const lines = parseRecording(await readRecordingFile(path));
+  const report = await replayRecording(lines, dirname(path));
+  process.stdout.write(json ? `${JSON.stringify({ file, ...report })}\n` : formatReplay(report));
+  return report.changed === 0 ? EXIT.ok : EXIT_CHANGED;
+}
+
+/** Registers `replay` on the program. */
+export function registerReplayCommand(program: Command, setExit: (code: number) => void): void {
+  program
+    .command("replay")
+    .description(
+      "rerun every line of a recording (--record) and report what changed: decisions, prompt bytes, cache keys",
+    )
+    .argument("<file>", "a recording written by --record")
+    .option("--json", "print the report as one JSON object")
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 nothing changed, 1 something changed, 2 unreadable or invalid recording.\nRelative paths in a line resolve against the recording's directory.",
+    )
+    .action(async (file: string, opts: { json?: boolean }) => {
+      try {
+        setExit(await runReplay(file, opts.json === true));
+      } catch (err) {
+        // Never 1 (that means "changed"): a failure of replay itself is 2.
+        const code = reportError(err, "replay");
+        setExit(code === EXIT_CHANGED ? EXIT.invalid : code);
+      }
+    });
+}
