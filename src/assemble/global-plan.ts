@@ -31,8 +31,8 @@ export interface AssembleSegment {
 }
 
 /**
- * How the planned layers are laid out (spec 10): `cache` (default) by cache tier, static →
- * session → dynamic, with boundary markers and the spec 03 separator; `priority` in slot
+ * How the planned layers are laid out (docs/inline-assembly.md): `cache` (default) by cache tier, static →
+ * session → dynamic, with boundary markers and the docs/planner.md separator; `priority` in slot
  * priority order, separated by one blank line, with no marker in the text.
  */
 export type AssemblyLayout = "cache" | "priority";

@@ -1,5 +1,5 @@
 /**
- * Assembly from inline data (spec 10): the stateless contract a service in another
+ * Assembly from inline data (docs/inline-assembly.md): the stateless contract a service in another
  * language uses. The request carries the mode, renderer, layout, budgets, the query with
  * its clock, and the slot data; in-memory sources are built from it and the same pipeline
  * as `assemble` runs (schemas, filters, both budget layers, renderers, manifest).
@@ -47,7 +47,7 @@ const ProfileTextSchema = z.strictObject({
   score: unit.optional(),
 });
 
-/** A recall candidate of spec 02 plus what the recall line and the slot filter read. */
+/** A recall candidate of docs/memory-selection.md plus what the recall line and the slot filter read. */
 export const InlineRecallSchema = CandidateSchema.extend({
   importance: unit.optional().describe("Shown on the recall line (zh-CN: 0.50 when absent)."),
   category: z.string().optional(),
@@ -71,7 +71,7 @@ export const InlineSourcesSchema = z.strictObject({
 export type InlineSources = z.output<typeof InlineSourcesSchema>;
 
 /**
- * `promptctx assemble-context` / `POST /v1/assemble-context` (spec 10).
+ * `promptctx assemble-context` / `POST /v1/assemble-context` (docs/inline-assembly.md).
  *
  * @example AssembleContextRequestSchema.parse({ mode: "react", query: { text: "hi", userScope: "u1", now: "2026-11-30T09:00:00Z" } })
  */
@@ -195,7 +195,7 @@ export function inlineSources(s: InlineSources): ContextSource[] {
 }
 
 /**
- * Assembles from inline slot data (spec 10): `{prompt, manifest, memoryPlan, segmentPlan}`
+ * Assembles from inline slot data (docs/inline-assembly.md): `{prompt, manifest, memoryPlan, segmentPlan}`
  * as `assemble` returns them. Invalid input throws `InvalidInputError` with the field path;
  * required content over budget throws `PromptBudgetError`.
  *

@@ -44,7 +44,7 @@ export const planConversationHandler: JsonHandler = (request, pool) => {
   return planConversation({ ...parsed.data, tokenizer: tokenCounter ?? parsed.data.tokenizer });
 };
 
-/** assemble-context: spec 10 assembly from inline slot data, `{prompt, manifest, memoryPlan, segmentPlan}`. */
+/** assemble-context: docs/inline-assembly.md: assembly from inline slot data, `{prompt, manifest, memoryPlan, segmentPlan}`. */
 export const assembleContextHandler: JsonHandler = async (request, pool) => {
   const tokenCounter = pool.forRequest(tokenizerOf(request));
   const out = await assembleContext(request, tokenCounter ? { tokenCounter } : {});

@@ -120,7 +120,7 @@ const requestFields = {
     .optional(),
   /**
    * The join between two segments (of one tier), default `"\n\n---\n\n"`. The `priority`
-   * layout of spec 10 uses `"\n\n"` (one blank line). Must not be empty. Its cost counts.
+   * layout of docs/inline-assembly.md uses `"\n\n"` (one blank line). Must not be empty. Its cost counts.
    */
   separator: z.string().min(1).optional(),
 };

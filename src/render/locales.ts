@@ -1,5 +1,5 @@
 /**
- * The locale tables of the heading renderers (spec 04, spec 10): one table per locale,
+ * The locale tables of the heading renderers (docs/assembler.md, docs/inline-assembly.md): one table per locale,
  * pure data — headings, the heading and item formats, the recall line, and how each
  * structured item (constraint, task, next step, tool, call, profile) reads. `zh-CN`
  * reproduces the reference Go design's lines byte for byte; `en` keeps the plain
@@ -17,7 +17,7 @@ export interface RecallLineFormat {
   /** Detail template for the combined score, `{value}` is the formatted number. */
   readonly score: string;
   readonly separator: string;
-  /** Decimals of both values (half to even on the exact binary value, spec 01). */
+  /** Decimals of both values (half to even on the exact binary value, docs/text-and-tokens.md). */
   readonly digits: number;
   /** Importance shown when an item has none (absent: the detail is left out). */
   readonly defaultImportance?: number;

@@ -39,7 +39,7 @@ export function registerStageRoutes(app: FastifyInstance, counters: () => Counte
     return planConversation({ ...parsed.data, tokenizer: tokenCounter ?? parsed.data.tokenizer });
   });
 
-  // Stateless assembly from inline slot data (spec 10): the same object as the CLI's.
+  // Stateless assembly from inline slot data (docs/inline-assembly.md): the same object as the CLI's.
   app.post("/v1/assemble-context", async (request) => {
     const body: unknown = request.body;
     const tokenCounter = counters().forRequest(tokenizerOf(body));

@@ -23,7 +23,7 @@ export const MemoryFieldsSchema = z.object({
 export type MemoryFields = z.input<typeof MemoryFieldsSchema>;
 
 /**
- * The structured form of an item (spec 10): what a renderer's locale table formats,
+ * The structured form of an item (docs/inline-assembly.md): what a renderer's locale table formats,
  * while `text` stays the item's plain (`en`) rendering. One variant per kind of line.
  */
 export const ItemDataSchema = z.discriminatedUnion("type", [
