@@ -36,7 +36,7 @@ async function fetchOne(
 ): Promise<SourcedItem[]> {
   // A sync throw and an async rejection are the same failure.
   const raw = await Promise.resolve().then(() => source.fetch(slot, query, signal));
-  return validateItems(raw, source);
+  return validateItems(raw, source, slot.kind);
 }
 
 /**

@@ -5,7 +5,14 @@
  * (SIGTERM/SIGINT: in-flight requests finish, the store is closed).
  */
 import type { Command } from "commander";
-import { DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT, runServer } from "../server/index.js";
+import {
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  runCluster,
+  runServer,
+  type StartOptions,
+} from "../server/index.js";
 import { intFlag } from "./assemble-cmd.js";
 import { reportError } from "./io.js";
 
@@ -16,6 +23,7 @@ interface ServeFlags {
   store?: string;
   bodyLimit: string;
   log: boolean;
+  workers: string;
 }
 
 /** Registers `serve` on the program. */
@@ -41,26 +49,37 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
       String(DEFAULT_BODY_LIMIT),
     )
     .option("--no-log", "no per-request JSON log lines on stderr")
+    .option(
+      "--workers <n>",
+      "server processes sharing the port (node:cluster); 1 runs in this process",
+      "1",
+    )
     .addHelpText(
       "after",
-      "\nEvery request names its own clock (`now`): the service never reads it for results.\nSIGTERM or SIGINT stops accepting, lets in-flight requests finish, closes the store and exits 0.",
+      "\nEvery request names its own clock (`now`): the service never reads it for results.\nSIGTERM or SIGINT stops accepting, lets in-flight requests finish, closes the store and exits 0\n(with --workers, the primary stops every worker that way).",
     )
     .action(async (flags: ServeFlags) => {
       try {
         const port = intFlag(flags.port, "--port") as number;
         const bodyLimit = intFlag(flags.bodyLimit, "--body-limit") as number;
+        const workers = intFlag(flags.workers, "--workers") as number;
+        const server: StartOptions = {
+          port,
+          host: flags.host,
+          bodyLimit,
+          logger: flags.log,
+          ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
+          ...(flags.store !== undefined ? { store: flags.store } : {}),
+        };
+        const onListening = (url: string) => process.stdout.write(`listening on ${url}\n`);
         setExit(
-          await runServer(
-            {
-              port,
-              host: flags.host,
-              bodyLimit,
-              logger: flags.log,
-              ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
-              ...(flags.store !== undefined ? { store: flags.store } : {}),
-            },
-            { onListening: (url) => process.stdout.write(`listening on ${url}\n`) },
-          ),
+          workers === 1
+            ? await runServer(server, { onListening })
+            : await runCluster(server, {
+                workers,
+                onListening,
+                onEvent: (m) => process.stderr.write(`promptctx serve: ${m}\n`),
+              }),
         );
       } catch (err) {
         setExit(reportError(err, "serve"));

@@ -1,14 +1,17 @@
 /**
  * The HTTP service of spec 08 as a Fastify app: the same JSON contracts as the CLI,
- * validated by the same zod schemas, answered by the same pure stages. The service is
- * stateless: the memory store is opened once and shared (several instances can share one
- * store file, WAL), token counters are pooled, and the clock is always a request field.
+ * validated by the same zod schemas, answered by the same pure stages. Answers never
+ * depend on what the service holds: the memory store is opened once and shared (several
+ * instances can share one store file, WAL), token counters are pooled, workspaces are kept
+ * loaded and revalidated against the disk at every request, and the clock is always a
+ * request field.
  */
 import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { InvalidInputError } from "../errors/index.js";
 import type { MemoryStore } from "../store/index.js";
+import { WarmWorkspaces } from "../workspace/index.js";
 import { registerAssembleRoute } from "./assemble-route.js";
 import {
   answerClientError,
@@ -128,17 +131,18 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   registerErrorHandlers(app, bodyLimit);
   registerMetaRoutes(app, () => shared.store !== null);
   registerStageRoutes(app, counters.pool);
-  registerAssembleRoute(app, { root, counters: counters.pool, store: () => shared.store });
+  let workspaces = new WarmWorkspaces();
+  registerAssembleRoute(app, { root, counters: counters.pool, workspaces: () => workspaces });
 
   // The shared store, opened last so that nothing before can leak it.
   shared = openSharedStore(options.store, root);
   const { store, own } = shared;
-  if (own && store !== null) {
-    // onClose runs after in-flight requests have completed.
-    app.addHook("onClose", async () => {
-      await store.close();
-    });
-  }
+  workspaces = new WarmWorkspaces({ store });
+  // onClose runs after in-flight requests have completed.
+  app.addHook("onClose", async () => {
+    await workspaces.close();
+    if (own) await store?.close();
+  });
 
   try {
     await app.ready();

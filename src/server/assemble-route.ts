@@ -1,14 +1,14 @@
 /**
- * `/v1/assemble`: the main job over a workspace inside the server's root, with the pooled
- * counter of the tokenizer it will use and the shared store, if any.
+ * `/v1/assemble`: the main job over a workspace inside the server's root, kept warm (read
+ * once, revalidated by file signatures at each request), with the pooled counter of the
+ * tokenizer it will use and the shared store, if any.
  */
 import { realpath } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
-import type { MemoryStore } from "../store/index.js";
 import { type CounterPool, tokenizerForModel } from "../tokens/index.js";
-import { assembleWorkspace, loadWorkspaceConfig } from "../workspace/index.js";
+import type { WarmWorkspaces } from "../workspace/index.js";
 import { AssembleRequestSchema } from "./schema.js";
 
 /** What the assemble route reads from the server. */
@@ -16,8 +16,8 @@ export interface AssembleRouteContext {
   /** The server's workspace root (real path). */
   root: string;
   counters: () => CounterPool;
-  /** The shared store, or `null` (it is opened after the routes are registered). */
-  store: () => MemoryStore | null;
+  /** The warm workspaces (over the shared store, opened after the routes are registered). */
+  workspaces: () => WarmWorkspaces;
 }
 
 function isInside(root: string, target: string): boolean {
@@ -53,15 +53,14 @@ export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteCo
       throw new InvalidInputError("give either a tokenizer or a model, not both", "tokenizer");
     }
     const workspace = await resolveWorkspace(ctx.root, r.workspace);
+    const workspaces = ctx.workspaces();
     // The pooled counter for the tokenizer this assembly will use (request, else config).
     const name =
       r.model !== undefined
         ? tokenizerForModel(r.model)
-        : (r.tokenizer ?? (await loadWorkspaceConfig(workspace)).tokenizer);
+        : (r.tokenizer ?? (await workspaces.config(workspace)).tokenizer);
     const tokenCounter = ctx.counters().forRequest(name);
-    const store = ctx.store();
-    const out = await assembleWorkspace({
-      workspace,
+    const out = await workspaces.assemble(workspace, {
       query: r.query,
       now: r.now,
       ...(tokenCounter !== undefined ? { tokenCounter } : {}),
@@ -71,7 +70,6 @@ export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteCo
       ...(r.budgetChars !== undefined ? { budgetChars: r.budgetChars } : {}),
       ...(r.budgetTokens !== undefined ? { budgetTokens: r.budgetTokens } : {}),
       ...(r.renderer !== undefined ? { renderer: r.renderer } : {}),
-      ...(store !== null ? { openStore: store } : {}),
     });
     return {
       prompt: out.prompt,

@@ -5,6 +5,7 @@ export {
   DEFAULT_BODY_LIMIT,
   type ServerOptions,
 } from "./app.js";
+export { type ClusterOptions, runCluster } from "./cluster.js";
 export {
   type HttpError,
   NotFoundError,

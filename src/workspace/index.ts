@@ -4,15 +4,20 @@ export {
   WorkspaceConfigSchema,
   workspaceConfigJsonSchema,
 } from "./config.js";
+export { type WarmAssembleOptions, WarmWorkspaces } from "./warm.js";
 export {
   assembleWorkspace,
   loadWorkspace,
   loadWorkspaceConfig,
+  readWorkspaceFiles,
   WORKSPACE_BUDGET_CHARS,
   WORKSPACE_PATHS,
   type WorkspaceAssembleOptions,
   type WorkspaceAssembly,
   type WorkspaceContext,
+  type WorkspaceFiles,
   type WorkspaceReport,
+  workspaceContext,
   workspaceReport,
+  workspaceSources,
 } from "./workspace.js";
