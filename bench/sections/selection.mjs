@@ -297,7 +297,6 @@ export async function run(ctx) {
     scalingMax: TARGET_SCALING,
     scalingMet: scaling <= TARGET_SCALING,
   };
-  const t = results.targets;
   results.targets.rawSelectionToBaselineMet =
     Math.max(small.ratioSelectionToBaseline, large.ratioSelectionToBaseline) <= TARGET_VS_BASELINE;
   results.targets.rawScalingMet = rawScaling <= TARGET_SCALING;

@@ -132,7 +132,7 @@ function recordLine(r, i) {
  * Writes records [from, to) to `file` as JSONL, GEN_CHUNK lines per write; the PRNG is
  * seeded per chunk so any range is reproducible on its own.
  */
-function writeRecords(file, from, to, seed = 0x5704e) {
+export function writeRecords(file, from, to, seed = 0x5704e) {
   const fd = openSync(file, "w");
   let bytes = 0;
   try {

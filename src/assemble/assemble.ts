@@ -13,14 +13,15 @@ import {
   type SourceQuery,
   type SourceRegistry,
 } from "../sources/index.js";
-import { instantMillis, trimWs } from "../text/index.js";
+import { assertWellFormed, instantMillis, trimWs } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
-import type { AssemblyManifest } from "../trace/index.js";
+import type { AssemblyManifest, TraceOptions, TraceStep } from "../trace/index.js";
 import { type FetchTiming, fillSlot, type SlotFill } from "./fill.js";
-import { type AssembleSegment, planGlobal } from "./global-plan.js";
+import { type AssembleSegment, planGlobal, resolveGlobalBudget } from "./global-plan.js";
 import { type FilledLayer, type LayerContext, toLayer } from "./layers.js";
 import { buildManifest } from "./manifest.js";
 import { settleMemoryPlan } from "./memory-slot.js";
+import { instructionsReport } from "./reports.js";
 import {
   createSchemaRegistry,
   type ModeSchema,
@@ -28,6 +29,16 @@ import {
   resolveSlot,
   type SchemaRegistry,
 } from "./schema.js";
+import {
+  ASSEMBLE_SPANS,
+  assemblyAttributes,
+  layerAttributes,
+  packSlotSpan,
+  planAttributes,
+  planStartAttributes,
+  runAttributes,
+  startAssemblySpan,
+} from "./spans.js";
 
 export type { AssembleSegment } from "./global-plan.js";
 
@@ -57,6 +68,11 @@ export interface AssembleInput {
   cacheBoundary?: string;
   /** Wall clock for `timings` only (default `performance.now`). */
   clock?: () => number;
+  /**
+   * OpenTelemetry (docs/traces.md): a tracer, content opt-in, the model's name. Without a
+   * tracer here or a registered provider, the spans are no-ops. Never changes the output.
+   */
+  trace?: TraceOptions;
 }
 
 /** An assembly: the prompt, its manifest and both decision logs. */
@@ -86,6 +102,8 @@ function resolveRenderer(renderer: AssembleInput["renderer"]): SlotRenderer {
 function prepareRun(input: AssembleInput): AssemblyRun {
   const nowMs = instantMillis(input.now);
   if (nowMs === null) throw new InvalidInputError("now must be an ISO-8601 timestamp", "now");
+  assertWellFormed(input.query.text, ["query", "text"]);
+  assertWellFormed(input.query.userScope, ["query", "userScope"]);
   const scope = trimWs(input.query.userScope);
   if (scope === "")
     throw new InvalidInputError("query.userScope must not be blank", "query.userScope");
@@ -105,14 +123,15 @@ function prepareRun(input: AssembleInput): AssemblyRun {
   return { nowMs, scope, counter, renderer, registry, schema, fallbackFrom, slots, query };
 }
 
-// Every slot's sources are asked at once; the layers come back in schema order.
-async function fillLayers(
+// Every slot's sources are asked at once; the fills come back in schema order.
+function fillAll(
   run: AssemblyRun,
   timeoutMs: number | undefined,
   clock: () => number,
   fetchTimings: FetchTiming[],
-): Promise<FilledLayer[]> {
-  const fills = await Promise.all(
+  step: TraceStep,
+): Promise<SlotFill[]> {
+  return Promise.all(
     run.slots.map((slot) =>
       fillSlot(
         slot,
@@ -121,10 +140,19 @@ async function fillLayers(
         slot.timeoutMs ?? timeoutMs ?? DEFAULT_TIMEOUT_MS,
         clock,
         fetchTimings,
+        step,
       ),
     ),
   );
-  return run.slots.map((slot, i) => toLayer(slot, fills[i] as SlotFill, run));
+}
+
+// Each slot's fill packed into its layer, in schema order (a required slot's failure throws).
+function packLayers(run: AssemblyRun, fills: readonly SlotFill[], step: TraceStep): FilledLayer[] {
+  return run.slots.map((slot, i) => {
+    const fill = fills[i] as SlotFill;
+    const [name, attributes] = packSlotSpan(slot, fill);
+    return step.within(name, () => toLayer(slot, fill, run), layerAttributes, attributes);
+  });
 }
 
 // The last memory layer's plan, settled against the global plan (null without one).
@@ -158,21 +186,46 @@ function sortedTimings(fetchTimings: readonly FetchTiming[]): FetchTiming[] {
  * });
  */
 export async function assemble(input: AssembleInput): Promise<Assembly> {
+  const root = startAssemblySpan(input.trace);
+  try {
+    const assembly = await assembleSteps(input, root);
+    root.end(() => assemblyAttributes(assembly, root));
+    return assembly;
+  } catch (err) {
+    root.fail(err);
+    throw err;
+  }
+}
+
+// The steps of one assembly, each a child span of `root` (no-ops without a provider).
+async function assembleSteps(input: AssembleInput, root: TraceStep): Promise<Assembly> {
   const clock = input.clock ?? (() => performance.now());
   const started = clock();
   const run = prepareRun(input);
+  root.set(() => runAttributes(run));
   const fetchTimings: FetchTiming[] = [];
-  const layers = await fillLayers(run, input.timeoutMs, clock, fetchTimings);
+  const fills = await root.withinAsync(ASSEMBLE_SPANS.fill, (step) =>
+    fillAll(run, input.timeoutMs, clock, fetchTimings, step),
+  );
+  const layers = root.within(ASSEMBLE_SPANS.pack, (step) => packLayers(run, fills, step));
   const extra = input.segments ?? [];
-  const segmentPlan = planGlobal(layers, extra, input, run.schema, run.counter);
+  const segmentPlan = root.within(
+    ASSEMBLE_SPANS.plan,
+    () => planGlobal(layers, extra, input, run.schema, run.counter),
+    planAttributes,
+    planStartAttributes(resolveGlobalBudget(input, run.schema)),
+  );
   const memoryPlan = settledMemoryPlan(layers, segmentPlan, run.counter);
-  const manifest = buildManifest(layers, extra, segmentPlan, memoryPlan, {
-    mode: run.schema.mode,
-    fallbackFrom: run.fallbackFrom,
-    renderer: run.renderer.name,
-    now: input.now,
-    tokenizer: run.counter.name,
-    timings: { totalMs: clock() - started, fetch: sortedTimings(fetchTimings) },
-  });
+  const manifest = root.within(ASSEMBLE_SPANS.manifest, () =>
+    buildManifest(layers, extra, segmentPlan, memoryPlan, {
+      mode: run.schema.mode,
+      fallbackFrom: run.fallbackFrom,
+      renderer: run.renderer.name,
+      now: input.now,
+      tokenizer: run.counter.name,
+      instructions: instructionsReport(layers, run.registry, run.query),
+      timings: { totalMs: clock() - started, fetch: sortedTimings(fetchTimings) },
+    }),
+  );
   return { prompt: segmentPlan.prompt, manifest, memoryPlan, segmentPlan };
 }

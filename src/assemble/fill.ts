@@ -5,7 +5,9 @@
  * into the result: fills come back in schema order and items are ranked later.
  */
 import type { ContextSource, SlotSpec, SourceQuery } from "../sources/index.js";
+import { inStep, type TraceStep } from "../trace/index.js";
 import type { SourcedItem } from "./pack.js";
+import { startFetchSpan } from "./spans.js";
 import { validateItems } from "./validate-items.js";
 
 /** The outcome of filling one slot. */
@@ -42,6 +44,7 @@ async function fetchOne(
 /**
  * Fills one slot from all its sources concurrently under `timeoutMs`. On timeout the
  * signal aborts and the slot fails with `source_timeout`; item ids must be unique per slot.
+ * With `trace`, each fetch is a child span of it (ended with the fetch, failed on its error).
  */
 export async function fillSlot(
   slot: SlotSpec,
@@ -50,6 +53,7 @@ export async function fillSlot(
   timeoutMs: number,
   clock: () => number,
   timings: FetchTiming[],
+  trace?: TraceStep,
 ): Promise<SlotFill> {
   if (sources.length === 0) return { status: "no_source", items: [], sourceIds: [] };
   const ids = sources.map((s) => s.id).sort();
@@ -64,12 +68,14 @@ export async function fillSlot(
   // Each source settles on its own so the first failure can name its source.
   const results = sources.map(async (source) => {
     const start = clock();
+    const span = trace && startFetchSpan(trace, slot.kind, source.id, query.text);
     try {
-      return {
-        source,
-        items: await Promise.race([fetchOne(source, slot, query, controller.signal), timeout]),
-      };
+      const fetching = inStep(span, () => fetchOne(source, slot, query, controller.signal));
+      const items = await Promise.race([fetching, timeout]);
+      span?.end(() => ({ "promptctx.items.count": items.length }));
+      return { source, items };
     } catch (err) {
+      span?.fail(err, err instanceof SourceTimeout ? "source_timeout" : "source_failed");
       throw { source, err };
     } finally {
       timings.push({ slot: slot.kind, sourceId: source.id, ms: clock() - start });

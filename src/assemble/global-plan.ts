@@ -2,7 +2,13 @@
  * The global layer of the two-layer budget (spec 04): the filled slots and the plain
  * segments become planner segments, planned together under the global budget by spec 03.
  */
-import { type CacheTier, type PromptPlan, planPrompt, type SegmentInput } from "../plan/index.js";
+import {
+  type CacheTier,
+  DEFAULT_CACHE_TIER,
+  type PromptPlan,
+  planPrompt,
+  type SegmentInput,
+} from "../plan/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import type { FilledLayer } from "./layers.js";
 import { DEFAULT_GLOBAL_BUDGET_CHARS, type ModeSchema } from "./schema.js";
@@ -52,11 +58,28 @@ function segmentInputs(
       priority: seg.priority ?? 50,
       budgetPriority: seg.budgetPriority ?? 50,
       required: seg.required ?? false,
-      cacheTier: seg.cacheTier ?? "session",
+      cacheTier: seg.cacheTier ?? DEFAULT_CACHE_TIER,
       provenance: seg.provenance ?? "runtime",
     });
   }
   return segments;
+}
+
+/** The global budgets: the caller's, else the schema's, else the default char budget. */
+export function resolveGlobalBudget(
+  given: GlobalBudget,
+  schema: ModeSchema,
+): { budgetChars: number | null; budgetTokens: number | null } {
+  return {
+    budgetChars:
+      given.budgetChars !== undefined
+        ? given.budgetChars
+        : schema.budgetChars !== undefined
+          ? schema.budgetChars
+          : DEFAULT_GLOBAL_BUDGET_CHARS,
+    budgetTokens:
+      given.budgetTokens !== undefined ? given.budgetTokens : (schema.budgetTokens ?? null),
+  };
 }
 
 /**
@@ -72,14 +95,7 @@ export function planGlobal(
 ): PromptPlan {
   return planPrompt(
     {
-      budgetChars:
-        given.budgetChars !== undefined
-          ? given.budgetChars
-          : schema.budgetChars !== undefined
-            ? schema.budgetChars
-            : DEFAULT_GLOBAL_BUDGET_CHARS,
-      budgetTokens:
-        given.budgetTokens !== undefined ? given.budgetTokens : (schema.budgetTokens ?? null),
+      ...resolveGlobalBudget(given, schema),
       segments: segmentInputs(layers, extra),
       ...(given.cacheBoundary !== undefined ? { cacheBoundary: given.cacheBoundary } : {}),
     },

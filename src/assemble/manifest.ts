@@ -5,7 +5,7 @@
  */
 import { computeCacheKeys, promptVersion, versionId } from "../cache/index.js";
 import type { MemoryPlan } from "../memory/index.js";
-import type { PlanDecision, PromptPlan } from "../plan/index.js";
+import { DEFAULT_CACHE_TIER, type PlanDecision, type PromptPlan } from "../plan/index.js";
 import type { AssemblyManifest, LayerManifest, SourceFailure } from "../trace/index.js";
 import type { SlotFill } from "./fill.js";
 import type { AssembleSegment } from "./global-plan.js";
@@ -14,7 +14,7 @@ import type { FilledLayer } from "./layers.js";
 /** What the manifest records of the assembly itself. */
 export type ManifestMeta = Pick<
   AssemblyManifest,
-  "mode" | "fallbackFrom" | "renderer" | "now" | "tokenizer" | "timings"
+  "mode" | "fallbackFrom" | "renderer" | "now" | "tokenizer" | "instructions" | "timings"
 >;
 
 type FailedFill = Extract<SlotFill, { status: "source_failed" | "source_timeout" }>;
@@ -27,7 +27,7 @@ function segmentLayer(d: PlanDecision, e: AssembleSegment): LayerManifest {
     budgetPriority: d.budgetPriority,
     required: d.required,
     neverTruncate: e.neverTruncate ?? false,
-    cacheTier: d.cacheTier ?? "session",
+    cacheTier: d.cacheTier ?? DEFAULT_CACHE_TIER,
     budget: {},
     used: { chars: included ? d.renderedChars : 0, tokens: included ? d.renderedTokens : 0 },
     status: d.status,
@@ -117,6 +117,7 @@ export function buildManifest(
     failures,
     memoryDecisions: memoryPlan?.decisions ?? null,
     segmentDecisions: plan.decisions,
+    instructions: meta.instructions,
     timings: meta.timings,
   };
 }

@@ -3,7 +3,7 @@
  * data; the four defaults carry the reference budgets, callers register their own.
  */
 import { InvalidInputError } from "../errors/index.js";
-import type { CacheTier } from "../plan/index.js";
+import { type CacheTier, DEFAULT_CACHE_TIER } from "../plan/index.js";
 import type { SlotSpec } from "../sources/index.js";
 
 /** The six cognitive slot kinds with their default global priority (lower = kept longer). */
@@ -169,7 +169,7 @@ export function resolveSlot(spec: SlotSpec): ResolvedSlot {
     ...spec,
     required: spec.required ?? false,
     priority: spec.priority ?? DEFAULT_SLOT_PRIORITY[spec.kind] ?? CUSTOM_SLOT_PRIORITY,
-    cacheTier: spec.cacheTier ?? DEFAULT_SLOT_TIER[spec.kind] ?? "dynamic",
+    cacheTier: spec.cacheTier ?? DEFAULT_SLOT_TIER[spec.kind] ?? DEFAULT_CACHE_TIER,
     neverTruncate: spec.neverTruncate ?? spec.kind === "constraints",
   };
 }

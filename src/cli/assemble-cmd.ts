@@ -19,6 +19,7 @@ import { parseInstant } from "../text/index.js";
 import { getTokenCounter, TOKENIZER_NAMES } from "../tokens/index.js";
 import { assembleWorkspace, type WorkspaceAssembly } from "../workspace/index.js";
 import { EXIT, reportError } from "./io.js";
+import { type TableStyle, tableStyle } from "./table.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 
 /**
@@ -45,6 +46,7 @@ interface AssembleFlags {
   cwd?: string;
   renderer?: "en" | "zh-CN" | "tagged";
   userFiles: boolean;
+  wide?: boolean;
 }
 
 /** A non-negative integer flag, or a typed error naming the flag. */
@@ -77,10 +79,10 @@ function userInstructionFiles(home: string): string[] {
 }
 
 /** The people's view: layers, both decision tables, then the prompt. */
-export function formatAssembly(out: WorkspaceAssembly, color: boolean): string {
-  const parts = [layerTable(out.manifest, color)];
-  if (out.memoryPlan !== null) parts.push(memoryDecisionTable(out.memoryPlan, color));
-  parts.push(segmentDecisionTable(out.segmentPlan, color));
+export function formatAssembly(out: WorkspaceAssembly, style: TableStyle): string {
+  const parts = [layerTable(out.manifest, style)];
+  if (out.memoryPlan !== null) parts.push(memoryDecisionTable(out.memoryPlan, style));
+  parts.push(segmentDecisionTable(out.segmentPlan, style));
   const skills = out.workspace.skills.selection;
   const notes = [
     skills.abstained
@@ -150,7 +152,7 @@ export function providerRequestJson(
   return JSON.stringify({ model: name, ...body });
 }
 
-async function runAssemble(flags: AssembleFlags, color: boolean): Promise<number> {
+async function runAssemble(flags: AssembleFlags, style: TableStyle): Promise<number> {
   const home = homedir();
   const out = await assembleWorkspace({
     workspace: flags.workspace,
@@ -176,7 +178,7 @@ async function runAssemble(flags: AssembleFlags, color: boolean): Promise<number
       ? `${assemblyJson(out)}\n`
       : flags.format === "anthropic" || flags.format === "openai"
         ? `${providerRequestJson(out, flags.format, flags.query, flags.model)}\n`
-        : formatAssembly(out, color),
+        : formatAssembly(out, style),
   );
   return EXIT.ok;
 }
@@ -229,11 +231,7 @@ export async function runWorkspaceDemo(options: {
 }
 
 /** Registers `assemble` on the program. */
-export function registerAssembleCommand(
-  program: Command,
-  setExit: (code: number) => void,
-  color: () => boolean,
-): void {
+export function registerAssembleCommand(program: Command, setExit: (code: number) => void): void {
   program
     .command("assemble")
     .description(
@@ -266,16 +264,20 @@ export function registerAssembleCommand(
         .choices([...ASSEMBLE_FORMATS])
         .default("text"),
     )
-    .option("--store <path>", "memory store (default: WORKSPACE/.promptctx/memory.db)")
+    .option(
+      "--store <path|url>",
+      "memory store: an SQLite file or postgres://… (default: WORKSPACE/.promptctx/memory.db)",
+    )
     .option(
       "--cwd <path>",
       "where the instruction-file walk starts (default: config cwd, else the workspace)",
     )
     .addOption(new Option("--renderer <name>", "slot renderer").choices(["en", "zh-CN", "tagged"]))
     .option("--no-user-files", "ignore ~/.config/promptctx/AGENTS.md and ~/.claude/CLAUDE.md")
+    .option("--wide", "tables at full width (default: fitted to the terminal, 100 when piped)")
     .action(async (flags: AssembleFlags) => {
       try {
-        setExit(await runAssemble(flags, color()));
+        setExit(await runAssemble(flags, tableStyle(flags.wide)));
       } catch (err) {
         setExit(reportError(err, "assemble"));
       }

@@ -8,19 +8,21 @@
  *   load; a bad one is invalid input naming it (`redLines[2].pattern`).
  * - The draft is the raw text of `--input FILE` or stdin (UTF-8, not JSON).
  * - Output: an aligned table for people, or with `--json` the check result of
- *   `checkDraft` (`{violations, checkedChars, truncated, capped, redLineIds, blocked,
- *   flagged}`) on one line.
+ *   `checkDraft` (`{violations, checkedChars, truncated, incomplete, capped, redLineIds,
+ *   blocked, flagged}`) on one line.
  * - Exit codes: 0 when no `block` violation was found (`warn` and `review` violations
  *   still exit 0 — `review` ones are shown as flagged), 4 when at least one `block`
- *   violation was found, 2 on invalid input (unreadable file, bad JSON, bad red line), with
- *   the error object on stdout and one line on stderr as for every verb.
+ *   violation was found or the draft could not be checked in full (over
+ *   `--max-draft-chars`, or over the scan budget: fail closed), 2 on invalid input
+ *   (unreadable file, bad JSON, bad red line), with the error object on stdout and one
+ *   line on stderr as for every verb.
  */
 import { readFile } from "node:fs/promises";
 import { type Command, Option } from "commander";
-import { InvalidInputError } from "../errors/index.js";
+import { InvalidInputError, nodeErrorCode } from "../errors/index.js";
 import { checkDraft, compileRedLines, type DraftCheck } from "../trace/index.js";
 import { EXIT, parseJson, readInput, reportError } from "./io.js";
-import { renderTable, type Tone } from "./table.js";
+import { renderTable, type TableStyle, type Tone, tableStyle } from "./table.js";
 
 /** Exit code of `check-draft` when a `block` red line was crossed. */
 export const EXIT_BLOCKED = 4;
@@ -30,12 +32,13 @@ interface CheckDraftFlags {
   input?: string;
   json?: boolean;
   maxDraftChars?: string;
+  wide?: boolean;
 }
 
 const TONE: Record<string, Tone> = { block: "bad", warn: null, review: "muted" };
 
 /** The people's view of a check: one row per violation, then a summary line. */
-export function formatDraftCheck(result: DraftCheck, color: boolean): string {
+export function formatDraftCheck(result: DraftCheck, style: TableStyle): string {
   const lines: string[] = [];
   if (result.violations.length > 0) {
     lines.push(
@@ -46,9 +49,9 @@ export function formatDraftCheck(result: DraftCheck, color: boolean): string {
           { header: "RED LINE", cell: (v) => v.redLineId },
           { header: "SPAN", cell: (v) => `${v.span.start}-${v.span.end}`, align: "right" },
           { header: "FLAG", cell: (v) => (v.flagged ? "review" : "") },
-          { header: "EXCERPT", cell: (v) => v.excerpt },
+          { header: "EXCERPT", cell: (v) => v.excerpt, elastic: true },
         ],
-        color,
+        style,
       ).trimEnd(),
     );
   }
@@ -59,8 +62,10 @@ export function formatDraftCheck(result: DraftCheck, color: boolean): string {
       ? `no red-line violations (checked ${result.checkedChars} chars)`
       : `${n} violation${n === 1 ? "" : "s"} (${by("block")} block, ${by("warn")} warn, ${by("review")} review); checked ${result.checkedChars} chars`,
   );
-  if (result.truncated) {
-    lines.push("truncated: only the first part of the draft was checked (flagged for review)");
+  if (result.incomplete !== null) {
+    lines.push(
+      `withheld: the draft could not be checked in full (${result.incomplete}); it must not be sent`,
+    );
   }
   if (result.capped.length > 0) {
     lines.push(`capped (more matches not listed): ${result.capped.join(", ")}`);
@@ -73,7 +78,7 @@ async function readRedLines(file: string): Promise<unknown> {
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    const reason = err instanceof Error && "code" in err ? String(err.code) : "unreadable";
+    const reason = nodeErrorCode(err, "unreadable");
     throw new InvalidInputError(
       `cannot read red-lines file ${JSON.stringify(file)} (${reason})`,
       "--red-lines",
@@ -110,15 +115,16 @@ export function registerCheckDraftCommand(program: Command, setExit: (code: numb
     )
     .option("--input <file>", "the draft text (default: stdin)")
     .option("--json", "print the check result as JSON")
+    .option("--wide", "table at full width (default: fitted to the terminal, 100 when piped)")
     .addOption(
-      new Option("--max-draft-chars <n>", "check at most this many code points").default(
+      new Option("--max-draft-chars <n>", "withhold, unchecked, a longer draft").default(
         undefined,
         "200000",
       ),
     )
     .addHelpText(
       "after",
-      "\nExit codes: 0 no block violation (warn/review are reported, review flagged), 4 block violation, 2 invalid input.",
+      "\nExit codes: 0 no block violation (warn/review are reported, review flagged), 4 block violation or draft not checkable in full, 2 invalid input.",
     )
     .action(async (opts: CheckDraftFlags) => {
       try {
@@ -130,9 +136,10 @@ export function registerCheckDraftCommand(program: Command, setExit: (code: numb
           redLines,
           maxDraftChars !== undefined ? { maxDraftChars } : {},
         );
-        const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
         process.stdout.write(
-          opts.json ? `${JSON.stringify(result)}\n` : formatDraftCheck(result, color),
+          opts.json
+            ? `${JSON.stringify(result)}\n`
+            : formatDraftCheck(result, tableStyle(opts.wide)),
         );
         setExit(result.blocked ? EXIT_BLOCKED : EXIT.ok);
       } catch (err) {

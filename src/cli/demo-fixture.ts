@@ -140,6 +140,11 @@ export const WORKING_MODE_TEXT: Readonly<Record<"craft" | "plan" | "ask", string
 
 /** The ten segments; `memory` is filled from the selection. Base rules, tools and working mode are required. */
 export function demoSegments(memoryBlock: string): SegmentInput[] {
+  return [...agentSegments(memoryBlock), ...sessionSetupSegments()];
+}
+
+/** Priorities 0–40: the rules, who the agent is, what it recalled, the project, its tools. */
+function agentSegments(memoryBlock: string): SegmentInput[] {
   return [
     {
       name: "base_rules",
@@ -183,6 +188,12 @@ export function demoSegments(memoryBlock: string): SegmentInput[] {
       cacheTier: "static",
       content: TOOLS,
     },
+  ];
+}
+
+/** Priorities 50–90: the session's expert, skills and connectors, the conventions, the working mode. */
+function sessionSetupSegments(): SegmentInput[] {
+  return [
     {
       name: "expert",
       priority: 50,

@@ -8,6 +8,7 @@ import { type MemoryPlan, selectMemoryContext } from "../memory/index.js";
 import { type PromptPlan, planPrompt } from "../plan/index.js";
 import { resolveTokenCounter } from "../tokens/index.js";
 import { DEMO_CANDIDATES, DEMO_USER, demoSegments } from "./demo-fixture.js";
+import type { TableStyle } from "./table.js";
 import { memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 
 /** Reads PROMPT_BUDGET_CHARS: a non-negative integer or absent. */
@@ -47,11 +48,11 @@ export function runDemo(options: { budgetChars: number; tokenizer: string }): De
 }
 
 /** The demo as people read it: two tables, then the prompt. */
-export function formatDemo(result: DemoResult, color: boolean): string {
+export function formatDemo(result: DemoResult, style: TableStyle): string {
   return [
-    memoryDecisionTable(result.memoryPlan, color),
+    memoryDecisionTable(result.memoryPlan, style),
     "",
-    segmentDecisionTable(result.segmentPlan, color),
+    segmentDecisionTable(result.segmentPlan, style),
     "",
     "Prompt",
     "======",

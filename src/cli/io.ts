@@ -3,7 +3,7 @@
  * object (stdout), a one-line message (stderr) and an exit code — never a stack trace.
  */
 import { readFile } from "node:fs/promises";
-import { InvalidInputError, toErrorObject } from "../errors/index.js";
+import { InvalidInputError, nodeErrorCode, toErrorObject } from "../errors/index.js";
 
 /** Exit codes of spec 08. */
 export const EXIT = { ok: 0, invalid: 2, budget: 3, internal: 1 } as const;
@@ -29,7 +29,7 @@ export async function readInput(file: string | undefined): Promise<string> {
   try {
     return await readFile(file, "utf8");
   } catch (err) {
-    const reason = err instanceof Error && "code" in err ? String(err.code) : "unreadable";
+    const reason = nodeErrorCode(err, "unreadable");
     throw new InvalidInputError(
       `cannot read input file ${JSON.stringify(file)} (${reason})`,
       "--input",

@@ -1,8 +1,9 @@
 /**
- * The JSON verbs (`select-memory`, `plan-prompt`): one request → one response, or
+ * The JSON verbs (`select-memory`, `plan-prompt`, `plan-conversation`): one request → one response, or
  * `--jsonl` batches where each line is answered in order and a bad line never stops the
  * rest. Counters are pooled so a batch shares memoized counts.
  */
+import { PlanConversationJsonRequestSchema, planConversation } from "../conversation/index.js";
 import { invalidFromZod, toErrorObject } from "../errors/index.js";
 import { type SelectMemoryRequest, selectMemoryContext } from "../memory/index.js";
 import { PlanPromptJsonRequestSchema, planPrompt } from "../plan/index.js";
@@ -31,6 +32,14 @@ export const planPromptHandler: JsonHandler = (request, pool) => {
   if (!parsed.success) throw invalidFromZod(parsed.error);
   const tokenCounter = pool.forRequest(parsed.data.tokenizer);
   return planPrompt(parsed.data, tokenCounter ? { tokenCounter } : {});
+};
+
+/** plan-conversation: spec 09 plan for one request. */
+export const planConversationHandler: JsonHandler = (request, pool) => {
+  const parsed = PlanConversationJsonRequestSchema.safeParse(request);
+  if (!parsed.success) throw invalidFromZod(parsed.error);
+  const tokenCounter = pool.forRequest(parsed.data.tokenizer);
+  return planConversation({ ...parsed.data, tokenizer: tokenCounter ?? parsed.data.tokenizer });
 };
 
 /**

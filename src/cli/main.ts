@@ -13,24 +13,25 @@ import {
   registerAssembleCommand,
   runWorkspaceDemo,
 } from "./assemble-cmd.js";
-import { registerChatCommand } from "./chat.js";
+import { registerChatCommand } from "./chat/index.js";
 import { registerCheckDraftCommand } from "./check-draft-cmd.js";
 import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
 import { EXIT, reportError } from "./io.js";
-import { planPromptHandler, runJsonVerb, selectMemoryHandler } from "./json-verbs.js";
+import {
+  planConversationHandler,
+  planPromptHandler,
+  runJsonVerb,
+  selectMemoryHandler,
+} from "./json-verbs.js";
 import { registerMemoryCommands } from "./memory-cmd.js";
 import { Repl, type ReplFlags, runRepl } from "./repl.js";
 import { registerServeCommand } from "./serve-cmd.js";
+import { tableStyle } from "./table.js";
 
-const useColor = (): boolean => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+type SetExit = (code: number) => void;
 
-/** Builds the command tree; `setExit` receives each verb's exit code. */
-export function buildProgram(setExit: (code: number) => void): Command {
-  const program = new Command("promptctx")
-    .description("Deterministic, budgeted, explainable context assembly for LLM agents")
-    .exitOverride()
-    .showHelpAfterError("(run with --help for usage)");
-
+/** `select-memory`, `plan-prompt` and `plan-conversation`: JSON request in, JSON response out. */
+function registerJsonVerbs(program: Command, setExit: SetExit): void {
   program
     .command("select-memory")
     .description("select recalled memories for a prompt (spec 02): JSON request in, plan out")
@@ -50,6 +51,54 @@ export function buildProgram(setExit: (code: number) => void): Command {
     });
 
   program
+    .command("plan-conversation")
+    .description(
+      "plan a conversation's messages under a token budget (spec 09): JSON request in, plan out",
+    )
+    .option("--input <file>", "request file (default: stdin)")
+    .option("--jsonl", "one request per line, one response or error object per line")
+    .action(async (opts: { input?: string; jsonl?: boolean }) => {
+      setExit(await runJsonVerb("plan-conversation", planConversationHandler, opts));
+    });
+}
+
+interface DemoFlags {
+  tokenizer: string;
+  json?: boolean;
+  wide?: boolean;
+  segments?: boolean;
+  renderer?: "en" | "zh-CN" | "tagged";
+}
+
+/** Runs `demo`: the example workspace, or the offline ten-segment fixture with `--segments`. */
+async function runDemoCommand(opts: DemoFlags): Promise<number> {
+  try {
+    if (opts.segments) {
+      const budgetChars = budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, 12000);
+      const result = runDemo({ budgetChars, tokenizer: opts.tokenizer });
+      process.stdout.write(
+        opts.json ? `${JSON.stringify(result)}\n` : formatDemo(result, tableStyle(opts.wide)),
+      );
+    } else {
+      const config = await loadWorkspaceConfig(exampleWorkspace());
+      const fallback = config.budgets?.chars ?? WORKSPACE_BUDGET_CHARS;
+      const out = await runWorkspaceDemo({
+        budgetChars: budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, fallback),
+        tokenizer: opts.tokenizer,
+        ...(opts.renderer ? { renderer: opts.renderer } : {}),
+      });
+      process.stdout.write(
+        opts.json ? `${assemblyJson(out)}\n` : formatAssembly(out, tableStyle(opts.wide)),
+      );
+    }
+    return EXIT.ok;
+  } catch (err) {
+    return reportError(err, "demo");
+  }
+}
+
+function registerDemoCommand(program: Command, setExit: SetExit): void {
+  program
     .command("demo")
     .description(
       "run the main job on the bundled example workspace with a temporary memory store (no API key, no network)",
@@ -61,6 +110,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     )
     .addOption(new Option("--renderer <name>", "slot renderer").choices(["en", "zh-CN", "tagged"]))
     .option("--json", "print {prompt, manifest, memoryPlan, segmentPlan} as JSON")
+    .option("--wide", "tables at full width (default: fitted to the terminal, 100 when piped)")
     .option(
       "--segments",
       "the offline ten-segment fixture instead: six recall candidates and the spec 03 planner",
@@ -69,45 +119,29 @@ export function buildProgram(setExit: (code: number) => void): Command {
       "after",
       "\nEnvironment:\n  PROMPT_BUDGET_CHARS  tighten the total prompt budget (non-negative integer)",
     )
-    .action(
-      async (opts: {
-        tokenizer: string;
-        json?: boolean;
-        segments?: boolean;
-        renderer?: "en" | "zh-CN" | "tagged";
-      }) => {
-        try {
-          if (opts.segments) {
-            const budgetChars = budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, 12000);
-            const result = runDemo({ budgetChars, tokenizer: opts.tokenizer });
-            process.stdout.write(
-              opts.json ? `${JSON.stringify(result)}\n` : formatDemo(result, useColor()),
-            );
-          } else {
-            const config = await loadWorkspaceConfig(exampleWorkspace());
-            const fallback = config.budgets?.chars ?? WORKSPACE_BUDGET_CHARS;
-            const out = await runWorkspaceDemo({
-              budgetChars: budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, fallback),
-              tokenizer: opts.tokenizer,
-              ...(opts.renderer ? { renderer: opts.renderer } : {}),
-            });
-            process.stdout.write(
-              opts.json ? `${assemblyJson(out)}\n` : formatAssembly(out, useColor()),
-            );
-          }
-          setExit(EXIT.ok);
-        } catch (err) {
-          setExit(reportError(err, "demo"));
-        }
-      },
-    );
+    .action(async (opts: DemoFlags) => {
+      setExit(await runDemoCommand(opts));
+    });
+}
 
-  registerAssembleCommand(program, setExit, useColor);
-  registerMemoryCommands(program, setExit);
-  registerServeCommand(program, setExit);
-  registerCheckDraftCommand(program, setExit);
-  registerChatCommand(program, setExit);
+/** Runs `repl` on the process's streams. */
+async function runReplCommand(opts: ReplFlags): Promise<number> {
+  let repl: Repl;
+  try {
+    repl = new Repl(opts, tableStyle(opts.wide));
+  } catch (err) {
+    return reportError(err, "repl");
+  }
+  return runRepl(repl, {
+    input: process.stdin,
+    output: process.stdout,
+    interactive: Boolean(process.stdin.isTTY),
+    color: tableStyle().color,
+    fd: 0,
+  });
+}
 
+function registerReplCommand(program: Command, setExit: SetExit): void {
   program
     .command("repl")
     .description(
@@ -129,29 +163,31 @@ export function buildProgram(setExit: (code: number) => void): Command {
       "initial schema mode: chat, tool, rag, react (others fall back to chat)",
       "chat",
     )
+    .option("--wide", "tables at full width (default: fitted to the terminal, 100 when piped)")
     .addHelpText(
       "after",
       "\nReads one command per line until quit, exit or end of input; the prompt `promptctx> ` shows only on a terminal.\nThe clock starts at 2026-11-30T09:00:00Z and advances one minute per reassembly, so a script replays byte for byte.",
     )
     .action(async (opts: ReplFlags) => {
-      let repl: Repl;
-      try {
-        repl = new Repl(opts, useColor());
-      } catch (err) {
-        setExit(reportError(err, "repl"));
-        return;
-      }
-      setExit(
-        await runRepl(repl, {
-          input: process.stdin,
-          output: process.stdout,
-          interactive: Boolean(process.stdin.isTTY),
-          color: useColor(),
-          fd: 0,
-        }),
-      );
+      setExit(await runReplCommand(opts));
     });
+}
 
+/** Builds the command tree; `setExit` receives each verb's exit code. */
+export function buildProgram(setExit: SetExit): Command {
+  const program = new Command("promptctx")
+    .description("Deterministic, budgeted, explainable context assembly for LLM agents")
+    .exitOverride()
+    .showHelpAfterError("(run with --help for usage)");
+  // Registration order is the order `--help` lists the verbs in.
+  registerJsonVerbs(program, setExit);
+  registerDemoCommand(program, setExit);
+  registerAssembleCommand(program, setExit);
+  registerMemoryCommands(program, setExit);
+  registerServeCommand(program, setExit);
+  registerCheckDraftCommand(program, setExit);
+  registerChatCommand(program, setExit);
+  registerReplCommand(program, setExit);
   return program;
 }
 

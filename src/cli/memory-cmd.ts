@@ -1,8 +1,9 @@
 /**
- * `promptctx memory add|import|export|recall` over the embedded store (spec 08). The
- * store is `--store PATH`, or `DIR/.promptctx/memory.db` for `--workspace DIR` (default:
- * the current directory). Errors follow io.ts: error object on stdout, one line on
- * stderr, exit 2 for invalid input.
+ * `promptctx memory add|import|export|recall` over the memory store (spec 08). The store
+ * is `--store PATH` (an SQLite file) or `--store postgres://…` (the shared PostgreSQL
+ * store), or `DIR/.promptctx/memory.db` for `--workspace DIR` (default: the current
+ * directory). Errors follow io.ts: error object on stdout, one line on stderr, exit 2 for
+ * invalid input.
  */
 import { createHash } from "node:crypto";
 import {
@@ -16,17 +17,18 @@ import {
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { InvalidInputError, PromptctxError } from "../errors/index.js";
+import { InvalidInputError, nodeErrorCode, PromptctxError } from "../errors/index.js";
 import {
   type ImportResult,
+  isPostgresUrl,
   type MemoryRecordInput,
-  openStore,
-  type SqliteMemoryStore,
+  type OpenedStore,
+  openStoreUrl,
   type StoreRecallHit,
 } from "../store/index.js";
 import { collapseWs, cpLength, formatScore, isBlank, parseInstant } from "../text/index.js";
 import { EXIT, reportError } from "./io.js";
-import { renderTable } from "./table.js";
+import { renderTable, type TableStyle, tableStyle } from "./table.js";
 
 interface StoreFlags {
   store?: string;
@@ -37,7 +39,8 @@ interface StoreFlags {
 export const PROGRESS_MIN_BYTES = 1024 * 1024;
 
 /**
- * The store file for `--store` / `--workspace` (default workspace: the cwd).
+ * The store for `--store` / `--workspace` (default workspace: the cwd): a file path, or a
+ * `postgres://` URL as given.
  *
  * @example resolveStorePath({ workspace: "/w" }) // "/w/.promptctx/memory.db"
  */
@@ -47,28 +50,29 @@ export function resolveStorePath(flags: StoreFlags, cwd = process.cwd()): string
   }
   if (flags.store !== undefined) {
     if (isBlank(flags.store)) throw new InvalidInputError("--store must not be blank", "--store");
-    return resolve(cwd, flags.store);
+    return isPostgresUrl(flags.store) ? flags.store : resolve(cwd, flags.store);
   }
   return join(resolve(cwd, flags.workspace ?? "."), ".promptctx", "memory.db");
 }
 
-function openForWrite(flags: StoreFlags): SqliteMemoryStore {
+function openForWrite(flags: StoreFlags): Promise<OpenedStore> {
   const path = resolveStorePath(flags);
   // The workspace layout owns `.promptctx/`; an explicit --store path must already have
   // its directory (a typo should not create directories).
   if (flags.store === undefined) mkdirSync(dirname(path), { recursive: true });
-  return openStore(path);
+  return openStoreUrl(path);
 }
 
-function openExisting(flags: StoreFlags): SqliteMemoryStore {
+function openExisting(flags: StoreFlags): Promise<OpenedStore> {
   const path = resolveStorePath(flags);
+  if (isPostgresUrl(path)) return openStoreUrl(path, { mustExist: true });
   if (!existsSync(path)) {
     throw new InvalidInputError(
       `no memory store at ${path} (create one with \`promptctx memory add\` or \`memory import\`)`,
       flags.store !== undefined ? "--store" : "--workspace",
     );
   }
-  return openStore(path, { mustExist: true });
+  return openStoreUrl(path, { mustExist: true });
 }
 
 function nowFlag(value: string | undefined): string {
@@ -175,7 +179,7 @@ interface AddOpts extends StoreFlags {
   json?: boolean;
 }
 
-function runAdd(opts: AddOpts): void {
+async function runAdd(opts: AddOpts): Promise<void> {
   const now = nowFlag(opts.now);
   const importance = numberFlag(opts.importance, "--importance", 0, 1, false);
   const memoryId =
@@ -204,18 +208,18 @@ function runAdd(opts: AddOpts): void {
   if (opts.conflictKey !== undefined) record.conflictKey = opts.conflictKey;
   if (opts.authority !== undefined)
     record.authority = opts.authority as MemoryRecordInput["authority"];
-  const store = openForWrite(opts);
+  const store = await openForWrite(opts);
   try {
     let result: { inserted: number; updated: number };
     try {
-      result = store.add([record]);
+      result = await store.add([record]);
     } catch (err) {
       throw flagError(err);
     }
     const status = result.inserted > 0 ? "inserted" : "updated";
     if (opts.json) {
       process.stdout.write(
-        `${JSON.stringify({ memoryId, status, record: store.get(memoryId) })}\n`,
+        `${JSON.stringify({ memoryId, status, record: await store.get(memoryId) })}\n`,
       );
     } else {
       process.stdout.write(
@@ -223,7 +227,7 @@ function runAdd(opts: AddOpts): void {
       );
     }
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -240,13 +244,13 @@ async function runImport(file: string, opts: ImportOpts): Promise<number> {
     try {
       size = statSync(file).size;
     } catch (err) {
-      const reason = err instanceof Error && "code" in err ? String(err.code) : "unreadable";
+      const reason = nodeErrorCode(err, "unreadable");
       throw new InvalidInputError(`cannot read ${JSON.stringify(file)} (${reason})`, "FILE");
     }
   }
   const showBar = !fromStdin && Boolean(process.stderr.isTTY) && size >= PROGRESS_MIN_BYTES;
   const total = showBar ? await countLines(file) : 0;
-  const store = openForWrite(opts);
+  const store = await openForWrite(opts);
   let result: ImportResult;
   try {
     const input = fromStdin ? process.stdin : createReadStream(file);
@@ -258,7 +262,7 @@ async function runImport(file: string, opts: ImportOpts): Promise<number> {
     });
     if (showBar) process.stderr.write(`\r${renderProgress(total, total)}\n`);
   } finally {
-    store.close();
+    await store.close();
   }
   const where = fromStdin ? "stdin" : file;
   process.stderr.write(
@@ -279,25 +283,25 @@ interface ExportOpts extends StoreFlags {
   output?: string;
 }
 
-function runExport(opts: ExportOpts): void {
-  const store = openExisting(opts);
+async function runExport(opts: ExportOpts): Promise<void> {
+  const store = await openExisting(opts);
   try {
     if (opts.output === undefined) {
-      store.exportJsonl((chunk) => process.stdout.write(chunk));
+      await store.exportJsonl((chunk) => process.stdout.write(chunk));
       return;
     }
     let fd: number;
     try {
       fd = openSync(opts.output, "w");
     } catch (err) {
-      const reason = err instanceof Error && "code" in err ? String(err.code) : "unwritable";
+      const reason = nodeErrorCode(err, "unwritable");
       throw new InvalidInputError(
         `cannot write ${JSON.stringify(opts.output)} (${reason})`,
         "--output",
       );
     }
     try {
-      const n = store.exportJsonl((chunk) => {
+      const n = await store.exportJsonl((chunk) => {
         writeSync(fd, chunk);
       });
       process.stderr.write(`promptctx memory export: ${n} record(s) to ${opts.output}\n`);
@@ -305,7 +309,7 @@ function runExport(opts: ExportOpts): void {
       closeSync(fd);
     }
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -316,6 +320,7 @@ interface RecallOpts extends StoreFlags {
   categories?: string;
   now?: string;
   json?: boolean;
+  wide?: boolean;
 }
 
 function snippetCell(text: string, max = 60): string {
@@ -327,7 +332,7 @@ function snippetCell(text: string, max = 60): string {
 }
 
 /** The recall table: rank, id, total, lexical, recency, importance, snippet. */
-export function recallTable(hits: readonly StoreRecallHit[], color: boolean): string {
+export function recallTable(hits: readonly StoreRecallHit[], style: TableStyle): string {
   return renderTable(
     hits,
     [
@@ -341,19 +346,19 @@ export function recallTable(hits: readonly StoreRecallHit[], color: boolean): st
         cell: (h) => formatScore(h.scoreBreakdown.importance),
         align: "right",
       },
-      { header: "snippet", cell: (h) => snippetCell(h.snippet) },
+      { header: "snippet", cell: (h) => snippetCell(h.snippet), elastic: true },
     ],
-    color,
+    style,
   );
 }
 
-function runRecall(opts: RecallOpts): void {
+async function runRecall(opts: RecallOpts): Promise<void> {
   const asOf = nowFlag(opts.now);
   const limit = numberFlag(opts.limit, "--limit", 1, 1000, true);
   const categories = listFlag(opts.categories);
-  const store = openExisting(opts);
+  const store = await openExisting(opts);
   try {
-    const hits = store.recall(opts.query, {
+    const hits = await store.recall(opts.query, {
       userScope: opts.user,
       asOf,
       limit,
@@ -365,20 +370,19 @@ function runRecall(opts: RecallOpts): void {
       );
       return;
     }
-    const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
     const w = hits[0]?.scoreBreakdown.weights;
     const legend = w
       ? `\ntotal = ${w.lexical}×lexical + ${w.recency}×recency + ${w.importance}×importance\n`
       : "\n(no hits)\n";
-    process.stdout.write(`${recallTable(hits, color)}\n${legend}`);
+    process.stdout.write(`${recallTable(hits, tableStyle(opts.wide))}\n${legend}`);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 function storeOptions(cmd: Command): Command {
   return cmd
-    .option("--store <path>", "memory store file (SQLite)")
+    .option("--store <path|url>", "memory store: an SQLite file, or postgres://… (shared store)")
     .option("--workspace <dir>", "use DIR/.promptctx/memory.db (default: the current directory)");
 }
 
@@ -390,7 +394,7 @@ export function registerMemoryCommands(program: Command, setExit: (code: number)
   const memory = program
     .command("memory")
     .description(
-      "the embedded memory store (SQLite + full-text search): add, import, export, recall",
+      "the memory store (SQLite file, or PostgreSQL with --store postgres://…): add, import, export, recall",
     );
 
   storeOptions(memory.command("add"))
@@ -410,9 +414,9 @@ export function registerMemoryCommands(program: Command, setExit: (code: number)
     .option("--title <title>", "provenance title", "promptctx memory add")
     .option("--now <iso>", "capture time (default: now)")
     .option("--json", "print {memoryId, status, record}")
-    .action((opts: AddOpts) => {
+    .action(async (opts: AddOpts) => {
       try {
-        runAdd(opts);
+        await runAdd(opts);
         setExit(EXIT.ok);
       } catch (err) {
         setExit(reportError(err, "memory add"));
@@ -439,9 +443,9 @@ export function registerMemoryCommands(program: Command, setExit: (code: number)
   storeOptions(memory.command("export"))
     .description("export every memory as JSONL (ordered by scope, then id)")
     .option("--output <file>", "write to FILE instead of stdout")
-    .action((opts: ExportOpts) => {
+    .action(async (opts: ExportOpts) => {
       try {
-        runExport(opts);
+        await runExport(opts);
         setExit(EXIT.ok);
       } catch (err) {
         setExit(reportError(err, "memory export"));
@@ -456,9 +460,10 @@ export function registerMemoryCommands(program: Command, setExit: (code: number)
     .option("--categories <a,b>", "only these categories")
     .option("--now <iso>", "instant ages are measured against (default: now)")
     .option("--json", "print {userScope, query, asOf, hits} with score breakdowns")
-    .action((opts: RecallOpts) => {
+    .option("--wide", "table at full width (default: fitted to the terminal, 100 when piped)")
+    .action(async (opts: RecallOpts) => {
       try {
-        runRecall(opts);
+        await runRecall(opts);
         setExit(EXIT.ok);
       } catch (err) {
         setExit(reportError(err, "memory recall"));

@@ -2,7 +2,9 @@
  * `promptctx repl`: an interactive runtime session (spec 05) in the terminal. Each command
  * fires a session event (load a skill, switch expert, working mode, schema, connector,
  * install or clear recalled memory, switch user) and prints what was reassembled — the
- * rebuilt segments, or `reused cached plan` — with the decision tables. Lines come from
+ * rebuilt segments, or `reused cached plan` — with the decision tables. Conversation
+ * events (a user turn, a reply, a tool call, a tool result; see repl-conversation.ts)
+ * replan the whole request (spec 09) over the current assembly. Lines come from
  * stdin, so a script of commands is a reproducible transcript: the clock is fixed and
  * advances one minute per reassembly.
  */
@@ -19,6 +21,7 @@ import { resolveTokenCounter } from "../tokens/index.js";
 import type { AssemblyManifest } from "../trace/index.js";
 import { CONNECTORS, DEMO_CANDIDATES, EXPERTS, SKILLS } from "./demo-fixture.js";
 import { EXIT } from "./io.js";
+import { CONVERSATION_HELP, isConversationCommand, ReplConversation } from "./repl-conversation.js";
 import {
   createReplSession,
   REPL_IMPORTANCE,
@@ -27,7 +30,7 @@ import {
   type ReplFixture,
   skillBody,
 } from "./session-fixture.js";
-import { renderTable } from "./table.js";
+import { renderTable, type TableStyle } from "./table.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 
 /** Flags of `promptctx repl`. */
@@ -38,6 +41,8 @@ export interface ReplFlags {
   budget?: string;
   /** Initial schema mode. */
   mode?: string;
+  /** Tables at full width. */
+  wide?: boolean;
 }
 
 const HELP = `Commands
@@ -53,6 +58,7 @@ const HELP = `Commands
   query TEXT                   end the current query (clears memory) and ask TEXT
   user SCOPE                   switch the user scope (clears memory)
   stats                        builder calls, reassemblies, cache reuses, cache keys, last cache break
+${CONVERSATION_HELP}
   help                         this text
   quit | exit                  leave (so does end of input)`;
 
@@ -90,18 +96,23 @@ function usage(text: string): never {
   throw new InvalidInputError(`usage: ${text}`, "command");
 }
 
+/** What a command did: fired an event (`memoryEvent`: it changed recalled memory), or only lists names. */
+type Fired = { memoryEvent: boolean } | string;
+const NO_MEMORY_EVENT: Fired = { memoryEvent: false };
+
 /**
  * One repl: a fixture session, a fixed clock and counters. {@link Repl.execute} runs one
  * command line and returns what to print, so the repl is testable without a terminal.
  *
  * @example
- * const repl = new Repl({}, false);
+ * const repl = new Repl({}, { color: false, width: null });
  * await repl.execute("show"); // the first assembly builds every segment
  * (await repl.execute("skill load sql-review")).output; // "rebuilt: skills\n…"
  */
 export class Repl {
   private readonly fixture: ReplFixture;
-  private readonly color: boolean;
+  private readonly style: TableStyle;
+  private readonly conversation: ReplConversation;
   private query = REPL_QUERY;
   private last: Assembly | null = null;
   private previous: Assembly | null = null;
@@ -111,7 +122,7 @@ export class Repl {
   private reuses = 0;
   private errors = 0;
 
-  constructor(flags: ReplFlags, color: boolean) {
+  constructor(flags: ReplFlags, style: TableStyle) {
     const tokenCounter = resolveTokenCounter(flags.tokenizer ?? "estimate", "--tokenizer");
     const renderer = getRenderer(flags.renderer ?? "en");
     const budgetChars = parseBudget(flags.budget);
@@ -123,7 +134,8 @@ export class Repl {
       tokenCounter,
       ...(budgetChars !== undefined ? { budgetChars } : {}),
     });
-    this.color = color;
+    this.style = style;
+    this.conversation = new ReplConversation(tokenCounter);
   }
 
   private get session() {
@@ -150,10 +162,6 @@ export class Repl {
   }
 
   private async dispatch(cmd: string, args: string[], line: string): Promise<string> {
-    const s = this.session;
-    const before = { state: s.current, memory: s.hasMemory };
-    let memoryEvent = false;
-    const rest = () => line.trim().slice(cmd.length).trim();
     switch (cmd) {
       case "help":
         return HELP;
@@ -163,102 +171,126 @@ export class Repl {
       case "stats":
         if (args.length > 0) usage("stats");
         return this.stats();
-      case "skill": {
-        const [verb, name, ...extra] = args;
-        if (verb === "list" && name === undefined) return this.list("skills", SKILLS);
-        if ((verb !== "load" && verb !== "unload") || name === undefined || extra.length > 0) {
-          usage("skill load|unload NAME");
-        }
-        const body = skillBody(name);
-        if (body === undefined) {
-          throw new InvalidInputError(
-            `unknown skill ${JSON.stringify(name)} (known: ${known(SKILLS)})`,
-            "skill",
-          );
-        }
-        if (verb === "load") s.loadSkill(name, body);
-        else s.unloadSkill(name);
-        break;
-      }
-      case "expert": {
-        const [name, ...extra] = args;
-        if (name === undefined || extra.length > 0) usage("expert NAME|none");
-        if (name === "list") return this.list("experts", EXPERTS);
-        if (name !== "none" && !Object.hasOwn(EXPERTS, name)) {
-          throw new InvalidInputError(
-            `unknown expert ${JSON.stringify(name)} (known: ${known(EXPERTS)}, or none)`,
-            "expert",
-          );
-        }
-        s.switchExpert(name === "none" ? null : name);
-        break;
-      }
-      case "mode": {
+    }
+    if (isConversationCommand(cmd)) {
+      const rest = line.trim().slice(cmd.length).trim();
+      return this.conversation.execute(cmd, rest, () => this.refresh(), this.style);
+    }
+    const s = this.session;
+    const before = { state: s.current, memory: s.hasMemory };
+    const fired = this.fire(cmd, args, line.trim().slice(cmd.length).trim(), before.memory);
+    if (typeof fired === "string") return fired;
+    // Every event replaces the session state, except memory (tracked by the event).
+    if (s.current !== before.state || fired.memoryEvent) this.pending = true;
+    const assembly = await this.refresh();
+    return [this.status(assembly), this.memoryTable(assembly), this.segmentTable(assembly)].join(
+      "\n\n",
+    );
+  }
+
+  /**
+   * Fires the session event of one command (`rest`: the line after the command word).
+   * Returns what to print instead when the command only lists names.
+   */
+  private fire(cmd: string, args: string[], rest: string, hadMemory: boolean): Fired {
+    const s = this.session;
+    switch (cmd) {
+      case "skill":
+        return this.skillCommand(args);
+      case "expert":
+        return this.expertCommand(args);
+      case "mode":
         if (args.length !== 1) usage("mode craft|plan|ask");
         s.setWorkingMode(args[0] as "craft");
-        break;
-      }
-      case "schema": {
+        return NO_MEMORY_EVENT;
+      case "schema":
         if (args.length !== 1) usage("schema MODE");
         s.setMode(args[0] as string);
-        break;
-      }
-      case "connector": {
-        const [name, state, ...extra] = args;
-        if (name === "list" && state === undefined) return this.list("connectors", CONNECTORS);
-        if (name === undefined || (state !== "on" && state !== "off") || extra.length > 0) {
-          usage("connector NAME on|off");
-        }
-        if (!Object.hasOwn(CONNECTORS, name)) {
-          throw new InvalidInputError(
-            `unknown connector ${JSON.stringify(name)} (known: ${known(CONNECTORS)})`,
-            "connector",
-          );
-        }
-        s.setConnector(name, state === "on");
-        break;
-      }
-      case "identity": {
+        return NO_MEMORY_EVENT;
+      case "connector":
+        return this.connectorCommand(args);
+      case "identity":
         if (args.length === 0) usage("identity TEXT");
-        s.setIdentity(rest());
-        break;
-      }
-      case "memory": {
-        if (args.length === 0) {
-          s.setRecalledMemory(DEMO_CANDIDATES, { importance: REPL_IMPORTANCE });
-          memoryEvent = true;
-        } else if (args.length === 1 && args[0] === "clear") {
-          s.clearRecalledMemory();
-          memoryEvent = before.memory;
-        } else {
-          usage("memory | memory clear");
-        }
-        break;
-      }
-      case "query": {
+        s.setIdentity(rest);
+        return NO_MEMORY_EVENT;
+      case "memory":
+        return this.memoryCommand(args, hadMemory);
+      case "query":
         if (args.length === 0) usage("query TEXT");
         s.endQuery();
-        this.query = rest();
-        memoryEvent = true;
-        break;
-      }
-      case "user": {
+        this.query = rest;
+        return { memoryEvent: true };
+      case "user":
         if (args.length !== 1) usage("user SCOPE");
         s.setUserScope(args[0] as string);
-        break;
-      }
+        return NO_MEMORY_EVENT;
       default:
         throw new InvalidInputError(
           `unknown command ${JSON.stringify(cmd)} (type help for the commands)`,
           "command",
         );
     }
-    // Every event replaces the session state, except memory (tracked above).
-    if (s.current !== before.state || memoryEvent) this.pending = true;
-    const assembly = await this.refresh();
-    return [this.status(assembly), this.memoryTable(assembly), this.segmentTable(assembly)].join(
-      "\n\n",
-    );
+  }
+
+  private skillCommand(args: string[]): Fired {
+    const [verb, name, ...extra] = args;
+    if (verb === "list" && name === undefined) return this.list("skills", SKILLS);
+    if ((verb !== "load" && verb !== "unload") || name === undefined || extra.length > 0) {
+      usage("skill load|unload NAME");
+    }
+    const body = skillBody(name);
+    if (body === undefined) {
+      throw new InvalidInputError(
+        `unknown skill ${JSON.stringify(name)} (known: ${known(SKILLS)})`,
+        "skill",
+      );
+    }
+    if (verb === "load") this.session.loadSkill(name, body);
+    else this.session.unloadSkill(name);
+    return NO_MEMORY_EVENT;
+  }
+
+  private expertCommand(args: string[]): Fired {
+    const [name, ...extra] = args;
+    if (name === undefined || extra.length > 0) usage("expert NAME|none");
+    if (name === "list") return this.list("experts", EXPERTS);
+    if (name !== "none" && !Object.hasOwn(EXPERTS, name)) {
+      throw new InvalidInputError(
+        `unknown expert ${JSON.stringify(name)} (known: ${known(EXPERTS)}, or none)`,
+        "expert",
+      );
+    }
+    this.session.switchExpert(name === "none" ? null : name);
+    return NO_MEMORY_EVENT;
+  }
+
+  private connectorCommand(args: string[]): Fired {
+    const [name, state, ...extra] = args;
+    if (name === "list" && state === undefined) return this.list("connectors", CONNECTORS);
+    if (name === undefined || (state !== "on" && state !== "off") || extra.length > 0) {
+      usage("connector NAME on|off");
+    }
+    if (!Object.hasOwn(CONNECTORS, name)) {
+      throw new InvalidInputError(
+        `unknown connector ${JSON.stringify(name)} (known: ${known(CONNECTORS)})`,
+        "connector",
+      );
+    }
+    this.session.setConnector(name, state === "on");
+    return NO_MEMORY_EVENT;
+  }
+
+  // Clearing memory is an event only when some was installed.
+  private memoryCommand(args: string[], hadMemory: boolean): Fired {
+    if (args.length === 0) {
+      this.session.setRecalledMemory(DEMO_CANDIDATES, { importance: REPL_IMPORTANCE });
+      return { memoryEvent: true };
+    }
+    if (args.length === 1 && args[0] === "clear") {
+      this.session.clearRecalledMemory();
+      return { memoryEvent: hadMemory };
+    }
+    usage("memory | memory clear");
   }
 
   // Assembles for the current state. The clock advances one minute per reassembly, so an
@@ -307,18 +339,18 @@ export class Repl {
     if (assembly.memoryPlan === null) {
       return "Memory selection — inactive (no recalled memory installed)";
     }
-    return memoryDecisionTable(assembly.memoryPlan, this.color);
+    return memoryDecisionTable(assembly.memoryPlan, this.style);
   }
 
   private segmentTable(assembly: Assembly): string {
-    return segmentDecisionTable(assembly.segmentPlan, this.color);
+    return segmentDecisionTable(assembly.segmentPlan, this.style);
   }
 
   private async show(): Promise<string> {
     const assembly = await this.refresh();
     return [
       this.status(assembly),
-      layerTable(assembly.manifest, this.color),
+      layerTable(assembly.manifest, this.style),
       this.memoryTable(assembly),
       `Prompt\n======\n${assembly.prompt}`,
     ].join("\n\n");
@@ -350,7 +382,7 @@ export class Repl {
           { header: "segment", cell: (r) => r.segment },
           { header: "calls", cell: (r) => r.n, align: "right" },
         ],
-        this.color,
+        this.style,
       ),
       "",
     ];

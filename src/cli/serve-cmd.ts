@@ -1,11 +1,16 @@
 /**
  * `promptctx serve`: the HTTP service of spec 08 (POST /v1/select-memory, /v1/plan-prompt,
- * /v1/assemble; GET /healthz, /openapi.json). Prints `listening on URL` on stdout, one
- * JSON log line per request on stderr, and exits 0 after a graceful shutdown
- * (SIGTERM/SIGINT: in-flight requests finish, the store is closed).
+ * /v1/assemble, /v1/memories, /v1/recall; GET /healthz, /openapi.json). Prints `listening
+ * on URL` on stdout, one JSON log line per request on stderr, and exits 0 after a graceful
+ * shutdown (SIGTERM/SIGINT: in-flight requests finish, the store is closed). Bearer
+ * tokens come from the environment (PROMPTCTX_TOKEN, PROMPTCTX_TOKENS,
+ * PROMPTCTX_TOKENS_FILE), read here, at the edge.
  */
+import cluster from "node:cluster";
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import {
+  authFromEnv,
   DEFAULT_BODY_LIMIT,
   DEFAULT_HOST,
   DEFAULT_PORT,
@@ -31,7 +36,7 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
   program
     .command("serve")
     .description(
-      "run the HTTP service: POST /v1/select-memory, /v1/plan-prompt, /v1/assemble; GET /healthz, /openapi.json",
+      "run the HTTP service: POST /v1/select-memory, /v1/plan-prompt, /v1/assemble, /v1/memories, /v1/recall; GET /healthz, /openapi.json",
     )
     .option("--port <port>", "port to listen on (0 picks a free one)", String(DEFAULT_PORT))
     .option("--host <host>", "interface to bind (loopback by default)", DEFAULT_HOST)
@@ -40,8 +45,8 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
       "workspace root: assemble requests default to it and must stay inside it (default: the current directory)",
     )
     .option(
-      "--store <path>",
-      "shared memory store, opened once (default: WORKSPACE/.promptctx/memory.db when it exists)",
+      "--store <path|url>",
+      "shared memory store, opened once: an SQLite file or postgres://… (default: WORKSPACE/.promptctx/memory.db when it exists)",
     )
     .option(
       "--body-limit <bytes>",
@@ -56,18 +61,30 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
     )
     .addHelpText(
       "after",
-      "\nEvery request names its own clock (`now`): the service never reads it for results.\nSIGTERM or SIGINT stops accepting, lets in-flight requests finish, closes the store and exits 0\n(with --workers, the primary stops every worker that way).",
+      '\nEvery request names its own clock (`now`; /v1/recall\'s `asOf` defaults to the server\'s and echoes it).\nSIGTERM or SIGINT stops accepting, lets in-flight requests finish, closes the store and exits 0\n(with --workers, the primary stops every worker that way).\n\nTokens (environment): PROMPTCTX_TOKEN=T (any scope), PROMPTCTX_TOKENS=T1:scope1,T2:scope2\nor PROMPTCTX_TOKENS_FILE=tokens.json ({"T": "scope"}): then every request needs\n`Authorization: Bearer T` (401 otherwise), and a scoped token reads and writes its scope only.\nWithout any, the service is open: keep it on loopback.',
     )
     .action(async (flags: ServeFlags) => {
       try {
         const port = intFlag(flags.port, "--port") as number;
         const bodyLimit = intFlag(flags.bodyLimit, "--body-limit") as number;
         const workers = intFlag(flags.workers, "--workers") as number;
+        const auth = authFromEnv(process.env, (path) => readFileSync(path, "utf8"));
+        // Said once: by the primary of a cluster, not again by each worker.
+        if (
+          auth === undefined &&
+          cluster.isPrimary &&
+          !/^(127\.|::1$|localhost$)/.test(flags.host)
+        ) {
+          process.stderr.write(
+            `promptctx serve: warning: no PROMPTCTX_TOKEN: the service is open to anyone who reaches ${flags.host}\n`,
+          );
+        }
         const server: StartOptions = {
           port,
           host: flags.host,
           bodyLimit,
           logger: flags.log,
+          ...(auth !== undefined ? { auth } : {}),
           ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
           ...(flags.store !== undefined ? { store: flags.store } : {}),
         };

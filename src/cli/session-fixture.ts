@@ -101,6 +101,66 @@ function scopedProfileSource(profiles: Readonly<Record<string, readonly ProfileE
   return source;
 }
 
+/** The expert segment: the current expert's text (no segment without an expert). */
+function expertSegment(): SessionSegment {
+  return {
+    name: "expert",
+    priority: 50,
+    budgetPriority: 50,
+    cacheTier: "session",
+    provenance: "experts",
+    deps: ["expert"],
+    build: (s) =>
+      s.expert === null
+        ? null
+        : {
+            content: EXPERTS[s.expert] ?? `Expert: ${s.expert}.`,
+            sourceRefs: [`expert:${s.expert}`],
+          },
+  };
+}
+
+/** The skills segment: the loaded skills' summary line, then each body (no segment without one). */
+function skillsSegment(): SessionSegment {
+  return {
+    name: "skills",
+    priority: 60,
+    budgetPriority: 40,
+    cacheTier: "session",
+    provenance: "skills",
+    deps: ["skills"],
+    build: (s) => {
+      const names = sorted(s.skills.keys());
+      const head = skillsSummary(names);
+      if (head === null) return null;
+      const bodies = names.map((n) => `- ${n}: ${s.skills.get(n)}`);
+      return {
+        content: [head, ...bodies].join("\n"),
+        sourceRefs: names.map((n) => `skill:${n}@${versionId(s.skills.get(n) ?? "")}`),
+      };
+    },
+  };
+}
+
+/** The connectors segment: the connectors online (no segment when all are offline). */
+function connectorsSegment(): SessionSegment {
+  return {
+    name: "connectors",
+    priority: 70,
+    budgetPriority: 30,
+    cacheTier: "session",
+    provenance: "mcp",
+    deps: ["connectors"],
+    build: (s) => {
+      const online = sorted([...s.connectors].filter(([, on]) => on).map(([n]) => n));
+      const line = connectorsLine(online);
+      return line === null
+        ? null
+        : { content: line, sourceRefs: online.map((n) => `connector:${n}`) };
+    },
+  };
+}
+
 /**
  * The nine session segments. Static: base rules, identity, tools, regional conventions;
  * session: project context, expert, skills, connectors; dynamic: working mode. Each
@@ -146,54 +206,9 @@ export function replSegments(): SessionSegment[] {
       deps: [],
       build: () => TOOLS,
     },
-    {
-      name: "expert",
-      priority: 50,
-      budgetPriority: 50,
-      cacheTier: "session",
-      provenance: "experts",
-      deps: ["expert"],
-      build: (s) =>
-        s.expert === null
-          ? null
-          : {
-              content: EXPERTS[s.expert] ?? `Expert: ${s.expert}.`,
-              sourceRefs: [`expert:${s.expert}`],
-            },
-    },
-    {
-      name: "skills",
-      priority: 60,
-      budgetPriority: 40,
-      cacheTier: "session",
-      provenance: "skills",
-      deps: ["skills"],
-      build: (s) => {
-        const names = sorted(s.skills.keys());
-        const head = skillsSummary(names);
-        if (head === null) return null;
-        const bodies = names.map((n) => `- ${n}: ${s.skills.get(n)}`);
-        return {
-          content: [head, ...bodies].join("\n"),
-          sourceRefs: names.map((n) => `skill:${n}@${versionId(s.skills.get(n) ?? "")}`),
-        };
-      },
-    },
-    {
-      name: "connectors",
-      priority: 70,
-      budgetPriority: 30,
-      cacheTier: "session",
-      provenance: "mcp",
-      deps: ["connectors"],
-      build: (s) => {
-        const online = sorted([...s.connectors].filter(([, on]) => on).map(([n]) => n));
-        const line = connectorsLine(online);
-        return line === null
-          ? null
-          : { content: line, sourceRefs: online.map((n) => `connector:${n}`) };
-      },
-    },
+    expertSegment(),
+    skillsSegment(),
+    connectorsSegment(),
     {
       name: "regional_conventions",
       priority: 80,

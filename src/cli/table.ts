@@ -1,8 +1,34 @@
 /**
- * Aligned text tables for people. Colour only when the stream is a TTY (and NO_COLOR is
- * unset): machines get `--json`, never ANSI codes.
+ * Aligned text tables for people, fitted to the terminal: long cells are shortened with
+ * "…" (the full values are one flag away: `--wide`, or `--json`). Colour only when the
+ * stream is a TTY (and NO_COLOR is unset): machines get `--json`, never ANSI codes.
  */
 import { cpLength } from "../text/index.js";
+
+/** How tables are drawn: colour, and the width to fit (`null`: never shorten). */
+export interface TableStyle {
+  readonly color: boolean;
+  readonly width: number | null;
+}
+
+/** Width used when stdout is not a terminal. */
+export const DEFAULT_TABLE_WIDTH = 100;
+
+/**
+ * The style for stdout: colour on a TTY without NO_COLOR; the terminal's width (100 when
+ * not a TTY); `wide` turns shortening off.
+ *
+ * @example tableStyle(true).width // null
+ */
+export function tableStyle(wide = false): TableStyle {
+  const tty = Boolean(process.stdout.isTTY);
+  const width = wide
+    ? null
+    : tty
+      ? (process.stdout.columns ?? DEFAULT_TABLE_WIDTH)
+      : DEFAULT_TABLE_WIDTH;
+  return { color: tty && !process.env.NO_COLOR, width };
+}
 
 export type Tone = "good" | "bad" | "muted" | null;
 
@@ -12,6 +38,10 @@ export interface Column<Row> {
   cell: (row: Row) => string | number | null;
   align?: "left" | "right";
   tone?: (row: Row) => Tone;
+  /** Free text (details, refs, excerpts) that gives up its width first when a table must fit. */
+  elastic?: boolean;
+  /** Never shortened (reason codes and statuses: the point of the table). */
+  whole?: boolean;
 }
 
 const CODES: Record<Exclude<Tone, null>, string> = { good: "32", bad: "31", muted: "2" };
@@ -38,25 +68,71 @@ function displayWidth(s: string): number {
   return w;
 }
 
+// Shortens `s` to at most `width` columns, ending in "…" when anything was cut.
+function shorten(s: string, width: number): string {
+  if (displayWidth(s) <= width) return s;
+  let out = "";
+  let used = 0;
+  for (const ch of s) {
+    const w = displayWidth(ch);
+    if (used + w > width - 1) break;
+    out += ch;
+    used += w;
+  }
+  return `${out}…`;
+}
+
+// Narrows the widest shortenable column, one column at a time, until the row fits: elastic
+// (free-text) columns first, then the others. Right-aligned (numeric) and `whole` columns
+// are never cut; a column keeps at least its header (and 6 columns unless it is elastic).
+function fitWidths<Row>(widths: number[], columns: readonly Column<Row>[], max: number): number[] {
+  const out = [...widths];
+  const floor = columns.map((c, i) => {
+    const header = displayWidth(c.header);
+    if (c.align === "right" || c.whole) return widths[i] as number;
+    return c.elastic ? header : Math.max(header, Math.min(widths[i] as number, 6));
+  });
+  let excess = out.reduce((a, b) => a + b, 0) + 2 * (out.length - 1) - max;
+  for (const pass of [true, false]) {
+    while (excess > 0) {
+      let best = -1;
+      out.forEach((w, i) => {
+        const eligible = pass ? columns[i]?.elastic === true : true;
+        if (eligible && w > (floor[i] as number) && (best < 0 || w > (out[best] as number))) {
+          best = i;
+        }
+      });
+      if (best < 0) break;
+      out[best] = (out[best] as number) - 1;
+      excess -= 1;
+    }
+  }
+  return out;
+}
+
 /**
- * Renders rows as an aligned table with a header and a rule line.
+ * Renders rows as an aligned table with a header and a rule line, fitted to
+ * `style.width` (cells shortened with "…"; `null` keeps every cell whole).
  *
- * @example renderTable([{ a: 1 }], [{ header: "A", cell: (r) => r.a }], false)
+ * @example renderTable([{ a: 1 }], [{ header: "A", cell: (r) => r.a }], { color: false, width: 80 })
  */
 export function renderTable<Row>(
   rows: readonly Row[],
   columns: readonly Column<Row>[],
-  color: boolean,
+  style: TableStyle,
 ): string {
-  const text = rows.map((r) =>
+  const color = style.color;
+  const full = rows.map((r) =>
     columns.map((c) => {
       const v = c.cell(r);
       return v === null ? "-" : String(v);
     }),
   );
-  const widths = columns.map((c, i) =>
-    Math.max(displayWidth(c.header), ...text.map((t) => displayWidth(t[i] as string))),
+  const natural = columns.map((c, i) =>
+    Math.max(displayWidth(c.header), ...full.map((t) => displayWidth(t[i] as string))),
   );
+  const widths = style.width === null ? natural : fitWidths(natural, columns, style.width);
+  const text = full.map((cells) => cells.map((s, i) => shorten(s, widths[i] as number)));
   const pad = (s: string, i: number) => {
     const gap = " ".repeat((widths[i] as number) - displayWidth(s));
     return columns[i]?.align === "right" ? gap + s : s + gap;

@@ -3,32 +3,42 @@ import type { MemoryDecision, MemoryPlan } from "../memory/index.js";
 import type { PlanDecision, PromptPlan } from "../plan/index.js";
 import { formatScore } from "../text/index.js";
 import type { AssemblyManifest, LayerManifest } from "../trace/index.js";
-import { type Column, renderTable, type Tone } from "./table.js";
+import { type Column, renderTable, type TableStyle, type Tone } from "./table.js";
 
 const tone = (selected: boolean): Tone => (selected ? "good" : "bad");
 
 const MEMORY_COLUMNS: Column<MemoryDecision & { rank: number }>[] = [
   { header: "#", cell: (d) => d.rank, align: "right" },
   { header: "memory", cell: (d) => d.memoryId },
-  { header: "status", cell: (d) => d.status, tone: (d) => tone(d.status === "selected") },
-  { header: "reason", cell: (d) => d.reason, tone: (d) => tone(d.status === "selected") },
+  {
+    header: "status",
+    cell: (d) => d.status,
+    tone: (d) => tone(d.status === "selected"),
+    whole: true,
+  },
+  {
+    header: "reason",
+    cell: (d) => d.reason,
+    tone: (d) => tone(d.status === "selected"),
+    whole: true,
+  },
   { header: "authority", cell: (d) => d.authority },
   { header: "score", cell: (d) => formatScore(d.score), align: "right" },
   { header: "chars", cell: (d) => d.candidateChars, align: "right" },
   { header: "tokens", cell: (d) => d.candidateTokens ?? null, align: "right" },
-  { header: "related", cell: (d) => d.relatedMemoryId },
-  { header: "detail", cell: (d) => d.detail, tone: () => "muted" },
+  { header: "related", cell: (d) => d.relatedMemoryId, elastic: true },
+  { header: "detail", cell: (d) => d.detail, tone: () => "muted", elastic: true },
 ];
 
 /**
  * The memory decision table, one row per candidate in rank order.
  *
- * @example console.log(memoryDecisionTable(plan, false));
+ * @example console.log(memoryDecisionTable(plan, { color: false, width: 100 }));
  */
-export function memoryDecisionTable(plan: MemoryPlan, color: boolean): string {
+export function memoryDecisionTable(plan: MemoryPlan, style: TableStyle): string {
   const rows = plan.decisions.map((d, i) => ({ ...d, rank: i + 1 }));
   const head = `Memory selection — scope ${JSON.stringify(plan.userScope)}, tokenizer ${plan.tokenizer}, ${plan.selectedMemoryIds.length}/${plan.candidateCount} selected, ${plan.usedChars} chars / ${plan.usedTokens} tokens`;
-  return `${head}\n${renderTable(rows, MEMORY_COLUMNS, color)}`;
+  return `${head}\n${renderTable(rows, MEMORY_COLUMNS, style)}`;
 }
 
 const SEGMENT_COLUMNS: Column<PlanDecision>[] = [
@@ -39,20 +49,21 @@ const SEGMENT_COLUMNS: Column<PlanDecision>[] = [
   {
     header: "status",
     cell: (d) => d.status,
+    whole: true,
     tone: (d) => (d.status === "included" ? "good" : d.status === "dropped" ? "bad" : "muted"),
   },
-  { header: "reason", cell: (d) => d.reason },
+  { header: "reason", cell: (d) => d.reason, whole: true },
   { header: "chars", cell: (d) => d.originalChars, align: "right" },
   { header: "tokens", cell: (d) => d.originalTokens ?? null, align: "right" },
-  { header: "detail", cell: (d) => d.detail, tone: () => "muted" },
+  { header: "detail", cell: (d) => d.detail, tone: () => "muted", elastic: true },
 ];
 
 /**
  * The segment decision table, one row per segment in display order.
  *
- * @example console.log(segmentDecisionTable(plan, false));
+ * @example console.log(segmentDecisionTable(plan, { color: false, width: 100 }));
  */
-export function segmentDecisionTable(plan: PromptPlan, color: boolean): string {
+export function segmentDecisionTable(plan: PromptPlan, style: TableStyle): string {
   const budget = [
     plan.budgetChars === null ? "unbounded chars" : `${plan.budgetChars} chars`,
     plan.budgetTokens === null ? null : `${plan.budgetTokens} tokens`,
@@ -60,7 +71,7 @@ export function segmentDecisionTable(plan: PromptPlan, color: boolean): string {
     .filter((x) => x !== null)
     .join(", ");
   const head = `Prompt plan — budget ${budget}, tokenizer ${plan.tokenizer}, used ${plan.usedChars} chars / ${plan.usedTokens} tokens`;
-  return `${head}\n${renderTable(plan.decisions, SEGMENT_COLUMNS, color)}`;
+  return `${head}\n${renderTable(plan.decisions, SEGMENT_COLUMNS, style)}`;
 }
 
 const LAYER_COLUMNS: Column<LayerManifest>[] = [
@@ -70,27 +81,32 @@ const LAYER_COLUMNS: Column<LayerManifest>[] = [
   {
     header: "status",
     cell: (l) => l.status,
+    whole: true,
     tone: (l): Tone =>
       l.status === "included" ? "good" : l.status === "dropped" ? "bad" : "muted",
   },
-  { header: "reason", cell: (l) => l.reason },
+  { header: "reason", cell: (l) => l.reason, whole: true },
   { header: "chars", cell: (l) => (l.status === "included" ? l.used.chars : null), align: "right" },
   {
     header: "tokens",
     cell: (l) => (l.status === "included" ? l.used.tokens : null),
     align: "right",
   },
-  { header: "version", cell: (l) => l.versionId },
-  { header: "refs", cell: (l) => (l.sourceRefs.length > 0 ? l.sourceRefs.join(" ") : null) },
-  { header: "detail", cell: (l) => l.detail || null, tone: () => "muted" },
+  { header: "version", cell: (l) => l.versionId, elastic: true },
+  {
+    header: "refs",
+    cell: (l) => (l.sourceRefs.length > 0 ? l.sourceRefs.join(" ") : null),
+    elastic: true,
+  },
+  { header: "detail", cell: (l) => l.detail || null, tone: () => "muted", elastic: true },
 ];
 
 /**
  * The manifest's layers as a table, in prompt order.
  *
- * @example console.log(layerTable(assembly.manifest, false));
+ * @example console.log(layerTable(assembly.manifest, { color: false, width: 100 }));
  */
-export function layerTable(manifest: AssemblyManifest, color: boolean): string {
+export function layerTable(manifest: AssemblyManifest, style: TableStyle): string {
   const budget = [
     manifest.budget.chars === null ? "unbounded chars" : `${manifest.budget.chars} chars`,
     manifest.budget.tokens === null ? null : `${manifest.budget.tokens} tokens`,
@@ -102,5 +118,5 @@ export function layerTable(manifest: AssemblyManifest, color: boolean): string {
       ? manifest.mode
       : `${manifest.mode} (fallback from ${JSON.stringify(manifest.fallbackFrom)})`;
   const head = `Layers — schema ${schema}, renderer ${manifest.renderer}, tokenizer ${manifest.tokenizer}, budget ${budget}, used ${manifest.used.chars} chars / ${manifest.used.tokens} tokens`;
-  return `${head}\n${renderTable(manifest.layers, LAYER_COLUMNS, color)}`;
+  return `${head}\n${renderTable(manifest.layers, LAYER_COLUMNS, style)}`;
 }

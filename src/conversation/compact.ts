@@ -46,6 +46,21 @@ export function summaryMessage(summary: string): Message {
   return { id: `summary:${shortHash(text)}`, role: "user", content: [{ type: "text", text }] };
 }
 
+// The plan's decisions are by input index: the messages must be the planned ones.
+function checkSameMessages(messages: readonly MessageInput[], plan: ConversationPlan): void {
+  if (messages.length !== plan.decisions.length) {
+    throw new InvalidInputError(
+      `${messages.length} messages, but the plan decided ${plan.decisions.length}`,
+      ["messages"],
+    );
+  }
+  messages.forEach((m, i) => {
+    if (m?.id !== plan.decisions[i]?.messageId) {
+      throw new InvalidInputError("not the message the plan decided here", ["messages", i, "id"]);
+    }
+  });
+}
+
 /**
  * Replaces the run of messages the plan dropped with `history_window` by one summary
  * message at the run's place, when that run holds at least `thresholdTokens`.
@@ -60,11 +75,7 @@ export async function compactConversation(request: CompactionRequest): Promise<C
   if (!Number.isInteger(thresholdTokens) || thresholdTokens < 0) {
     throw new InvalidInputError("must be a non-negative integer", ["thresholdTokens"]);
   }
-  if (messages.length !== plan.decisions.length) {
-    throw new InvalidInputError("the messages are not the ones the plan was made from", [
-      "messages",
-    ]);
-  }
+  checkSameMessages(messages, plan);
   const run = plan.decisions.flatMap((d, i) => (d.reason === "history_window" ? [i] : []));
   const tokens = run.reduce((sum, i) => sum + (plan.decisions[i]?.tokens ?? 0), 0);
   if (run.length === 0 || tokens < thresholdTokens) {
@@ -76,6 +87,13 @@ export async function compactConversation(request: CompactionRequest): Promise<C
     throw new InvalidInputError("summarize must return a string", ["summarize"]);
   const message = summaryMessage(text);
   const inRun = new Set(run);
+  // A message the summary replaces may carry its id (a rolling summary summarized again to
+  // the same text); any other message with that id would make the result ambiguous.
+  if (messages.some((m, i) => m.id === message.id && !inRun.has(i))) {
+    throw new InvalidInputError(`the summary id "${message.id}" is already a message id`, [
+      "summarize",
+    ]);
+  }
   const out: MessageInput[] = [];
   messages.forEach((m, i) => {
     if (i === run[0]) out.push(message);

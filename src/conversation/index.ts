@@ -19,10 +19,12 @@ export {
   type PlanConversationRequest,
   planConversation,
 } from "./plan.js";
+export { type ConversationPlanner, createConversationPlanner } from "./planner.js";
 export {
   type ConversationPolicy,
   type ConversationPolicyInput,
   ConversationPolicySchema,
+  MAX_TOOL_INPUT_DEPTH,
   MESSAGE_ROLES,
   type Message,
   type MessageInput,
@@ -37,5 +39,11 @@ export {
   type ToolCallPart,
   type ToolResultPart,
 } from "./schema.js";
-export { clearedNotice, elisionNotice, type Transform, truncateToolOutput } from "./transforms.js";
-export type { Unit, UnitLayout } from "./units.js";
+export {
+  clearedNotice,
+  elisionNotice,
+  type Transform,
+  truncateToolOutput,
+  UNKNOWN_TOOL,
+} from "./transforms.js";
+export type { Unit } from "./units.js";

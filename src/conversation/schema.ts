@@ -4,26 +4,47 @@
  * validation and of the TypeScript types, shared by the library, the CLI and HTTP.
  */
 import { z } from "zod";
-import { isoTimestamp, nonBlankString } from "../text/index.js";
+import { isoTimestamp, nonBlankString, textString, wellFormedJson } from "../text/index.js";
 
 /** Roles of the neutral message model. */
 export const MESSAGE_ROLES = ["user", "assistant", "tool"] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
 
 /** Plain text. Any role may hold text except `tool`, whose content is its results. */
-export const TextPartSchema = z.object({ type: z.literal("text"), text: z.string() });
+export const TextPartSchema = z.object({ type: z.literal("text"), text: textString });
+/** Deepest nesting of arrays and objects in a tool call's input. */
+export const MAX_TOOL_INPUT_DEPTH = 64;
+
+// Iterative, so a hostile input is refused before anything recurses into it.
+function nestsWithin(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [v, depth] = top;
+    if (v === null || typeof v !== "object") continue;
+    if (depth >= max) return false;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return true;
+}
+
 /** A tool call made by the assistant; `input` is any JSON value. */
 export const ToolCallPartSchema = z.object({
   type: z.literal("tool_call"),
   callId: nonBlankString,
   name: nonBlankString,
-  input: z.json(),
+  input: z
+    .unknown()
+    .refine((v) => nestsWithin(v, MAX_TOOL_INPUT_DEPTH), {
+      message: `nests deeper than ${MAX_TOOL_INPUT_DEPTH} levels`,
+      abort: true,
+    })
+    .pipe(wellFormedJson),
 });
 /** The answer to one tool call, carried by a `tool` message. */
 export const ToolResultPartSchema = z.object({
   type: z.literal("tool_result"),
   callId: nonBlankString,
-  output: z.string(),
+  output: textString,
   isError: z.boolean().optional(),
 });
 export const PartSchema = z.discriminatedUnion("type", [
@@ -86,7 +107,7 @@ export const ConversationPolicySchema = z.object({
   /** In (0, 1]: when the window must move, move it until the kept total is at most this share. */
   lowWaterRatio: z.number().gt(0).lte(1).default(1),
   /** The previous plan's `firstKeptId`: kept as the window start while everything from it fits. */
-  anchor: z.string().nullable().default(null),
+  anchor: textString.nullable().default(null),
   /** The previous plan's `clearBeforeTurn`: held while the anchor holds. */
   clearBeforeTurn: z.number().int().min(0).nullable().default(null),
 });
@@ -102,7 +123,7 @@ export type ConversationPolicy = z.output<typeof ConversationPolicySchema>;
 export const PlanConversationJsonRequestSchema = z.object({
   messages: z.array(MessageSchema),
   budgetTokens: z.number().int().min(0),
-  tokenizer: z.string().optional(),
+  tokenizer: textString.optional(),
   policy: ConversationPolicySchema.default(ConversationPolicySchema.parse({})),
 });
 export type PlanConversationJsonRequest = z.input<typeof PlanConversationJsonRequestSchema>;

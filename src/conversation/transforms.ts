@@ -8,6 +8,9 @@ import { cpOffsets } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import type { Message, Part, ToolResultPart } from "./schema.js";
 
+/** The name a cleared result's notice gives when no call before it names the tool. */
+export const UNKNOWN_TOOL = "unknown";
+
 /** What a transform did to a message, with the message's tokens before it. */
 export interface Transform {
   readonly kind: "tool_result_truncated" | "tool_result_cleared";
@@ -69,18 +72,17 @@ export function truncateToolOutput(
 export interface TransformSettings {
   readonly counter: TokenCounter;
   readonly toolResultMaxTokens: number | null;
-  /** Whether this message's turn is before the clearing boundary. */
-  readonly clear: boolean;
+  /** Tool names whose results are never cleared. */
   readonly keepToolResults: ReadonlySet<string>;
-  readonly toolNames: ReadonlyMap<string, string>;
 }
 
 function transformPart(
   part: ToolResultPart,
+  name: string,
+  clear: boolean,
   s: TransformSettings,
 ): { part: Part; kind: Transform["kind"] } | null {
-  const name = s.toolNames.get(part.callId) ?? "unknown";
-  if (s.clear && !s.keepToolResults.has(name)) {
+  if (clear && !s.keepToolResults.has(name)) {
     return {
       part: { ...part, output: clearedNotice(part.callId, name) },
       kind: "tool_result_cleared",
@@ -95,21 +97,25 @@ function transformPart(
 }
 
 /**
- * Applies clearing (first) and truncation to a `tool` message's results. Returns the
- * message itself when nothing changes, so unchanged messages keep their identity.
+ * Applies clearing (when `clear`, first) and truncation to a `tool` message's results;
+ * `names[k]` is the tool name of its k-th result's call. Returns the message itself when
+ * nothing changes, so unchanged messages keep their identity.
  */
 export function transformMessage(
   message: Message,
   originalTokens: number,
+  names: readonly string[],
+  clear: boolean,
   s: TransformSettings,
 ): { message: Message; transforms: Transform[] } {
-  if (message.role !== "tool" || (!s.clear && s.toolResultMaxTokens === null)) {
+  if (message.role !== "tool" || (!clear && s.toolResultMaxTokens === null)) {
     return { message, transforms: [] };
   }
   const transforms: Transform[] = [];
+  let k = 0;
   const content = message.content.map((part) => {
     if (part.type !== "tool_result") return part;
-    const done = transformPart(part, s);
+    const done = transformPart(part, names[k++] ?? UNKNOWN_TOOL, clear, s);
     if (done === null) return part;
     transforms.push({ kind: done.kind, callId: part.callId, originalTokens });
     return done.part;

@@ -3,127 +3,156 @@
  * plus the `tool` messages answering them, or any other message alone. A unit with an
  * unanswered call, or a `tool` message answering no call of the unit before it, is an
  * orphan: providers reject those, so they are never sent.
+ *
+ * The layout is append-only, so a planner that sees the same conversation grow turn
+ * after turn extends it instead of rebuilding it: new messages can only extend the last
+ * unit (a tool result arriving for its call) or start new ones.
  */
 import { InvalidInputError } from "../errors/index.js";
 import type { Message } from "./schema.js";
+import { UNKNOWN_TOOL } from "./transforms.js";
 
 /** One unit: the indices of its messages in the input, and why it is an orphan if it is. */
 export interface Unit {
   readonly index: number;
   /** Input indices of its messages, in order. */
   readonly members: number[];
-  /** The turn of its first message (the number of user messages up to and including it). */
+  /** The turn of its messages (the number of user messages up to and including them). */
   readonly turn: number;
   /** Set when the unit can never be sent: the detail names the call id. */
   readonly orphan: string | null;
 }
 
-/** The conversation cut into units, with the turn of each message. */
-export interface UnitLayout {
-  readonly units: Unit[];
-  /** Per input message: its unit's index. */
-  readonly unitOf: Int32Array;
-  /** Per input message: its turn (0 before the first user message). */
-  readonly turnOf: Int32Array;
-  /** Index of the first unit of the current turn (the one holding the last user message). */
-  readonly currentStart: number;
-  /** The current turn's number. */
-  readonly lastTurn: number;
-  /** Tool name by call id, for the clearing notice. */
-  readonly toolNames: ReadonlyMap<string, string>;
+const hasCall = (m: Message): boolean => m.content.some((p) => p.type === "tool_call");
+
+function resultIds(m: Message): string[] {
+  const out: string[] = [];
+  for (const p of m.content) if (p.type === "tool_result") out.push(p.callId);
+  return out;
 }
 
-const callsOf = (m: Message): string[] =>
-  m.content.flatMap((p) => (p.type === "tool_call" ? [p.callId] : []));
-const resultsOf = (m: Message): string[] =>
-  m.content.flatMap((p) => (p.type === "tool_result" ? [p.callId] : []));
-
 /**
- * Checks the rules that span messages: unique ids, unique call ids (among calls and among
- * results), at least one user message. Throws {@link InvalidInputError} with the path.
+ * The conversation seen so far, its cross-message rules checked (unique ids, unique call
+ * ids among calls and among results), cut into units and turns.
  */
-export function checkConversation(messages: readonly Message[]): Map<string, string> {
-  const ids = new Set<string>();
-  const calls = new Map<string, string>();
-  const results = new Set<string>();
-  messages.forEach((m, i) => {
-    if (ids.has(m.id)) {
-      throw new InvalidInputError(`duplicate message id "${m.id}"`, ["messages", i, "id"]);
+export class ConversationLayout {
+  /** The request's message objects, by index (a planner compares the next request's). */
+  readonly inputs: unknown[] = [];
+  readonly messages: Message[] = [];
+  /** Per message: the tool name of each of its results' calls (calls before it only). */
+  readonly names: (readonly string[])[] = [];
+  readonly ids = new Map<string, number>();
+  readonly units: Unit[] = [];
+  /** Per message: its unit's index. */
+  readonly unitOf: number[] = [];
+  /** Per message: its turn (0 before the first user message). */
+  readonly turnOf: number[] = [];
+  /** Units holding a user message, in order: the last one starts the current turn. */
+  readonly userUnits: number[] = [];
+  private readonly calls = new Map<string, string>();
+  private readonly results = new Set<string>();
+
+  /** Index of the current turn's first unit (-1 while there is no user message). */
+  get currentStart(): number {
+    return this.userUnits.length === 0 ? -1 : (this.userUnits.at(-1) as number);
+  }
+
+  /** The current turn's number. */
+  get lastTurn(): number {
+    return this.turnOf.length === 0 ? 0 : (this.turnOf.at(-1) as number);
+  }
+
+  /**
+   * Appends a validated message, checking its id and call ids against the messages
+   * before it. Throws {@link InvalidInputError} with the path (the layout is then
+   * unusable: the planner that owns it starts over).
+   */
+  add(input: unknown, message: Message): void {
+    const i = this.messages.length;
+    if (this.ids.has(message.id)) {
+      throw new InvalidInputError(`duplicate message id "${message.id}"`, ["messages", i, "id"]);
     }
-    ids.add(m.id);
-    m.content.forEach((p, j) => {
+    const names: string[] = [];
+    message.content.forEach((p, j) => {
       if (p.type === "text") return;
-      const seen = p.type === "tool_call" ? calls.has(p.callId) : results.has(p.callId);
+      const seen = p.type === "tool_call" ? this.calls.has(p.callId) : this.results.has(p.callId);
       if (seen) {
         throw new InvalidInputError(`duplicate ${p.type} callId "${p.callId}"`, [
           ...["messages", i, "content", j, "callId"],
         ]);
       }
-      if (p.type === "tool_call") calls.set(p.callId, p.name);
-      else results.add(p.callId);
+      if (p.type === "tool_call") this.calls.set(p.callId, p.name);
+      else {
+        this.results.add(p.callId);
+        names.push(this.calls.get(p.callId) ?? UNKNOWN_TOOL);
+      }
     });
-  });
-  if (!messages.some((m) => m.role === "user")) {
-    throw new InvalidInputError("a conversation needs at least one user message", ["messages"]);
+    this.ids.set(message.id, i);
+    this.inputs.push(input);
+    this.messages.push(message);
+    this.names.push(names);
   }
-  return calls;
+
+  /**
+   * Cuts the messages added since the last call into units: the last unit is cut again
+   * (new tool messages may answer its calls), earlier ones are final. Returns the index
+   * of the first unit that was (re)built.
+   */
+  relayout(): number {
+    const last = this.units.at(-1);
+    const from = last === undefined ? 0 : (last.members[0] as number);
+    const first = last === undefined ? 0 : last.index;
+    if (last !== undefined) {
+      this.units.pop();
+      if (this.userUnits.at(-1) === first) this.userUnits.pop();
+    }
+    let turn = from > 0 ? (this.turnOf[from - 1] as number) : 0;
+    let i = from;
+    while (i < this.messages.length) {
+      const m = this.messages[i] as Message;
+      if (m.role === "user") {
+        turn += 1;
+        this.userUnits.push(this.units.length);
+      }
+      const unit =
+        m.role === "assistant" && hasCall(m)
+          ? this.toolUnit(i, turn)
+          : { index: this.units.length, members: [i], turn, orphan: loneOrphan(m) };
+      for (const k of unit.members) {
+        this.unitOf[k] = unit.index;
+        this.turnOf[k] = turn;
+      }
+      this.units.push(unit);
+      i = (unit.members.at(-1) as number) + 1;
+    }
+    return first;
+  }
+
+  // A tool-call unit: the assistant message, then the tool messages that answer its calls.
+  private toolUnit(start: number, turn: number): Unit {
+    const open = new Set<string>();
+    for (const p of (this.messages[start] as Message).content) {
+      if (p.type === "tool_call") open.add(p.callId);
+    }
+    const members = [start];
+    for (let next = start + 1; next < this.messages.length; next++) {
+      const m = this.messages[next] as Message;
+      if (m.role !== "tool") break;
+      const answers = resultIds(m);
+      // A tool message that answers anything but this unit's open calls stands alone.
+      if (!answers.every((id) => open.has(id))) break;
+      for (const id of answers) open.delete(id);
+      members.push(next);
+    }
+    const missing = open.values().next();
+    const orphan = missing.done ? null : `call ${missing.value} has no result`;
+    return { index: this.units.length, members, turn, orphan };
+  }
 }
 
-// A tool-call unit: the assistant message, then the tool messages that answer its calls.
-function toolUnit(messages: readonly Message[], start: number, turn: number, index: number) {
-  const open = new Set(callsOf(messages[start] as Message));
-  const members = [start];
-  let next = start + 1;
-  for (; next < messages.length; next++) {
-    const m = messages[next] as Message;
-    if (m.role !== "tool") break;
-    const answers = resultsOf(m);
-    // A tool message that answers anything but this unit's open calls stands alone.
-    if (!answers.every((id) => open.has(id))) break;
-    for (const id of answers) open.delete(id);
-    members.push(next);
-  }
-  const missing = [...open][0];
-  const orphan = missing === undefined ? null : `call ${missing} has no result`;
-  return { unit: { index, members, turn, orphan } satisfies Unit, next };
-}
-
-/**
- * Cuts a validated conversation into units and turns.
- *
- * @example layoutUnits(messages).units.length // 3 for user, assistant+call, tool answer, user → 3 units
- */
-export function layoutUnits(
-  messages: readonly Message[],
-  toolNames: Map<string, string>,
-): UnitLayout {
-  const units: Unit[] = [];
-  const unitOf = new Int32Array(messages.length);
-  const turnOf = new Int32Array(messages.length);
-  let turn = 0;
-  let currentStart = 0;
-  let i = 0;
-  while (i < messages.length) {
-    const m = messages[i] as Message;
-    if (m.role === "user") {
-      turn += 1;
-      currentStart = units.length;
-    }
-    let unit: Unit;
-    if (m.role === "assistant" && callsOf(m).length > 0) {
-      const built = toolUnit(messages, i, turn, units.length);
-      unit = built.unit;
-      i = built.next;
-    } else {
-      const orphan = m.role === "tool" ? `call ${resultsOf(m)[0]} has no call before it` : null;
-      unit = { index: units.length, members: [i], turn, orphan };
-      i += 1;
-    }
-    for (const k of unit.members) {
-      unitOf[k] = unit.index;
-      turnOf[k] = turn;
-    }
-    units.push(unit);
-  }
-  return { units, unitOf, turnOf, currentStart, lastTurn: turn, toolNames };
+// A tool message that does not follow its call's assistant message: never sendable.
+function loneOrphan(m: Message): string | null {
+  if (m.role !== "tool") return null;
+  const ids = resultIds(m).join(", ");
+  return `results for call ${ids} do not directly follow the message that made the call`;
 }

@@ -1,7 +1,7 @@
 /**
- * One error hierarchy for the whole package. Every error carries a stable `code`, a
- * human `message` and, when the fault is in the input, the offending field `path`
- * (e.g. `candidates[3].score`). Surfaces (CLI, HTTP) serialise it with {@link toErrorObject}.
+ * Errors: one hierarchy for the whole package, each error with a stable `code`, a message
+ * and the offending field `path`; surfaces serialise it with {@link toErrorObject}.
+ * The lowest stage: imports nothing from promptctx.
  */
 import type { ZodError } from "zod";
 
@@ -15,6 +15,7 @@ export type ErrorCode =
   | "source_failed"
   | "source_timeout"
   | "payload_too_large"
+  | "unauthorized"
   | "not_found"
   | "unsupported_version"
   | "internal_error";

@@ -1,4 +1,8 @@
-/** Memory selection of spec 02: recall hits → gates → dedupe → slots → packing → block. */
+/**
+ * Memory selection (docs/memory-selection.md): recall hits → scope and confidence gates →
+ * authority → dedupe → conflict slots → top-k/budget packing → `<recalled_memory>` block.
+ * Imports errors, text and tokens.
+ */
 export { type AdapterOptions, candidatesFromRecallHits, type RecallHit } from "./adapter.js";
 export { type MemoryDecision, type MemoryReason, withHitTokens } from "./decision.js";
 export {
@@ -22,6 +26,7 @@ export {
   PolicySchema,
   type Provenance,
   ProvenanceSchema,
+  provenanceFields,
   type SelectMemoryRequest,
   SelectMemoryRequestSchema,
 } from "./schema.js";

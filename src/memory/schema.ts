@@ -3,7 +3,7 @@
  * validation and the TypeScript input types.
  */
 import { z } from "zod";
-import { isBlank, isoTimestamp, nonBlankString } from "../text/index.js";
+import { isBlank, isoTimestamp, nonBlankString, textString } from "../text/index.js";
 
 /** Authority levels, strongest first. Nothing else is accepted (fail closed). */
 export const AUTHORITIES = ["current_turn", "workspace_override", "user_default"] as const;
@@ -19,12 +19,19 @@ export const AUTHORITY_RANK: Readonly<Record<Authority, number>> = {
 const nonBlank = nonBlankString;
 const timestamp = isoTimestamp;
 
-export const ProvenanceSchema = z.object({
-  sourceId: nonBlank,
-  sourceType: nonBlank,
-  title: nonBlank,
-  capturedAt: timestamp,
-});
+/**
+ * The fields of a provenance (where a memory came from), defined once for the candidates
+ * here and the records of the memory store: `text` is the non-blank string rule of the
+ * schema that uses them (the store's also rejects lone surrogates), and `capturedAt` is
+ * always an ISO-8601 timestamp. Each schema chooses how it treats unknown keys.
+ *
+ * @example z.strictObject(provenanceFields(nonBlankString))
+ */
+export function provenanceFields<T extends z.ZodType<string>>(text: T) {
+  return { sourceId: text, sourceType: text, title: text, capturedAt: timestamp };
+}
+
+export const ProvenanceSchema = z.object(provenanceFields(nonBlank));
 export type Provenance = z.infer<typeof ProvenanceSchema>;
 
 export const CandidateSchema = z.object({
@@ -57,9 +64,9 @@ export type Policy = z.output<typeof PolicySchema>;
 export const DEFAULT_POLICY: Policy = { minScore: 0.35, topK: 5, maxChars: 3000, maxTokens: 800 };
 
 export const SelectMemoryRequestSchema = z.object({
-  userScope: z.string().refine((s) => !isBlank(s), { message: "must not be blank" }),
+  userScope: textString.refine((s) => !isBlank(s), { message: "must not be blank" }),
   policy: PolicySchema.default(DEFAULT_POLICY),
-  tokenizer: z.string().optional(),
+  tokenizer: textString.optional(),
   candidates: z.array(CandidateSchema),
 });
 /** The select-memory request (JSON contract of spec 08). */

@@ -2,7 +2,7 @@
 import { type FieldPath, InvalidInputError } from "../errors/index.js";
 import { hasSurrogate } from "../text/index.js";
 import type { SegmentReason, SegmentStatus } from "./decision.js";
-import type { CacheTier, Segment } from "./schema.js";
+import { type CacheTier, DEFAULT_CACHE_TIER, type Segment } from "./schema.js";
 
 /** Rank of each tier in tiered mode: the display and admission order of tiers. */
 const TIER_RANK: Readonly<Record<CacheTier, number>> = { static: 0, session: 1, dynamic: 2 };
@@ -40,7 +40,7 @@ export interface Entry {
 
 /** The entry of `seg`, at `index` in the request, before ordering and content resolution. */
 export function makeEntry(seg: Segment, index: number, tiered: boolean): Entry {
-  const cacheTier: CacheTier | null = tiered ? (seg.cacheTier ?? "dynamic") : null;
+  const cacheTier: CacheTier | null = tiered ? (seg.cacheTier ?? DEFAULT_CACHE_TIER) : null;
   return {
     seg,
     name: seg.name,

@@ -1,6 +1,7 @@
 /**
- * Segment planner of spec 03: the whole system prompt under one budget, with a decision log,
- * laid out by cache tier (spec 05) when segments name one.
+ * The segment planner (docs/planner.md): the whole system prompt under one budget,
+ * required parts never dropped, one decision per segment, laid out by cache tier.
+ * May import errors, text, tokens and memory (today: errors, text, tokens).
  */
 export type { PlanDecision, SegmentReason, SegmentStatus } from "./decision.js";
 export { SEGMENT_SEPARATOR } from "./layout.js";
@@ -10,6 +11,7 @@ export {
   type CacheTier,
   DEFAULT_BUDGET_CHARS,
   DEFAULT_CACHE_BOUNDARY,
+  DEFAULT_CACHE_TIER,
   type ParsedPlanPromptRequest,
   type PlanPromptJsonRequest,
   PlanPromptJsonRequestSchema,

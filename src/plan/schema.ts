@@ -5,11 +5,18 @@
  * (`condition`, `builder`) that cannot travel as JSON.
  */
 import { z } from "zod";
-import { isBlank, nonBlankString } from "../text/index.js";
+import { isBlank, nonBlankString, textString } from "../text/index.js";
 
 /** Cache tiers of spec 05, most stable first. */
 export const CACHE_TIERS = ["static", "session", "dynamic"] as const;
 export type CacheTier = (typeof CACHE_TIERS)[number];
+
+/**
+ * The tier of a segment that names none, stated once for the planner and the assembler:
+ * `dynamic`, since a segment that does not say how stable it is must never sit in a
+ * cached prefix (its change would break the cache of everything after it).
+ */
+export const DEFAULT_CACHE_TIER: CacheTier = "dynamic";
 
 /** Default `budgetChars` of spec 03. */
 export const DEFAULT_BUDGET_CHARS = 12000;
@@ -25,7 +32,7 @@ const segmentFields = {
   /** Unique within one request. */
   name: nonBlank,
   /** The segment text, rendered as given. `null` or `""` makes the segment inactive. */
-  content: z.string().nullable(),
+  content: textString.nullable(),
   /** Where it is shown: lower first (default 50). */
   priority: z.number().default(50),
   /** Required segments are never dropped; if they cannot fit, the plan fails closed. */
@@ -53,7 +60,7 @@ export const SegmentInputSchema = z
   .object({
     ...segmentFields,
     /** The segment text; give either `content` or `builder`. */
-    content: z.string().nullable().optional(),
+    content: textString.nullable().optional(),
     /** `false`, or a function returning `false`, makes the segment inactive. */
     condition: z
       .custom<boolean | (() => boolean)>((v) => typeof v === "boolean" || isFunction(v), {
@@ -93,7 +100,7 @@ const requestFields = {
   /** Token budget under `tokenizer`. Omitted or `null` = unbounded. */
   budgetTokens: budget.default(null),
   /** Built-in tokenizer name (default `estimate`). */
-  tokenizer: z.string().optional(),
+  tokenizer: textString.optional(),
   /**
    * `true` lays the prompt out by cache tier (spec 05) even when no segment names one.
    * Omitted or `false`: tiered exactly when at least one segment has a `cacheTier`.
@@ -103,8 +110,7 @@ const requestFields = {
    * The join between two tiers in tiered mode (default `"\n\n<!-- cache-boundary -->\n\n"`).
    * Must contain a non-whitespace character. Its cost counts in the budget.
    */
-  cacheBoundary: z
-    .string()
+  cacheBoundary: textString
     .refine((s) => !isBlank(s), { message: "must contain a non-whitespace character" })
     .optional(),
 };

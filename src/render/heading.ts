@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import type { SourceItem } from "../sources/index.js";
-import { cpLength, formatFixed, isBlank } from "../text/index.js";
+import { cpLength, formatFixed, isBlank, textString } from "../text/index.js";
 import { renderFramed, type SlotFrame, type SlotRenderer } from "./types.js";
 
 /** How recall lines (kind `recall_memory`) show importance and combined score. */
@@ -34,18 +34,18 @@ export interface LocaleTable {
 }
 
 const withPlaceholder = (name: string) =>
-  z.string().refine((s) => s.includes(`{${name}}`), { message: `must contain {${name}}` });
+  textString.refine((s) => s.includes(`{${name}}`), { message: `must contain {${name}}` });
 
 /** Validates a {@link LocaleTable} given by a caller. */
 export const LocaleTableSchema = z.object({
-  headings: z.record(z.string(), z.string()),
+  headings: z.record(textString, textString),
   headingFormat: withPlaceholder("title"),
-  itemPrefix: z.string(),
+  itemPrefix: textString,
   recall: z.object({
     line: withPlaceholder("text"),
     importance: withPlaceholder("value"),
     score: withPlaceholder("value"),
-    separator: z.string(),
+    separator: textString,
     digits: z.number().int().min(0).max(20),
   }),
 });
@@ -177,16 +177,14 @@ class BlockFrame implements SlotFrame {
 class ListFrame implements SlotFrame {
   readonly separator = "\n";
   readonly tail = "";
+  /** The prefix is well-formed (validated), so it never pairs with the text after it. */
   private readonly prefixChars: number;
-  /** A prefix ending in a high surrogate pairs with a text starting with a low one. */
-  private readonly highEnd: boolean;
   constructor(
     private readonly heading: string,
     private readonly prefix: string,
     private readonly recallLine: ((item: SourceItem) => string) | null,
   ) {
     this.prefixChars = cpLength(prefix);
-    this.highEnd = /[\uD800-\uDBFF]$/.test(prefix);
   }
   head(): string {
     return `${this.heading}\n`;
@@ -196,7 +194,6 @@ class ListFrame implements SlotFrame {
   }
   lineChars(item: SourceItem): number {
     if (this.recallLine !== null) return cpLength(this.line(item));
-    const joined = this.highEnd && /^[\uDC00-\uDFFF]/.test(item.text) ? 1 : 0;
-    return this.prefixChars + cpLength(item.text) - joined;
+    return this.prefixChars + cpLength(item.text);
   }
 }

@@ -13,12 +13,14 @@ import { InvalidInputError } from "../errors/index.js";
 import type { MemoryStore } from "../store/index.js";
 import { WarmWorkspaces } from "../workspace/index.js";
 import { registerAssembleRoute } from "./assemble-route.js";
+import { type AuthOptions, registerAuth } from "./auth.js";
 import {
   answerClientError,
   answerFrameworkError,
   registerErrorHandlers,
 } from "./error-handlers.js";
 import { registerJsonParser } from "./json-body.js";
+import { registerMemoryRoutes } from "./memory-routes.js";
 import { registerMetaRoutes } from "./meta-routes.js";
 import { createRequestCounters } from "./request-counters.js";
 import { type LoggerOption, loggerSettings, RequestLineLogController } from "./request-log.js";
@@ -43,8 +45,8 @@ export interface ServerOptions {
    */
   workspace?: string;
   /**
-   * The shared memory store: a path (opened now, closed when the app closes; it must
-   * exist), an open store (the caller closes it), or `null` for none. Default: the root's
+   * The shared memory store: a path or a `postgres://` URL (opened now, closed when the
+   * app closes; it must exist), an open store (the caller closes it), or `null` for none. Default: the root's
    * `.promptctx/memory.db` when it exists. Without a shared store, an assembly reads its
    * workspace's own store, if any, for the length of the request.
    */
@@ -58,6 +60,13 @@ export interface ServerOptions {
   logger?: boolean | { stream?: NodeJS.WritableStream; level?: string };
   /** See {@link COUNTER_POOL_RESET_BYTES}. */
   counterPoolResetBytes?: number;
+  /**
+   * Bearer tokens (see auth.ts). Absent or empty: the service is open and every request
+   * names its scope. `promptctx serve` builds it from the environment (`authFromEnv`).
+   */
+  auth?: AuthOptions;
+  /** The clock of a `/v1/recall` without `asOf` (default: the system clock). */
+  clock?: () => Date;
 }
 
 function positiveInt(value: number, name: string): number {
@@ -129,25 +138,33 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   const counters = createRequestCounters(resetBytes);
   registerJsonParser(app, counters.countBytes);
   registerErrorHandlers(app, bodyLimit);
+  const principal = registerAuth(app, options.auth);
+  const store = () => shared.store;
   registerMetaRoutes(app, () => shared.store !== null);
   registerStageRoutes(app, counters.pool);
   let workspaces = new WarmWorkspaces();
-  registerAssembleRoute(app, { root, counters: counters.pool, workspaces: () => workspaces });
+  registerAssembleRoute(app, {
+    root,
+    counters: counters.pool,
+    workspaces: () => workspaces,
+    principal,
+  });
+  registerMemoryRoutes(app, { store, principal, clock: options.clock ?? (() => new Date()) });
 
   // The shared store, opened last so that nothing before can leak it.
-  shared = openSharedStore(options.store, root);
-  const { store, own } = shared;
-  workspaces = new WarmWorkspaces({ store });
+  shared = await openSharedStore(options.store, root);
+  const { store: opened, own } = shared;
+  workspaces = new WarmWorkspaces({ store: opened });
   // onClose runs after in-flight requests have completed.
   app.addHook("onClose", async () => {
     await workspaces.close();
-    if (own) await store?.close();
+    if (own) await opened?.close();
   });
 
   try {
     await app.ready();
   } catch (err) {
-    if (own) await store?.close();
+    if (own) await opened?.close();
     throw err;
   }
   return app;

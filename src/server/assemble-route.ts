@@ -5,10 +5,11 @@
  */
 import { realpath } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import { type CounterPool, tokenizerForModel } from "../tokens/index.js";
 import type { WarmWorkspaces } from "../workspace/index.js";
+import type { Principal } from "./auth.js";
 import { AssembleRequestSchema } from "./schema.js";
 
 /** What the assemble route reads from the server. */
@@ -18,6 +19,8 @@ export interface AssembleRouteContext {
   counters: () => CounterPool;
   /** The warm workspaces (over the shared store, opened after the routes are registered). */
   workspaces: () => WarmWorkspaces;
+  /** Who sent the request: a scoped token's scope replaces the request's `user`. */
+  principal: (request: FastifyRequest) => Principal;
 }
 
 function isInside(root: string, target: string): boolean {
@@ -60,13 +63,14 @@ export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteCo
         ? tokenizerForModel(r.model)
         : (r.tokenizer ?? (await workspaces.config(workspace)).tokenizer);
     const tokenCounter = ctx.counters().forRequest(name);
+    const user = ctx.principal(request).scope ?? r.user;
     const out = await workspaces.assemble(workspace, {
       query: r.query,
       now: r.now,
       ...(tokenCounter !== undefined ? { tokenCounter } : {}),
       ...(r.tokenizer !== undefined ? { tokenizer: r.tokenizer } : {}),
       ...(r.mode !== undefined ? { mode: r.mode } : {}),
-      ...(r.user !== undefined ? { user: r.user } : {}),
+      ...(user !== undefined ? { user } : {}),
       ...(r.budgetChars !== undefined ? { budgetChars: r.budgetChars } : {}),
       ...(r.budgetTokens !== undefined ? { budgetTokens: r.budgetTokens } : {}),
       ...(r.renderer !== undefined ? { renderer: r.renderer } : {}),

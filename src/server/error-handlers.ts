@@ -5,6 +5,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { nodeErrorCode } from "../errors/index.js";
 import { NotFoundError, toHttpError } from "./errors.js";
 import { recordAnswerCode } from "./request-log.js";
 
@@ -50,7 +51,7 @@ const CLIENT_ERRORS: Readonly<Record<string, readonly [number, string, string]>>
 
 /** Answers malformed HTTP with the error object, then drops the connection. */
 export function answerClientError(err: Error, socket: Duplex): void {
-  const code = (err as { code?: unknown }).code;
+  const code = nodeErrorCode(err);
   if (code === "ECONNRESET" || socket.destroyed) return;
   const [status, reason, message] = CLIENT_ERRORS[String(code)] ?? [
     400,
@@ -88,9 +89,9 @@ export function registerErrorHandlers(app: FastifyInstance, bodyLimit: number): 
     const send = (): void => {
       void reply.code(out.status).type("application/json; charset=utf-8").send(out.body);
     };
-    // A body refused before it was read (413) is drained first: closing with unread
+    // A body refused before it was read (413, 401) is drained first: closing with unread
     // bytes makes the client's TCP stack reset the connection and drop the answer.
-    if (out.status === 413)
+    if (out.status === 413 || out.status === 401)
       drainThen(request.raw, Math.max(DRAIN_BYTES, bodyLimit), DRAIN_MS, send);
     else send();
   });

@@ -7,6 +7,7 @@ import {
   type ErrorCode,
   type ErrorObject,
   InvalidInputError,
+  nodeErrorCode,
   PromptctxError,
   toErrorObject,
 } from "../errors/index.js";
@@ -15,6 +16,7 @@ import {
 export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   invalid_input: 400,
   unsupported_version: 400,
+  unauthorized: 401,
   not_found: 404,
   payload_too_large: 413,
   prompt_budget_exceeded: 422,
@@ -58,12 +60,6 @@ const FASTIFY_MESSAGES: Readonly<Record<string, string>> = {
   FST_ERR_BAD_URL: "malformed URL",
 };
 
-function fastifyCode(err: unknown): string | undefined {
-  if (typeof err !== "object" || err === null) return undefined;
-  const code = (err as { code?: unknown }).code;
-  return typeof code === "string" ? code : undefined;
-}
-
 function statusCodeOf(err: unknown): number | undefined {
   if (typeof err !== "object" || err === null) return undefined;
   const s = (err as { statusCode?: unknown }).statusCode;
@@ -89,7 +85,7 @@ export function toHttpError(err: unknown, bodyLimit: number): HttpError {
     }
     return { status, body, internal: false };
   }
-  const code = fastifyCode(err);
+  const code = nodeErrorCode(err);
   const status = statusCodeOf(err);
   if (code === "FST_ERR_CTP_BODY_TOO_LARGE" || status === 413) {
     return {

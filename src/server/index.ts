@@ -1,10 +1,21 @@
-/** The HTTP service of spec 08 (Fastify): same JSON contracts as the CLI. */
+/**
+ * The HTTP service (docs/surfaces.md, Fastify): the same JSON contracts as the CLI, with
+ * error objects and statuses. An edge: may import every stage below it, never cli.
+ */
 export {
   buildServer,
   COUNTER_POOL_RESET_BYTES,
   DEFAULT_BODY_LIMIT,
   type ServerOptions,
 } from "./app.js";
+export {
+  type AuthOptions,
+  AuthOptionsSchema,
+  authFromEnv,
+  type Principal,
+  type TokenGrant,
+  UnauthorizedError,
+} from "./auth.js";
 export { type ClusterOptions, runCluster } from "./cluster.js";
 export {
   type HttpError,
@@ -13,6 +24,7 @@ export {
   STATUS_OF,
   toHttpError,
 } from "./errors.js";
+export { NoStoreError } from "./memory-routes.js";
 export { openApiDocument, ROUTES } from "./openapi.js";
 export {
   DEFAULT_GRACE_MS,
@@ -30,5 +42,11 @@ export {
   AssembleResponseSchema,
   ErrorObjectSchema,
   HealthSchema,
+  MAX_MEMORIES_PER_REQUEST,
+  MemoriesRequestSchema,
+  MemoriesResponseSchema,
   RENDERERS,
+  type RecallRequest,
+  RecallRequestSchema,
+  RecallResponseSchema,
 } from "./schema.js";

@@ -3,20 +3,30 @@
  * validate the requests (`z.toJSONSchema`), so the contract has one source of truth.
  */
 import { z } from "zod";
+import { PlanConversationJsonRequestSchema } from "../conversation/index.js";
 import { SelectMemoryRequestSchema } from "../memory/index.js";
 import { PlanPromptJsonRequestSchema } from "../plan/index.js";
+import { MemoryRecordSchema } from "../store/index.js";
 import {
   AssembleRequestSchema,
   AssembleResponseSchema,
   ErrorObjectSchema,
   HealthSchema,
+  MAX_MEMORIES_PER_REQUEST,
+  MemoriesRequestSchema,
+  MemoriesResponseSchema,
+  RecallRequestSchema,
+  RecallResponseSchema,
 } from "./schema.js";
 
 /** The routes of the service, as `METHOD path`. */
 export const ROUTES = [
   "POST /v1/select-memory",
   "POST /v1/plan-prompt",
+  "POST /v1/plan-conversation",
   "POST /v1/assemble",
+  "POST /v1/memories",
+  "POST /v1/recall",
   "GET /healthz",
   "GET /openapi.json",
 ] as const;
@@ -35,6 +45,8 @@ const json = (schema: unknown) => ({ "application/json": { schema } });
 function errorResponses(statuses: readonly number[]): Record<string, unknown> {
   const why: Record<number, string> = {
     400: "invalid input (malformed JSON, wrong content-type, a field that breaks the contract)",
+    401: "a bearer token is required (the deployment configured tokens) and none valid was sent",
+    404: "the server has no memory store (started without --store)",
     413: "request body over the server's limit",
     422: "required content cannot fit the budget (prompt_budget_exceeded)",
     500: "internal error (generic message)",
@@ -46,6 +58,7 @@ function errorResponses(statuses: readonly number[]): Record<string, unknown> {
   );
 }
 
+// Every operation may answer 401 when the deployment configured tokens.
 function postOperation(
   operationId: string,
   summary: string,
@@ -66,6 +79,51 @@ function postOperation(
   };
 }
 
+/** The request and response schemas, generated from the zod schemas that validate them. */
+function componentSchemas(): Record<string, unknown> {
+  return {
+    SelectMemoryRequest: jsonSchema(SelectMemoryRequestSchema, "input"),
+    PlanPromptRequest: jsonSchema(PlanPromptJsonRequestSchema, "input"),
+    PlanConversationRequest: jsonSchema(PlanConversationJsonRequestSchema, "input"),
+    AssembleRequest: jsonSchema(AssembleRequestSchema, "input"),
+    AssembleResponse: jsonSchema(AssembleResponseSchema, "output"),
+    Error: jsonSchema(ErrorObjectSchema, "output"),
+    Health: jsonSchema(HealthSchema, "output"),
+    // The route checks the envelope, then the store validates each record with this schema.
+    MemoriesRequest: jsonSchema(
+      MemoriesRequestSchema.extend({
+        records: z
+          .array(MemoryRecordSchema)
+          .min(1)
+          .max(MAX_MEMORIES_PER_REQUEST)
+          .describe(MemoriesRequestSchema.shape.records.description ?? ""),
+      }),
+      "input",
+    ),
+    MemoriesResponse: jsonSchema(MemoriesResponseSchema, "output"),
+    RecallRequest: jsonSchema(RecallRequestSchema, "input"),
+    RecallResponse: jsonSchema(RecallResponseSchema, "output"),
+  };
+}
+
+/** The two GET routes of the service itself. */
+const META_PATHS = {
+  "/healthz": {
+    get: {
+      operationId: "health",
+      summary: "Liveness",
+      responses: { "200": { description: "alive", content: json(ref("Health")) } },
+    },
+  },
+  "/openapi.json": {
+    get: {
+      operationId: "openapi",
+      summary: "This document",
+      responses: { "200": { description: "OpenAPI 3.1", content: json({ type: "object" }) } },
+    },
+  },
+};
+
 /**
  * Builds the OpenAPI document.
  *
@@ -74,8 +132,9 @@ function postOperation(
 export function openApiDocument(version: string): {
   openapi: string;
   info: Record<string, unknown>;
+  security: Array<Record<string, string[]>>;
   paths: Record<string, Record<string, unknown>>;
-  components: { schemas: Record<string, unknown> };
+  components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> };
 } {
   return {
     openapi: "3.1.0",
@@ -83,54 +142,57 @@ export function openApiDocument(version: string): {
       title: "promptctx",
       version,
       description:
-        "Deterministic, budgeted, explainable context assembly for LLM agents (spec 08 HTTP service). Every non-2xx response is an error object.",
+        "Deterministic, budgeted, explainable context assembly for LLM agents (spec 08 HTTP service). Every non-2xx response is an error object. Without configured tokens the service is open (bound to loopback by default); with them every request needs `Authorization: Bearer <token>` (401 otherwise), and a token bound to a scope reads and writes that scope only, whatever the body says.",
     },
+    security: [{}, { bearer: [] }],
     paths: {
       "/v1/select-memory": postOperation(
         "selectMemory",
         "Select recalled memories for a prompt (spec 02)",
         "SelectMemoryRequest",
         { type: "object", description: "The memory plan of spec 02." },
-        [400, 413, 500],
+        [400, 401, 413, 500],
       ),
       "/v1/plan-prompt": postOperation(
         "planPrompt",
         "Plan a system prompt under a budget (spec 03)",
         "PlanPromptRequest",
         { type: "object", description: "The segment plan of spec 03." },
-        [400, 413, 422, 500],
+        [400, 401, 413, 422, 500],
+      ),
+      "/v1/plan-conversation": postOperation(
+        "planConversation",
+        "Plan a conversation's messages under a token budget (spec 09)",
+        "PlanConversationRequest",
+        { type: "object", description: "The conversation plan of spec 09." },
+        [400, 401, 413, 422, 500],
       ),
       "/v1/assemble": postOperation(
         "assemble",
         "Assemble the prompt for a query over a workspace (spec 04, 06)",
         "AssembleRequest",
         ref("AssembleResponse"),
-        [400, 413, 422, 500, 502, 504],
+        [400, 401, 413, 422, 500, 502, 504],
       ),
-      "/healthz": {
-        get: {
-          operationId: "health",
-          summary: "Liveness",
-          responses: { "200": { description: "alive", content: json(ref("Health")) } },
-        },
-      },
-      "/openapi.json": {
-        get: {
-          operationId: "openapi",
-          summary: "This document",
-          responses: { "200": { description: "OpenAPI 3.1", content: json({ type: "object" }) } },
-        },
-      },
+      "/v1/memories": postOperation(
+        "writeMemories",
+        "Add or import a batch of memory records, idempotent by memoryId (spec 06)",
+        "MemoriesRequest",
+        ref("MemoriesResponse"),
+        [400, 401, 404, 413, 500],
+      ),
+      "/v1/recall": postOperation(
+        "recall",
+        "Full-text recall in one scope, with score breakdowns (spec 06)",
+        "RecallRequest",
+        ref("RecallResponse"),
+        [400, 401, 404, 413, 500],
+      ),
+      ...META_PATHS,
     },
     components: {
-      schemas: {
-        SelectMemoryRequest: jsonSchema(SelectMemoryRequestSchema, "input"),
-        PlanPromptRequest: jsonSchema(PlanPromptJsonRequestSchema, "input"),
-        AssembleRequest: jsonSchema(AssembleRequestSchema, "input"),
-        AssembleResponse: jsonSchema(AssembleResponseSchema, "output"),
-        Error: jsonSchema(ErrorObjectSchema, "output"),
-        Health: jsonSchema(HealthSchema, "output"),
-      },
+      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+      schemas: componentSchemas(),
     },
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
-import { InvalidInputError } from "../errors/index.js";
+import { InvalidInputError, nodeErrorCode } from "../errors/index.js";
 import { buildServer, type ServerOptions } from "./app.js";
 
 /** Default port of `promptctx serve`. */
@@ -48,9 +48,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     await app.listen({ port, host });
   } catch (err) {
     await app.close();
-    const code = (err as { code?: unknown }).code;
+    const code = nodeErrorCode(err);
     throw new InvalidInputError(
-      `cannot listen on ${host}:${port}${typeof code === "string" ? ` (${code})` : ""}`,
+      `cannot listen on ${host}:${port}${code === undefined ? "" : ` (${code})`}`,
       "port",
     );
   }

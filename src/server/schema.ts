@@ -4,7 +4,7 @@
  * request with the clock made a required field (the service never reads it for results).
  */
 import { z } from "zod";
-import { isoTimestamp, nonBlankString } from "../text/index.js";
+import { isoTimestamp, nonBlankString, textString } from "../text/index.js";
 import { TOKENIZER_NAMES } from "../tokens/index.js";
 
 const nonBlank = nonBlankString;
@@ -24,7 +24,7 @@ export const AssembleRequestSchema = z.object({
     .describe(
       "Workspace directory, resolved inside the server's workspace root (default: the root itself).",
     ),
-  query: z.string().describe("The user's query for this turn."),
+  query: textString.describe("The user's query for this turn."),
   mode: nonBlank
     .optional()
     .describe("Schema mode: chat, tool, rag, react (default: the config's, else react)."),
@@ -75,4 +75,55 @@ export const AssembleResponseSchema = z.object({
   manifest: z.record(z.string(), z.unknown()),
   memoryPlan: z.record(z.string(), z.unknown()).nullable(),
   segmentPlan: z.record(z.string(), z.unknown()),
+});
+
+/** Records one `POST /v1/memories` may carry (one transaction). */
+export const MAX_MEMORIES_PER_REQUEST = 10_000;
+
+/**
+ * `POST /v1/memories`: a batch of records (spec 06 records, as in the JSONL; `storedAt`
+ * optional, default `source.capturedAt`). Each record is validated by the store's own
+ * schema (`MemoryRecordSchema`), so errors name `records[i].field`.
+ */
+export const MemoriesRequestSchema = z.strictObject({
+  records: z
+    .array(z.unknown())
+    .min(1)
+    .max(MAX_MEMORIES_PER_REQUEST)
+    .describe(
+      "Memory records; written in one transaction (all or nothing), upserted by memoryId within their scope.",
+    ),
+});
+
+/** `POST /v1/memories` success. */
+export const MemoriesResponseSchema = z.object({
+  written: z.number().int().describe("Records written (inserted or replaced)."),
+  memoryIds: z.array(z.string()).describe("The ids written, in request order, each once."),
+});
+
+/** `POST /v1/recall`: full-text recall in one scope (the CLI's `memory recall`). */
+export const RecallRequestSchema = z.strictObject({
+  userScope: nonBlank.describe(
+    "The only scope searched (replaced by the token's scope for a scoped token).",
+  ),
+  query: z.string().describe("Query text."),
+  limit: z.number().int().min(1).max(1000).optional().describe("Hits to return (default 20)."),
+  categories: z.array(nonBlank).optional().describe("Only memories of these categories."),
+  asOf: isoTimestamp
+    .optional()
+    .describe(
+      "Instant ages are measured against; default: the server's clock (echoed in the answer: pin it to replay).",
+    ),
+});
+/** The `POST /v1/recall` request. */
+export type RecallRequest = z.input<typeof RecallRequestSchema>;
+
+/** `POST /v1/recall` success: what `promptctx memory recall --json` prints. */
+export const RecallResponseSchema = z.object({
+  userScope: z.string(),
+  query: z.string(),
+  asOf: z.string(),
+  hits: z
+    .array(z.record(z.string(), z.unknown()))
+    .describe("Ranked hits with their score breakdowns (spec 06)."),
 });

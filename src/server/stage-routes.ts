@@ -1,5 +1,9 @@
-/** `/v1/select-memory` and `/v1/plan-prompt`: the pure stages over JSON, as the CLI runs them. */
+/**
+ * `/v1/select-memory`, `/v1/plan-prompt` and `/v1/plan-conversation`: the pure stages over
+ * JSON, as the CLI runs them.
+ */
 import type { FastifyInstance } from "fastify";
+import { PlanConversationJsonRequestSchema, planConversation } from "../conversation/index.js";
 import { invalidFromZod } from "../errors/index.js";
 import { type SelectMemoryRequest, selectMemoryContext } from "../memory/index.js";
 import { PlanPromptJsonRequestSchema, planPrompt } from "../plan/index.js";
@@ -11,7 +15,7 @@ function tokenizerOf(request: unknown): unknown {
     : undefined;
 }
 
-/** Registers the two stage routes; each request's counter comes from `counters()`. */
+/** Registers the stage routes; each request's counter comes from `counters()`. */
 export function registerStageRoutes(app: FastifyInstance, counters: () => CounterPool): void {
   app.post("/v1/select-memory", async (request) => {
     const body: unknown = request.body;
@@ -25,5 +29,12 @@ export function registerStageRoutes(app: FastifyInstance, counters: () => Counte
     if (!parsed.success) throw invalidFromZod(parsed.error);
     const tokenCounter = counters().forRequest(parsed.data.tokenizer);
     return planPrompt(parsed.data, tokenCounter ? { tokenCounter } : {});
+  });
+
+  app.post("/v1/plan-conversation", async (request) => {
+    const parsed = PlanConversationJsonRequestSchema.safeParse(request.body);
+    if (!parsed.success) throw invalidFromZod(parsed.error);
+    const tokenCounter = counters().forRequest(parsed.data.tokenizer);
+    return planConversation({ ...parsed.data, tokenizer: tokenCounter ?? parsed.data.tokenizer });
   });
 }

@@ -1,4 +1,8 @@
-/** Context sources of spec 04/06: the contract, the registry and the in-memory sources. */
+/**
+ * Context sources (docs/assembler.md, docs/sources.md): the source contract, the registry,
+ * in-memory sources, the instruction-file chain, skills, the KB and the memory store
+ * source. May import every stage below it (errors … store).
+ */
 
 // Markdown masking and import parsing live in text; re-exported here as before.
 export { findImports, maskMarkdownCode } from "../text/index.js";
@@ -43,6 +47,7 @@ export {
   type InstructionIssue,
   type InstructionIssueKind,
   type InstructionPart,
+  type InstructionReport,
   instructionChainSource,
   instructionItems,
   instructionsSource,

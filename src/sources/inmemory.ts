@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { InvalidInputError } from "../errors/index.js";
 import type { CandidateInput } from "../memory/index.js";
-import { isBlank, isoTimestamp, nonBlankString } from "../text/index.js";
+import { isBlank, isoTimestamp, nonBlankString, textString } from "../text/index.js";
 import { parse, rejectDuplicate, singleKindSource } from "./single-kind.js";
 import type { ContextSource, SourceItem } from "./types.js";
 
@@ -115,8 +115,8 @@ export const ObservationInputSchema = z.object({
   text: nonBlank,
   createdAt: timestamp,
   id: nonBlank.optional(),
-  category: z.string().optional(),
-  tags: z.array(z.string()).optional(),
+  category: textString.optional(),
+  tags: z.array(textString).optional(),
   score: unitScore.optional(),
 });
 /** What {@link TaskMemoryBuffer.add} takes. */
@@ -215,7 +215,7 @@ export function taskMemorySource(buffer: TaskMemoryBuffer, id = "task_memory"): 
 
 export const ToolSpecSchema = z.object({
   name: nonBlank,
-  description: z.string(),
+  description: textString,
   requiredArgs: z.array(nonBlank),
 });
 /** A registered tool. */
@@ -224,7 +224,7 @@ export type ToolSpec = z.infer<typeof ToolSpecSchema>;
 export const ToolCallSchema = z.object({
   tool: nonBlank,
   ok: z.boolean(),
-  summary: z.string(),
+  summary: textString,
   at: timestamp,
 });
 /** One recorded tool call (`at` is an ISO-8601 instant given by the caller). */
@@ -346,7 +346,7 @@ export function toolStateSource(state: ToolState, id = "tool_state"): ContextSou
 export const ProfileEntrySchema = z.object({
   key: nonBlank,
   value: nonBlank,
-  category: z.string().optional(),
+  category: textString.optional(),
   score: unitScore.optional(),
   updatedAt: timestamp.optional(),
 });

@@ -5,7 +5,7 @@
 import { isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
-import { isBlank } from "../text/index.js";
+import { isBlank, textString } from "../text/index.js";
 
 /** Default instruction file names, read in this order in each directory. */
 export const DEFAULT_INSTRUCTION_FILE_NAMES: readonly string[] = [
@@ -43,15 +43,16 @@ export interface InstructionChainOptions {
   maxImportDepth?: number;
 }
 
-const absolutePath = z
-  .string()
-  .refine((p) => p.length > 0 && isAbsolute(p), { message: "must be an absolute path" });
+const absolutePath = textString.refine((p) => p.length > 0 && isAbsolute(p), {
+  message: "must be an absolute path",
+});
 const byteCount = z.number().int().min(0);
-const fileName = z
-  .string()
-  .refine((n) => !isBlank(n) && !n.includes("/") && !n.includes("\\") && n !== "." && n !== "..", {
+const fileName = textString.refine(
+  (n) => !isBlank(n) && !n.includes("/") && !n.includes("\\") && n !== "." && n !== "..",
+  {
     message: "must be a plain file name",
-  });
+  },
+);
 
 const OptionsSchema = z.object({
   cwd: absolutePath,

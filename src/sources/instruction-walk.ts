@@ -9,6 +9,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { shortHash } from "../cache/index.js";
 import { nodeErrorCode } from "../errors/index.js";
 import { findImports } from "../text/index.js";
+import { cutUtf8 } from "./instruction-cap.js";
 import { isSelfOrAncestor, type Resolved } from "./instruction-options.js";
 import type { InstructionIssue, InstructionIssueKind, InstructionPart } from "./instructions.js";
 
@@ -57,18 +58,49 @@ function errnoDetail(code: string): string {
 }
 
 // ---------------------------------------------------------------------------------------
+// confinement
+
+/**
+ * Where instruction files may be read from: the walk's root (the workspace) and the
+ * directory of each configured user-level file, as written (`lexical`, checked before a
+ * file is touched) and with symlinks resolved (`real`, checked on the file's real path).
+ * A user file's real directory counts too (a `~/.claude/CLAUDE.md` linked into dotfiles).
+ */
+export interface AllowedRoots {
+  lexical: string[];
+  real: string[];
+}
+
+async function realOr(p: string): Promise<string | null> {
+  try {
+    return await realpath(p);
+  } catch {
+    return null;
+  }
+}
+
+/** The allowed roots for a walk rooted at `root` with these user files. */
+export async function allowedRoots(
+  root: string,
+  userFiles: readonly string[],
+): Promise<AllowedRoots> {
+  const lexical = [root, ...userFiles.map((f) => dirname(f))];
+  const real: string[] = [];
+  for (const dir of lexical) real.push((await realOr(dir)) ?? dir);
+  for (const f of userFiles) {
+    const r = await realOr(f);
+    if (r !== null) real.push(dirname(r));
+  }
+  return { lexical, real };
+}
+
+const insideAny = (roots: readonly string[], p: string) =>
+  roots.some((r) => isSelfOrAncestor(r, p));
+
+// ---------------------------------------------------------------------------------------
 // UTF-8
 
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-/** Longest prefix of valid UTF-8 `bytes` at most `max` bytes long, ending on a boundary. */
-function cutUtf8(bytes: Uint8Array, max: number): Uint8Array {
-  if (bytes.length <= max) return bytes;
-  let n = max;
-  // Back up over continuation bytes (10xxxxxx) so the cut never splits a code point.
-  while (n > 0 && ((bytes[n] as number) & 0xc0) === 0x80) n--;
-  return bytes.subarray(0, n);
-}
 
 // ---------------------------------------------------------------------------------------
 // the walk
@@ -127,19 +159,24 @@ interface Visit {
   stack: ReadonlyArray<{ real: string; shown: string }>;
   /** A missing chain file is skipped silently; a missing import is reported. */
   isImport: boolean;
+  /** A user-level file the caller configured: read wherever its real path is. */
+  configured?: boolean;
 }
+
+const OUTSIDE = "outside the workspace root and the user-level instruction directories";
 
 /** Collects parts and issues over successive {@link Walker.visit} calls (one chain). */
 export class Walker {
   readonly parts: InstructionPart[] = [];
+  /** The per-file cap note of each part (null when whole), reported if the part is kept. */
+  readonly fileCaps: Array<string | null> = [];
   readonly issues: InstructionIssue[] = [];
   readonly #seen = new Map<string, string>();
-  #total = 0;
-  #capHit = false;
 
   constructor(
     private readonly o: Resolved,
     private readonly root: string,
+    private readonly allowed: AllowedRoots,
     private readonly signal: AbortSignal | undefined,
   ) {}
 
@@ -155,7 +192,10 @@ export class Walker {
     this.issues.push({ path: this.shown(abs), kind, detail });
   }
 
-  /** Visits one file: admits it, reads and caps it, records the part, then its imports. */
+  /**
+   * Visits one file: admits it, reads it and applies the per-file cap, records the part,
+   * then its imports. The total cap comes after the walk (`applyTotalCap`).
+   */
   async visit(v: Visit): Promise<void> {
     this.signal?.throwIfAborted();
     const shown = this.shown(v.abs);
@@ -163,10 +203,9 @@ export class Walker {
     if (real === null) return;
     const file = await this.read(v.abs);
     if (file === null) return;
-    const kept = this.keep(v.abs, file.body);
-    if (kept === null) return;
+    const kept = this.keep(file.body);
     const content = decoder.decode(kept.bytes);
-    this.#total += kept.bytes.length;
+    this.fileCaps.push(kept.fileCap);
     this.parts.push({
       path: shown,
       absolutePath: v.abs,
@@ -181,12 +220,21 @@ export class Walker {
   }
 
   /**
-   * The real path of `v` when it is a regular file not on the import stack, not seen
-   * before and not past the total cap; else reports why (a missing chain file silently)
+   * The real path of `v` when it is a regular file inside the allowed roots, not on the
+   * import stack and not seen before; else reports why (a missing chain file silently)
    * and returns null.
    */
   private async admit(v: Visit, shown: string): Promise<string | null> {
+    if (v.configured !== true && !insideAny(this.allowed.lexical, v.abs)) {
+      const from = v.importedFrom === null ? "" : ` (from ${v.importedFrom})`;
+      this.issue(v.abs, "outside_root", `${OUTSIDE}${from}; not read`);
+      return null;
+    }
     const p = await probe(v.abs);
+    if (p.ok && v.configured !== true && !insideAny(this.allowed.real, p.real)) {
+      this.issue(v.abs, "outside_root", `real path (symlinks resolved) is ${OUTSIDE}; not read`);
+      return null;
+    }
     if (!p.ok) {
       if (!p.missing) this.issue(v.abs, p.kind, p.detail);
       else if (v.isImport) {
@@ -206,10 +254,6 @@ export class Walker {
       return null;
     }
     this.#seen.set(p.real, shown);
-    if (this.#capHit) {
-      this.issue(v.abs, "total_cap", `dropped: total cap of ${this.o.maxTotalBytes} bytes reached`);
-      return null;
-    }
     return p.real;
   }
 
@@ -236,31 +280,18 @@ export class Walker {
     return { body: bom ? raw.subarray(3) : raw, sha256 };
   }
 
-  /** `body` cut by the per-file cap and the room left (cuts reported), or null when dropped. */
-  private keep(abs: string, body: Uint8Array): { bytes: Uint8Array; truncated: boolean } | null {
-    const fileKept = cutUtf8(body, this.o.maxFileBytes);
-    const room = this.o.maxTotalBytes - this.#total;
-    const kept = cutUtf8(fileKept, room);
-    if (kept.length < fileKept.length) this.#capHit = true; // every later file is dropped
-    if (kept.length === 0 && fileKept.length > 0) {
-      this.issue(abs, "total_cap", `dropped: total cap of ${this.o.maxTotalBytes} bytes reached`);
-      return null;
-    }
-    if (fileKept.length < body.length) {
-      this.issue(
-        abs,
-        "file_cap",
-        `kept ${fileKept.length} of ${body.length} bytes (maxFileBytes ${this.o.maxFileBytes})`,
-      );
-    }
-    if (kept.length < fileKept.length) {
-      this.issue(
-        abs,
-        "total_cap",
-        `kept ${kept.length} of ${fileKept.length} bytes (maxTotalBytes ${this.o.maxTotalBytes})`,
-      );
-    }
-    return { bytes: kept, truncated: kept.length < body.length };
+  /** `body` cut by the per-file cap, with the note to report when the part is kept. */
+  private keep(body: Uint8Array): {
+    bytes: Uint8Array;
+    truncated: boolean;
+    fileCap: string | null;
+  } {
+    const bytes = cutUtf8(body, this.o.maxFileBytes);
+    const truncated = bytes.length < body.length;
+    const fileCap = truncated
+      ? `kept ${bytes.length} of ${body.length} bytes (maxFileBytes ${this.o.maxFileBytes})`
+      : null;
+    return { bytes, truncated, fileCap };
   }
 
   /** Visits the imports of a part's kept content in order of appearance, depth first. */

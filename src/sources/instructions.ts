@@ -36,10 +36,21 @@
  *   `sha256` is the first 16 hex digits of the SHA-256 of the whole file's bytes (so it
  *   names the file version even when the content was cut). A file over `maxFileBytes` is
  *   cut at the last UTF-8 character boundary at or before the cap (`truncated`, plus a
- *   `file_cap` issue). The total cap counts kept content bytes in chain order: the first
- *   part that does not fit is cut the same way to the room left (dropped when none is
- *   left), and every later file found is dropped unread; each gets a `total_cap` issue.
- *   Nearer files come last, so they are the ones a total cap drops.
+ *   `file_cap` issue when the part is kept). The total cap is applied once the whole chain
+ *   is known, so the **nearest files win**: chain files with their imports are taken
+ *   from the nearest (last) to the farthest (user files first to go), each with its
+ *   imports in chain order (the importer first); the part that crosses the cap is cut the
+ *   same way to the room left (dropped when none is left) and every farther part is
+ *   dropped; each gets a `total_cap` issue. The walk's issues come in the order met, the
+ *   cap issues after them in chain order.
+ * - **Confinement.** Files are read only inside the walk's root (`stopDir`, the
+ *   workspace) and the directories of the configured `userFiles` (as given, and their real
+ *   directories): an import, or a chain file, outside them — `@../../etc/passwd`, an
+ *   absolute path, `@~/…` outside those directories, or a symlink (file or directory on the
+ *   way) whose real path leads out — is skipped with an `outside_root` issue. The lexical
+ *   path is checked before the file is touched, the real path (symlinks resolved) after.
+ *   The configured user files themselves are read wherever they point. Without `stopDir`
+ *   and without a git root the walk's root is the filesystem root: pass `stopDir` to confine.
  * - **Failures** are issues, never errors: `unreadable` (permission, dangling link,
  *   invalid UTF-8, other I/O errors), `not_a_file` (a directory or device by that name),
  *   `symlink_loop` (ELOOP, which the OS reports at once, so nothing hangs). Only invalid
@@ -53,9 +64,10 @@
 import { join, resolve } from "node:path";
 import { InvalidInputError } from "../errors/index.js";
 import { isBlank } from "../text/index.js";
+import { applyTotalCap } from "./instruction-cap.js";
 import { type InstructionChainOptions, resolveOptions } from "./instruction-options.js";
-import { chainDirs, entryExists, Walker } from "./instruction-walk.js";
-import type { ContextSource, SourceItem } from "./types.js";
+import { allowedRoots, chainDirs, entryExists, Walker } from "./instruction-walk.js";
+import type { ContextSource, SourceItem, SourceQuery } from "./types.js";
 
 /** The file that replaces `AGENTS.md` in the same directory when present. */
 export const AGENTS_OVERRIDE_FILE = "AGENTS.override.md";
@@ -89,7 +101,8 @@ export type InstructionIssueKind =
   | "symlink_loop"
   | "unresolved_import"
   | "not_a_file"
-  | "duplicate";
+  | "duplicate"
+  | "outside_root";
 
 /** Something that kept (part of) a file out of the chain. Never fatal. */
 export interface InstructionIssue {
@@ -97,6 +110,13 @@ export interface InstructionIssue {
   path: string;
   kind: InstructionIssueKind;
   detail: string;
+}
+
+/** What the manifest says of the chain behind a slot: every file skipped or cut, and why. */
+export interface InstructionReport {
+  /** The slot kind the report belongs to (`instructions`). */
+  slot: string;
+  issues: InstructionIssue[];
 }
 
 export interface InstructionChain {
@@ -143,9 +163,9 @@ export async function loadInstructionChain(
   signal?.throwIfAborted();
   const dirs = await chainDirs(o.cwd, o.stopDir);
   const root = dirs[0] as string;
-  const walker = new Walker(o, root, signal);
+  const walker = new Walker(o, root, await allowedRoots(root, o.userFiles), signal);
   const top = { depth: 0, importedFrom: null, stack: [], isImport: false } as const;
-  for (const abs of o.userFiles) await walker.visit({ ...top, abs });
+  for (const abs of o.userFiles) await walker.visit({ ...top, abs, configured: true });
   for (const dir of dirs) {
     for (const name of o.fileNames) {
       let abs = join(dir, name);
@@ -155,10 +175,11 @@ export async function loadInstructionChain(
       await walker.visit({ ...top, abs });
     }
   }
-  const parts = walker.parts;
+  const capped = applyTotalCap(walker.parts, walker.fileCaps, o.maxTotalBytes);
+  const parts = capped.parts;
   return {
     parts,
-    issues: walker.issues,
+    issues: [...walker.issues, ...capped.issues],
     text: renderInstructionChain(parts),
     totalBytes: parts.reduce((n, p) => n + p.bytes, 0),
   };
@@ -187,13 +208,22 @@ export function instructionsSource(
     fileNames: options.fileNames === undefined ? undefined : [...options.fileNames],
   };
   const userFiles = new Set((frozen.userFiles ?? []).map((p) => resolve(p)));
+  // The chain each assembly loaded, keyed by its query object, for that assembly's report.
+  const loaded = new WeakMap<SourceQuery, InstructionChain>();
   return {
     id,
     supports: (kind) => kind === "instructions",
-    fetch: async (slot, _query, signal) => {
+    fetch: async (slot, query, signal) => {
       if (slot.kind !== "instructions") return [];
       const chain = await loadInstructionChain(frozen, signal);
+      loaded.set(query, chain);
       return instructionItems(chain, userFiles);
+    },
+    report: (slot, query) => {
+      const chain = loaded.get(query);
+      return slot.kind === "instructions" && chain !== undefined
+        ? { instructions: { slot: slot.kind, issues: [...chain.issues] } }
+        : null;
     },
   };
 }
@@ -243,5 +273,9 @@ export function instructionChainSource(
     id,
     supports: (kind) => kind === "instructions",
     fetch: (slot) => (slot.kind === "instructions" ? items.map((i) => ({ ...i })) : []),
+    report: (slot) =>
+      slot.kind === "instructions"
+        ? { instructions: { slot: slot.kind, issues: [...chain.issues] } }
+        : null,
   };
 }

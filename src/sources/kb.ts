@@ -15,7 +15,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { InvalidInputError, invalidFromZod, nodeErrorCode } from "../errors/index.js";
-import { compareCodePoints, cpLength, isBlank, WS_CLASS } from "../text/index.js";
+import { compareCodePoints, cpLength, isBlank, textString, WS_CLASS } from "../text/index.js";
 import type { ContextSource, SourceItem } from "./types.js";
 
 // ---------------------------------------------------------------------------------------
@@ -26,7 +26,7 @@ const KB_KINDS = ["golden", "hybrid", "correction"] as const;
 export type KbKind = (typeof KB_KINDS)[number];
 
 const ID_CHARS = new RegExp(`^[^${WS_CLASS}\\[\\]]+$`, "u");
-const anchorId = z.string().regex(ID_CHARS, {
+const anchorId = textString.regex(ID_CHARS, {
   message: "must be non-empty without whitespace, '[' or ']'",
 });
 
@@ -35,10 +35,10 @@ export const KbChunkSchema = z
   .object({
     docId: anchorId.refine((s) => !s.includes("#"), { message: "must not contain '#'" }),
     chunkId: anchorId,
-    content: z.string().refine((s) => !isBlank(s), { message: "must not be blank" }),
+    content: textString.refine((s) => !isBlank(s), { message: "must not be blank" }),
     score: z.number().min(0).max(1),
     isGolden: z.boolean(),
-    source: z.string(),
+    source: textString,
     kind: z.enum(KB_KINDS),
   })
   .refine((c) => c.isGolden === (c.kind === "golden"), {

@@ -8,9 +8,11 @@ import { shortHash } from "../cache/index.js";
 import {
   collapseWs,
   compareCodePoints,
+  compileScanRegex,
   cpLength,
   isBlank,
   normalizeKey,
+  regexSafetyProblem,
   trimWs,
 } from "../text/index.js";
 import {
@@ -57,7 +59,10 @@ function stringList(value: unknown, where: string): string[] {
   });
 }
 
-/** Compiles a regex source under the pattern rules, or fails with the reason. */
+/**
+ * Compiles a regex source under the pattern rules (length, syntax, the static regex-safety
+ * check of `text/regex-safety.ts`), or fails with the reason.
+ */
 function checkPattern(source: string, where: string): string {
   const n = cpLength(source);
   if (n > MAX_SKILL_PATTERN_LENGTH) {
@@ -68,6 +73,10 @@ function checkPattern(source: string, where: string): string {
   } catch (err) {
     fail(`${where}: invalid regex /${source}/u: ${(err as Error).message}`);
   }
+  const problem = regexSafetyProblem(source);
+  if (problem !== null) fail(`${where}: unsafe regex /${source}/u: ${problem}`);
+  const scan = compileScanRegex(source);
+  if (typeof scan === "string") fail(`${where}: regex /${source}/u: ${scan}`);
   return source;
 }
 

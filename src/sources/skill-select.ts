@@ -4,7 +4,14 @@
  * desc → name asc, capped — with ties, overlaps and the cap reported.
  */
 import { InvalidInputError } from "../errors/index.js";
-import { compareCodePoints, normalizeKey } from "../text/index.js";
+import {
+  compareCodePoints,
+  compileScanRegex,
+  normalizeKey,
+  regexSafetyProblem,
+  type ScanRegex,
+  scanMatchStarts,
+} from "../text/index.js";
 import {
   DEFAULT_SKILL_CAP,
   SKILL_QUERY_GUARD,
@@ -65,6 +72,49 @@ function cpPrefix(s: string, n: number): string {
   return s.slice(0, i);
 }
 
+/** Why a trigger pattern cannot run (syntax, the static safety check, the exact scan), or null. */
+function patternProblem(p: string): string | null {
+  try {
+    new RegExp(p, "u");
+  } catch (err) {
+    return `invalid regex /${p}/u: ${(err as Error).message}`;
+  }
+  const unsafe = regexSafetyProblem(p);
+  if (unsafe !== null) return `unsafe regex /${p}/u: ${unsafe}`;
+  const scan = compileScanRegex(p);
+  return typeof scan === "string" ? `regex /${p}/u: ${scan}` : null;
+}
+
+/**
+ * Every trigger pattern of the catalog compiled for the exact linear-time scan. Refuses
+ * (fails closed) a pattern that did not pass the load-time checks — possible only for a
+ * hand-built catalog: `parseSkill` already makes such a skill invalid.
+ */
+function compilePatterns(catalog: SkillCatalog): Map<string, ScanRegex> {
+  const out = new Map<string, ScanRegex>();
+  catalog.skills.forEach((skill, i) => {
+    (skill.triggers.patterns ?? []).forEach((p, j) => {
+      if (out.has(p)) return;
+      const problem = patternProblem(p);
+      if (problem !== null) {
+        throw new InvalidInputError(problem, ["catalog", "skills", i, "triggers", "patterns", j]);
+      }
+      out.set(p, compileScanRegex(p) as ScanRegex);
+    });
+  });
+  return out;
+}
+
+/**
+ * Does the pattern match anywhere in the guarded query? The exact linear-time scan, so a
+ * safe pattern costs one pass (a native search of 10,000 code points can be quadratic);
+ * its work is bounded by the query guard times the pattern's states.
+ */
+function patternMatches(scan: ScanRegex, cps: Int32Array): boolean {
+  const starts = scanMatchStarts(scan, cps, { left: Number.POSITIVE_INFINITY });
+  return starts?.includes(1) === true;
+}
+
 const keywordReason = (k: string) => `keyword:${JSON.stringify(k)}`;
 const patternReason = (p: string) => `pattern:/${p}/`;
 
@@ -84,8 +134,12 @@ export function selectSkills(
   if (!Number.isSafeInteger(cap) || cap < 0) {
     throw new InvalidInputError("cap must be a non-negative integer", "cap");
   }
+  const scans = compilePatterns(catalog);
   const normalized = normalizeKey(query.text);
-  const guarded = cpPrefix(query.text, SKILL_QUERY_GUARD);
+  const guarded = Int32Array.from(
+    cpPrefix(query.text, SKILL_QUERY_GUARD),
+    (c) => c.codePointAt(0) as number,
+  );
   const all: SkillMatch[] = [];
   const firedBy = new Map<string, string[]>(); // keyword/pattern reason → skill names
   for (const skill of catalog.skills) {
@@ -95,7 +149,7 @@ export function selectSkills(
       if (containsWord(normalized, k)) reasons.push(keywordReason(k));
     }
     for (const p of t.patterns ?? []) {
-      if (new RegExp(p, "u").test(guarded)) reasons.push(patternReason(p));
+      if (patternMatches(scans.get(p) as ScanRegex, guarded)) reasons.push(patternReason(p));
     }
     for (const m of t.modes ?? []) {
       if (m === query.mode) reasons.push(`mode:${m}`);

@@ -22,7 +22,11 @@
  *   that side (those scripts are written without spaces).
  * - Patterns are compiled with the `u` flag (case-sensitive unless written otherwise),
  *   rejected above 500 code points, and tested on the raw query's first 10,000 code
- *   points. JavaScript cannot interrupt a running regex; the guard is the length cap.
+ *   points. JavaScript cannot interrupt a running regex, so every pattern (trigger or red
+ *   line) must pass the static `regexSafetyProblem` check (text/regex-safety.ts): an unsafe
+ *   one makes its skill invalid with the reason, and `selectSkills` refuses a hand-built
+ *   catalog holding one. Triggers are matched with the exact linear-time scan of
+ *   `text/regex-scan.ts` (a native search can be quadratic even for a safe pattern).
  * - On a name clash the earlier root wins; the later one is reported in `shadowed`. Only
  *   valid skills take part: an invalid skill is reported and shadows nothing.
  * - SKILL.md must be UTF-8 and at most 1 MiB; its `sha256` is the first 16 hex of the

@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { AUTHORITIES, ProvenanceSchema } from "../memory/index.js";
 import type { CacheTier } from "../plan/index.js";
-import { isoTimestamp, nonBlankString } from "../text/index.js";
+import { isoTimestamp, nonBlankString, textString } from "../text/index.js";
+import type { InstructionReport } from "./instructions.js";
 
 const nonBlank = nonBlankString;
 const timestamp = isoTimestamp;
@@ -24,8 +25,8 @@ export type MemoryFields = z.input<typeof MemoryFieldsSchema>;
 export const SourceItemSchema = z.object({
   id: nonBlank,
   text: nonBlank,
-  category: z.string().optional(),
-  tags: z.array(z.string()).optional(),
+  category: textString.optional(),
+  tags: z.array(textString).optional(),
   score: z.number().min(0).max(1).optional(),
   /** Shown next to recall lines (`importance=0.70`). */
   importance: z.number().min(0).max(1).optional(),
@@ -33,7 +34,7 @@ export const SourceItemSchema = z.object({
   pinned: z.boolean().optional(),
   /** Position the source gives the item (lower first); breaks ties after score and age. */
   rank: z.number().int().min(0).optional(),
-  sourceRef: z.string().optional(),
+  sourceRef: textString.optional(),
   memory: MemoryFieldsSchema.optional(),
 });
 export type SourceItem = z.input<typeof SourceItemSchema>;
@@ -52,8 +53,8 @@ export interface SourceQuery {
 
 /** Declarative filter applied to what a source returns (spec 04). */
 export const SlotFilterSchema = z.object({
-  categories: z.array(z.string()).optional(),
-  requireTags: z.array(z.string()).optional(),
+  categories: z.array(textString).optional(),
+  requireTags: z.array(textString).optional(),
   minScore: z.number().min(0).max(1).optional(),
   topK: z.number().int().min(0).optional(),
   maxAgeHours: z.number().min(0).optional(),
@@ -82,6 +83,15 @@ export interface SlotSpec {
 }
 
 /**
+ * What a source decided for a slot beyond its items, for the manifest. Deterministic: a
+ * function of the source's data, the slot and the query.
+ */
+export interface SourceReport {
+  /** Instruction files skipped or cut, with the reason (the `instructions` sources). */
+  instructions?: InstructionReport;
+}
+
+/**
  * A context source (spec 04). `fetch` may be sync or async; it receives an AbortSignal
  * that fires on timeout, and should stop work when it does.
  *
@@ -99,4 +109,9 @@ export interface ContextSource {
     query: SourceQuery,
     signal: AbortSignal,
   ): Promise<readonly SourceItem[]> | readonly SourceItem[];
+  /**
+   * Optional: the source's own decisions for `slot` and `query` (see {@link SourceReport}),
+   * asked once per assembly, after the fetch, for each slot it filled successfully.
+   */
+  report?(slot: SlotSpec, query: SourceQuery): SourceReport | null;
 }

@@ -4,29 +4,30 @@
  */
 import { z } from "zod";
 import { formatPath, InvalidInputError, invalidFromZod } from "../errors/index.js";
-import { AUTHORITIES, type Authority } from "../memory/index.js";
-import { isBlank, isoTimestamp } from "../text/index.js";
+import { AUTHORITIES, type Authority, type Provenance, provenanceFields } from "../memory/index.js";
+import { isBlank, isoTimestamp, textString } from "../text/index.js";
 
-// SQLite stores UTF-8: a lone surrogate cannot round-trip, so it is rejected up front.
-// (With the `u` flag, \p{Cs} matches only unpaired surrogates.)
-const LONE_SURROGATE = /\p{Cs}/u;
-const text = z.string().refine((s) => !LONE_SURROGATE.test(s), {
-  message: "must be well-formed Unicode (no lone surrogates)",
+// The stores keep UTF-8: a lone surrogate cannot round-trip, so it is rejected up front
+// (the package-wide rule, `textString`). PostgreSQL text cannot hold U+0000, so no record
+// holds it on any backend (JSONL moves between them).
+/** Text a store keeps: well-formed Unicode without U+0000 (record fields, scopes, filters). */
+export const storedText = textString.refine((s) => !s.includes("\u0000"), {
+  message: "must not contain U+0000 (NUL)",
 });
-const nonBlank = text.refine((s) => !isBlank(s), { message: "must not be blank" });
+const text = storedText;
+/** Non-blank {@link storedText} (ids, scopes, kinds, categories, tags). */
+export const storedNonBlank = text.refine((s) => !isBlank(s), { message: "must not be blank" });
+const nonBlank = storedNonBlank;
 const timestamp = isoTimestamp;
 
 /** Record kinds the package knows; any other non-blank kind is accepted as given. */
 export const KNOWN_KINDS = ["profile", "conversation", "fact", "episodic"] as const;
 export type MemoryKind = (typeof KNOWN_KINDS)[number] | (string & {});
 
-export const MemorySourceSchema = z.strictObject({
-  sourceId: nonBlank,
-  sourceType: nonBlank,
-  title: nonBlank,
-  capturedAt: timestamp,
-});
-export type MemorySource = z.infer<typeof MemorySourceSchema>;
+/** A record's provenance: the memory stage's provenance fields, well-formed, unknown keys rejected. */
+export const MemorySourceSchema = z.strictObject(provenanceFields(nonBlank));
+/** The provenance of a stored record: the same type as selection's {@link Provenance}. */
+export type MemorySource = Provenance;
 
 /**
  * One memory record as callers and JSONL lines give it. Defaults: `kind` "fact",

@@ -16,6 +16,20 @@ export function hasSurrogate(s: string): boolean {
   return SURROGATE.test(s);
 }
 
+// With the `u` flag, \p{Cs} matches only unpaired surrogates (a pair is one code point).
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * True when `s` is well-formed UTF-16 — no lone surrogate — the one check behind every
+ * text schema (`textString`). Same answer as ES2024 `String.prototype.isWellFormed`.
+ *
+ * @example isWellFormedText("a🚀") // true
+ * isWellFormedText("\ud800") // false
+ */
+export function isWellFormedText(s: string): boolean {
+  return !LONE_SURROGATE.test(s);
+}
+
 /**
  * Number of Unicode code points in `s` (a lone surrogate counts as one).
  *

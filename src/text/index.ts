@@ -1,11 +1,35 @@
-/** Text rules of spec 01, defined once and reused by every stage. */
-export { compareCodePoints, cpLength, cpOffsets, hasSurrogate } from "./chars.js";
+/**
+ * Text rules (docs/text-and-tokens.md): code points and well-formed text, whitespace,
+ * normalization, escaping, numbers, timestamps, Markdown masking, the regex-safety check
+ * and the exact linear-time regex scan — each defined once. May import only errors.
+ */
+export {
+  compareCodePoints,
+  cpLength,
+  cpOffsets,
+  hasSurrogate,
+  isWellFormedText,
+} from "./chars.js";
 export { escapedLength, escapeText } from "./escape.js";
 export { findImports, maskMarkdownCode } from "./markdown.js";
 export { casefold, normalizeKey } from "./normalize.js";
 export { formatFixed, formatScore } from "./numbers.js";
 export { regexSafetyProblem } from "./regex-safety.js";
-export { isoTimestamp, nonBlankString } from "./schemas.js";
+export {
+  compileScanRegex,
+  MAX_SCAN_STATES,
+  type ScanBudget,
+  type ScanRegex,
+  scanMatchStarts,
+} from "./regex-scan.js";
+export {
+  assertWellFormed,
+  ILL_FORMED_MESSAGE,
+  isoTimestamp,
+  nonBlankString,
+  textString,
+  wellFormedJson,
+} from "./schemas.js";
 export {
   compareInstantParts,
   compareInstants,

@@ -41,6 +41,7 @@ function canMatch(atom: Atom, ch: string): boolean {
     case "assert":
       return false;
     case "backref":
+    case "opaque":
       return true;
     case "group":
       return atom.alts.some((seq) => seq.some((t) => canMatch(t.atom, ch)));
@@ -53,7 +54,9 @@ const DISJOINT = new Set(["\\s|\\w", "\\s|\\d", "\\s|\\S", "\\d|\\D", "\\w|\\W"]
 /** Do the two atoms certainly share no character? (Conservative: false when unsure.) */
 function disjoint(a: Atom, b: Atom): boolean {
   if (a.t === "assert" || b.t === "assert") return true;
-  if (a.t === "backref" || b.t === "backref") return false;
+  if (a.t === "backref" || b.t === "backref" || a.t === "opaque" || b.t === "opaque") {
+    return false;
+  }
   if (a.t === "group") return [...allTerms(a.alts)].every((t) => disjoint(t.atom, b));
   if (b.t === "group") return [...allTerms(b.alts)].every((t) => disjoint(a, t.atom));
   if (a.t === "char") return !canMatch(b, a.ch);
@@ -154,6 +157,7 @@ export function regexSafetyProblem(source: string): string | null {
   for (const t of allTerms(alts)) {
     if (t.atom.t === "backref")
       return "backreferences are not allowed (they defeat the static check)";
+    if (t.atom.t === "opaque") return `unsupported group syntax ${t.atom.src}`;
     if (t.atom.t !== "group" || t.max <= 1) continue;
     const inner = [...allTerms(t.atom.alts)];
     const unbounded = t.max === Number.POSITIVE_INFINITY || t.max > WIDE;
@@ -177,6 +181,3 @@ export function regexSafetyProblem(source: string): string | null {
   }
   return checkSequences(alts);
 }
-
-// ---------------------------------------------------------------------------------------
-// loading

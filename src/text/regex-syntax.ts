@@ -1,18 +1,28 @@
 /**
  * Regex syntax as a term tree: parses a JavaScript regex source (`u` flag) into
- * alternatives of quantified atoms, just enough for the static safety check of
- * `regex-safety.ts` (characters, classes, assertions, backreferences, groups and their
- * quantifiers). It assumes the source compiles; it does not validate it.
+ * alternatives of quantified atoms, for the static safety check of `regex-safety.ts` and
+ * the exact linear-time scan of `regex-scan.ts` (characters, classes, assertions,
+ * lookarounds, backreferences, groups and their quantifiers). It assumes the source
+ * compiles; it does not validate it. Group syntax it does not know (`(?i:…)` on engines
+ * with modifiers) comes back as an `opaque` atom, which both users refuse.
  */
 import { cpLength } from "./chars.js";
 
-/** One regex atom: a character, a class, a zero-width assertion, a backreference or a group. */
+/** The zero-width assertions other than lookarounds. */
+export type AssertKind = "^" | "$" | "b" | "B";
+
+/**
+ * One regex atom: a character (one code point), a class, a zero-width assertion, a
+ * backreference, a group (a lookaround when `look`: `behind` for `(?<=`/`(?<!`, `negate`
+ * for `(?!`/`(?<!`), or syntax this parser does not know (`opaque`).
+ */
 export type Atom =
   | { t: "char"; ch: string; src: string }
   | { t: "set"; src: string }
-  | { t: "assert" }
+  | { t: "assert"; kind?: AssertKind }
   | { t: "backref" }
-  | { t: "group"; alts: Term[][]; look: boolean };
+  | { t: "opaque"; src: string }
+  | { t: "group"; alts: Term[][]; look: boolean; behind?: boolean; negate?: boolean };
 
 /** An atom with its quantifier `{min,max}` (`max` may be infinite). */
 export interface Term {
@@ -76,7 +86,7 @@ class RegexParser {
     switch (c) {
       case "^":
       case "$":
-        return { t: "assert" };
+        return { t: "assert", kind: c };
       case ".":
         return { t: "set", src: "." };
       case "[": {
@@ -89,26 +99,8 @@ class RegexParser {
         this.i++;
         return { t: "set", src: src() };
       }
-      case "(": {
-        let look = false;
-        if (this.peek() === "?") {
-          const n = this.peek(1);
-          if (n === ":") this.i += 2;
-          else if (n === "=" || n === "!") {
-            this.i += 2;
-            look = true;
-          } else if (n === "<" && (this.peek(2) === "=" || this.peek(2) === "!")) {
-            this.i += 3;
-            look = true;
-          } else if (n === "<") {
-            this.i += 2;
-            this.until(">");
-          }
-        }
-        const alts = this.alternatives();
-        this.i++; // ")"
-        return { t: "group", alts, look };
-      }
+      case "(":
+        return this.group();
       case "\\":
         return this.escape(start);
       default:
@@ -116,11 +108,47 @@ class RegexParser {
     }
   }
 
+  /** A group after its `(`: plain, non-capturing, named, a lookaround, or opaque. */
+  private group(): Atom {
+    const start = this.i - 1;
+    let look = false;
+    let behind = false;
+    let negate = false;
+    let opaque = false;
+    if (this.peek() === "?") {
+      const n = this.peek(1);
+      if (n === ":") this.i += 2;
+      else if (n === "=" || n === "!") {
+        negate = n === "!";
+        this.i += 2;
+        look = true;
+      } else if (n === "<" && (this.peek(2) === "=" || this.peek(2) === "!")) {
+        negate = this.peek(2) === "!";
+        this.i += 3;
+        look = true;
+        behind = true;
+      } else if (n === "<") {
+        this.i += 2;
+        this.until(">");
+      } else opaque = true;
+    }
+    const alts = this.alternatives();
+    this.i++; // ")"
+    if (opaque) return { t: "opaque", src: this.s.slice(start, this.i).join("") };
+    return { t: "group", alts, look, behind, negate };
+  }
+
+  /** Four hex digits at the cursor as a UTF-16 unit, or null. */
+  private hex4(at: number): number | null {
+    const h = this.s.slice(at, at + 4).join("");
+    return /^[0-9a-fA-F]{4}$/.test(h) ? Number.parseInt(h, 16) : null;
+  }
+
   private escape(start: number): Atom {
     const e = this.s[this.i++] as string;
     const src = () => this.s.slice(start, this.i).join("");
     if ("dDwWsS".includes(e)) return { t: "set", src: src() };
-    if (e === "b" || e === "B") return { t: "assert" };
+    if (e === "b" || e === "B") return { t: "assert", kind: e };
     if (e === "p" || e === "P") {
       this.until("}");
       return { t: "set", src: src() };
@@ -137,8 +165,14 @@ class RegexParser {
     if (e === "u" && this.peek() === "{") {
       ch = String.fromCodePoint(Number.parseInt(this.until("}").slice(1), 16));
     } else if (e === "u") {
-      ch = String.fromCharCode(Number.parseInt(this.s.slice(this.i, this.i + 4).join(""), 16));
+      const hi = this.hex4(this.i) ?? 0;
       this.i += 4;
+      const lo =
+        this.s[this.i] === "\\" && this.s[this.i + 1] === "u" ? this.hex4(this.i + 2) : null;
+      if (hi >= 0xd800 && hi <= 0xdbff && lo !== null && lo >= 0xdc00 && lo <= 0xdfff) {
+        ch = String.fromCharCode(hi, lo); // `\uD83D\uDE00` is one code point under `u`
+        this.i += 6;
+      } else ch = String.fromCharCode(hi);
     } else if (e === "x") {
       ch = String.fromCharCode(Number.parseInt(this.s.slice(this.i, this.i + 2).join(""), 16));
       this.i += 2;

@@ -1,4 +1,7 @@
-/** Token counters of spec 01: built-ins, model mapping, custom counters. */
+/**
+ * Token counters (docs/text-and-tokens.md): the built-in BPE counters, the estimate, model
+ * mapping, custom counters and the counter pool. Imports errors and text.
+ */
 export {
   CLAUDE_ESTIMATE_MARGIN,
   estimateTokens,

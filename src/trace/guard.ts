@@ -17,22 +17,27 @@
  *   boundary on that side, except Han / Hiragana / Katakana (written without spaces).
  * - Patterns are JavaScript regexes compiled with the `u` flag, case-sensitive unless
  *   written otherwise (as skill trigger patterns), at most 500 code points, and must not
- *   match the empty string. They are matched line by line (a match never spans a line
- *   break; `^` and `$` anchor at line edges). A line longer than {@link REGEX_WINDOW} code
- *   points is scanned in windows of that size overlapping by {@link REGEX_OVERLAP}: a
- *   match longer than the overlap can be missed where it straddles a window edge, and at a
- *   window's right edge `$` and `\b` see the cut as an edge.
- * - Catastrophic backtracking: JavaScript cannot interrupt a running regex, so the
- *   primary protection is static — `regexSafetyProblem` (text/regex-safety.ts) rejects at
- *   load, with the reason, every pattern whose backtracking is worse than one linear scan
- *   per start position: nested variable quantifiers under an unbounded repetition (`(a+)+`,
- *   `(a*)*`), ambiguous alternation under repetition (`(a|a)*`, `(a|ab)+`), two wide
- *   quantifiers in sequence that can share characters (`a*a*`, `.*x.*`, `\w+\d+`), bounded
- *   repetitions with more than 10,000 combinations, and backreferences. It is conservative:
- *   some safe patterns are rejected (rewrite `(\w+\s)+` as `[\w\s]+`). The remaining
- *   (quadratic at worst) cost is bounded by the window and by `maxDraftChars`.
- * - Only the first `maxDraftChars` code points are checked (literals and patterns alike);
- *   a longer draft comes back `truncated: true` and `flagged: true`.
+ *   match the empty string. They are matched line by line over the whole draft, exactly
+ *   (a match never spans a line break; `^` and `$` anchor at the true line edges; spans
+ *   are the true start and end, whatever the line's length or the match's position).
+ * - Catastrophic backtracking: JavaScript cannot interrupt a running regex, so
+ *   `regexSafetyProblem` (text/regex-safety.ts) rejects at load, with the reason, every
+ *   pattern whose backtracking is worse than one linear scan per start position: nested
+ *   variable quantifiers under an unbounded repetition (`(a+)+`, `(a*)*`), ambiguous
+ *   alternation under repetition (`(a|a)*`, `(a|ab)+`), two wide quantifiers in sequence
+ *   that can share characters (`a*a*`, `.*x.*`, `\w+\d+`), bounded repetitions with more
+ *   than 10,000 combinations, and backreferences. It is conservative: some safe patterns
+ *   are rejected (rewrite `(\w+\s)+` as `[\w\s]+`).
+ * - Even a safe pattern is quadratic when the native engine searches a long line (each
+ *   start position costs a scan), so match starts come from the exact linear-time scan of
+ *   `text/regex-scan.ts`, and the native engine runs once per match found, anchored at its
+ *   start (linear for a safe pattern), for the match's true end. The scan's work is counted
+ *   against `maxScanSteps` (deterministic: state visits, not time).
+ * - Fail closed: a draft longer than `maxDraftChars` code points is not checked at all,
+ *   and a check that would exceed `maxScanSteps` stops; either way the result is
+ *   `incomplete` (`draft_too_long` / `scan_budget_exceeded`), `blocked` (the caller must
+ *   not send the draft) and `flagged`, with `checkedChars: 0`. Should the native engine
+ *   ever disagree with the scan, the result is `incomplete: "scan_mismatch"`, blocked.
  * - At most `maxMatchesPerLine` violations are reported per red line (leftmost first,
  *   non-overlapping); a red line that reaches the cap is listed in `capped`.
  * - Spans are `[start, end)` code-point offsets into the draft. The excerpt is up to 40
@@ -43,8 +48,18 @@
 import { z } from "zod";
 import { InvalidInputError } from "../errors/index.js";
 import type { RedLine } from "../sources/index.js";
-import { casefold, collapseWs, compareCodePoints, cpOffsets, WS_CLASS } from "../text/index.js";
 import {
+  casefold,
+  collapseWs,
+  compareCodePoints,
+  cpOffsets,
+  type ScanBudget,
+  type ScanRegex,
+  scanMatchStarts,
+  WS_CLASS,
+} from "../text/index.js";
+import {
+  type CompiledRedLine,
   type CompiledRedLines,
   compileRedLines,
   isCompiled,
@@ -55,10 +70,8 @@ import {
 export const DEFAULT_MAX_DRAFT_CHARS = 200_000;
 /** Default `maxMatchesPerLine` (per red line). */
 export const DEFAULT_MAX_MATCHES_PER_LINE = 20;
-/** Lines longer than this many code points are scanned in windows. */
-export const REGEX_WINDOW = 512;
-/** Overlap of two consecutive windows of one long line. */
-export const REGEX_OVERLAP = 128;
+/** Default `maxScanSteps`: state visits of the pattern scan, over the whole check. */
+export const DEFAULT_MAX_SCAN_STEPS = 50_000_000;
 /** Code points of context either side of a match in an excerpt. */
 export const EXCERPT_CONTEXT = 40;
 
@@ -74,20 +87,26 @@ export interface Violation {
   flagged: boolean;
 }
 
+/** Why a check could not decide (the draft is then blocked: fail closed). */
+export type IncompleteReason = "draft_too_long" | "scan_budget_exceeded" | "scan_mismatch";
+
 /** The result of {@link checkDraft}: goes to the trace as is. */
 export interface DraftCheck {
+  /** Violations found (when `incomplete`, those found before the check stopped). */
   violations: Violation[];
-  /** Code points of the draft that were checked. */
+  /** Code points of the draft the check covered: all of it, or 0 when `incomplete`. */
   checkedChars: number;
-  /** True when the draft was longer than `maxDraftChars` (the rest was not checked). */
+  /** True when the draft was longer than `maxDraftChars` (it was not checked, and is blocked). */
   truncated: boolean;
+  /** Null when the whole draft was checked; else why not (then `blocked` and `flagged`). */
+  incomplete: IncompleteReason | null;
   /** Red-line ids that hit `maxMatchesPerLine` (more matches may exist), sorted. */
   capped: string[];
   /** Distinct violated red-line ids, sorted by code point. */
   redLineIds: string[];
-  /** Some violation has severity `block`. */
+  /** Some violation has severity `block`, or the check is `incomplete`: do not send the draft. */
   blocked: boolean;
-  /** Some violation has severity `review`, or the check was truncated. */
+  /** Some violation has severity `review`, or the check is `incomplete`. */
   flagged: boolean;
 }
 
@@ -95,6 +114,7 @@ export interface DraftCheck {
 export interface CheckDraftOptions {
   maxDraftChars?: number;
   maxMatchesPerLine?: number;
+  maxScanSteps?: number;
 }
 
 // matching
@@ -229,52 +249,72 @@ function literalSpans(folded: Folded, key: string, cap: number): Spans {
   return { spans, capped: false };
 }
 
+/** The draft's code points and where each line ends (for the pattern scan). */
+interface Subject {
+  text: string;
+  offsets: Uint32Array;
+  toCp: Uint32Array;
+  cps: Int32Array;
+}
+
+function subject(text: string, offsets: Uint32Array): Subject {
+  const n = offsets.length - 1;
+  const cps = new Int32Array(n);
+  for (let k = 0; k < n; k++) cps[k] = text.codePointAt(offsets[k] as number) as number;
+  return { text, offsets, toCp: unitToCp(offsets, text.length), cps };
+}
+
+/** Code-point ranges `[start, end)` of the lines (split at `\n`, a trailing `\r` dropped). */
+function lineRanges(sub: Subject): Array<[number, number]> {
+  const { text, offsets, toCp } = sub;
+  const out: Array<[number, number]> = [];
+  const total = offsets.length - 1;
+  for (let lineStart = 0; lineStart <= total; ) {
+    const from = offsets[lineStart] as number;
+    let nl = text.indexOf("\n", from);
+    if (nl < 0) nl = text.length;
+    const endUnit = nl > from && text[nl - 1] === "\r" ? nl - 1 : nl;
+    out.push([lineStart, toCp[endUnit] as number]);
+    lineStart = (toCp[nl] as number) + 1;
+  }
+  return out;
+}
+
+type PatternSpans = Spans | { incomplete: IncompleteReason };
+
 /**
- * Leftmost, non-overlapping matches of `regex`, line by line; an over-long line in
- * overlapping windows, each reporting the matches that start in its first `step` code
- * points (the last window: all), so no start is scanned twice for a report.
+ * Leftmost, non-overlapping matches of a pattern, line by line, exactly: the scan gives
+ * every position where a match starts; the native engine, anchored there, gives its end.
  */
 function patternSpans(
-  text: string,
-  offsets: Uint32Array,
-  toCp: Uint32Array,
-  regex: RegExp,
+  sub: Subject,
+  lines: ReadonlyArray<[number, number]>,
+  line: CompiledRedLine,
   cap: number,
-): Spans {
+  budget: ScanBudget,
+): PatternSpans {
   const spans: Array<[number, number]> = [];
-  const re = new RegExp(regex.source, regex.flags);
-  const total = offsets.length - 1;
-  const step = REGEX_WINDOW - REGEX_OVERLAP;
-  let lineStart = 0; // code points
-  let lastEnd = 0;
-  while (lineStart <= total) {
-    let nl = text.indexOf("\n", offsets[lineStart]);
-    if (nl < 0) nl = text.length;
-    const lineEndUnit = nl > (offsets[lineStart] as number) && text[nl - 1] === "\r" ? nl - 1 : nl;
-    const lineEnd = toCp[lineEndUnit] as number;
-    for (let ws = lineStart; ; ws += step) {
-      const last = ws + REGEX_WINDOW >= lineEnd;
-      const we = last ? lineEnd : ws + REGEX_WINDOW;
-      const ctx = Math.max(lineStart, ws - 32); // left context for \b and lookbehind
-      const base = offsets[ctx] as number;
-      const slice = text.slice(base, offsets[we]);
-      re.lastIndex = (offsets[Math.max(ws, lastEnd)] as number) - base;
-      for (let m = re.exec(slice); m !== null; m = re.exec(slice)) {
-        const s = toCp[base + m.index] as number;
-        if (!last && s >= ws + step) break;
-        if (m[0] === "") {
-          // Zero-width: step over one code point.
-          re.lastIndex = m.index + ((slice.codePointAt(m.index) ?? 0) > 0xffff ? 2 : 1);
-          continue;
-        }
-        const e = toCp[base + m.index + m[0].length] as number;
-        if (spans.length === cap) return { spans, capped: true };
-        spans.push([s, e]);
-        lastEnd = e;
-      }
-      if (last) break;
+  const sticky = new RegExp((line.regex as RegExp).source, "uy");
+  for (const [lineStart, lineEnd] of lines) {
+    const starts = scanMatchStarts(
+      line.scan as ScanRegex,
+      sub.cps.subarray(lineStart, lineEnd),
+      budget,
+    );
+    if (starts === null) return { incomplete: "scan_budget_exceeded" };
+    const base = sub.offsets[lineStart] as number;
+    const lineText = sub.text.slice(base, sub.offsets[lineEnd]);
+    for (let s = 0; s <= lineEnd - lineStart; s++) {
+      if (starts[s] !== 1) continue;
+      sticky.lastIndex = (sub.offsets[lineStart + s] as number) - base;
+      const m = sticky.exec(lineText);
+      if (m === null) return { incomplete: "scan_mismatch" };
+      if (m[0] === "") continue; // zero-width: step over one code point
+      const end = sub.toCp[base + m.index + m[0].length] as number;
+      if (spans.length === cap) return { spans, capped: true };
+      spans.push([lineStart + s, end]);
+      s = end - lineStart - 1; // the next match starts at or after this one's end
     }
-    lineStart = (toCp[nl] as number) + 1;
   }
   return { spans, capped: false };
 }
@@ -292,8 +332,59 @@ function excerpt(text: string, offsets: Uint32Array, start: number, end: number)
 
 const positiveInt = z.number().int().min(1);
 
+function checkOptions(options: CheckDraftOptions): Required<CheckDraftOptions> {
+  const out = {
+    maxDraftChars: options.maxDraftChars ?? DEFAULT_MAX_DRAFT_CHARS,
+    maxMatchesPerLine: options.maxMatchesPerLine ?? DEFAULT_MAX_MATCHES_PER_LINE,
+    maxScanSteps: options.maxScanSteps ?? DEFAULT_MAX_SCAN_STEPS,
+  };
+  for (const [key, value] of Object.entries(out)) {
+    if (!positiveInt.safeParse(value).success) {
+      throw new InvalidInputError("must be a positive integer", `options.${key}`);
+    }
+  }
+  return out;
+}
+
+/** Every violation of every red line, or why the check could not finish. */
+function findViolations(
+  draft: string,
+  offsets: Uint32Array,
+  set: CompiledRedLines,
+  opts: Required<CheckDraftOptions>,
+): { violations: Violation[]; capped: string[]; incomplete: IncompleteReason | null } {
+  const needsLiterals = set.lines.some((l) => l.kind === "literal");
+  const needsPatterns = set.lines.some((l) => l.kind === "pattern");
+  const folded = needsLiterals ? fold(draft, offsets) : null;
+  const sub = needsPatterns ? subject(draft, offsets) : null;
+  const lines = sub === null ? [] : lineRanges(sub);
+  const budget: ScanBudget = { left: opts.maxScanSteps };
+  const violations: Violation[] = [];
+  const capped: string[] = [];
+  for (const line of set.lines) {
+    const found =
+      line.kind === "literal"
+        ? literalSpans(folded as Folded, line.key as string, opts.maxMatchesPerLine)
+        : patternSpans(sub as Subject, lines, line, opts.maxMatchesPerLine, budget);
+    if ("incomplete" in found) return { violations, capped, incomplete: found.incomplete };
+    if (found.capped) capped.push(line.id);
+    for (const [start, end] of found.spans) {
+      violations.push({
+        redLineId: line.id,
+        severity: line.severity,
+        kind: line.kind,
+        span: { start, end },
+        excerpt: excerpt(draft, offsets, start, end),
+        flagged: line.severity === "review",
+      });
+    }
+  }
+  return { violations, capped, incomplete: null };
+}
+
 /**
  * Checks a draft against red lines (raw, validated here, or from {@link compileRedLines}).
+ * The whole draft is checked exactly, or the result is `incomplete` and `blocked`.
  *
  * @example
  * const r = checkDraft("Sure — guaranteed returns!", [{ id: "promise", severity: "review", literal: "Guaranteed Returns" }]);
@@ -305,44 +396,13 @@ export function checkDraft(
   options: CheckDraftOptions = {},
 ): DraftCheck {
   if (typeof draft !== "string") throw new InvalidInputError("must be a string", "draft");
-  const maxDraftChars = options.maxDraftChars ?? DEFAULT_MAX_DRAFT_CHARS;
-  const maxMatches = options.maxMatchesPerLine ?? DEFAULT_MAX_MATCHES_PER_LINE;
-  if (!positiveInt.safeParse(maxDraftChars).success) {
-    throw new InvalidInputError("must be a positive integer", "options.maxDraftChars");
-  }
-  if (!positiveInt.safeParse(maxMatches).success) {
-    throw new InvalidInputError("must be a positive integer", "options.maxMatchesPerLine");
-  }
+  const opts = checkOptions(options);
   const set = isCompiled(redLines) ? redLines : compileRedLines(redLines);
-
-  const draftOffsets = cpOffsets(draft);
-  const truncated = draftOffsets.length - 1 > maxDraftChars;
-  const text = truncated ? draft.slice(0, draftOffsets[maxDraftChars]) : draft;
-  const offsets = truncated ? draftOffsets.subarray(0, maxDraftChars + 1) : draftOffsets;
-  const needsLiterals = set.lines.some((l) => l.kind === "literal");
-  const needsPatterns = set.lines.some((l) => l.kind === "pattern");
-  const folded = needsLiterals ? fold(text, offsets) : null;
-  const toCp = needsPatterns ? unitToCp(offsets, text.length) : null;
-
-  const violations: Violation[] = [];
-  const capped: string[] = [];
-  for (const line of set.lines) {
-    const { spans, capped: hit } =
-      line.kind === "literal"
-        ? literalSpans(folded as Folded, line.key as string, maxMatches)
-        : patternSpans(text, offsets, toCp as Uint32Array, line.regex as RegExp, maxMatches);
-    if (hit) capped.push(line.id);
-    for (const [start, end] of spans) {
-      violations.push({
-        redLineId: line.id,
-        severity: line.severity,
-        kind: line.kind,
-        span: { start, end },
-        excerpt: excerpt(text, offsets, start, end),
-        flagged: line.severity === "review",
-      });
-    }
-  }
+  const offsets = cpOffsets(draft);
+  const truncated = offsets.length - 1 > opts.maxDraftChars;
+  const { violations, capped, incomplete } = truncated
+    ? { violations: [], capped: [], incomplete: "draft_too_long" as const }
+    : findViolations(draft, offsets, set, opts);
   violations.sort(
     (a, b) =>
       a.span.start - b.span.start ||
@@ -352,11 +412,12 @@ export function checkDraft(
   const ids = [...new Set(violations.map((v) => v.redLineId))].sort(compareCodePoints);
   return {
     violations,
-    checkedChars: offsets.length - 1,
+    checkedChars: incomplete === null ? offsets.length - 1 : 0,
     truncated,
+    incomplete,
     capped: capped.sort(compareCodePoints),
     redLineIds: ids,
-    blocked: violations.some((v) => v.severity === "block"),
-    flagged: truncated || violations.some((v) => v.flagged),
+    blocked: incomplete !== null || violations.some((v) => v.severity === "block"),
+    flagged: incomplete !== null || violations.some((v) => v.flagged),
   };
 }

@@ -1,4 +1,8 @@
-/** Manifest and trace types of spec 07, the wire contract and the red-line check. */
+/**
+ * Trace (docs/manifest-wire-guard.md, docs/traces.md): manifest types, the assembled-prompt
+ * wire contract, tails, red-line loading, the draft check and the OpenTelemetry span
+ * helpers. May import every stage below it (errors … render) and `@opentelemetry/api`.
+ */
 // The regex-safety check lives in text (lower stages use it); re-exported here as before.
 export { regexSafetyProblem } from "../text/index.js";
 export {
@@ -6,10 +10,10 @@ export {
   checkDraft,
   DEFAULT_MAX_DRAFT_CHARS,
   DEFAULT_MAX_MATCHES_PER_LINE,
+  DEFAULT_MAX_SCAN_STEPS,
   type DraftCheck,
   EXCERPT_CONTEXT,
-  REGEX_OVERLAP,
-  REGEX_WINDOW,
+  type IncompleteReason,
   type Violation,
 } from "./guard.js";
 export {
@@ -23,6 +27,17 @@ export {
   type Timings,
 } from "./manifest.js";
 export {
+  countAttributes,
+  errorCode,
+  inStep,
+  type LazyAttributes,
+  startTrace,
+  TRACER_NAME,
+  TRACER_VERSION,
+  type TraceOptions,
+  TraceStep,
+} from "./otel.js";
+export {
   type CompiledRedLine,
   type CompiledRedLines,
   compileRedLines,
@@ -31,27 +46,31 @@ export {
   redLinesFromSkills,
 } from "./red-lines.js";
 export {
-  type AnchorInput,
   appendTail,
-  checkWireVersion,
-  parseWireContract,
   TAIL_JOIN,
   type TailedPrompt,
   type TailInput,
   type TailOutcome,
+} from "./tail.js";
+export {
+  type AnchorInput,
   toWireContract,
+  type WireAssembly,
+  type WireOptions,
+} from "./wire-build.js";
+export {
+  checkWireVersion,
   WIRE_CONTRACT_VERSION,
   WIRE_SUPPORTED_MAJOR,
   type WireAnchor,
   WireAnchorSchema,
-  type WireAssembly,
   type WireBudget,
   WireBudgetSchema,
   type WireContract,
   WireContractSchema,
   type WireLayer,
   WireLayerSchema,
-  type WireOptions,
   type WireSpan,
   WireSpanSchema,
-} from "./wire.js";
+} from "./wire-schema.js";
+export { parseWireContract } from "./wire-validate.js";

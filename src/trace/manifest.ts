@@ -5,6 +5,7 @@
  */
 import type { MemoryDecision } from "../memory/index.js";
 import type { CacheTier, PlanDecision } from "../plan/index.js";
+import type { InstructionReport } from "../sources/index.js";
 
 /** Layer status: the planner's three, plus `skipped` when a source failed. */
 export type LayerStatus = "included" | "dropped" | "inactive" | "skipped";
@@ -83,6 +84,12 @@ export interface AssemblyManifest {
   failures: SourceFailure[];
   memoryDecisions: MemoryDecision[] | null;
   segmentDecisions: PlanDecision[];
+  /**
+   * Instruction files (spec 06) skipped or cut — outside the allowed roots, unreadable,
+   * over a cap, cycles — with the reason; null when no source of the schema's slots
+   * reports a chain.
+   */
+  instructions: InstructionReport | null;
   timings: Timings;
 }
 

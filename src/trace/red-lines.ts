@@ -6,7 +6,15 @@
 import { z } from "zod";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import type { RedLine, Skill } from "../sources/index.js";
-import { cpLength, isBlank, normalizeKey, regexSafetyProblem } from "../text/index.js";
+import {
+  compileScanRegex,
+  cpLength,
+  isBlank,
+  normalizeKey,
+  regexSafetyProblem,
+  type ScanRegex,
+  textString,
+} from "../text/index.js";
 
 /** Longest accepted red-line regex source, in code points. */
 export const MAX_RED_LINE_PATTERN_LENGTH = 500;
@@ -25,6 +33,8 @@ export interface CompiledRedLine {
   key: string | null;
   /** Pattern: compiled with `gu`. */
   regex: RegExp | null;
+  /** Pattern: compiled for the exact linear-time scan (`text/regex-scan.ts`). */
+  scan: ScanRegex | null;
 }
 
 /** The output of {@link compileRedLines}: pass it to `checkDraft` as often as needed. */
@@ -35,10 +45,10 @@ export interface CompiledRedLines {
 
 const RedLineSchema = z
   .object({
-    id: z.string().refine((s) => !isBlank(s), { message: "must be a non-blank string" }),
+    id: textString.refine((s) => !isBlank(s), { message: "must be a non-blank string" }),
     severity: z.enum(SEVERITIES),
-    literal: z.string().optional(),
-    pattern: z.string().optional(),
+    literal: textString.optional(),
+    pattern: textString.optional(),
   })
   .strict();
 
@@ -86,6 +96,7 @@ export function compileRedLines(lines: unknown, prefix = "redLines"): CompiledRe
         source: line.literal,
         key: normalizeKey(line.literal),
         regex: null,
+        scan: null,
       };
     }
     const source = line.pattern as string;
@@ -108,7 +119,17 @@ export function compileRedLines(lines: unknown, prefix = "redLines"): CompiledRe
     if (problem !== null) fail(problem);
     regex.lastIndex = 0;
     if (regex.test("")) fail("matches the empty string");
-    return { id: line.id, severity: line.severity, kind: "pattern", source, key: null, regex };
+    const scan = compileScanRegex(source);
+    if (typeof scan === "string") fail(scan);
+    return {
+      id: line.id,
+      severity: line.severity,
+      kind: "pattern",
+      source,
+      key: null,
+      regex,
+      scan: scan as ScanRegex,
+    };
   });
   return { compiled: true, lines: out };
 }

@@ -12,21 +12,22 @@ import {
   TaskStateSchema,
   ToolSpecSchema,
 } from "../sources/index.js";
+import { textString } from "../text/index.js";
 import { TOKENIZER_NAMES } from "../tokens/index.js";
 
 const budget = z.number().int().min(0).nullable();
 
 export const WorkspaceConfigSchema = z
   .object({
-    $schema: z.string().optional(),
+    $schema: textString.optional(),
     /** Schema mode (`chat`, `tool`, `rag`, `react`, …). Default `react`. */
-    mode: z.string().min(1).optional(),
+    mode: textString.min(1).optional(),
     /** Default user scope when the caller names none. */
-    user: z.string().min(1).optional(),
+    user: textString.min(1).optional(),
     /** Where the instruction-file walk starts, relative to the workspace. Default: the workspace. */
-    cwd: z.string().min(1).optional(),
-    identity: z.string().optional(),
-    expert: z.string().nullable().optional(),
+    cwd: textString.min(1).optional(),
+    identity: textString.optional(),
+    expert: textString.nullable().optional(),
     workingMode: z.enum(WORKING_MODES).optional(),
     constraints: z.array(ConstraintRuleSchema).optional(),
     tools: z.array(ToolSpecSchema).optional(),
@@ -38,7 +39,7 @@ export const WorkspaceConfigSchema = z
     skills: z
       .object({
         cap: z.number().int().min(0).optional(),
-        roots: z.array(z.string().min(1)).optional(),
+        roots: z.array(textString.min(1)).optional(),
       })
       .optional(),
   })

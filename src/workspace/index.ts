@@ -1,4 +1,14 @@
-/** The main job over a workspace directory (spec 06 layout). */
+/**
+ * The main job over a workspace directory (docs/sources.md): config, instruction chain,
+ * skills, KB and store wired into one assembly, and the chat turn over it. May import every
+ * stage below it (errors … assemble); does file I/O.
+ */
+export {
+  createChatSession,
+  runChatTurn,
+  turnRedLines,
+  type WorkspaceChat,
+} from "./chat.js";
 export {
   type WorkspaceConfig,
   WorkspaceConfigSchema,

@@ -106,6 +106,7 @@ export class WarmWorkspaces {
           ? options.budgetTokens
           : (config.budgets?.tokens ?? null),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      trace: { ...(options.model !== undefined ? { model: options.model } : {}), ...options.trace },
     });
   }
 

@@ -40,8 +40,15 @@ import {
   ToolState,
   toolStateSource,
 } from "../sources/index.js";
-import { type MemoryStore, openStore } from "../store/index.js";
+import {
+  isPostgresUrl,
+  type MemoryStore,
+  type OpenedStore,
+  openStore,
+  openStoreUrl,
+} from "../store/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../tokens/index.js";
+import type { TraceOptions } from "../trace/index.js";
 import { type WorkspaceConfig, WorkspaceConfigSchema } from "./config.js";
 
 /** Where a workspace keeps its files, relative to its root. */
@@ -102,7 +109,10 @@ export interface WorkspaceAssembleOptions {
   tokenCounter?: TokenCounter;
   budgetChars?: number | null;
   budgetTokens?: number | null;
-  /** Memory store path (default `WORKSPACE/.promptctx/memory.db`); a missing file means no memory. */
+  /**
+   * Memory store: a file path (default `WORKSPACE/.promptctx/memory.db`; a missing file
+   * means no memory) or a `postgres://` URL (the shared store; it must exist).
+   */
   store?: string;
   /** An already-open store (the HTTP service shares one); wins over `store`. */
   openStore?: MemoryStore;
@@ -119,6 +129,8 @@ export interface WorkspaceAssembleOptions {
    * config's `tools`, with no calls.
    */
   toolState?: ToolState;
+  /** OpenTelemetry options of the assembly (docs/traces.md); `model` defaults to `model` above. */
+  trace?: TraceOptions;
 }
 
 /** Everything the workspace contributed besides the assembly. */
@@ -241,16 +253,21 @@ function instructionChainOptions(
 }
 
 /**
- * The memory store of the assemblies: the shared one given, else the workspace's file when
- * it exists (`opened`: the context closes it), else none.
+ * The memory store of the assemblies: the shared one given, else the `postgres://` store
+ * named, else the workspace's file when it exists (`opened`: the context closes it), else
+ * none. `storePath` names it in reports (a URL without its password).
  */
-function workspaceStore(
+async function workspaceStore(
   options: Omit<WorkspaceAssembleOptions, "query" | "now">,
   root: string,
-): { store: MemoryStore | null; opened: MemoryStore | null; storePath: string } {
+): Promise<{ store: MemoryStore | null; opened: OpenedStore | null; storePath: string }> {
   const storePath = options.store ?? join(root, WORKSPACE_PATHS.store);
   const shared = options.openStore ?? null;
   if (shared !== null) return { store: shared, opened: null, storePath };
+  if (isPostgresUrl(storePath)) {
+    const opened = await openStoreUrl(storePath, { mustExist: true });
+    return { store: opened, opened, storePath: opened.path };
+  }
   if (!existsSync(storePath)) return { store: null, opened: null, storePath };
   const opened = openStore(storePath, { mustExist: true });
   return { store: opened, opened, storePath };
@@ -409,7 +426,7 @@ export async function loadWorkspace(
   const files = await readWorkspaceFiles(root, options);
   // Settings are checked before the store is opened, so a bad one leaks nothing.
   assemblySettings(options, files.config);
-  const { store, opened, storePath } = workspaceStore(options, root);
+  const { store, opened, storePath } = await workspaceStore(options, root);
   const label = store === null ? null : options.openStore ? "(shared)" : storePath;
   return workspaceContext(files, options, { store, opened, label });
 }
@@ -450,6 +467,7 @@ export async function assembleWorkspace(
       budgetChars: ws.budgetChars,
       budgetTokens: ws.budgetTokens,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      trace: { ...(options.model !== undefined ? { model: options.model } : {}), ...options.trace },
     });
     return { ...assembly, workspace: workspaceReport(ws, options.query) };
   } finally {

@@ -4,10 +4,8 @@
  * Completions) and records every request it receives. The CLI reaches it through
  * `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL` with the official SDKs.
  *
- * When main.ts wires `registerChatCommand`, the tests spawn the built `bin/promptctx.js`
- * (asynchronously: the server lives in this process); until then they drive a commander
- * program in-process with the command mounted, the environment, stdin and both output
- * streams injected — the same code path minus process startup.
+ * The tests spawn the built `bin/promptctx.js` asynchronously: the server lives in this
+ * process.
  *
  * Each test works on a copy of examples/workspace in a temporary directory; its
  * AGENTS.md is lengthened so the cached prefix reaches Claude's minimum cacheable length
@@ -29,23 +27,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { Command, CommanderError } from "commander";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  anthropicTools,
-  chatCredentials,
-  registerChatCommand,
-  WITHHELD_PLACEHOLDER,
-} from "../../src/cli/chat.js";
+import { anthropicTools, chatCredentials, WITHHELD_PLACEHOLDER } from "../../src/cli/chat/index.js";
 import { confinePath, executeTool } from "../../src/cli/tools.js";
 import type { ToolSpec } from "../../src/sources/index.js";
 import { openStore } from "../../src/store/index.js";
 import { BIN, type CliResult } from "./run-cli.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const WIRED = readFileSync(join(ROOT, "src/cli/main.ts"), "utf8").includes("registerChatCommand");
 const EXAMPLE = join(ROOT, "examples/workspace");
 const NOW = "2026-11-30T09:00:00Z";
 // Not on the SDK's deprecation list (it warns on stderr for those); 1024-token cache minimum.
@@ -144,45 +134,6 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------
 // running the command
 
-async function inProcess(
-  args: string[],
-  input: string,
-  env: Record<string, string>,
-  home: string,
-): Promise<CliResult> {
-  let stdout = "";
-  let stderr = "";
-  let code = 0;
-  const program = new Command("promptctx").exitOverride().configureOutput({
-    writeOut: (s) => {
-      stdout += s;
-    },
-    writeErr: (s) => {
-      stderr += s;
-    },
-  });
-  registerChatCommand(
-    program,
-    (c) => {
-      code = c;
-    },
-    {
-      env,
-      input: Readable.from([Buffer.from(input, "utf8")]),
-      output: { write: (s: string) => (stdout += s) },
-      error: { write: (s: string) => (stderr += s) },
-      interactive: false,
-      home,
-    },
-  );
-  try {
-    await program.parseAsync(args, { from: "user" });
-  } catch (e) {
-    code = e instanceof CommanderError ? (e.exitCode === 0 ? 0 : 2) : 1;
-  }
-  return { code, stdout, stderr };
-}
-
 function spawned(
   args: string[],
   input: string,
@@ -218,7 +169,7 @@ function chat(
   },
 ): Promise<CliResult> {
   const full = ["chat", "--workspace", ws, "--now", NOW, "--no-user-files", ...args];
-  return WIRED ? spawned(full, input, env, home) : inProcess(full, input, env, home);
+  return spawned(full, input, env, home);
 }
 
 const GUIDE = Array.from(
@@ -252,7 +203,7 @@ const messages = (r: Recorded) => r.body.messages as Msg[];
 
 // ---------------------------------------------------------------------------------------
 
-describe(`chat over Anthropic Messages (${WIRED ? "bin/promptctx.js" : "registerChatCommand in-process"})`, () => {
+describe("chat over Anthropic Messages (bin/promptctx.js)", () => {
   it("assembles cached system blocks, runs read_file, feeds the result back and into the next turn's tool state", async () => {
     const agents = readFileSync(join(ws, "AGENTS.md"), "utf8");
     script = [
@@ -330,10 +281,15 @@ describe(`chat over Anthropic Messages (${WIRED ? "bin/promptctx.js" : "register
     expect(systemText(third)).toContain(`- read_file → ok: AGENTS.md (${bytes} bytes)`);
     const m3 = messages(third);
     expect(m3).toHaveLength(5);
+    // The last message before the current turn ends the stable history prefix: a breakpoint.
     expect(m3[3]).toEqual({
       role: "assistant",
       content: [
-        { type: "text", text: "The instructions say to run npm test before every commit." },
+        {
+          type: "text",
+          text: "The instructions say to run npm test before every commit.",
+          cache_control: { type: "ephemeral" },
+        },
       ],
     });
     expect(m3[4]).toEqual({ role: "user", content: "how do backfills run?" });
@@ -523,6 +479,8 @@ describe(`chat over Anthropic Messages (${WIRED ? "bin/promptctx.js" : "register
           tool_use_id: "t6",
           content: "not run: tool round limit (5) reached for this user message",
           is_error: true,
+          // It ends the stable history prefix (the turn before): the breakpoint is on it.
+          cache_control: { type: "ephemeral" },
         },
         { type: "text", text: "and then?" },
       ],

@@ -1,71 +1,16 @@
 /**
- * `promptctx check-draft` end to end. When main.ts wires `registerCheckDraftCommand`, the
- * tests spawn the built `bin/promptctx.js`; until then they drive a commander program
- * in-process with the same command mounted (stdout, stderr and stdin redirected), which
- * exercises the same code path minus process startup.
+ * `promptctx check-draft` end to end: the tests spawn the built `bin/promptctx.js`
+ * (`npm run build` first).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
-import { fileURLToPath } from "node:url";
-import { Command, CommanderError } from "commander";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { EXIT_BLOCKED, registerCheckDraftCommand } from "../../src/cli/check-draft-cmd.js";
-import { reportError } from "../../src/cli/io.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { EXIT_BLOCKED } from "../../src/cli/check-draft-cmd.js";
 import { type CliResult, runCli } from "./run-cli.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const WIRED = readFileSync(join(ROOT, "src/cli/main.ts"), "utf8").includes(
-  "registerCheckDraftCommand",
-);
-
-/** Mirrors main(): exit codes from setExit, commander usage errors → 2, --help → 0. */
-async function inProcess(args: string[], input: string): Promise<CliResult> {
-  let stdout = "";
-  let stderr = "";
-  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: unknown) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: unknown) => {
-    stderr += String(chunk);
-    return true;
-  });
-  const stdinDescriptor = Object.getOwnPropertyDescriptor(process, "stdin");
-  Object.defineProperty(process, "stdin", {
-    configurable: true,
-    value: Readable.from([Buffer.from(input, "utf8")]),
-  });
-  let code = 0;
-  try {
-    const program = new Command("promptctx").exitOverride().configureOutput({
-      writeOut: (s) => {
-        stdout += s;
-      },
-      writeErr: (s) => {
-        stderr += s;
-      },
-    });
-    registerCheckDraftCommand(program, (c) => {
-      code = c;
-    });
-    try {
-      await program.parseAsync(args, { from: "user" });
-    } catch (e) {
-      code = e instanceof CommanderError ? (e.exitCode === 0 ? 0 : 2) : reportError(e, "x");
-    }
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-    if (stdinDescriptor) Object.defineProperty(process, "stdin", stdinDescriptor);
-  }
-  return { code, stdout, stderr };
-}
-
-function checkDraftCli(args: string[], input = ""): Promise<CliResult> | CliResult {
-  if (WIRED) return runCli(["check-draft", ...args], { input });
-  return inProcess(["check-draft", ...args], input);
+function checkDraftCli(args: string[], input = ""): CliResult {
+  return runCli(["check-draft", ...args], { input });
 }
 
 let dir: string;
@@ -92,7 +37,7 @@ function noStack(text: string) {
   expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
 }
 
-describe(`check-draft CLI (${WIRED ? "bin/promptctx.js" : "registerCheckDraftCommand in-process"})`, () => {
+describe("check-draft CLI (bin/promptctx.js)", () => {
   it("exits 0 with a clean draft from stdin and says so", async () => {
     const r = await checkDraftCli(["--red-lines", file("rl.json", RED_LINES)], "All good here.\n");
     expect(r.code).toBe(0);
@@ -134,13 +79,28 @@ describe(`check-draft CLI (${WIRED ? "bin/promptctx.js" : "registerCheckDraftCom
     });
   });
 
-  it("--max-draft-chars truncates and flags", async () => {
+  it("--max-draft-chars: a longer draft is withheld unchecked, exit 4 (fail closed)", async () => {
     const r = await checkDraftCli(
       ["--red-lines", file("rl.json", RED_LINES), "--json", "--max-draft-chars", "10"],
-      "0123456789 share the password",
+      "0123456789 nothing wrong here",
     );
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ truncated: true, flagged: true, violations: [] });
+    expect(r.code).toBe(EXIT_BLOCKED);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      truncated: true,
+      incomplete: "draft_too_long",
+      blocked: true,
+      flagged: true,
+      checkedChars: 0,
+      violations: [],
+    });
+    const text = await checkDraftCli(
+      ["--red-lines", file("rl.json", RED_LINES), "--max-draft-chars", "10"],
+      "0123456789 nothing wrong here",
+    );
+    expect(text.code).toBe(EXIT_BLOCKED);
+    expect(text.stdout).toContain(
+      "withheld: the draft could not be checked in full (draft_too_long)",
+    );
   });
 
   it("exits 2 with the error object for a hostile regex, naming redLines[i].pattern", async () => {

@@ -1,8 +1,6 @@
 /**
  * `promptctx memory add|import|export|recall`, run as real child processes against real
- * SQLite files. When main.ts wires `registerMemoryCommands`, the tests spawn the built
- * `bin/promptctx.js`; until then they spawn a minimal driver that mounts the same
- * commands on a commander program (imported from dist: `npm run build` first).
+ * SQLite files: the tests spawn the built `bin/promptctx.js` (`npm run build` first).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -15,44 +13,9 @@ import { openStore } from "../../src/store/index.js";
 import { type CliResult, runCli } from "./run-cli.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const WIRED = readFileSync(join(ROOT, "src/cli/main.ts"), "utf8").includes(
-  "registerMemoryCommands",
-);
-
-// Mirrors main(): exit codes from setExit, commander usage errors → 2, --help → 0.
-const DRIVER = `
-import { Command, CommanderError } from "commander";
-import { registerMemoryCommands } from "./dist/cli/memory-cmd.js";
-let code = 0;
-const program = new Command("promptctx").exitOverride();
-registerMemoryCommands(program, (c) => { code = c; });
-try {
-  await program.parseAsync(process.argv.slice(1), { from: "user" });
-} catch (err) {
-  code = err instanceof CommanderError ? (err.exitCode === 0 ? 0 : 2) : 1;
-}
-process.exitCode = code;
-`;
 
 function memory(args: string[], input = ""): CliResult {
-  if (WIRED) return runCli(["memory", ...args], { input });
-  if (!existsSync(join(ROOT, "dist/cli/memory-cmd.js"))) {
-    throw new Error("dist/cli/memory-cmd.js missing: run `npm run build` first");
-  }
-  const env = { ...process.env } as Record<string, string>;
-  delete env.NO_COLOR;
-  const r = spawnSync(
-    process.execPath,
-    ["--input-type=module", "-e", DRIVER, "--", "memory", ...args],
-    {
-      cwd: ROOT,
-      input,
-      env,
-      encoding: "utf8",
-      maxBuffer: 64 * 1024 * 1024,
-    },
-  );
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  return runCli(["memory", ...args], { input });
 }
 
 function noStack(text: string) {
@@ -77,7 +40,7 @@ const line = (id: string, scope: string, content: string, extra: Record<string, 
     ...extra,
   });
 
-describe(`memory CLI (${WIRED ? "bin/promptctx.js" : "registerMemoryCommands via a commander driver"})`, () => {
+describe("memory CLI (bin/promptctx.js)", () => {
   it("add → recall (table and --json) in a workspace's default store", () => {
     const add = memory([
       "add",
@@ -285,7 +248,7 @@ describe(`memory CLI (${WIRED ? "bin/promptctx.js" : "registerMemoryCommands via
     for (const verb of ["add", "import", "export", "recall"]) {
       const r = memory([verb, "--help"]);
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/--store <path>/);
+      expect(r.stdout).toMatch(/--store <path\|url>/);
     }
     expect(memory(["import", "--help"]).stdout).toMatch(/line number/);
   });

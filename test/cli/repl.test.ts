@@ -23,8 +23,9 @@ function steps(stdout: string): Step[] {
   });
 }
 
+// `--wide`: these tests read whole cells (ids, refs); fitting tables is tested in table.test.ts.
 function repl(lines: string[], args: string[] = []) {
-  const r = runCli(["repl", ...args], { input: `${lines.join("\n")}\n` });
+  const r = runCli(["repl", "--wide", ...args], { input: `${lines.join("\n")}\n` });
   return { ...r, steps: steps(r.stdout) };
 }
 

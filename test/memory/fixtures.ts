@@ -225,6 +225,11 @@ export const arbCandidates: fc.Arbitrary<CandidateInput[]> = fc
   .array(arbRaw, { maxLength: 10 })
   .map((raws) => raws.map(toCandidate));
 
+/** Candidates as {@link arbCandidates} makes them, but `minLength` to `maxLength` of them. */
+export function arbCandidatesSized(minLength: number, maxLength: number) {
+  return fc.array(arbRaw, { minLength, maxLength }).map((raws) => raws.map(toCandidate));
+}
+
 export const arbPolicy: fc.Arbitrary<{
   minScore: number;
   topK: number;

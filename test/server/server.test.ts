@@ -295,7 +295,7 @@ describe("errors: status code and error object for every class", () => {
     expect(ok.status).toBe(200);
   });
 
-  it("400 for invalid UTF-8; lone surrogates in JSON escapes are data, not a crash", async () => {
+  it("400 for invalid UTF-8, and for lone surrogates in JSON escapes (ill-formed text)", async () => {
     const bytes = new Uint8Array([
       ...Buffer.from('{"segments":[{"name":"a","content":"'),
       0xff,
@@ -310,9 +310,11 @@ describe("errors: status code and error object for every class", () => {
 
     const lone = '{"segments":[{"name":"\\ud800","content":"x\\udc00y\\ud83d"}]}';
     const b = await post(base, "/v1/plan-prompt", lone);
-    expect(b.status, b.text).toBeLessThan(500);
+    expectErrorObject(b, 400, "invalid_input");
+    expect(b.json).toMatchObject({ error: { path: "segments[0].name" } });
     const c = await post(base, "/v1/assemble", `{"query":"\\udfff\\ud800","now":"${NOW}"}`);
-    expect(c.status, c.text).toBe(200);
+    expectErrorObject(c, 400, "invalid_input");
+    expect(c.json).toMatchObject({ error: { path: "query" } });
   });
 
   it("400 for prototype poisoning (__proto__, constructor.prototype)", async () => {

@@ -213,7 +213,10 @@ describe("imports", () => {
       "CLAUDE.md": "after\n",
     });
     tree(home, { "notes/e.md": "e from home\n" });
-    const chain = await loadInstructionChain({ cwd: root, stopDir: root, home });
+    // `~/notes/` is a configured user-level instruction directory (its AGENTS.md is
+    // absent, which is fine): imports may land there, and nowhere else outside the root.
+    const userFiles = [join(home, "notes/AGENTS.md")];
+    const chain = await loadInstructionChain({ cwd: root, stopDir: root, home, userFiles });
     expect(paths(chain)).toEqual([
       "AGENTS.md",
       "docs/b.md",
@@ -420,43 +423,45 @@ describe("caps", () => {
     );
   });
 
-  it("cuts the part crossing the total cap and drops every later file, reported", async () => {
+  it("cuts the part crossing the total cap and drops every farther file, reported", async () => {
     const root = await tempDir();
     tree(root, {
-      "AGENTS.md": "0123456789", // 10
-      "CLAUDE.md": "abcdefghij", // 10 → 20
-      "CLAUDE.local.md": "xyz€€", // 9: 5 bytes left → "xyz" (the € would be cut mid point)
-      "a/AGENTS.md": "dropped\n",
-      "a/CLAUDE.md": "",
+      "AGENTS.md": "0123456789", // 10: farthest, dropped
+      "CLAUDE.md": "xyz€€", // 9: 5 bytes left → "xyz" (the € would be cut mid point)
+      "a/AGENTS.md": "near\n", // 5
+      "a/CLAUDE.md": "", // 0: nearest
     });
     const chain = await loadInstructionChain({
       cwd: join(root, "a"),
       stopDir: root,
-      maxTotalBytes: 25,
+      maxTotalBytes: 10,
     });
     expect(chain.parts.map((p) => [p.path, p.content, p.truncated])).toEqual([
-      ["AGENTS.md", "0123456789", false],
-      ["CLAUDE.md", "abcdefghij", false],
-      ["CLAUDE.local.md", "xyz", true],
+      ["CLAUDE.md", "xyz", true],
+      ["a/AGENTS.md", "near\n", false],
+      ["a/CLAUDE.md", "", false],
     ]);
-    expect(chain.totalBytes).toBe(23);
+    expect(chain.totalBytes).toBe(8);
     expect(chain.issues).toEqual([
       {
-        path: "CLAUDE.local.md",
+        path: "AGENTS.md",
         kind: "total_cap",
-        detail: "kept 3 of 9 bytes (maxTotalBytes 25)",
+        detail: "dropped: total cap of 10 bytes reached by nearer files",
       },
-      { path: "a/AGENTS.md", kind: "total_cap", detail: "dropped: total cap of 25 bytes reached" },
-      { path: "a/CLAUDE.md", kind: "total_cap", detail: "dropped: total cap of 25 bytes reached" },
+      {
+        path: "CLAUDE.md",
+        kind: "total_cap",
+        detail: "kept 3 of 9 bytes (maxTotalBytes 10; nearer files first)",
+      },
     ]);
   });
 
-  it("a part that exactly fills the total cap is kept whole; the next is dropped", async () => {
+  it("a part that exactly fills the room left is kept whole; the farther one is dropped", async () => {
     const root = await tempDir();
-    tree(root, { "AGENTS.md": "1234", "CLAUDE.md": "5" });
+    tree(root, { "AGENTS.md": "1234", "CLAUDE.md": "5678" });
     const chain = await loadInstructionChain({ cwd: root, stopDir: root, maxTotalBytes: 4 });
-    expect(chain.parts.map((p) => [p.content, p.truncated])).toEqual([["1234", false]]);
-    expect(kinds(chain)).toEqual(["total_cap CLAUDE.md"]);
+    expect(chain.parts.map((p) => [p.content, p.truncated])).toEqual([["5678", false]]);
+    expect(kinds(chain)).toEqual(["total_cap AGENTS.md"]);
   });
 
   it("the default caps are 16 KiB per file and 32 KiB in total", async () => {
@@ -464,12 +469,15 @@ describe("caps", () => {
     const big = "x".repeat(20_000);
     tree(root, { "AGENTS.md": big, "CLAUDE.md": big, "CLAUDE.local.md": big });
     const chain = await loadInstructionChain({ cwd: root, stopDir: root });
-    expect(chain.parts.map((p) => p.bytes)).toEqual([16_384, 16_384]);
+    expect(chain.parts.map((p) => [p.path, p.bytes])).toEqual([
+      ["CLAUDE.md", 16_384],
+      ["CLAUDE.local.md", 16_384],
+    ]);
     expect(chain.totalBytes).toBe(32_768);
     expect(kinds(chain)).toEqual([
-      "file_cap AGENTS.md",
+      "total_cap AGENTS.md", // dropped: no file_cap noise for a file not kept
       "file_cap CLAUDE.md",
-      "total_cap CLAUDE.local.md", // dropped: no file_cap noise for a file not kept
+      "file_cap CLAUDE.local.md",
     ]);
   });
 });

@@ -1,0 +1,41 @@
+/** The chat library: provider conversations, tool definitions and the agent loop of one user message. */
+export { AnthropicConversation } from "./anthropic.js";
+export { openConversation } from "./connect.js";
+export {
+  CHAT_MAX_TOKENS,
+  CHAT_PROVIDERS,
+  type ChatConnection,
+  type ChatProvider,
+  type Conversation,
+  type ModelReply,
+  providerFailure,
+  type ToolCallRequest,
+  type ToolResult,
+  usageNumbers,
+} from "./conversation.js";
+export type {
+  ChatCompactionEvent,
+  ChatEvent,
+  ChatLimitEvent,
+  ChatReplyEvent,
+  ChatToolEvent,
+  ChatTurnEvent,
+} from "./events.js";
+export {
+  CHAT_COMPACT_THRESHOLD_TOKENS,
+  CHAT_LOW_WATER_RATIO,
+  type ChatContextOptions,
+  ChatHistory,
+  chatCounter,
+} from "./history.js";
+export { OpenAIConversation } from "./openai.js";
+export { PlannedConversation, type PlannedConversationOptions } from "./planned.js";
+export {
+  type ChatToolOutcome,
+  type ChatToolRunner,
+  reviewDraft,
+  runToolRounds,
+  type ToolRoundsOptions,
+  WITHHELD_PLACEHOLDER,
+} from "./rounds.js";
+export { type ToolArgDocs, toAnthropicTools, toOpenAITools } from "./tool-schemas.js";

@@ -1,0 +1,30 @@
+/** The whole request of spec 09: the system prompt and the conversation under one window. */
+
+export {
+  type ContextReport,
+  type ConversationState,
+  contextMetadata,
+  MIDDLEWARE_RESPONSE_RESERVE,
+  type PromptctxMiddlewareOptions,
+  promptctxMiddleware,
+} from "./middleware.js";
+export {
+  type AssembledRequest,
+  type AssembleRequestInput,
+  assembleRequest,
+  type PlannedRequest,
+  planRequest,
+  type RequestBudget,
+  RequestBudgetSchema,
+  type RequestInput,
+  type StablePrefix,
+} from "./request.js";
+export {
+  anthropicSummarizer,
+  type OpenAISummarizerOptions,
+  openAISummarizer,
+  SUMMARY_INSTRUCTIONS,
+  SUMMARY_TOOL_OUTPUT_MAX_TOKENS,
+  type SummarizerOptions,
+  summaryTranscript,
+} from "./summarize.js";

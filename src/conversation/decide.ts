@@ -1,0 +1,153 @@
+/**
+ * Decisions and the plan's outputs. One decision per input message, in input order.
+ * A planner that planned the same (shorter) conversation before reuses the decisions of
+ * the units nothing can have changed: those before the first rebuilt unit, the current
+ * turn of the previous plan and both window starts, when the clearing boundary, the
+ * reason for the window and the pinned ids are the same. Decisions are frozen, since
+ * successive plans share them.
+ */
+import type { ConversationDecision, ConversationPlan } from "./plan.js";
+import type { MessagePrice, Priced } from "./price.js";
+import type { Message } from "./schema.js";
+import type { Unit } from "./units.js";
+import { unitTokens, type WindowView } from "./window.js";
+
+/** What the window chose, with everything a decision depends on. */
+export interface Choice {
+  readonly view: WindowView;
+  readonly startUnit: number;
+  readonly clearBeforeTurn: number | null;
+  readonly why: string;
+  readonly pinnedIds: ReadonlySet<string>;
+  /** The pinned ids, sorted and joined: equal keys, equal pinned decisions. */
+  readonly pinnedKey: string;
+}
+
+/** A plan's internals, kept by its planner to build the next plan from. */
+export interface PlanRecord {
+  readonly choice: Choice;
+  readonly currentStart: number;
+  readonly decisions: readonly ConversationDecision[];
+  readonly dropped: readonly string[];
+  /** Input index of each dropped id. */
+  readonly droppedAt: readonly number[];
+}
+
+function priceOf(c: Choice, i: number, u: number): Priced {
+  const p = c.view.book.prices[i] as MessagePrice;
+  return u < c.view.clearedUnits ? p.cleared : p.plain;
+}
+
+function decideOne(c: Choice, i: number): ConversationDecision {
+  const { layout } = c.view;
+  const u = layout.unitOf[i] as number;
+  const unit = layout.units[u] as Unit;
+  const id = (layout.messages[i] as Message).id;
+  const p = priceOf(c, i, u);
+  const make = (
+    status: ConversationDecision["status"],
+    reason: ConversationDecision["reason"],
+    detail: string,
+  ) =>
+    Object.freeze({
+      messageId: id,
+      status,
+      reason,
+      detail,
+      transforms: p.transforms,
+      tokens: p.tokens,
+      turn: layout.turnOf[i] as number,
+      unit: u,
+    }) as ConversationDecision;
+  if (unit.orphan !== null) return make("dropped", "orphan_removed", unit.orphan);
+  if (u >= c.view.currentStart) return make("kept", "required", "current turn");
+  if (c.view.pinned.includes(u)) {
+    return make("kept", "pinned", c.pinnedIds.has(id) ? "pinned" : "in a pinned unit");
+  }
+  if (u >= c.startUnit) return make("kept", "kept", "inside the window");
+  const tokens = unitTokens(c.view.book, c.view.clearedUnits, u);
+  return make("dropped", "history_window", `unit of ${tokens} tokens outside the window: ${c.why}`);
+}
+
+// The first unit whose decisions may differ from `prev`'s (0: none can be reused).
+function firstChanged(c: Choice, prev: PlanRecord | null, rebuiltFrom: number): number {
+  const p = prev?.choice;
+  if (
+    prev === null ||
+    p === undefined ||
+    p.view.layout !== c.view.layout ||
+    p.clearBeforeTurn !== c.clearBeforeTurn ||
+    p.why !== c.why ||
+    p.pinnedKey !== c.pinnedKey
+  ) {
+    return 0;
+  }
+  const moved = p.startUnit === c.startUnit ? rebuiltFrom : Math.min(p.startUnit, c.startUnit);
+  return Math.min(rebuiltFrom, prev.currentStart, moved);
+}
+
+// How many of `at` (ascending) are below `limit`.
+function countBelow(at: readonly number[], limit: number): number {
+  let lo = 0;
+  let hi = at.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((at[mid] as number) < limit) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The decisions and dropped ids, reusing `prev`'s up to the first unit that changed. */
+export function decideAll(c: Choice, prev: PlanRecord | null, rebuiltFrom: number): PlanRecord {
+  const { layout } = c.view;
+  const fromUnit = firstChanged(c, prev, rebuiltFrom);
+  const from = (layout.units[fromUnit]?.members[0] as number | undefined) ?? layout.messages.length;
+  const reused = prev === null || fromUnit === 0 ? 0 : countBelow(prev.droppedAt, from);
+  const decisions = prev === null || fromUnit === 0 ? [] : prev.decisions.slice(0, from);
+  const dropped = prev === null ? [] : prev.dropped.slice(0, reused);
+  const droppedAt = prev === null ? [] : prev.droppedAt.slice(0, reused);
+  for (let i = decisions.length; i < layout.messages.length; i++) {
+    const d = decideOne(c, i);
+    decisions.push(d);
+    if (d.status === "dropped") {
+      dropped.push(d.messageId);
+      droppedAt.push(i);
+    }
+  }
+  return { choice: c, currentStart: c.view.currentStart, decisions, dropped, droppedAt };
+}
+
+/** The plan of a record: kept messages (pinned units before the window, then the window). */
+export function planOf(
+  record: PlanRecord,
+  budgetTokens: number,
+  tokenizer: string,
+): ConversationPlan {
+  const c = record.choice;
+  const { layout } = c.view;
+  const messages: Message[] = [];
+  let used = 0;
+  const keep = (u: number) => {
+    const unit = layout.units[u] as Unit;
+    if (unit.orphan !== null) return;
+    for (const i of unit.members) {
+      const p = priceOf(c, i, u);
+      messages.push(p.message);
+      used += p.tokens;
+    }
+  };
+  for (const u of c.view.pinned) if (u < c.startUnit) keep(u);
+  for (let u = c.startUnit; u < layout.units.length; u++) keep(u);
+  const first = (layout.units[c.startUnit] as Unit).members[0] as number;
+  return {
+    messages,
+    decisions: record.decisions.slice(),
+    usedTokens: used,
+    budgetTokens,
+    tokenizer,
+    firstKeptId: (layout.messages[first] as Message).id,
+    clearBeforeTurn: c.clearBeforeTurn,
+    droppedMessageIds: record.dropped.slice(),
+  };
+}

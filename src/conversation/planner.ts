@@ -1,0 +1,247 @@
+/**
+ * `createConversationPlanner`: conversation plans with a memory. An agent loop plans the
+ * same conversation every turn, one turn longer each time, with the same message objects:
+ * the planner validates and prices each message object once, extends its layout with
+ * the new messages only, finds the window start by binary search over running sums, and
+ * rebuilds only the decisions that can have changed. Its plans are exactly
+ * `planConversation`'s (which is a fresh planner per call).
+ */
+import { InvalidInputError, invalidFromZod, PromptBudgetError } from "../errors/index.js";
+import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
+import { type Choice, decideAll, type PlanRecord, planOf } from "./decide.js";
+import type { ConversationPlan, PlanConversationRequest } from "./plan.js";
+import { deepFreeze, type MessagePrice, PriceBook } from "./price.js";
+import {
+  type ConversationPolicy,
+  ConversationPolicySchema,
+  type Message,
+  MessageSchema,
+} from "./schema.js";
+import type { TransformSettings } from "./transforms.js";
+import { ConversationLayout, type Unit } from "./units.js";
+import { chooseStart, totalFrom, viewWith } from "./window.js";
+
+/** Plans conversations, remembering what it validated, counted and decided. */
+export interface ConversationPlanner {
+  /**
+   * Same contract as `planConversation`. Message objects are taken as immutable: pass a
+   * new object for a changed message (the planner remembers objects it has seen).
+   */
+  plan(request: PlanConversationRequest): ConversationPlan;
+}
+
+interface Session {
+  readonly layout: ConversationLayout;
+  readonly book: PriceBook;
+  record: PlanRecord | null;
+}
+
+function parseBudget(raw: unknown): number {
+  if (typeof raw !== "number" || !Number.isInteger(raw) || raw < 0) {
+    throw new InvalidInputError("must be a non-negative integer", ["budgetTokens"]);
+  }
+  return raw;
+}
+
+function parsePolicy(raw: unknown): ConversationPolicy {
+  const parsed = ConversationPolicySchema.safeParse(raw ?? {});
+  if (!parsed.success) throw invalidFromZod(parsed.error, ["policy"]);
+  return parsed.data;
+}
+
+const sameSettings = (a: TransformSettings, b: TransformSettings): boolean =>
+  a.counter === b.counter &&
+  a.toolResultMaxTokens === b.toolResultMaxTokens &&
+  a.keepToolResults.size === b.keepToolResults.size &&
+  [...a.keepToolResults].every((n) => b.keepToolResults.has(n));
+
+// Whether `messages` starts with the very objects the layout was built from.
+function extendsLayout(layout: ConversationLayout, messages: readonly unknown[]): boolean {
+  const seen = layout.inputs;
+  if (messages.length < seen.length) return false;
+  for (let i = 0; i < seen.length; i++) if (messages[i] !== seen[i]) return false;
+  return true;
+}
+
+/** Sendable units holding a pinned id, before the current turn, ascending. */
+function pinnedUnits(layout: ConversationLayout, pinned: readonly string[]): number[] {
+  const units = new Set<number>();
+  pinned.forEach((id, k) => {
+    const i = layout.ids.get(id);
+    if (i === undefined) {
+      throw new InvalidInputError(`pinned id "${id}" names no message`, ["policy", "pinned", k]);
+    }
+    const u = layout.unitOf[i] as number;
+    if ((layout.units[u] as Unit).orphan === null && u < layout.currentStart) units.add(u);
+  });
+  return [...units].sort((a, b) => a - b);
+}
+
+/** The anchor's unit when it names a sendable unit's first message before the current turn. */
+function anchorUnit(layout: ConversationLayout, anchor: string | null): number | null {
+  const i = anchor === null ? undefined : layout.ids.get(anchor);
+  if (i === undefined) return null;
+  const unit = layout.units[layout.unitOf[i] as number] as Unit;
+  const usable = unit.members[0] === i && unit.orphan === null;
+  return usable && unit.index <= layout.currentStart ? unit.index : null;
+}
+
+function budgetError(
+  layout: ConversationLayout,
+  pinned: readonly number[],
+  need: number,
+  budget: number,
+) {
+  const units = [...pinned];
+  for (let u = layout.currentStart; u < layout.units.length; u++) units.push(u);
+  const names = units
+    .filter((u) => (layout.units[u] as Unit).orphan === null)
+    .flatMap((u) =>
+      (layout.units[u] as Unit).members.map((k) => (layout.messages[k] as Message).id),
+    );
+  return new PromptBudgetError(
+    `the current turn and pinned messages need ${need} tokens; budget is ${budget}`,
+    names,
+    ["budgetTokens"],
+  );
+}
+
+// The anchor holds (with the clearing boundary it was planned with) while everything
+// from it fits; otherwise the window and the boundary move together.
+function choose(s: Session, policy: ConversationPolicy, budget: number): Choice {
+  const { layout, book } = s;
+  const pinned = pinnedUnits(layout, policy.pinned);
+  const ids = [...new Set(policy.pinned)].sort();
+  const base = { pinnedIds: new Set(ids), pinnedKey: ids.join("\u0000") };
+  const after = policy.clearToolResultsAfterTurns;
+  const natural = after === null ? null : Math.max(0, layout.lastTurn - after + 1);
+  const anchor = anchorUnit(layout, policy.anchor);
+  if (anchor !== null) {
+    const held = natural === null ? null : Math.min(policy.clearBeforeTurn ?? natural, natural);
+    const view = viewWith(layout, book, held, pinned);
+    if (totalFrom(view, anchor) <= budget) {
+      const why = "before the cache anchor";
+      return { ...base, view, startUnit: anchor, clearBeforeTurn: held, why };
+    }
+  }
+  const view = viewWith(layout, book, natural, pinned);
+  if (view.required > budget) throw budgetError(layout, pinned, view.required, budget);
+  const start = chooseStart(view, budget, policy.lowWaterRatio);
+  return { ...base, view, startUnit: start.unit, clearBeforeTurn: natural, why: start.why };
+}
+
+// The memory of one planner: parsed messages by input object, counters by name, prices
+// by message (for one set of transform settings), and the conversation planned last.
+class MemoryPlanner implements ConversationPlanner {
+  private readonly parsed = new WeakMap<object, Message>();
+  private readonly counters = new Map<string, TokenCounter>();
+  private priced: TransformSettings | null = null;
+  private prices = new WeakMap<Message, MessagePrice>();
+  private session: Session | null = null;
+
+  plan(request: PlanConversationRequest): ConversationPlan {
+    try {
+      return this.planOnce(request);
+    } catch (err) {
+      // A failed request may have left the layout half extended: start over next time.
+      this.session = null;
+      throw err;
+    }
+  }
+
+  private planOnce(request: PlanConversationRequest): ConversationPlan {
+    if (request === null || typeof request !== "object") {
+      throw new InvalidInputError("must be an object", null);
+    }
+    const budget = parseBudget(request.budgetTokens);
+    const policy = parsePolicy(request.policy);
+    const counter = this.counterFor(request.tokenizer);
+    if (!Array.isArray(request.messages)) {
+      throw new InvalidInputError("must be an array", ["messages"]);
+    }
+    const settings: TransformSettings = {
+      counter,
+      toolResultMaxTokens: policy.toolResultMaxTokens,
+      keepToolResults: new Set(policy.keepToolResults),
+    };
+    const s = this.sessionFor(request.messages, settings);
+    const rebuiltFrom = this.extend(s, request.messages);
+    if (s.layout.currentStart < 0) {
+      throw new InvalidInputError("a conversation needs at least one user message", ["messages"]);
+    }
+    const record = decideAll(choose(s, policy, budget), s.record, rebuiltFrom);
+    s.record = record;
+    return planOf(record, budget, counter.name);
+  }
+
+  private counterFor(tokenizer: PlanConversationRequest["tokenizer"]): TokenCounter {
+    if (tokenizer !== undefined && tokenizer !== null && typeof tokenizer !== "string") {
+      return resolveTokenCounter(tokenizer);
+    }
+    const name = tokenizer ?? "estimate";
+    const counter = this.counters.get(name) ?? resolveTokenCounter(name);
+    this.counters.set(name, counter);
+    return counter;
+  }
+
+  private parse(raw: unknown, i: number): Message {
+    const key = raw !== null && typeof raw === "object" ? raw : null;
+    const hit = key === null ? undefined : this.parsed.get(key);
+    if (hit !== undefined) return hit;
+    const result = MessageSchema.safeParse(raw);
+    if (!result.success) throw invalidFromZod(result.error, ["messages", i]);
+    const message = deepFreeze(result.data);
+    if (key !== null) this.parsed.set(key, message);
+    return message;
+  }
+
+  // The session to extend: the last one when the messages start with its objects and the
+  // transform settings are the same; a new one otherwise.
+  private sessionFor(messages: readonly unknown[], settings: TransformSettings): Session {
+    const last = this.session;
+    if (
+      last !== null &&
+      sameSettings(last.book.settings, settings) &&
+      extendsLayout(last.layout, messages)
+    ) {
+      return last;
+    }
+    if (this.priced === null || !sameSettings(this.priced, settings)) {
+      this.priced = settings;
+      this.prices = new WeakMap();
+    }
+    const layout = new ConversationLayout();
+    this.session = { layout, book: new PriceBook(settings, this.prices), record: null };
+    return this.session;
+  }
+
+  // Adds the messages the session has not seen; returns the first unit rebuilt.
+  private extend(s: Session, messages: readonly unknown[]): number {
+    const seen = s.layout.messages.length;
+    for (let i = seen; i < messages.length; i++) {
+      s.layout.add(messages[i], this.parse(messages[i], i));
+    }
+    const rebuiltFrom = messages.length > seen ? s.layout.relayout() : s.layout.units.length;
+    s.book.update(s.layout, rebuiltFrom);
+    return rebuiltFrom;
+  }
+}
+
+/**
+ * A planner that remembers, across calls, each message object it validated and priced
+ * and the layout of the conversation it planned last: when the next request's messages
+ * start with the same objects, only the new ones are processed. No state is shared
+ * between planners; give each conversation (or each worker) its own.
+ *
+ * @example
+ * const planner = createConversationPlanner();
+ * let prev: ConversationPlan | null = null;
+ * for (;;) { // each turn: append the new messages to `messages`, then
+ *   prev = planner.plan({ messages, budgetTokens: 100_000, tokenizer: "o200k_base",
+ *     policy: { lowWaterRatio: 0.7, anchor: prev?.firstKeptId ?? null,
+ *               clearBeforeTurn: prev?.clearBeforeTurn ?? null } });
+ * }
+ */
+export function createConversationPlanner(): ConversationPlanner {
+  return new MemoryPlanner();
+}

@@ -1,0 +1,130 @@
+/**
+ * Prices: each message's tokens after transforms, in both states it can be in (as is,
+ * or with its results cleared), and running sums per unit so a window's total is two
+ * subtractions. Each message is priced once per planner and settings (memoized by the
+ * message object), so a conversation that grows is not recounted every turn.
+ */
+import { messageTokens } from "./count.js";
+import type { Message } from "./schema.js";
+import { type Transform, type TransformSettings, transformMessage } from "./transforms.js";
+import type { ConversationLayout } from "./units.js";
+
+/** A message as it would be sent, with its tokens and what was done to it. */
+export interface Priced {
+  readonly message: Message;
+  readonly tokens: number;
+  readonly transforms: readonly Transform[];
+}
+
+/** A message's two prices: as is (maybe truncated), and with its results cleared. */
+export interface MessagePrice {
+  /** The tool names the cleared form was built with. */
+  readonly names: readonly string[];
+  readonly plain: Priced;
+  readonly cleared: Priced;
+}
+
+const NONE: readonly Transform[] = Object.freeze([]);
+
+const sameNames = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+function priced(
+  message: Message,
+  original: number,
+  names: readonly string[],
+  clear: boolean,
+  s: TransformSettings,
+): Priced {
+  const done = transformMessage(message, original, names, clear, s);
+  if (done.transforms.length === 0) return { message, tokens: original, transforms: NONE };
+  const tokens = messageTokens(done.message, s.counter);
+  return Object.freeze({
+    message: deepFreeze(done.message),
+    tokens,
+    transforms: Object.freeze(done.transforms.map((t) => Object.freeze(t))),
+  });
+}
+
+/**
+ * Both prices of `message` under `s`, from `memo` when it was priced before with the same
+ * tool names.
+ */
+export function priceMessage(
+  message: Message,
+  names: readonly string[],
+  s: TransformSettings,
+  memo: WeakMap<Message, MessagePrice>,
+): MessagePrice {
+  const hit = memo.get(message);
+  if (hit !== undefined && sameNames(hit.names, names)) return hit;
+  const original = messageTokens(message, s.counter);
+  const plain = priced(message, original, names, false, s);
+  // Clearing spares the kept tools: when it spares every result, nothing changes.
+  const spared = names.every((n) => s.keepToolResults.has(n));
+  const cleared =
+    message.role !== "tool" || spared ? plain : priced(message, original, names, true, s);
+  const price = Object.freeze({ names, plain, cleared });
+  memo.set(message, price);
+  return price;
+}
+
+/**
+ * Prices of a layout's messages and their running sums per unit (orphans count 0, since
+ * they are never sent). Grows with the layout.
+ */
+export class PriceBook {
+  readonly prices: MessagePrice[] = [];
+  /** Per unit: its tokens as is, and with its results cleared. */
+  readonly unitPlain: number[] = [];
+  readonly unitCleared: number[] = [];
+  /** sumPlain[u]: tokens of the non-orphan units before u, as is; likewise cleared. */
+  readonly sumPlain: number[] = [0];
+  readonly sumCleared: number[] = [0];
+
+  constructor(
+    readonly settings: TransformSettings,
+    private readonly memo: WeakMap<Message, MessagePrice>,
+  ) {}
+
+  /** Prices the messages added to `layout` and sums units from `fromUnit` on. */
+  update(layout: ConversationLayout, fromUnit: number): void {
+    for (let i = this.prices.length; i < layout.messages.length; i++) {
+      const names = layout.names[i] as readonly string[];
+      this.prices.push(
+        priceMessage(layout.messages[i] as Message, names, this.settings, this.memo),
+      );
+    }
+    this.unitPlain.length = fromUnit;
+    this.unitCleared.length = fromUnit;
+    this.sumPlain.length = fromUnit + 1;
+    this.sumCleared.length = fromUnit + 1;
+    for (let u = fromUnit; u < layout.units.length; u++) {
+      const unit = layout.units[u] as (typeof layout.units)[number];
+      let plain = 0;
+      let cleared = 0;
+      for (const k of unit.members) {
+        const p = this.prices[k] as MessagePrice;
+        plain += p.plain.tokens;
+        cleared += p.cleared.tokens;
+      }
+      this.unitPlain.push(plain);
+      this.unitCleared.push(cleared);
+      const sendable = unit.orphan === null;
+      this.sumPlain.push((this.sumPlain[u] as number) + (sendable ? plain : 0));
+      this.sumCleared.push((this.sumCleared[u] as number) + (sendable ? cleared : 0));
+    }
+  }
+}
+
+/**
+ * Freezes a value and everything in it: messages a planner returns are shared between
+ * its plans (and memoized), so nobody may change them in place.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

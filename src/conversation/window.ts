@@ -1,0 +1,116 @@
+/**
+ * The window: which contiguous run of units ending at the current turn is kept. Totals
+ * come from the price book's running sums (units before the clearing boundary are
+ * priced cleared; they form a prefix, since turns only grow), so a candidate start costs
+ * a few subtractions and the start is found by binary search: the total from a start
+ * only shrinks as the start moves later.
+ */
+import type { PriceBook } from "./price.js";
+import type { ConversationLayout } from "./units.js";
+
+/** The layout and prices seen with one clearing boundary and one set of pinned units. */
+export interface WindowView {
+  readonly layout: ConversationLayout;
+  readonly book: PriceBook;
+  /** Units before this index are in turns before the clearing boundary. */
+  readonly clearedUnits: number;
+  /** Sendable pinned units before the current turn, ascending. */
+  readonly pinned: readonly number[];
+  readonly currentStart: number;
+  /** Tokens of the required units: the current turn's and the pinned ones. */
+  readonly required: number;
+}
+
+/** The index of the first unit in a turn at or after `boundary` (0 when `null`). */
+export function firstUnitFrom(layout: ConversationLayout, boundary: number | null): number {
+  if (boundary === null) return 0;
+  let lo = 0;
+  let hi = layout.units.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((layout.units[mid]?.turn as number) < boundary) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** A unit's tokens as it would be sent under the view's clearing boundary. */
+export function unitTokens(book: PriceBook, clearedUnits: number, u: number): number {
+  return (u < clearedUnits ? book.unitCleared[u] : book.unitPlain[u]) as number;
+}
+
+// Tokens of the sendable units in [s, e).
+function rangeTokens(book: PriceBook, clearedUnits: number, s: number, e: number): number {
+  const mid = Math.min(Math.max(clearedUnits, s), e);
+  return (
+    (book.sumCleared[mid] as number) -
+    (book.sumCleared[s] as number) +
+    (book.sumPlain[e] as number) -
+    (book.sumPlain[mid] as number)
+  );
+}
+
+/** The view of `layout` with the results of turns before `boundary` cleared. */
+export function viewWith(
+  layout: ConversationLayout,
+  book: PriceBook,
+  boundary: number | null,
+  pinned: readonly number[],
+): WindowView {
+  const clearedUnits = firstUnitFrom(layout, boundary);
+  const currentStart = layout.currentStart;
+  let required = rangeTokens(book, clearedUnits, currentStart, layout.units.length);
+  for (const u of pinned) required += unitTokens(book, clearedUnits, u);
+  return { layout, book, clearedUnits, pinned, currentStart, required };
+}
+
+/** `total(s)`: the required units plus every sendable unit from `s` to the end. */
+export function totalFrom(v: WindowView, s: number): number {
+  let total = v.required + rangeTokens(v.book, v.clearedUnits, s, v.currentStart);
+  // Pinned units are in `required` already.
+  for (const u of v.pinned) if (u >= s) total -= unitTokens(v.book, v.clearedUnits, u);
+  return total;
+}
+
+// The first sendable unit at or after `u` (the current turn's first unit is sendable).
+function sendableFrom(layout: ConversationLayout, u: number): number {
+  while (layout.units[u]?.orphan != null) u++;
+  return u;
+}
+
+/** The oldest sendable start whose total is at most `limit`, or -1 if none is. */
+export function oldestWithin(v: WindowView, limit: number): number {
+  if (totalFrom(v, v.currentStart) > limit) return -1;
+  let lo = 0;
+  let hi = v.currentStart;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (totalFrom(v, mid) <= limit) hi = mid;
+    else lo = mid + 1;
+  }
+  return sendableFrom(v.layout, lo);
+}
+
+/** Where the window starts, and why the units before it are out. */
+export interface Start {
+  readonly unit: number;
+  readonly why: string;
+}
+
+/**
+ * The start without a holding anchor: the first unit when everything fits; otherwise
+ * the oldest start whose total is at most `floor(lowWaterRatio × budget)`, or, if none
+ * is, the oldest that fits. The required units must fit (the caller checked).
+ */
+export function chooseStart(v: WindowView, budget: number, lowWaterRatio: number): Start {
+  const first = sendableFrom(v.layout, 0);
+  if (totalFrom(v, first) <= budget) return { unit: first, why: "" };
+  const low = Math.floor(lowWaterRatio * budget);
+  if (low < budget) {
+    const under = oldestWithin(v, low);
+    if (under >= 0) {
+      return { unit: under, why: `the window moved down to ${low} tokens (low-water mark)` };
+    }
+  }
+  return { unit: oldestWithin(v, budget), why: "keeping it would exceed the budget" };
+}

@@ -1,0 +1,344 @@
+/**
+ * Whole-request builders of spec 09: the system side of a plan (as the spec 05 renderers
+ * lay it out) plus the planned conversation, in each provider's own shape, with one more
+ * Anthropic cache breakpoint at the end of the stable history prefix (placed by the same
+ * {@link placeBreakpoints} as the system tiers, within the limit of 4).
+ */
+import type { Message } from "../../conversation/index.js";
+import { InvalidInputError } from "../../errors/index.js";
+import type { AiSdkProviderOptions, AiSdkSystemMessage } from "./ai-sdk.js";
+import type { AnthropicTextBlock } from "./anthropic.js";
+import {
+  type AnthropicBreakpoint,
+  type AnthropicOptions,
+  type AnthropicSkippedBreakpoint,
+  placeBreakpoints,
+} from "./breakpoints.js";
+import {
+  buildLayout,
+  type Layout,
+  type ProviderInput,
+  type ProviderReport,
+  report,
+} from "./layout.js";
+import { type AiSdkConversationMessage, toAiSdkMessages } from "./messages/ai-sdk.js";
+import { type AnthropicConversationMessage, toAnthropicMessages } from "./messages/anthropic.js";
+import { withTurnPrefix } from "./messages/common.js";
+import {
+  type OpenAIChatConversationMessage,
+  type OpenAIResponsesItem,
+  toOpenAIChatMessages,
+  toOpenAIResponsesInput,
+} from "./messages/openai.js";
+import { type OpenAIChatOptions, openAIEstimated, promptCacheKey } from "./openai.js";
+
+/** The request shapes a whole request can take. */
+export const CONVERSATION_PROVIDERS = [
+  "anthropic",
+  "openai-chat",
+  "openai-responses",
+  "ai-sdk-anthropic",
+  "ai-sdk-openai",
+] as const;
+export type ConversationProvider = (typeof CONVERSATION_PROVIDERS)[number];
+
+/** The planned conversation a whole request carries. */
+export interface PlannedMessages {
+  /** The messages to send (a conversation plan's `messages`), the current turn last. */
+  messages: readonly Message[];
+  /** Index of the last message of the stable history prefix (-1: there is none). */
+  stableEnd: number;
+  /** Tokens of `messages[0..stableEnd]`, as the plan counted them. */
+  stableTokens: number;
+}
+
+/** Options of the whole-request builders (every provider's render options; `query` not allowed). */
+export interface ConversationRenderOptions extends AnthropicOptions, OpenAIChatOptions {
+  /** Anthropic: a breakpoint at the end of the stable history prefix (default true). */
+  cacheHistory?: boolean;
+}
+
+/** `messages` + `system` of an Anthropic Messages request (add `model`, `max_tokens`, `tools`). */
+export interface AnthropicConversationBody {
+  system: AnthropicTextBlock[];
+  messages: AnthropicConversationMessage[];
+}
+
+/** A Chat Completions request's `messages` and `prompt_cache_key`. */
+export interface OpenAIChatConversationBody {
+  messages: ({ role: "system" | "developer"; content: string } | OpenAIChatConversationMessage)[];
+  prompt_cache_key?: string;
+}
+
+/** A Responses request's `instructions`, `input` and `prompt_cache_key`. */
+export interface OpenAIResponsesConversationBody {
+  instructions: string;
+  input: OpenAIResponsesItem[];
+  prompt_cache_key?: string;
+}
+
+/** `generateText` / `streamText` call settings (add `model`). */
+export interface AiSdkConversationBody {
+  system?: string | AiSdkSystemMessage[];
+  messages: AiSdkConversationMessage[];
+  providerOptions?: AiSdkProviderOptions;
+}
+
+/** The body of each provider's whole request. */
+export interface ConversationBodies {
+  anthropic: AnthropicConversationBody;
+  "openai-chat": OpenAIChatConversationBody;
+  "openai-responses": OpenAIResponsesConversationBody;
+  "ai-sdk-anthropic": AiSdkConversationBody;
+  "ai-sdk-openai": AiSdkConversationBody;
+}
+
+/** A whole request in one provider's shape, with the system side's report. */
+export interface ConversationRequest<P extends ConversationProvider = ConversationProvider>
+  extends ProviderReport {
+  provider: P;
+  body: ConversationBodies[P];
+  /** Anthropic-bound: the breakpoints placed (tiers, then `history`) and those skipped. */
+  breakpoints: AnthropicBreakpoint[];
+  skipped: AnthropicSkippedBreakpoint[];
+  /** OpenAI-bound: the `prompt_cache_key` sent, else null. */
+  promptCacheKey: string | null;
+}
+
+function checkPlanned(planned: PlannedMessages, options: ConversationRenderOptions): void {
+  if (options.query !== undefined) {
+    throw new InvalidInputError(
+      "query is not an option of a whole request: the current turn is the last user message",
+      "query",
+    );
+  }
+  const n = planned.messages.length;
+  if (!Number.isInteger(planned.stableEnd) || planned.stableEnd < -1 || planned.stableEnd >= n) {
+    throw new InvalidInputError(`stableEnd must be in [-1, ${n - 1}]`, "stableEnd");
+  }
+}
+
+/** Tokens of the system side as sent: every block, plus layers moved into the current turn. */
+export function systemSideTokens(layout: Layout): number {
+  let total = 0;
+  for (const b of layout.blocks) total += b.tokens;
+  for (const m of layout.moved) total += m.tokens;
+  return total;
+}
+
+/**
+ * Lays out the system side of a whole request ({@link buildLayout}): what the request
+ * builders and the budget of the conversation are computed from.
+ */
+export function conversationLayout(
+  input: ProviderInput,
+  options: ConversationRenderOptions,
+): Layout {
+  return buildLayout(input, options);
+}
+
+interface Sides {
+  layout: Layout;
+  messages: Message[];
+}
+
+function sides(
+  input: ProviderInput,
+  planned: PlannedMessages,
+  options: ConversationRenderOptions,
+): Sides {
+  checkPlanned(planned, options);
+  const layout = buildLayout(input, options);
+  const messages = withTurnPrefix(
+    planned.messages,
+    layout.moved.map((m) => m.text),
+  );
+  return { layout, messages };
+}
+
+function anthropicBound<S>(
+  s: Sides,
+  planned: PlannedMessages,
+  options: ConversationRenderOptions,
+  block: (text: string, control: AnthropicTextBlock["cache_control"]) => S,
+) {
+  const history =
+    options.cacheHistory === false || planned.stableEnd < 0
+      ? null
+      : { tokens: planned.stableTokens };
+  const bp = placeBreakpoints(s.layout, options, block, history);
+  const cache = bp.history ? { cacheAfter: planned.stableEnd, cacheControl: bp.control } : {};
+  return { bp, cache };
+}
+
+function anthropicRequest(
+  input: ProviderInput,
+  planned: PlannedMessages,
+  options: ConversationRenderOptions,
+): ConversationRequest<"anthropic"> {
+  const s = sides(input, planned, options);
+  const { bp, cache } = anthropicBound(
+    s,
+    planned,
+    options,
+    (text, control): AnthropicTextBlock =>
+      control === undefined
+        ? { type: "text", text }
+        : { type: "text", text, cache_control: control },
+  );
+  return {
+    provider: "anthropic",
+    body: { system: bp.system, messages: toAnthropicMessages(s.messages, cache) },
+    breakpoints: bp.breakpoints,
+    skipped: bp.skipped,
+    promptCacheKey: null,
+    ...report(s.layout, true),
+  };
+}
+
+function aiSdkAnthropicRequest(
+  input: ProviderInput,
+  planned: PlannedMessages,
+  options: ConversationRenderOptions,
+): ConversationRequest<"ai-sdk-anthropic"> {
+  const s = sides(input, planned, options);
+  const { bp, cache } = anthropicBound(
+    s,
+    planned,
+    options,
+    (content, control): AiSdkSystemMessage =>
+      control === undefined
+        ? { role: "system", content }
+        : { role: "system", content, providerOptions: { anthropic: { cacheControl: control } } },
+  );
+  const body: AiSdkConversationBody = { messages: toAiSdkMessages(s.messages, cache) };
+  if (bp.system.length > 0) body.system = bp.system;
+  return {
+    provider: "ai-sdk-anthropic",
+    body,
+    breakpoints: bp.breakpoints,
+    skipped: bp.skipped,
+    promptCacheKey: null,
+    ...report(s.layout, true),
+  };
+}
+
+function openAIChatRequest(
+  input: ProviderInput,
+  planned: PlannedMessages,
+  options: ConversationRenderOptions,
+): ConversationRequest<"openai-chat"> {
+  const s = sides(input, planned, options);
+  const role = options.role ?? "system";
+  if (role !== "system" && role !== "developer") {
+    throw new InvalidInputError(
+      `role must be "system" or "developer", got ${JSON.stringify(role)}`,
+      "role",
+    );
+  }
+  const key = promptCacheKey(s.layout, options.cacheKeyPrefix);
+  const head = s.layout.system === "" ? [] : [{ role, content: s.layout.system }];
+  const body: OpenAIChatConversationBody = {
+    messages: [...head, ...toOpenAIChatMessages(s.messages)],
+  };
+  if (key !== null) body.prompt_cache_key = key;
+  return {
+    provider: "openai-chat",
+    body,
+    breakpoints: [],
+    skipped: [],
+    promptCacheKey: key,
+    ...report(s.layout, openAIEstimated(s.layout.tokenizer, options.model)),
+  };
+}
+
+function openAIResponsesRequest(
+  input: ProviderInput,
+  planned: PlannedMessages,
+  options: ConversationRenderOptions,
+): ConversationRequest<"openai-responses"> {
+  const s = sides(input, planned, options);
+  const key = promptCacheKey(s.layout, options.cacheKeyPrefix);
+  const body: OpenAIResponsesConversationBody = {
+    instructions: s.layout.system,
+    input: toOpenAIResponsesInput(s.messages),
+  };
+  if (key !== null) body.prompt_cache_key = key;
+  return {
+    provider: "openai-responses",
+    body,
+    breakpoints: [],
+    skipped: [],
+    promptCacheKey: key,
+    ...report(s.layout, openAIEstimated(s.layout.tokenizer, options.model)),
+  };
+}
+
+function aiSdkOpenAIRequest(
+  input: ProviderInput,
+  planned: PlannedMessages,
+  options: ConversationRenderOptions,
+): ConversationRequest<"ai-sdk-openai"> {
+  const s = sides(input, planned, options);
+  const key = promptCacheKey(s.layout, options.cacheKeyPrefix);
+  const body: AiSdkConversationBody = { messages: toAiSdkMessages(s.messages) };
+  if (s.layout.system !== "") body.system = s.layout.system;
+  if (key !== null) body.providerOptions = { openai: { promptCacheKey: key } };
+  return {
+    provider: "ai-sdk-openai",
+    body,
+    breakpoints: [],
+    skipped: [],
+    promptCacheKey: key,
+    ...report(s.layout, openAIEstimated(s.layout.tokenizer, options.model)),
+  };
+}
+
+const BUILDERS: {
+  [P in ConversationProvider]: (
+    input: ProviderInput,
+    planned: PlannedMessages,
+    options: ConversationRenderOptions,
+  ) => ConversationRequest<P>;
+} = {
+  anthropic: anthropicRequest,
+  "openai-chat": openAIChatRequest,
+  "openai-responses": openAIResponsesRequest,
+  "ai-sdk-anthropic": aiSdkAnthropicRequest,
+  "ai-sdk-openai": aiSdkOpenAIRequest,
+};
+
+/**
+ * Renders a whole request: the plan's system side as the spec 05 renderer of `provider`
+ * lays it out (tiers, memory moved on request, `prompt_cache_key`), then the planned
+ * messages in the provider's own shape. Layers moved out of the system side
+ * (`memoryPlacement: "user"`) open the current turn's user message, so the history
+ * before it stays byte-identical. Anthropic-bound requests get one more breakpoint on
+ * the last block of the stable history prefix (`planned.stableEnd`) when it reaches the
+ * minimum cacheable length and the limit of 4 leaves room (it loses its place first).
+ *
+ * @example
+ * const r = toConversationRequest("anthropic", assembly, { messages: plan.messages, stableEnd: 5, stableTokens: 900 }, { model });
+ * await client.messages.create({ model, max_tokens: 1024, ...r.body });
+ */
+export function toConversationRequest<P extends ConversationProvider>(
+  provider: P,
+  input: ProviderInput,
+  planned: PlannedMessages,
+  options: ConversationRenderOptions = {},
+): ConversationRequest<P> {
+  const build = (Object.hasOwn(BUILDERS, provider) ? BUILDERS[provider] : undefined) as
+    | ((
+        i: ProviderInput,
+        p: PlannedMessages,
+        o: ConversationRenderOptions,
+      ) => ConversationRequest<P>)
+    | undefined;
+  if (build === undefined) {
+    throw new InvalidInputError(
+      `provider must be one of ${CONVERSATION_PROVIDERS.join(", ")}, got ${JSON.stringify(provider)}`,
+      "provider",
+    );
+  }
+  return build(input, planned, options);
+}

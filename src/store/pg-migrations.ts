@@ -1,0 +1,132 @@
+/**
+ * Schema migrations of the PostgreSQL store, ordered; the applied versions live in the
+ * table `promptctx_schema_migrations`. At open, pending migrations run in one transaction
+ * under an advisory lock, so two processes opening a new database do not both migrate it
+ * and a failure leaves the previous version intact (PostgreSQL DDL is transactional). A
+ * database with a newer version than the last migration here is refused.
+ *
+ * Never edit a released migration: append a new one.
+ *
+ * Layout (every name prefixed `promptctx_`, so the store can share a database):
+ * - `memories`: one row per record (columns as in SQLite), plus `terms`, the distinct
+ *   index keys of the row (to unindex it when it is replaced).
+ * - `postings`: the full-text index, one row per (scope, term, memory) with the term's
+ *   frequency and the memory's term count. A plain b-tree: text equality is leakproof,
+ *   so PostgreSQL can use the index under row-level security (array and tsvector
+ *   operators are not leakproof, and with RLS on, a GIN index on them is never used).
+ * - `terms`: document frequency of each term in each scope (bm25's n(t)).
+ * - `scopes`: scope name ↔ small integer id (postings and terms are keyed by it).
+ * - `stats`: store-wide counters in 16 slots (a writer bumps one: concurrent writers
+ *   rarely wait on each other); readers sum them.
+ *
+ * Row-level security is enabled and FORCEd on every table that holds scope data, keyed
+ * on the per-transaction setting `promptctx.scope` (`set_config(…, true)`): a query that
+ * forgets its scope predicate still sees only that scope's rows, and a transaction that
+ * sets no scope sees nothing. `promptctx.read_all = on` opens reads (never writes) of
+ * `memories` to every scope; the store sets it only for the two store-wide reads of its
+ * interface, `get(memoryId)` and `exportJsonl`.
+ */
+import type { Tx } from "./pg-tx.js";
+
+export interface PgMigration {
+  /** 1, 2, 3, … in order. */
+  version: number;
+  description: string;
+  up(tx: Tx): Promise<void>;
+}
+
+const SCOPE = "current_setting('promptctx.scope', true)";
+const READ_ALL = "current_setting('promptctx.read_all', true) = 'on'";
+const SCOPE_ID = `(SELECT s.scope_id FROM promptctx_scopes s WHERE s.user_scope = ${SCOPE})`;
+
+const TABLES_V1 = `
+CREATE TABLE promptctx_scopes (
+  scope_id   integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  user_scope text COLLATE "C" NOT NULL UNIQUE
+);
+CREATE TABLE promptctx_memories (
+  id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  memory_id    text COLLATE "C" NOT NULL UNIQUE,
+  user_scope   text COLLATE "C" NOT NULL,
+  kind         text COLLATE "C" NOT NULL,
+  category     text COLLATE "C" NOT NULL,
+  tags         text NOT NULL,
+  content      text NOT NULL,
+  summary      text NOT NULL,
+  importance   double precision NOT NULL CHECK (importance >= 0 AND importance <= 1),
+  conflict_key text,
+  authority    text CHECK (authority IN ('current_turn', 'workspace_override', 'user_default')),
+  source_id    text NOT NULL,
+  source_type  text NOT NULL,
+  source_title text NOT NULL,
+  captured_at  text NOT NULL,
+  stored_at    text NOT NULL,
+  terms        text NOT NULL
+);
+CREATE INDEX promptctx_memories_scope_id ON promptctx_memories (user_scope, memory_id);
+CREATE INDEX promptctx_memories_scope_kind ON promptctx_memories (user_scope, kind);
+CREATE TABLE promptctx_postings (
+  scope_id integer NOT NULL,
+  term     text COLLATE "C" NOT NULL,
+  id       bigint NOT NULL,
+  tf       integer NOT NULL,
+  doc_len  integer NOT NULL,
+  PRIMARY KEY (scope_id, term, id)
+);
+CREATE TABLE promptctx_terms (
+  scope_id integer NOT NULL,
+  term     text COLLATE "C" NOT NULL,
+  df       integer NOT NULL,
+  PRIMARY KEY (scope_id, term)
+);
+CREATE TABLE promptctx_stats (
+  slot         smallint PRIMARY KEY,
+  memory_count bigint NOT NULL DEFAULT 0,
+  index_rows   bigint NOT NULL DEFAULT 0,
+  index_tokens bigint NOT NULL DEFAULT 0
+);
+INSERT INTO promptctx_stats (slot) SELECT generate_series(0, 15);
+`;
+
+const POLICIES_V1 = `
+ALTER TABLE promptctx_scopes ENABLE ROW LEVEL SECURITY;
+ALTER TABLE promptctx_scopes FORCE ROW LEVEL SECURITY;
+CREATE POLICY scope_rows ON promptctx_scopes
+  USING (user_scope = ${SCOPE}) WITH CHECK (user_scope = ${SCOPE});
+
+ALTER TABLE promptctx_memories ENABLE ROW LEVEL SECURITY;
+ALTER TABLE promptctx_memories FORCE ROW LEVEL SECURITY;
+CREATE POLICY scope_read ON promptctx_memories FOR SELECT
+  USING (user_scope = ${SCOPE} OR ${READ_ALL});
+CREATE POLICY scope_insert ON promptctx_memories FOR INSERT
+  WITH CHECK (user_scope = ${SCOPE});
+CREATE POLICY scope_update ON promptctx_memories FOR UPDATE
+  USING (user_scope = ${SCOPE}) WITH CHECK (user_scope = ${SCOPE});
+
+ALTER TABLE promptctx_postings ENABLE ROW LEVEL SECURITY;
+ALTER TABLE promptctx_postings FORCE ROW LEVEL SECURITY;
+CREATE POLICY scope_rows ON promptctx_postings
+  USING (scope_id = ${SCOPE_ID}) WITH CHECK (scope_id = ${SCOPE_ID});
+
+ALTER TABLE promptctx_terms ENABLE ROW LEVEL SECURITY;
+ALTER TABLE promptctx_terms FORCE ROW LEVEL SECURITY;
+CREATE POLICY scope_rows ON promptctx_terms
+  USING (scope_id = ${SCOPE_ID}) WITH CHECK (scope_id = ${SCOPE_ID});
+`;
+
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  {
+    version: 1,
+    description: "memories, postings, term frequencies, scopes, stats; row-level security",
+    async up(tx) {
+      await tx.query(TABLES_V1);
+      await tx.query(POLICIES_V1);
+    },
+  },
+];
+
+/** The schema version this build writes. */
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
+
+/** The advisory lock key migrations take ("pctx" in ASCII). */
+export const MIGRATION_LOCK = 0x70637478;

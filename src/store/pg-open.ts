@@ -1,0 +1,157 @@
+/**
+ * Opening the PostgreSQL store: the connection pool, the role check, the migrations.
+ *
+ * The role must be subject to row-level security: PostgreSQL skips RLS for superusers and
+ * roles with BYPASSRLS (FORCE ROW LEVEL SECURITY does not change that), so such a role is
+ * refused — the second line of the scope's defence would silently be gone. Connect as an
+ * ordinary role that owns the `promptctx_*` tables (or has been granted them).
+ */
+import pg from "pg";
+import { z } from "zod";
+import { nodeErrorCode, PromptctxError } from "../errors/index.js";
+import { StoreOpenError, StoreVersionError } from "./errors.js";
+import { PostgresMemoryStore } from "./pg.js";
+import { MIGRATION_LOCK, PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./pg-migrations.js";
+import { inTransaction } from "./pg-tx.js";
+import { DEFAULT_POOL_SIZE, MATCH_BUDGET } from "./sqlite-open.js";
+import { parseWith } from "./sqlite-options.js";
+
+/** Options of {@link openPostgresStore}. */
+export interface OpenPostgresOptions {
+  /** Fail when the database holds no promptctx store instead of creating one. Default false. */
+  mustExist?: boolean;
+  /** Best-bm25 matches fully scored per recall (≥ limit). Default 500. */
+  poolSize?: number;
+  /** In-scope matches scored by bm25 per recall. Default {@link MATCH_BUDGET}. */
+  matchBudget?: number;
+  /** Connections of the pool. Default 10. */
+  maxConnections?: number;
+}
+
+/**
+ * True for a `postgres://` or `postgresql://` URL.
+ *
+ * @example isPostgresUrl("postgres://app@db/promptctx") // true
+ */
+export function isPostgresUrl(target: string): boolean {
+  return /^postgres(?:ql)?:\/\//i.test(target);
+}
+
+/**
+ * The URL with its password masked, for messages.
+ *
+ * @example redactUrl("postgres://app:secret@db/x") // "postgres://app:***@db/x"
+ */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== "") u.password = "***";
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@]*@/, "//$1:***@");
+  }
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = nodeErrorCode(err);
+  return code === undefined ? err.message : `${code}: ${err.message}`;
+}
+
+/** Refuses a role that row-level security does not apply to. */
+async function checkRole(pool: pg.Pool, where: string): Promise<void> {
+  const { rows } = await pool.query<{ name: string; bypass: boolean }>(
+    `SELECT current_user AS name, rolsuper OR rolbypassrls AS bypass
+     FROM pg_roles WHERE rolname = current_user`,
+  );
+  if (rows[0]?.bypass) {
+    throw new StoreOpenError(
+      `memory store ${where}: role ${JSON.stringify(rows[0].name)} is a superuser or has BYPASSRLS, so PostgreSQL would not apply row-level security; connect as an ordinary role`,
+    );
+  }
+}
+
+/** The applied schema version, or null when the database holds no promptctx store. */
+async function appliedVersion(pool: pg.Pool): Promise<number | null> {
+  const { rows } = await pool.query<{ present: boolean }>(
+    "SELECT to_regclass('promptctx_schema_migrations') IS NOT NULL AS present",
+  );
+  if (!rows[0]?.present) return null;
+  const v = await pool.query<{ v: number }>(
+    "SELECT coalesce(max(version), 0)::int AS v FROM promptctx_schema_migrations",
+  );
+  return v.rows[0]?.v ?? 0;
+}
+
+/** Runs the pending migrations in one transaction under the migration lock. */
+async function migrate(pool: pg.Pool, where: string, mustExist: boolean): Promise<void> {
+  const found = await appliedVersion(pool);
+  if (found === null && mustExist) {
+    throw new StoreOpenError(`no promptctx memory store in ${where}`);
+  }
+  if (found !== null && found > PG_SCHEMA_VERSION) {
+    throw new StoreVersionError(where, found, PG_SCHEMA_VERSION);
+  }
+  if (found === PG_SCHEMA_VERSION) return;
+  await inTransaction(pool, {}, async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await tx.query(`CREATE TABLE IF NOT EXISTS promptctx_schema_migrations (
+      version integer PRIMARY KEY, description text NOT NULL)`);
+    const rows = await tx.query<{ v: number }>(
+      "SELECT coalesce(max(version), 0)::int AS v FROM promptctx_schema_migrations",
+    );
+    const from = rows[0]?.v ?? 0; // re-read under the lock
+    if (from > PG_SCHEMA_VERSION) throw new StoreVersionError(where, from, PG_SCHEMA_VERSION);
+    for (const m of PG_MIGRATIONS) {
+      if (m.version <= from) continue;
+      await m.up(tx);
+      await tx.query(
+        "INSERT INTO promptctx_schema_migrations (version, description) VALUES ($1, $2)",
+        [m.version, m.description],
+      );
+    }
+  });
+}
+
+/**
+ * Opens (creating and migrating if needed) the PostgreSQL memory store at `url`.
+ *
+ * @example
+ * const store = await openPostgresStore("postgres://promptctx@127.0.0.1/promptctx");
+ * await store.add([{ memoryId: "m1", userScope: "u1", content: "Prefers Python", source }]);
+ * await store.recall("python", { userScope: "u1", asOf: "2026-08-17T09:00:00Z" });
+ * await store.close();
+ */
+export async function openPostgresStore(
+  url: string,
+  options: OpenPostgresOptions = {},
+): Promise<PostgresMemoryStore> {
+  const where = redactUrl(url);
+  const poolSize = parseWith(
+    z.number().int().min(1).max(100_000),
+    options.poolSize ?? DEFAULT_POOL_SIZE,
+    "poolSize",
+  );
+  const matchBudget = parseWith(
+    z.number().int().min(1),
+    options.matchBudget ?? MATCH_BUDGET,
+    "matchBudget",
+  );
+  const max = parseWith(
+    z.number().int().min(1).max(1000),
+    options.maxConnections ?? 10,
+    "maxConnections",
+  );
+  const pool = new pg.Pool({ connectionString: url, max, application_name: "promptctx" });
+  // An idle connection that the server drops must not crash the process.
+  pool.on("error", () => {});
+  try {
+    await checkRole(pool, where);
+    await migrate(pool, where, options.mustExist ?? false);
+    return new PostgresMemoryStore(where, pool, poolSize, matchBudget);
+  } catch (err) {
+    await pool.end();
+    if (err instanceof PromptctxError) throw err;
+    throw new StoreOpenError(`cannot open memory store ${where}: ${describe(err)}`);
+  }
+}

@@ -1,0 +1,351 @@
+/**
+ * Batch writes of the PostgreSQL store: one transaction per batch, with the outcome of
+ * each record as SQLite's `writeRecord` would report it (inserted, updated, or a conflict
+ * with another scope that owns the id).
+ *
+ * Per scope of the batch (in code-point order, so concurrent writers take row locks in
+ * the same order), under that scope's RLS setting: lock the batch's ids that the scope
+ * already holds; then decide every record's outcome in input order; insert the new ids
+ * (`ON CONFLICT DO NOTHING`: an id another scope holds is invisible under RLS and simply
+ * not inserted — a conflict), replace the existing rows, re-index (postings, document
+ * frequencies) and bump the store-wide counters bm25 reads (see pg-recall.ts: each record
+ * written counts as an index row, as in FTS5).
+ */
+import { createHash } from "node:crypto";
+import { compareCodePoints } from "../text/index.js";
+import { RetryTransaction, type Tx } from "./pg-tx.js";
+import type { MemoryRecord } from "./schema.js";
+import { indexTerms } from "./terms.js";
+import type { WriteOutcome } from "./write-outcome.js";
+
+/** Terms longer than this (UTF-8 bytes) are indexed by their hash (b-tree entry limit). */
+export const MAX_TERM_BYTES = 256;
+
+/**
+ * The index key of a term: the term itself, or `#` + its SHA-256 when it is long (`#`
+ * is never part of a term, so the two cannot collide).
+ *
+ * @example termKey("python") // "python"
+ */
+export function termKey(term: string): string {
+  if (term.length * 3 <= MAX_TERM_BYTES || Buffer.byteLength(term, "utf8") <= MAX_TERM_BYTES) {
+    return term;
+  }
+  return `#${createHash("sha256").update(term, "utf8").digest("hex")}`;
+}
+
+/** A record's index entry: distinct keys (first occurrence first), their counts, length. */
+export interface IndexedTerms {
+  keys: string[];
+  tfs: number[];
+  /** All terms, repeats included (bm25's |D|). */
+  length: number;
+}
+
+/** The index entry of a record: terms of content, summary and tags (as SQLite indexes). */
+export function indexRecord(r: MemoryRecord): IndexedTerms {
+  const all = indexTerms([r.content, r.summary, ...r.tags].join("\n"));
+  const counts = new Map<string, number>();
+  for (const t of all) {
+    const k = termKey(t);
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  return { keys: [...counts.keys()], tfs: [...counts.values()], length: all.length };
+}
+
+/** What one scope of the batch holds already: row id and indexed keys, by memoryId. */
+type Held = Map<string, { id: string; keys: string[] }>;
+
+const MEMORY_COLUMNS = `kind, category, tags, content, summary, importance, conflict_key,
+  authority, source_id, source_type, source_title, captured_at, stored_at, terms`;
+const UNNEST_TYPES = `$2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+  $7::float8[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
+  $14::text[], $15::text[]`;
+
+/** The column arrays of `records` in {@link MEMORY_COLUMNS} order. */
+function columnArrays(records: readonly MemoryRecord[], index: readonly IndexedTerms[]) {
+  return [
+    records.map((r) => r.kind),
+    records.map((r) => r.category),
+    records.map((r) => JSON.stringify(r.tags)),
+    records.map((r) => r.content),
+    records.map((r) => r.summary),
+    records.map((r) => r.importance),
+    records.map((r) => r.conflictKey),
+    records.map((r) => r.authority),
+    records.map((r) => r.source.sourceId),
+    records.map((r) => r.source.sourceType),
+    records.map((r) => r.source.title),
+    records.map((r) => r.source.capturedAt),
+    records.map((r) => r.storedAt),
+    index.map((x) => x.keys.join(" ")),
+  ];
+}
+
+/** The scope's id, creating its row on first use. */
+async function scopeId(tx: Tx, userScope: string): Promise<number> {
+  await tx.query(
+    "INSERT INTO promptctx_scopes (user_scope) VALUES ($1) ON CONFLICT (user_scope) DO NOTHING",
+    [userScope],
+  );
+  const rows = await tx.query<{ scope_id: number }>(
+    "SELECT scope_id FROM promptctx_scopes WHERE user_scope = $1",
+    [userScope],
+  );
+  if (rows[0] === undefined) throw new RetryTransaction("scope row not visible yet");
+  return rows[0].scope_id;
+}
+
+/** Locks and returns the rows of `ids` that the scope holds. */
+async function lockHeld(tx: Tx, userScope: string, ids: readonly string[]): Promise<Held> {
+  const rows = await tx.query<{ id: string; memory_id: string; terms: string }>(
+    `SELECT id, memory_id, terms FROM promptctx_memories
+     WHERE user_scope = $1 AND memory_id = ANY($2::text[])
+     ORDER BY memory_id FOR UPDATE`,
+    [userScope, ids],
+  );
+  return new Map(
+    rows.map((r) => [r.memory_id, { id: r.id, keys: r.terms === "" ? [] : r.terms.split(" ") }]),
+  );
+}
+
+/**
+ * Every record's outcome, in input order, as sequential writes would have it: an id held
+ * by a scope of the batch belongs to that scope; a new id to the first scope that writes
+ * it; any other scope writing it conflicts.
+ */
+function decideOutcomes(records: readonly MemoryRecord[], held: Map<string, Held>): WriteOutcome[] {
+  const owner = new Map<string, string>();
+  for (const [scope, rows] of held) for (const id of rows.keys()) owner.set(id, scope);
+  return records.map((r) => {
+    const o = owner.get(r.memoryId);
+    if (o === undefined) {
+      owner.set(r.memoryId, r.userScope);
+      return "inserted";
+    }
+    if (o !== r.userScope) return "conflict";
+    return "updated";
+  });
+}
+
+/** One scope's part of the batch: the last version of each id it writes. */
+interface ScopeWrite {
+  userScope: string;
+  finals: Map<string, { record: MemoryRecord; index: IndexedTerms; isNew: boolean }>;
+}
+
+/** Inserts the scope's new ids; returns the row ids of those inserted, by memoryId. */
+async function insertNew(tx: Tx, w: ScopeWrite): Promise<Map<string, string>> {
+  const fresh = [...w.finals.values()].filter((f) => f.isNew);
+  if (fresh.length === 0) return new Map();
+  const records = fresh.map((f) => f.record);
+  const rows = await tx.query<{ id: string; memory_id: string }>(
+    `INSERT INTO promptctx_memories (memory_id, user_scope, ${MEMORY_COLUMNS})
+     SELECT u.memory_id, $16, u.kind, u.category, u.tags, u.content, u.summary, u.importance,
+       u.conflict_key, u.authority, u.source_id, u.source_type, u.source_title, u.captured_at,
+       u.stored_at, u.terms
+     FROM unnest($1::text[], ${UNNEST_TYPES})
+       AS u(memory_id, ${MEMORY_COLUMNS})
+     ON CONFLICT (memory_id) DO NOTHING
+     RETURNING id, memory_id`,
+    [
+      records.map((r) => r.memoryId),
+      ...columnArrays(
+        records,
+        fresh.map((f) => f.index),
+      ),
+      w.userScope,
+    ],
+  );
+  return new Map(rows.map((r) => [r.memory_id, r.id]));
+}
+
+/** Replaces the rows of the scope's ids that existed. */
+async function updateHeld(tx: Tx, w: ScopeWrite, held: Held): Promise<void> {
+  const kept = [...w.finals.values()].filter((f) => !f.isNew);
+  if (kept.length === 0) return;
+  const records = kept.map((f) => f.record);
+  const sets = MEMORY_COLUMNS.split(",")
+    .map((c) => c.trim())
+    .map((c) => `${c} = u.${c}`)
+    .join(", ");
+  await tx.query(
+    `UPDATE promptctx_memories m SET ${sets}
+     FROM unnest($1::int8[], ${UNNEST_TYPES}) AS u(id, ${MEMORY_COLUMNS})
+     WHERE m.id = u.id AND m.user_scope = $16`,
+    [
+      records.map((r) => held.get(r.memoryId)!.id),
+      ...columnArrays(
+        records,
+        kept.map((f) => f.index),
+      ),
+      w.userScope,
+    ],
+  );
+}
+
+/** The batch's writes of one scope, grouped; ids in code-point order. */
+function groupWrites(
+  records: readonly MemoryRecord[],
+  index: readonly IndexedTerms[],
+  outcomes: readonly WriteOutcome[],
+  held: Map<string, Held>,
+): ScopeWrite[] {
+  const byScope = new Map<string, ScopeWrite>();
+  records.forEach((record, i) => {
+    if (outcomes[i] === "conflict") return;
+    let w = byScope.get(record.userScope);
+    if (w === undefined) {
+      w = { userScope: record.userScope, finals: new Map() };
+      byScope.set(record.userScope, w);
+    }
+    const isNew = !held.get(record.userScope)?.has(record.memoryId);
+    w.finals.set(record.memoryId, { record, index: index[i]!, isNew });
+  });
+  for (const w of byScope.values()) {
+    w.finals = new Map([...w.finals].sort(([a], [b]) => compareCodePoints(a, b)));
+  }
+  return [...byScope.values()].sort((a, b) => compareCodePoints(a.userScope, b.userScope));
+}
+
+/** Adds `d` to `key`'s entry of `delta`. */
+function bump(delta: Map<string, number>, key: string, d: number): void {
+  delta.set(key, (delta.get(key) ?? 0) + d);
+}
+
+/**
+ * Re-indexes the scope's written rows: drops the postings of replaced versions, adds the
+ * new ones, and applies the net change of each term's document frequency (terms in
+ * code-point order: concurrent writers lock them in the same order).
+ */
+async function reindex(
+  tx: Tx,
+  scope: number,
+  w: ScopeWrite,
+  held: Held,
+  inserted: ReadonlyMap<string, string>,
+): Promise<void> {
+  const delta = new Map<string, number>();
+  const old = { terms: [] as string[], ids: [] as string[] };
+  const add = {
+    terms: [] as string[],
+    ids: [] as string[],
+    tfs: [] as number[],
+    lens: [] as number[],
+  };
+  for (const [memoryId, f] of w.finals) {
+    const prior = held.get(memoryId);
+    const id = f.isNew ? inserted.get(memoryId) : prior?.id;
+    if (id === undefined) continue; // not inserted: another scope holds the id
+    for (const k of f.isNew ? [] : (prior?.keys ?? [])) {
+      old.terms.push(k);
+      old.ids.push(id);
+      bump(delta, k, -1);
+    }
+    f.index.keys.forEach((k, j) => {
+      add.terms.push(k);
+      add.ids.push(id);
+      add.tfs.push(f.index.tfs[j]!);
+      add.lens.push(f.index.length);
+      bump(delta, k, 1);
+    });
+  }
+  // Lists travel space-separated (keys never hold a space): string_to_array is several
+  // times cheaper than array literals on both ends for tens of thousands of postings.
+  if (old.terms.length > 0) {
+    await tx.query(
+      `DELETE FROM promptctx_postings p
+       USING unnest(string_to_array($2, ' '), string_to_array($3, ' ')::int8[]) AS d(term, id)
+       WHERE p.scope_id = $1 AND p.term = d.term AND p.id = d.id`,
+      [scope, old.terms.join(" "), old.ids.join(" ")],
+    );
+  }
+  if (add.terms.length > 0) {
+    await tx.query(
+      `INSERT INTO promptctx_postings (scope_id, term, id, tf, doc_len)
+       SELECT $1, * FROM unnest(string_to_array($2, ' '), string_to_array($3, ' ')::int8[],
+         string_to_array($4, ' ')::int4[], string_to_array($5, ' ')::int4[])`,
+      [scope, add.terms.join(" "), add.ids.join(" "), add.tfs.join(" "), add.lens.join(" ")],
+    );
+  }
+  const changed = [...delta].filter(([, d]) => d !== 0).sort(([a], [b]) => compareCodePoints(a, b));
+  if (changed.length > 0) {
+    await tx.query(
+      `INSERT INTO promptctx_terms (scope_id, term, df)
+       SELECT $1, * FROM unnest(string_to_array($2, ' '), string_to_array($3, ' ')::int4[])
+       ON CONFLICT (scope_id, term) DO UPDATE SET df = promptctx_terms.df + EXCLUDED.df`,
+      [scope, changed.map(([k]) => k).join(" "), changed.map(([, d]) => d).join(" ")],
+    );
+  }
+}
+
+/**
+ * The new ids of `w` that were not inserted. If this scope holds one now, a concurrent
+ * writer of the scope won the race: the transaction is run again (it then updates).
+ * Otherwise another scope holds it: those records become conflicts.
+ */
+async function settleLost(
+  tx: Tx,
+  w: ScopeWrite,
+  inserted: ReadonlyMap<string, string>,
+  records: readonly MemoryRecord[],
+  outcomes: WriteOutcome[],
+): Promise<void> {
+  const lost = [...w.finals].filter(([id, f]) => f.isNew && !inserted.has(id)).map(([id]) => id);
+  if (lost.length === 0) return;
+  const mine = await tx.query(
+    "SELECT 1 FROM promptctx_memories WHERE user_scope = $1 AND memory_id = ANY($2::text[])",
+    [w.userScope, lost],
+  );
+  if (mine.length > 0) throw new RetryTransaction("an id was inserted concurrently");
+  const gone = new Set(lost);
+  records.forEach((r, i) => {
+    if (r.userScope === w.userScope && gone.has(r.memoryId)) outcomes[i] = "conflict";
+  });
+}
+
+/**
+ * Writes `records` inside `tx` (the caller's transaction); the outcome of each, in order.
+ * Runs inside one transaction, so a caller that throws on a conflict rolls it all back.
+ */
+export async function writeBatch(
+  tx: Tx,
+  records: readonly MemoryRecord[],
+): Promise<WriteOutcome[]> {
+  const scopes = [...new Set(records.map((r) => r.userScope))].sort(compareCodePoints);
+  const held = new Map<string, Held>();
+  for (const s of scopes) {
+    await tx.setScope(s);
+    const ids = [...new Set(records.filter((r) => r.userScope === s).map((r) => r.memoryId))];
+    held.set(s, await lockHeld(tx, s, ids));
+  }
+  const outcomes = decideOutcomes(records, held);
+  const index = records.map(indexRecord);
+  for (const w of groupWrites(records, index, outcomes, held)) {
+    const mine = held.get(w.userScope)!;
+    await tx.setScope(w.userScope);
+    const scope = await scopeId(tx, w.userScope);
+    const inserted = await insertNew(tx, w);
+    await settleLost(tx, w, inserted, records, outcomes);
+    await updateHeld(tx, w, mine);
+    await reindex(tx, scope, w, mine, inserted);
+  }
+  let memories = 0;
+  let rows = 0;
+  let tokens = 0;
+  outcomes.forEach((o, i) => {
+    if (o === "conflict") return;
+    if (o === "inserted") memories++;
+    rows++;
+    tokens += index[i]!.length;
+  });
+  if (rows > 0) {
+    await tx.query(
+      `UPDATE promptctx_stats SET memory_count = memory_count + $1,
+         index_rows = index_rows + $2, index_tokens = index_tokens + $3
+       WHERE slot = pg_backend_pid() % 16`,
+      [memories, rows, tokens],
+    );
+  }
+  return outcomes;
+}

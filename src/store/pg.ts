@@ -1,0 +1,243 @@
+/**
+ * The shared memory store over PostgreSQL (spec 06 "scale-out"): the {@link MemoryStore}
+ * contract of the SQLite store, asynchronously, for many processes at once. Opening,
+ * migrations and the connection pool: pg-open.ts; schema and row-level security:
+ * pg-migrations.ts; writes: pg-write.ts; matching: pg-recall.ts. Scoring, terms, JSONL
+ * and validation are the SQLite store's own modules, so both backends answer alike
+ * (same hits, same breakdowns, byte-identical exports).
+ *
+ * Scope: every statement has the scope in its predicate, and runs in a transaction whose
+ * RLS setting is that scope. `get(memoryId)` and `exportJsonl` read every scope by
+ * contract; they run with `promptctx.read_all` (reads only).
+ */
+import type { Pool } from "pg";
+import { InvalidInputError } from "../errors/index.js";
+import { instantMillis, isWellFormedText } from "../text/index.js";
+import { matchPool } from "./pg-recall.js";
+import { inTransaction, type Tx } from "./pg-tx.js";
+import { writeBatch } from "./pg-write.js";
+import { rankRecall } from "./recall-rank.js";
+import {
+  type MemoryRecord,
+  type MemoryRecordInput,
+  parseRecord,
+  recordToJsonLine,
+} from "./schema.js";
+import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
+import { importJsonlBatches } from "./sqlite-import.js";
+import { ListOptionsSchema, parseNow, parseWith, RecallOptionsSchema } from "./sqlite-options.js";
+import { queryTerms } from "./terms.js";
+import type {
+  AddResult,
+  ImportOptions,
+  ImportResult,
+  JsonlInput,
+  ListOptions,
+  MemoryStore,
+  RecallOptions,
+  StoreRecallHit,
+} from "./types.js";
+import { scopeConflict } from "./write-outcome.js";
+
+/** A `promptctx_memories` row as {@link COLUMNS} reads it. */
+interface PgRow {
+  id: string;
+  memory_id: string;
+  user_scope: string;
+  kind: string;
+  category: string;
+  tags: string;
+  content: string;
+  summary: string;
+  importance: number;
+  conflict_key: string | null;
+  authority: MemoryRecord["authority"];
+  source_id: string;
+  source_type: string;
+  source_title: string;
+  captured_at: string;
+  stored_at: string;
+}
+
+const COLUMNS = `id, memory_id, user_scope, kind, category, tags, content, summary, importance,
+  conflict_key, authority, source_id, source_type, source_title, captured_at, stored_at`;
+
+/** Rows per page of an export. */
+const EXPORT_PAGE = 2000;
+
+function toRecord(r: PgRow): MemoryRecord {
+  return {
+    memoryId: r.memory_id,
+    userScope: r.user_scope,
+    kind: r.kind,
+    category: r.category,
+    tags: JSON.parse(r.tags) as string[],
+    content: r.content,
+    summary: r.summary,
+    importance: r.importance,
+    conflictKey: r.conflict_key,
+    authority: r.authority,
+    source: {
+      sourceId: r.source_id,
+      sourceType: r.source_type,
+      title: r.source_title,
+      capturedAt: r.captured_at,
+    },
+    storedAt: r.stored_at,
+  };
+}
+
+/** False for text no record can hold (U+0000, lone surrogates): such a key matches nothing. */
+function storable(s: string): boolean {
+  return !s.includes("\u0000") && isWellFormedText(s);
+}
+
+/** The PostgreSQL implementation of {@link MemoryStore}; every method returns a promise. */
+export class PostgresMemoryStore implements MemoryStore {
+  /** The connection URL without its password (for messages). */
+  readonly path: string;
+  readonly poolSize: number;
+  readonly matchBudget: number;
+  #pool: Pool;
+  #closing: Promise<void> | null = null;
+
+  /** Use {@link openPostgresStore}. */
+  constructor(path: string, pool: Pool, poolSize: number, matchBudget: number) {
+    this.path = path;
+    this.poolSize = poolSize;
+    this.matchBudget = matchBudget;
+    this.#pool = pool;
+  }
+
+  /** True until {@link close}. */
+  get open(): boolean {
+    return this.#closing === null;
+  }
+
+  async add(
+    records: readonly MemoryRecordInput[],
+    options: { now?: string } = {},
+  ): Promise<AddResult> {
+    if (!Array.isArray(records)) throw new InvalidInputError("records must be an array", "records");
+    const now = parseNow(options.now);
+    const parsed = records.map((r, i) => parseRecord(r, ["records", i], now));
+    if (parsed.length === 0) return { inserted: 0, updated: 0 };
+    return inTransaction(this.#pool, {}, async (tx) => {
+      const result: AddResult = { inserted: 0, updated: 0 };
+      (await writeBatch(tx, parsed)).forEach((outcome, i) => {
+        // Throwing inside the transaction rolls the whole add back.
+        if (outcome === "conflict") throw scopeConflict(parsed[i]!, ["records", i, "userScope"]);
+        result[outcome]++;
+      });
+      return result;
+    });
+  }
+
+  async importJsonl(input: JsonlInput, options: ImportOptions = {}): Promise<ImportResult> {
+    return importJsonlBatches(input, options, (records) =>
+      inTransaction(this.#pool, {}, (tx) => writeBatch(tx, records)),
+    );
+  }
+
+  /** Every record, ordered by scope then id (byte order = code points), one snapshot. */
+  async exportJsonl(write: (chunk: string) => void): Promise<number> {
+    return inTransaction(this.#pool, { readOnly: true, snapshot: true }, async (tx) => {
+      await tx.readAll();
+      let n = 0;
+      let after: [string, string] | null = null;
+      for (;;) {
+        const rows: PgRow[] = await tx.query<PgRow>(
+          after === null
+            ? `SELECT ${COLUMNS} FROM promptctx_memories ORDER BY user_scope, memory_id LIMIT $1`
+            : `SELECT ${COLUMNS} FROM promptctx_memories WHERE (user_scope, memory_id) > ($2, $3)
+               ORDER BY user_scope, memory_id LIMIT $1`,
+          after === null ? [EXPORT_PAGE] : [EXPORT_PAGE, ...after],
+        );
+        if (rows.length === 0) return n;
+        write(rows.map((r) => `${recordToJsonLine(toRecord(r))}\n`).join(""));
+        n += rows.length;
+        const last = rows[rows.length - 1]!;
+        after = [last.user_scope, last.memory_id];
+      }
+    });
+  }
+
+  async count(options: { userScope?: string } = {}): Promise<number> {
+    const scope = options.userScope;
+    if (scope === undefined) {
+      const rows = await this.#pool.query<{ n: string }>(
+        "SELECT coalesce(sum(memory_count), 0)::text AS n FROM promptctx_stats",
+      );
+      return Number(rows.rows[0]?.n ?? 0);
+    }
+    if (!storable(scope)) return 0;
+    return this.#scoped(scope, async (tx) => {
+      const rows = await tx.query<{ n: string }>(
+        "SELECT count(*)::text AS n FROM promptctx_memories WHERE user_scope = $1",
+        [scope],
+      );
+      return Number(rows[0]?.n ?? 0);
+    });
+  }
+
+  async get(memoryId: string): Promise<MemoryRecord | null> {
+    if (typeof memoryId !== "string" || !storable(memoryId)) return null;
+    return inTransaction(this.#pool, { readOnly: true }, async (tx) => {
+      await tx.readAll();
+      const rows = await tx.query<PgRow>(
+        `SELECT ${COLUMNS} FROM promptctx_memories WHERE memory_id = $1`,
+        [memoryId],
+      );
+      return rows[0] === undefined ? null : toRecord(rows[0]);
+    });
+  }
+
+  async list(options: ListOptions): Promise<MemoryRecord[]> {
+    const o = parseWith(ListOptionsSchema, options, "options");
+    return this.#scoped(o.userScope, async (tx) => {
+      const rows = await tx.query<PgRow>(
+        `SELECT ${COLUMNS} FROM promptctx_memories
+         WHERE user_scope = $1
+           AND ($2::text[] IS NULL OR kind = ANY($2::text[]))
+           AND ($3::text[] IS NULL OR category = ANY($3::text[]))
+         ORDER BY memory_id`,
+        [o.userScope, o.kinds ?? null, o.categories ?? null],
+      );
+      return rows.map(toRecord);
+    });
+  }
+
+  async recall(query: string, options: RecallOptions): Promise<StoreRecallHit[]> {
+    if (typeof query !== "string") throw new InvalidInputError("query must be a string", "query");
+    const o = parseWith(RecallOptionsSchema, options, "options");
+    const weights = checkWeights(o.weights ?? DEFAULT_WEIGHTS, "options.weights");
+    const asOfMs = instantMillis(o.asOf) as number;
+    const terms = queryTerms(query);
+    // Nothing searchable (empty, punctuation, emoji only): no evidence, so no hits.
+    if (terms.length === 0) return [];
+    const pool = await this.#scoped(o.userScope, (tx) =>
+      matchPool(tx, o.userScope, terms, o.categories ?? null, {
+        matchBudget: this.matchBudget,
+        scanBudget: Math.max(this.matchBudget, this.poolSize, o.limit),
+        pool: Math.max(this.poolSize, o.limit),
+      }),
+    );
+    const candidates = pool.map(({ row, present }) => ({
+      record: toRecord(row as unknown as PgRow),
+      bm25: row.bm25,
+      present,
+    }));
+    return rankRecall(candidates, terms, { limit: o.limit, weights, asOfMs });
+  }
+
+  /** A read-only snapshot transaction that sees `userScope` only. */
+  #scoped<T>(userScope: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return inTransaction(this.#pool, { readOnly: true, snapshot: true, scope: userScope }, fn);
+  }
+
+  /** Ends the pool (idempotent; waits for queries in flight). */
+  close(): Promise<void> {
+    this.#closing ??= this.#pool.end();
+    return this.#closing;
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Opening the embedded memory store: one SQLite file (better-sqlite3) with an FTS5 index,
+ * its options, pragmas and migrations, and the errors of a file that cannot be a store.
+ *
+ * Durability: `journal_mode=WAL` + `synchronous=NORMAL`. A transaction is committed once
+ * its frames are in the WAL file; the WAL is fsynced only at checkpoints. So a committed
+ * transaction survives a crash of the process (kill -9), but the last transactions before
+ * an OS crash or power loss may be rolled back — never half-applied, never corrupting the
+ * file. The trade: one fsync per checkpoint instead of one per commit (`FULL`).
+ * `foreign_keys=ON` is set for future migrations.
+ */
+import Database from "better-sqlite3";
+import { z } from "zod";
+import { InvalidInputError, nodeErrorCode, PromptctxError } from "../errors/index.js";
+import { isBlank } from "../text/index.js";
+import { StoreOpenError, StoreVersionError } from "./errors.js";
+import { MIGRATIONS, STORE_SCHEMA_VERSION } from "./migrations.js";
+import { SqliteMemoryStore } from "./sqlite.js";
+import { parseWith } from "./sqlite-options.js";
+
+/** `PRAGMA application_id` of promptctx memory stores ("pctx"). */
+export const STORE_APPLICATION_ID = 0x70637478;
+
+/** Default number of best-bm25 matches scored per recall. */
+export const DEFAULT_POOL_SIZE = 500;
+
+/**
+ * Work budget of one recall: at most this many in-scope full-text matches are scored by
+ * bm25. When the query's matches exceed it, the most common query terms are left out of
+ * the search (rarest kept first; they carry the most bm25 weight), and if the rarest term
+ * alone still exceeds it, only its most recently written matches are scored. Small and
+ * specific searches are never affected.
+ */
+export const MATCH_BUDGET = 10_000;
+
+/** Options of {@link openStore}. */
+export interface OpenStoreOptions {
+  /** Fail when the file does not exist instead of creating it. Default false. */
+  mustExist?: boolean;
+  /** Best-bm25 matches fully scored per recall (≥ limit). Default 500. */
+  poolSize?: number;
+  /** In-scope matches scored by bm25 per recall ({@link MATCH_BUDGET}). */
+  matchBudget?: number;
+  /** How long to wait for another process's write lock, in ms. Default 5000. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Refuses a file that is another application's or a newer promptctx's, then runs the
+ * pending migrations in one immediate transaction (see migrations.ts).
+ */
+function migrate(db: Database.Database, path: string): void {
+  const version = () => db.pragma("user_version", { simple: true }) as number;
+  const appId = db.pragma("application_id", { simple: true }) as number;
+  if (appId !== 0 && appId !== STORE_APPLICATION_ID) {
+    throw new StoreOpenError(`${path} is an SQLite file but not a promptctx memory store`);
+  }
+  if (version() > STORE_SCHEMA_VERSION) {
+    throw new StoreVersionError(path, version(), STORE_SCHEMA_VERSION);
+  }
+  if (version() === STORE_SCHEMA_VERSION) return;
+  db.transaction(() => {
+    const from = version(); // re-read under the write lock
+    if (from > STORE_SCHEMA_VERSION) throw new StoreVersionError(path, from, STORE_SCHEMA_VERSION);
+    for (const m of MIGRATIONS) {
+      if (m.version <= from) continue;
+      m.up(db);
+      db.pragma(`user_version = ${m.version}`);
+    }
+    db.pragma(`application_id = ${STORE_APPLICATION_ID}`);
+  }).immediate();
+}
+
+/**
+ * Opens (creating and migrating if needed) the SQLite memory store at `path`.
+ *
+ * @example
+ * const store = openStore(".promptctx/memory.db");
+ * store.add([{ memoryId: "m1", userScope: "u1", content: "Prefers Python", source }]);
+ * store.recall("python", { userScope: "u1", asOf: "2026-08-17T09:00:00Z" });
+ * store.close();
+ */
+export function openStore(path: string, options: OpenStoreOptions = {}): SqliteMemoryStore {
+  if (typeof path !== "string" || isBlank(path)) {
+    throw new InvalidInputError("store path must not be blank", "store");
+  }
+  const poolSize = parseWith(
+    z.number().int().min(1).max(100_000),
+    options.poolSize ?? DEFAULT_POOL_SIZE,
+    "poolSize",
+  );
+  const matchBudget = parseWith(
+    z.number().int().min(1),
+    options.matchBudget ?? MATCH_BUDGET,
+    "matchBudget",
+  );
+  let db: Database.Database;
+  try {
+    db = new Database(path, {
+      fileMustExist: options.mustExist ?? false,
+      timeout: options.busyTimeoutMs ?? 5000,
+    });
+  } catch (err) {
+    throw new StoreOpenError(`cannot open memory store ${path}: ${describe(err)}`);
+  }
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    db.pragma("cache_size = -65536"); // 64 MiB page cache: FTS merges and bulk imports
+    migrate(db, path);
+    return new SqliteMemoryStore(path, db, poolSize, matchBudget);
+  } catch (err) {
+    db.close();
+    if (err instanceof PromptctxError) throw err;
+    throw new StoreOpenError(`cannot open memory store ${path}: ${describe(err)}`);
+  }
+}
+
+/** An error's message, led by its code (an SQLite or Node error code) when it has one. */
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = nodeErrorCode(err);
+  return code === undefined ? err.message : `${code}: ${err.message}`;
+}

@@ -1,0 +1,103 @@
+/**
+ * `--store postgres://…` on every CLI verb that takes `--store` (memory add, import,
+ * export, recall; assemble), as real child processes against a throwaway cluster, each
+ * answered exactly as over an SQLite file.
+ */
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PG_TESTS, usePostgres } from "../store/pg-helpers.js";
+import { runCli } from "./run-cli.js";
+
+const EXAMPLE = join(import.meta.dirname, "../../examples/workspace");
+const NOW = "2026-11-30T09:00:00Z";
+const QUERY = "add an index on invoices.created_at in a new migration";
+
+describe.runIf(PG_TESTS)("promptctx --store postgres://…", () => {
+  const pg = usePostgres();
+  let dir: string;
+  let home: string;
+  let url: string;
+  let sqlite: string;
+  const env = () => ({ HOME: home });
+  const cli = (args: string[], input = "") => runCli(args, { env: env(), input });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "promptctx-ws-"));
+    home = mkdtempSync(join(tmpdir(), "promptctx-home-"));
+    cpSync(EXAMPLE, dir, { recursive: true });
+    url = (await pg.schema()).url;
+    sqlite = join(dir, "copy.db");
+    for (const store of [url, sqlite]) {
+      const r = cli(["memory", "import", "--store", store, join(dir, "memories.jsonl")]);
+      expect(r.code, r.stderr).toBe(0);
+    }
+  });
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it("memory import and export: the same bytes as over SQLite", () => {
+    const fromPg = cli(["memory", "export", "--store", url]);
+    const fromSqlite = cli(["memory", "export", "--store", sqlite]);
+    expect(fromPg.code, fromPg.stderr).toBe(0);
+    expect(fromPg.stdout.length).toBeGreaterThan(100);
+    expect(fromPg.stdout).toBe(fromSqlite.stdout);
+  });
+
+  it("memory recall --json: the same hits and breakdowns as over SQLite", () => {
+    const args = ["--user", "user-42", "--query", "migration scripts", "--now", NOW, "--json"];
+    const fromPg = cli(["memory", "recall", "--store", url, ...args]);
+    const fromSqlite = cli(["memory", "recall", "--store", sqlite, ...args]);
+    expect(fromPg.code, fromPg.stderr).toBe(0);
+    expect(JSON.parse(fromPg.stdout)).toEqual(JSON.parse(fromSqlite.stdout));
+  });
+
+  it("memory add, then recall finds it; the store is named without its password", () => {
+    const withPassword = url.replace("promptctx@", "promptctx:pw@");
+    const added = cli([
+      ...["memory", "add", "--store", withPassword, "--user", "zoe"],
+      ...["--text", "Zoe deploys on Fridays", "--id", "z1", "--now", NOW],
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain("inserted z1");
+    expect(added.stdout).toContain("promptctx:***@");
+    expect(added.stdout).not.toContain(":pw@");
+    const r = cli(["memory", "recall", "--store", url, "--user", "zoe", "--query", "fridays"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("z1");
+  });
+
+  it("a database without a store: read verbs exit 2 and create nothing", async () => {
+    const empty = (await pg.schema()).url;
+    const r = cli(["memory", "recall", "--store", empty, "--user", "u", "--query", "x"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no promptctx memory store/);
+    expect(cli(["memory", "export", "--store", empty]).code).toBe(2);
+  });
+
+  it("assemble --store postgres://…: the same prompt as with the SQLite file", async () => {
+    // Fresh copies of both (the tests above wrote to the first ones).
+    const pgCopy = (await pg.schema()).url;
+    const sqliteCopy = join(dir, "copy2.db");
+    for (const store of [pgCopy, sqliteCopy]) {
+      const r = cli(["memory", "import", "--store", store, join(dir, "memories.jsonl")]);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const run = (store: string) =>
+      cli([
+        ...["assemble", "--workspace", dir, "--query", QUERY, "--now", NOW],
+        ...["--format", "json", "--store", store],
+      ]);
+    const fromPg = run(pgCopy);
+    const fromSqlite = run(sqliteCopy);
+    expect(fromPg.code, fromPg.stderr).toBe(0);
+    const a = JSON.parse(fromPg.stdout);
+    const b = JSON.parse(fromSqlite.stdout);
+    expect(a.prompt).toBe(b.prompt);
+    expect(a.memoryPlan).toEqual(b.memoryPlan);
+    expect(a.prompt).toMatch(/invoices/);
+  });
+});

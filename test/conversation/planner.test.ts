@@ -1,0 +1,126 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  type ConversationPlan,
+  createConversationPlanner,
+  type MessageInput,
+  planConversation,
+} from "../../src/conversation/index.js";
+import { getTokenCounter } from "../../src/tokens/index.js";
+import { conversation, outcome, policyFor, say, user } from "./helpers.js";
+
+/** What changes before a call, besides the messages the turn appended. */
+const CHANGES = ["none", "policy", "budget", "copy", "shrink", "unfollow"] as const;
+
+const life = conversation.chain((messages) =>
+  fc.record({
+    messages: fc.constant(messages),
+    policy: policyFor(messages),
+    budgetTokens: fc.integer({ min: 0, max: 1000 }),
+    steps: fc.array(
+      fc.record({
+        grow: fc.integer({ min: 0, max: 4 }),
+        change: fc.oneof(
+          { weight: 8, arbitrary: fc.constant("none" as const) },
+          { weight: 1, arbitrary: fc.constantFrom(...CHANGES) },
+        ),
+        policy: policyFor(messages),
+        budgetTokens: fc.integer({ min: 0, max: 1000 }),
+      }),
+      { minLength: 1, maxLength: 14 },
+    ),
+  }),
+);
+
+describe("createConversationPlanner", () => {
+  it("plans exactly like planConversation, call after call, whatever changed between", () => {
+    fc.assert(
+      fc.property(life, (life) => {
+        const { messages, steps } = life;
+        const counter = getTokenCounter("estimate");
+        const planner = createConversationPlanner();
+        let current = messages;
+        let length = 1;
+        let { policy, budgetTokens } = life;
+        let prev: ConversationPlan | null = null;
+        for (const step of steps) {
+          length = Math.min(current.length, length + step.grow);
+          if (step.change === "shrink") length = Math.max(1, length - 3);
+          if (step.change === "copy") current = structuredClone(current);
+          if (step.change === "policy") policy = step.policy;
+          if (step.change === "budget") budgetTokens = step.budgetTokens;
+          if (step.change === "unfollow") prev = null;
+          const sent = current.slice(0, length);
+          const ids = new Set(sent.map((m) => m.id));
+          const request = {
+            messages: sent,
+            budgetTokens,
+            policy: {
+              ...policy,
+              pinned: (policy.pinned ?? []).filter((id) => ids.has(id)),
+              anchor: prev?.firstKeptId ?? policy.anchor ?? null,
+              clearBeforeTurn: prev?.clearBeforeTurn ?? policy.clearBeforeTurn ?? null,
+            },
+          };
+          const got = outcome(() => planner.plan({ ...request, tokenizer: counter }));
+          const want = outcome(() => planConversation({ ...request, tokenizer: counter }));
+          expect(got).toBe(want);
+          prev = got.startsWith('{"code"') ? null : (JSON.parse(got) as ConversationPlan);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("reuses nothing across a tool result that completes the last unit", () => {
+    const planner = createConversationPlanner();
+    const messages: MessageInput[] = [
+      user("u1", "go"),
+      {
+        id: "a1",
+        role: "assistant",
+        content: [{ type: "tool_call", callId: "c1", name: "grep", input: {} }],
+      },
+    ];
+    const first = planner.plan({ messages, budgetTokens: 100 });
+    expect(first.decisions[1]?.reason).toBe("orphan_removed");
+    messages.push({
+      id: "t1",
+      role: "tool",
+      content: [{ type: "tool_result", callId: "c1", output: "x" }],
+    });
+    const second = planner.plan({ messages, budgetTokens: 100 });
+    expect(second.decisions.map((d) => d.reason)).toEqual(["required", "required", "required"]);
+    expect(second).toEqual(planConversation({ messages, budgetTokens: 100 }));
+  });
+
+  it("hands out frozen messages and decisions, and never the caller's objects", () => {
+    const planner = createConversationPlanner();
+    const messages = [user("u1", "go"), say("a1", "ok"), user("u2", "more")];
+    const p = planner.plan({ messages, budgetTokens: 100 });
+    expect(Object.isFrozen(p.decisions[0])).toBe(true);
+    expect(Object.isFrozen(p.messages[0]?.content[0])).toBe(true);
+    expect(p.messages[0]).not.toBe(messages[0]);
+    expect(Object.isFrozen(messages[0])).toBe(false);
+    // The arrays are the caller's to change: the next plan is unaffected.
+    p.decisions.length = 0;
+    p.droppedMessageIds.push("x");
+    expect(planner.plan({ messages, budgetTokens: 100 })).toEqual(
+      planConversation({ messages, budgetTokens: 100 }),
+    );
+  });
+
+  it("starts over after an invalid request", () => {
+    const planner = createConversationPlanner();
+    const messages = [user("u1", "go"), say("a1", "ok")];
+    planner.plan({ messages, budgetTokens: 100 });
+    const bad = [...messages, user("u1", "duplicate id")];
+    expect(() => planner.plan({ messages: bad, budgetTokens: 100 })).toThrow(
+      /duplicate message id/,
+    );
+    const good = [...messages, user("u2", "next")];
+    expect(planner.plan({ messages: good, budgetTokens: 100 })).toEqual(
+      planConversation({ messages: good, budgetTokens: 100 }),
+    );
+  });
+});

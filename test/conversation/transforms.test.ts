@@ -1,0 +1,185 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  clearedNotice,
+  elisionNotice,
+  type MessageInput,
+  planConversation,
+  truncateToolOutput,
+} from "../../src/conversation/index.js";
+import { cpLength } from "../../src/text/index.js";
+import { getTokenCounter, type TokenCounter } from "../../src/tokens/index.js";
+import { calls, lengthCounter, recount, results, text, user } from "./helpers.js";
+
+const NOTICE = /^([\s\S]*)\n\[… (\d+) chars of tool output elided \(call ([^)]*)\) …\]\n([\s\S]*)$/;
+
+/** The cut keeping `keep` code points, built from the spec's words. */
+function specCut(output: string, keep: number, callId: string): string {
+  const cps = [...output];
+  const head = Math.ceil((2 * keep) / 3);
+  const tail = keep - head;
+  return `${cps.slice(0, head).join("")}\n${elisionNotice(cps.length - keep, callId)}\n${cps
+    .slice(cps.length - tail)
+    .join("")}`;
+}
+
+describe("truncateToolOutput", () => {
+  const counters: Record<string, () => TokenCounter> = {
+    estimate: () => getTokenCounter("estimate"),
+    o200k_base: () => getTokenCounter("o200k_base"),
+  };
+
+  it.each(Object.keys(counters))(
+    "with %s: head ≈ 2 × tail, notice between, the largest cut that fits",
+    (name) => {
+      const counter = (counters[name] as () => TokenCounter)();
+      const long = fc
+        .tuple(text, fc.integer({ min: 20, max: 200 }))
+        .map(([t, n]) => (t === "" ? "x" : t).repeat(n));
+      fc.assert(
+        fc.property(long, fc.integer({ min: 32, max: 120 }), (output, max) => {
+          fc.pre(counter.count(output) > max);
+          const cut = truncateToolOutput(output, "call_7", max, counter);
+          const m = NOTICE.exec(cut);
+          expect(m).not.toBeNull();
+          const [, head, elided, callId, tail] = m as unknown as string[];
+          expect(callId).toBe("call_7");
+          expect(output.startsWith(head as string)).toBe(true);
+          expect(output.endsWith(tail as string)).toBe(true);
+          const keep = cpLength(head as string) + cpLength(tail as string);
+          expect(Number(elided)).toBe(cpLength(output) - keep);
+          expect(cpLength(head as string)).toBe(Math.ceil((2 * keep) / 3));
+          expect(cut).toBe(specCut(output, keep, "call_7"));
+          expect(counter.count(cut)).toBeLessThanOrEqual(max);
+          // One more code point kept would not fit.
+          if (keep + 1 < cpLength(output)) {
+            expect(counter.count(specCut(output, keep + 1, "call_7"))).toBeGreaterThan(max);
+          }
+        }),
+        { numRuns: 150 },
+      );
+    },
+  );
+
+  it("never splits a surrogate pair", () => {
+    const out = truncateToolOutput("😀".repeat(500), "c", 80, lengthCounter());
+    expect(out).not.toMatch(
+      /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/,
+    );
+    expect(out.length).toBeLessThanOrEqual(80);
+    expect(out.length).toBeGreaterThan(78);
+  });
+});
+
+const exchange = (turn: number, name: string, output: string): MessageInput[] => [
+  user(`u${turn}`, `ask ${turn}`),
+  calls(`a${turn}`, [`c${turn}`, name, { turn }]),
+  results(`t${turn}`, [`c${turn}`, output]),
+];
+
+describe("truncation in a plan", () => {
+  it("cuts only results over the limit, records the original tokens, recounts the rest", () => {
+    const counter = lengthCounter();
+    const big = "0123456789".repeat(30);
+    const messages = [
+      user("u1", "go"),
+      calls("a1", ["c1", "read_file", {}], ["c2", "grep", {}]),
+      results("t1", ["c1", big], ["c2", "short"]),
+      results("t2x", ["c9", big]), // an orphan: dropped, never truncated into the output
+    ];
+    const p = planConversation({
+      messages,
+      budgetTokens: 10_000,
+      tokenizer: counter,
+      policy: { toolResultMaxTokens: 64 },
+    });
+    const t1 = p.decisions[2];
+    expect(t1?.transforms).toEqual([
+      { kind: "tool_result_truncated", callId: "c1", originalTokens: 4 + 300 + 5 },
+    ]);
+    const sent = p.messages.find((m) => m.id === "t1") as MessageInput;
+    const [first, second] = sent.content as { output: string }[];
+    expect(first?.output).toBe(truncateToolOutput(big, "c1", 64, counter));
+    expect(first?.output.length).toBeLessThanOrEqual(64);
+    expect(second?.output).toBe("short");
+    expect(t1?.tokens).toBe(recount(sent, (t) => t.length));
+    expect(p.decisions[1]?.transforms).toEqual([]);
+    // The input is never modified.
+    expect(((messages[2] as MessageInput).content[0] as { output: string }).output).toBe(big);
+  });
+
+  it("a result at exactly the limit is left whole", () => {
+    const p = planConversation({
+      messages: exchange(1, "grep", "x".repeat(40)),
+      budgetTokens: 1000,
+      tokenizer: lengthCounter(),
+      policy: { toolResultMaxTokens: 40 },
+    });
+    expect(p.decisions.every((d) => d.transforms.length === 0)).toBe(true);
+  });
+});
+
+describe("clearing old tool results", () => {
+  const convo = [
+    ...exchange(1, "read_file", "contents of one"),
+    ...exchange(2, "grep", "matches of two"),
+    ...exchange(3, "read_file", "x".repeat(500)),
+    ...exchange(4, "run_tests", "all green"),
+  ];
+  const run = (policy: object, budgetTokens = 100_000) =>
+    planConversation({ messages: convo, budgetTokens, tokenizer: lengthCounter(), policy });
+  const output = (p: ReturnType<typeof run>, id: string) =>
+    ((p.messages.find((m) => m.id === id) as MessageInput).content[0] as { output: string }).output;
+
+  it("replaces results older than the last N turns by a notice, except kept tools", () => {
+    const p = run({ clearToolResultsAfterTurns: 2, keepToolResults: ["grep"] });
+    expect(p.clearBeforeTurn).toBe(3);
+    expect(output(p, "t1")).toBe(clearedNotice("c1", "read_file"));
+    expect(output(p, "t1")).toBe("[tool result cleared (call c1, read_file)]");
+    expect(output(p, "t2")).toBe("matches of two");
+    expect(output(p, "t3")).toBe("x".repeat(500));
+    expect(p.decisions[2]?.transforms).toEqual([
+      { kind: "tool_result_cleared", callId: "c1", originalTokens: 4 + "contents of one".length },
+    ]);
+    expect(p.decisions[2]?.tokens).toBe(4 + clearedNotice("c1", "read_file").length);
+  });
+
+  it("clears before truncating, and never truncates a cleared result", () => {
+    const p = run({ clearToolResultsAfterTurns: 1, toolResultMaxTokens: 32 });
+    expect(p.clearBeforeTurn).toBe(4);
+    expect(p.decisions[8]?.transforms.map((t) => t.kind)).toEqual(["tool_result_cleared"]);
+    const q = run({ clearToolResultsAfterTurns: 2, toolResultMaxTokens: 32 });
+    expect(q.decisions[8]?.transforms.map((t) => t.kind)).toEqual(["tool_result_truncated"]);
+  });
+
+  it("is off by default", () => {
+    const p = run({});
+    expect(p.clearBeforeTurn).toBeNull();
+    expect(p.decisions.every((d) => d.transforms.length === 0)).toBe(true);
+  });
+
+  it("holds the boundary while the anchor holds, and moves it with the window", () => {
+    const policy = { clearToolResultsAfterTurns: 2 };
+    const first = planConversation({
+      messages: convo.slice(0, 9),
+      budgetTokens: 100_000,
+      tokenizer: lengthCounter(),
+      policy,
+    });
+    expect(first.clearBeforeTurn).toBe(2);
+    expect(first.firstKeptId).toBe("u1");
+    const held = run({ ...policy, anchor: first.firstKeptId, clearBeforeTurn: 2 });
+    expect(held.firstKeptId).toBe("u1");
+    expect(held.clearBeforeTurn).toBe(2);
+    // Turn 2 is older than the last 2 turns, but the boundary held: still there.
+    expect(output(held, "t2")).toBe("matches of two");
+    expect(held.messages.slice(0, 6)).toEqual(first.messages.slice(0, 6));
+    // Without the anchor the boundary is where the policy puts it.
+    expect(run({ ...policy, clearBeforeTurn: 2 }).clearBeforeTurn).toBe(3);
+    // When the anchor no longer fits, the window and the boundary move together.
+    const tight = held.usedTokens - 1;
+    const moved = run({ ...policy, anchor: "u1", clearBeforeTurn: 2 }, tight);
+    expect(moved.firstKeptId).not.toBe("u1");
+    expect(moved.clearBeforeTurn).toBe(3);
+  });
+});
