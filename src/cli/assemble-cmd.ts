@@ -8,17 +8,14 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Command, Option } from "commander";
 import { InvalidInputError } from "../errors/index.js";
-import {
-  DEFAULT_ANTHROPIC_MODEL,
-  DEFAULT_OPENAI_MODEL,
-  toAnthropicRequest,
-  toOpenAIChatRequest,
-} from "../render/index.js";
-import { openStore } from "../store/index.js";
 import { parseInstant } from "../text/index.js";
-import { getTokenCounter, TOKENIZER_NAMES } from "../tokens/index.js";
-import { assembleWorkspace, type WorkspaceAssembly } from "../workspace/index.js";
-import { EXIT, reportError } from "./io.js";
+import { TOKENIZER_NAMES } from "../tokens/index.js";
+// The module itself, not the stage's index: the chat loop the index also exports is not needed.
+import { assembleWorkspace, type WorkspaceAssembly } from "../workspace/workspace.js";
+import { EXIT, intFlag, reportError } from "./io.js";
+
+export { intFlag } from "./io.js";
+
 import { type TableStyle, tableStyle } from "./table.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 
@@ -27,9 +24,6 @@ import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.
  * `anthropic` / `openai` (a ready request body, {@link providerRequestJson}).
  */
 export const ASSEMBLE_FORMATS = ["text", "json", "anthropic", "openai"] as const;
-
-/** `max_tokens` of the `--format anthropic` body (the Messages API requires one). */
-export const ANTHROPIC_MAX_TOKENS = 1024;
 
 interface AssembleFlags {
   workspace: string;
@@ -47,18 +41,6 @@ interface AssembleFlags {
   renderer?: "en" | "zh-CN" | "tagged";
   userFiles: boolean;
   wide?: boolean;
-}
-
-/** A non-negative integer flag, or a typed error naming the flag. */
-export function intFlag(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value.trim())) {
-    throw new InvalidInputError(
-      `${flag} must be a non-negative integer, got ${JSON.stringify(value)}`,
-      flag,
-    );
-  }
-  return Number(value.trim());
 }
 
 function nowFlag(value: string | undefined, clock: () => Date): string {
@@ -112,46 +94,6 @@ export function assemblyJson(out: WorkspaceAssembly): string {
   });
 }
 
-/**
- * The request body of `--format anthropic|openai`, the query as the user message:
- * - `anthropic`: Messages API `{model, max_tokens, system, messages}`, `system` one text
- *   block per cache tier with `cache_control` breakpoints ({@link toAnthropicRequest};
- *   the breakpoints' minimum cacheable length is checked with `claude_estimate` counts);
- * - `openai`: Chat Completions `{model, messages, prompt_cache_key}` with the prompt as
- *   the `system` message ({@link toOpenAIChatRequest}).
- * The model is `--model`, else `claude-sonnet-4-6` / `gpt-4o`; a model of the other
- * provider is invalid input.
- */
-export function providerRequestJson(
-  out: WorkspaceAssembly,
-  format: "anthropic" | "openai",
-  query: string,
-  model: string | undefined,
-): string {
-  const claude = (m: string) => /^claude/i.test(m.trim());
-  if (format === "anthropic") {
-    const name = model ?? DEFAULT_ANTHROPIC_MODEL;
-    if (!claude(name)) {
-      throw new InvalidInputError(
-        `--format anthropic needs a Claude model, got "${name}"`,
-        "--model",
-      );
-    }
-    const { body } = toAnthropicRequest(out, {
-      model: name,
-      query,
-      tokenCounter: getTokenCounter("claude_estimate"),
-    });
-    return JSON.stringify({ model: name, max_tokens: ANTHROPIC_MAX_TOKENS, ...body });
-  }
-  const name = model ?? DEFAULT_OPENAI_MODEL;
-  if (claude(name)) {
-    throw new InvalidInputError(`--format openai needs an OpenAI model, got "${name}"`, "--model");
-  }
-  const { body } = toOpenAIChatRequest(out, { model: name, query });
-  return JSON.stringify({ model: name, ...body });
-}
-
 async function runAssemble(flags: AssembleFlags, style: TableStyle): Promise<number> {
   const home = homedir();
   const out = await assembleWorkspace({
@@ -177,7 +119,7 @@ async function runAssemble(flags: AssembleFlags, style: TableStyle): Promise<num
     flags.format === "json"
       ? `${assemblyJson(out)}\n`
       : flags.format === "anthropic" || flags.format === "openai"
-        ? `${providerRequestJson(out, flags.format, flags.query, flags.model)}\n`
+        ? `${(await import("./provider-format.js")).providerRequestJson(out, flags.format, flags.query, flags.model)}\n`
         : formatAssembly(out, style),
   );
   return EXIT.ok;
@@ -207,6 +149,8 @@ export async function runWorkspaceDemo(options: {
   const dir = mkdtempSync(join(tmpdir(), "promptctx-demo-"));
   try {
     const storePath = join(dir, "memory.db");
+    // The store's code and its native driver load only here, for the demo's store.
+    const { openStore } = await import("../store/index.js");
     const store = openStore(storePath);
     try {
       const result = await store.importJsonl(readFileSync(join(root, "memories.jsonl"), "utf8"), {

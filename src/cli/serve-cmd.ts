@@ -18,8 +18,7 @@ import {
   runServer,
   type StartOptions,
 } from "../server/index.js";
-import { intFlag } from "./assemble-cmd.js";
-import { reportError } from "./io.js";
+import { intFlag, reportError } from "./io.js";
 
 interface ServeFlags {
   port: string;

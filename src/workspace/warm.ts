@@ -7,14 +7,11 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import {
-  type AssembleSegment,
-  type Assembly,
-  assemble,
-  type SchemaRegistry,
-} from "../assemble/index.js";
+import { type Assembly, assemble } from "../assemble/assemble.js";
+import type { AssembleSegment } from "../assemble/global-plan.js";
+import type { SchemaRegistry } from "../assemble/schema.js";
 import type { ContextSource } from "../sources/index.js";
-import { type MemoryStore, openStore } from "../store/index.js";
+import type { MemoryStore } from "../store/index.js";
 import type { WorkspaceConfig } from "./config.js";
 import { type Signatures, signaturesOf, unchanged, watchedPaths } from "./fingerprint.js";
 import {
@@ -139,7 +136,7 @@ export class WarmWorkspaces {
     let before = previous === null ? null : signaturesOf(previous.keys());
     for (let read = 1; ; read++) {
       const files = await readWorkspaceFiles(root, {});
-      const store = this.#storeOf(root);
+      const store = await this.#storeOf(root);
       const paths = watchedPaths(files, join(root, WORKSPACE_PATHS.config));
       // A workspace without its own store yet is read again once the file appears.
       if (this.#shared === null && store === null) paths.add(join(root, WORKSPACE_PATHS.store));
@@ -176,12 +173,16 @@ export class WarmWorkspaces {
   }
 
   // The store the workspace's assemblies read: the shared one, else its own file (opened once).
-  #storeOf(root: string): MemoryStore | null {
+  async #storeOf(root: string): Promise<MemoryStore | null> {
     if (this.#shared !== null) return this.#shared;
     const open = this.#stores.get(root);
     if (open !== undefined) return open;
     const path = join(root, WORKSPACE_PATHS.store);
     if (!existsSync(path)) return null;
+    const { openStore } = await import("../store/index.js");
+    // Another load of the same root may have opened it meanwhile.
+    const again = this.#stores.get(root);
+    if (again !== undefined) return again;
     const store = openStore(path, { mustExist: true });
     this.#stores.set(root, store);
     return store;

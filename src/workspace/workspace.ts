@@ -7,14 +7,11 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
-import {
-  type AssembleSegment,
-  type Assembly,
-  assemble,
-  createSchemaRegistry,
-  type ModeSchema,
-  type SchemaRegistry,
-} from "../assemble/index.js";
+// The assembler's modules themselves, not the stage's index (its chat and request layers
+// are not needed here, and `promptctx assemble` should not load them).
+import { type Assembly, assemble } from "../assemble/assemble.js";
+import type { AssembleSegment } from "../assemble/global-plan.js";
+import { createSchemaRegistry, type ModeSchema, type SchemaRegistry } from "../assemble/schema.js";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import {
   type ContextSource,
@@ -40,13 +37,7 @@ import {
   ToolState,
   toolStateSource,
 } from "../sources/index.js";
-import {
-  isPostgresUrl,
-  type MemoryStore,
-  type OpenedStore,
-  openStore,
-  openStoreUrl,
-} from "../store/index.js";
+import type { MemoryStore, OpenedStore } from "../store/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../tokens/index.js";
 import type { TraceOptions } from "../trace/index.js";
 import { type WorkspaceConfig, WorkspaceConfigSchema } from "./config.js";
@@ -264,6 +255,11 @@ async function workspaceStore(
   const storePath = options.store ?? join(root, WORKSPACE_PATHS.store);
   const shared = options.openStore ?? null;
   if (shared !== null) return { store: shared, opened: null, storePath };
+  // A missing file (and no URL) is no store: the store's code is loaded only for one to open.
+  if (!storePath.includes("://") && !existsSync(storePath)) {
+    return { store: null, opened: null, storePath };
+  }
+  const { isPostgresUrl, openStore, openStoreUrl } = await import("../store/index.js");
   if (isPostgresUrl(storePath)) {
     const opened = await openStoreUrl(storePath, { mustExist: true });
     return { store: opened, opened, storePath: opened.path };
