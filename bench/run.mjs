@@ -18,6 +18,7 @@ import os from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { hasGc } from "./lib/measure.mjs";
 import { MissingModuleError } from "./lib/modules.mjs";
+import { judgedTargets, table } from "./lib/report.mjs";
 
 const SECTIONS_DIR = fileURLToPath(new URL("./sections/", import.meta.url));
 const RESULTS_FILE = fileURLToPath(new URL("./results.json", import.meta.url));
@@ -63,6 +64,29 @@ async function loadSections() {
 
 function round2(x) {
   return Math.round(x * 100) / 100;
+}
+
+/** Every target judged in this run, with its verdict: the summary a reader checks first. */
+function printTargets(targets, env) {
+  if (targets.length === 0) return;
+  console.log("");
+  console.log("Targets");
+  console.log("=======");
+  table([
+    ["section", "target", "figure", "limit", "result"],
+    ...targets.map((t) => [
+      t.section,
+      t.check,
+      String(round2(t.figure)),
+      `${t.op} ${t.limit}`,
+      t.pass ? "PASS" : "FAIL",
+    ]),
+  ]);
+  const failed = targets.filter((t) => !t.pass).length;
+  console.log(
+    `  ${targets.length - failed} PASS, ${failed} FAIL; 1-min load average ${env.loadAverageBefore} ` +
+      `before, ${env.loadAverageAfter} after, on ${env.cpus} CPUs`,
+  );
 }
 
 async function main() {
@@ -129,6 +153,8 @@ async function main() {
     }
   }
   env.loadAverageAfter = round2(os.loadavg()[0]);
+  results.targets = judgedTargets();
+  printTargets(results.targets, env);
   writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
   console.log("");
   console.log(

@@ -34,12 +34,15 @@ const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 const NPM_FLAGS = ["--prefix", PEERS_DIR, "--no-audit", "--no-fund", "--ignore-scripts"];
 
 /**
- * Installs bench/peers once if its node_modules is missing, and says so.
+ * Installs bench/peers once with `npm ci` if its node_modules is missing, and says so.
  *
- * `npm ci` is tried first. npm 11 rejects this lock file when priompt's tokenizer
- * (@anysphere/tiktoken-node) declares optional platform packages that were never
- * published ("Missing: …@ from lock file", npm/cli#4828 family); then the locked
- * versions are installed with `npm install`, which keeps to the lock file.
+ * The lock file keeps five inert entries (`{"optional": true}`, no version) for platform
+ * packages of priompt's tokenizer (@anysphere/tiktoken-node-darwin-arm64, …) that it
+ * declares as optional dependencies but that were never published. npm 11.13 writes such
+ * placeholders; npm ≥ 11.16 omits them and then refuses its own lock file in `npm ci`
+ * ("Missing: …@ from lock file", npm/cli#9846). With the placeholders, every npm 11
+ * accepts the lock. When the lock is regenerated (a peer added or bumped), keep them:
+ * `npx npm@11.13.0 install --package-lock-only --prefix bench/peers` writes them again.
  */
 export function ensurePeers() {
   if (peersReady) return;
@@ -47,26 +50,11 @@ export function ensurePeers() {
     console.log("  bench/peers/node_modules is missing: running `npm ci --prefix bench/peers`");
     const ci = spawnSync(NPM, ["ci", ...NPM_FLAGS], { encoding: "utf8" });
     if (ci.status !== 0) {
-      const out = `${ci.stdout ?? ""}${ci.stderr ?? ""}`;
-      if (!/Missing: \S+ from lock file/.test(out)) {
-        process.stdout.write(out);
-        throw new Error(`npm ci --prefix bench/peers failed (exit ${ci.status ?? ci.signal})`);
-      }
-      const missing = [...out.matchAll(/Missing: (\S+) from lock file/g)].map((m) => m[1]);
-      console.log(
-        `  npm ci refused the lock file (unpublished optional packages: ${missing.join(", ")});`,
-      );
-      console.log("  installing the locked versions with `npm install --prefix bench/peers`");
-      const lock = readFileSync(`${PEERS_DIR}package-lock.json`, "utf8");
-      const inst = spawnSync(NPM, ["install", ...NPM_FLAGS], { stdio: "inherit" });
-      if (inst.status !== 0) {
-        throw new Error(
-          `npm install --prefix bench/peers failed (exit ${inst.status ?? inst.signal})`,
-        );
-      }
-      if (readFileSync(`${PEERS_DIR}package-lock.json`, "utf8") !== lock) {
-        console.log("  warning: npm install changed bench/peers/package-lock.json");
-      }
+      process.stdout.write(`${ci.stdout ?? ""}${ci.stderr ?? ""}`);
+      const hint = /Missing: \S+@ from lock file/.test(`${ci.stdout}${ci.stderr}`)
+        ? " (the lock lost its placeholders for unpublished optional packages: see bench/lib/modules.mjs)"
+        : "";
+      throw new Error(`npm ci --prefix bench/peers failed (exit ${ci.status ?? ci.signal})${hint}`);
     }
   }
   peersReady = true;

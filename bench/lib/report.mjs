@@ -40,9 +40,33 @@ export function int(x) {
   return String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
-/** `PASS` / `MISS` against a target. */
+/** `PASS` / `FAIL` against a target. */
 export function verdict(ok) {
-  return ok ? "PASS" : "MISS";
+  return ok ? "PASS" : "FAIL";
+}
+
+/** Every target judged in this run, in order (the driver prints them all at the end). */
+const judged = [];
+
+/**
+ * Judges one target and records it: `figure` against `limit` (`op` "<=" or ">="), with
+ * the baseline measured in the same run when the target has one (`baseline`: a label and
+ * its figure, already formatted). Returns the row for {@link targetTable}.
+ */
+export function judge(section, { check, figure, shown, op, limit, shownLimit, baseline = "" }) {
+  const ok = Number.isFinite(figure) && (op === "<=" ? figure <= limit : figure >= limit);
+  judged.push({ section, check, figure, op, limit, baseline, pass: ok });
+  return [check, shown, baseline, `${op} ${shownLimit ?? limit}`, verdict(ok)];
+}
+
+/** Prints judged rows (see {@link judge}) under one header. */
+export function targetTable(rows) {
+  table([["target", "figure", "baseline (same run)", "limit", "result"], ...rows]);
+}
+
+/** The targets judged so far. */
+export function judgedTargets() {
+  return judged.map((t) => ({ ...t }));
 }
 
 export function heading(text) {

@@ -27,7 +27,7 @@
 import { measure, pairedRatio } from "../lib/measure.mjs";
 import { importDist, MissingModuleError, peerVersion, requirePeer } from "../lib/modules.mjs";
 import { cjkSentence, codeSnippet, createRng, sentence } from "../lib/prng.mjs";
-import { heading, int, ms, ratio, table, verdict } from "../lib/report.mjs";
+import { heading, int, judge, ms, ratio, table, targetTable } from "../lib/report.mjs";
 
 export const meta = {
   name: "planner",
@@ -300,16 +300,32 @@ export async function run(ctx) {
       : round2(pairedRatio(steady[fasterPeer].samplesMs, steady.promptctx.samplesMs));
   const met = paired !== null && paired >= TARGET_SPEEDUP;
   console.log("");
-  table([
-    ["check", "paired", "of medians", "target", "result"],
-    [
-      `faster peer (${fasterPeer === null ? "none" : contenders[fasterPeer].label}) / ours`,
-      paired === null ? "n/a" : ratio(paired),
-      speedup === null ? "n/a" : ratio(speedup),
-      `>= ${TARGET_SPEEDUP}x`,
-      paired === null ? "SKIPPED" : verdict(met),
-    ],
-  ]);
+  if (paired === null || speedup === null) {
+    console.log(`  target skipped: no peer to compare with`);
+  } else {
+    const label = contenders[fasterPeer].label;
+    // Judged twice: on the paired ratio (rounds back to back) and on the raw medians.
+    targetTable([
+      judge("planner", {
+        check: `faster peer / ours, paired`,
+        figure: paired,
+        shown: ratio(paired),
+        op: ">=",
+        limit: TARGET_SPEEDUP,
+        shownLimit: `${TARGET_SPEEDUP}x`,
+        baseline: `${label} ${ms(m[fasterPeer].medianMs)}`,
+      }),
+      judge("planner", {
+        check: `faster peer / ours, raw medians`,
+        figure: speedup,
+        shown: ratio(speedup),
+        op: ">=",
+        limit: TARGET_SPEEDUP,
+        shownLimit: `${TARGET_SPEEDUP}x`,
+        baseline: `${label} ${ms(m[fasterPeer].medianMs)}`,
+      }),
+    ]);
+  }
   const gcOurs = gcTimings.promptctx?.medianMs ?? null;
   const gcPeer = gcTimings.priompt?.medianMs ?? null;
   const gcRatio = gcOurs !== null && gcPeer !== null ? round2(gcPeer / gcOurs) : null;
@@ -363,7 +379,11 @@ export async function run(ctx) {
       priompt: gcTimings.priompt ? strip(gcTimings.priompt) : null,
       priomptToOurs: gcRatio,
     },
-    target: { minSpeedup: TARGET_SPEEDUP, met },
+    target: {
+      minSpeedup: TARGET_SPEEDUP,
+      met,
+      rawMet: speedup !== null && speedup >= TARGET_SPEEDUP,
+    },
     ...(Object.keys(skipped).length > 0 ? { skipped } : {}),
   };
 }

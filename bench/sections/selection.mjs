@@ -10,7 +10,7 @@
 import { measure, pairedRatio } from "../lib/measure.mjs";
 import { importDist } from "../lib/modules.mjs";
 import { createRng, textOfLength } from "../lib/prng.mjs";
-import { heading, int, ms, ratio, table, verdict } from "../lib/report.mjs";
+import { heading, int, judge, ms, ratio, table, targetTable } from "../lib/report.mjs";
 
 export const meta = {
   name: "selection",
@@ -297,24 +297,49 @@ export async function run(ctx) {
     scalingMax: TARGET_SCALING,
     scalingMet: scaling <= TARGET_SCALING,
   };
-  const t = results.targets;
+  results.targets.rawSelectionToBaselineMet =
+    Math.max(small.ratioSelectionToBaseline, large.ratioSelectionToBaseline) <= TARGET_VS_BASELINE;
+  results.targets.rawScalingMet = rawScaling <= TARGET_SCALING;
+  const worstRaw = Math.max(small.ratioSelectionToBaseline, large.ratioSelectionToBaseline);
   console.log("");
-  table([
-    ["check", "figure", "target", "result"],
-    [
-      "selection / baseline, paired (worst size)",
-      ratio(worstRatio),
-      `<= ${TARGET_VS_BASELINE}x`,
-      verdict(t.selectionToBaselineMet),
-    ],
-    [
-      `selection time 50k / 5k, drift-corrected (hit tokens ${ratio(round2(workRatio))})`,
-      ratio(scaling),
-      `<= ${TARGET_SCALING}x`,
-      verdict(t.scalingMet),
-    ],
-    ["selection time 50k / 5k, raw medians (reference)", ratio(rawScaling), "", ""],
-    ["baseline time 50k / 5k, raw medians (reference)", ratio(baseScaling), "", ""],
+  // Each target judged twice: on the figure that factors out this VM's drift, and raw.
+  targetTable([
+    judge("selection", {
+      check: "selection / baseline, paired (worst size)",
+      figure: worstRatio,
+      shown: ratio(worstRatio),
+      op: "<=",
+      limit: TARGET_VS_BASELINE,
+      shownLimit: `${TARGET_VS_BASELINE}x`,
+      baseline: "count every hit once",
+    }),
+    judge("selection", {
+      check: "selection / baseline, raw medians (worst size)",
+      figure: worstRaw,
+      shown: ratio(worstRaw),
+      op: "<=",
+      limit: TARGET_VS_BASELINE,
+      shownLimit: `${TARGET_VS_BASELINE}x`,
+      baseline: "count every hit once",
+    }),
+    judge("selection", {
+      check: `selection 50k / 5k, drift-corrected (hit tokens ${ratio(round2(workRatio))})`,
+      figure: scaling,
+      shown: ratio(scaling),
+      op: "<=",
+      limit: TARGET_SCALING,
+      shownLimit: `${TARGET_SCALING}x`,
+      baseline: `baseline 50k / 5k raw ${ratio(baseScaling)}`,
+    }),
+    judge("selection", {
+      check: "selection 50k / 5k, raw medians",
+      figure: rawScaling,
+      shown: ratio(rawScaling),
+      op: "<=",
+      limit: TARGET_SCALING,
+      shownLimit: `${TARGET_SCALING}x`,
+      baseline: `baseline 50k / 5k raw ${ratio(baseScaling)}`,
+    }),
   ]);
   const lg = large.workload;
   console.log(

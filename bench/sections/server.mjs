@@ -11,16 +11,21 @@
  *   store recall, packing, rendering.
  * - `GET /healthz`: the framework's ceiling on this machine (no work per request).
  *
+ * The same two targets are then fired at `promptctx serve --workers 2` (node:cluster, both
+ * cores) in a child process over the same workspace and store.
+ *
  * Figures: requests/s (mean over the seconds), latency p50/p99 (autocannon's resolution is
  * 1 ms), errors, timeouts and non-2xx answers, which must all be zero (the section fails
- * otherwise).
+ * otherwise). Targets (issue 15), judged for each setup with `/healthz` of the same setup
+ * as the baseline: `/v1/assemble` ≥ 1,000 requests/s, 0 errors, p99 < 30 ms.
  */
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { importDist, MissingModuleError } from "../lib/modules.mjs";
-import { heading, int, ms, table } from "../lib/report.mjs";
+import { heading, int, judge, ms, table, targetTable } from "../lib/report.mjs";
 
 export const meta = {
   name: "server",
@@ -35,6 +40,11 @@ const CONNECTIONS = 10;
 const WARMUP_SECONDS = 2;
 const SECONDS = Number(process.env.BENCH_SERVER_SECONDS ?? 10);
 const ASSEMBLE_BODY = JSON.stringify({ query: QUERY, now: NOW, tokenizer: "o200k_base" });
+const BIN = fileURLToPath(new URL("../../bin/promptctx.js", import.meta.url));
+const WORKERS = 2;
+/** Targets of issue 15 for POST /v1/assemble at 10 connections. */
+const TARGET_RPS = 1000;
+const TARGET_P99_MS = 30;
 
 async function loadAutocannon() {
   try {
@@ -70,6 +80,136 @@ function figures(result) {
   };
 }
 
+/** `promptctx serve --workers N` in a child process; resolves once it listens. */
+function startCluster(storePath) {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      "serve",
+      "--workers",
+      String(WORKERS),
+      "--port",
+      "0",
+      "--workspace",
+      WORKSPACE,
+      "--store",
+      storePath,
+      "--no-log",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let out = "";
+  child.stdout.setEncoding("utf8");
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (c) => {
+    out += c;
+  });
+  const exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+  const url = new Promise((resolve, reject) => {
+    child.stdout.on("data", (c) => {
+      out += c;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    void exited.then((code) => reject(new Error(`serve --workers exited ${code}:\n${out}`)));
+  });
+  return {
+    url,
+    stop: async () => {
+      child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
+
+/** Fires both targets at `base` (warm-up discarded), in order. */
+async function fireTargets(autocannon, base) {
+  const targets = {
+    "POST /v1/assemble": {
+      url: `${base}/v1/assemble`,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: ASSEMBLE_BODY,
+    },
+    "GET /healthz": { url: `${base}/healthz` },
+  };
+  const out = {};
+  for (const [name, opts] of Object.entries(targets)) {
+    await fire(autocannon, { ...opts, duration: WARMUP_SECONDS });
+    out[name] = figures(await fire(autocannon, { ...opts, duration: SECONDS }));
+  }
+  return out;
+}
+
+/** Sanity: the fixed body is a real assembly with recalled memory; its prompt's chars. */
+async function probe(base) {
+  const res = await fetch(`${base}/v1/assemble`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: ASSEMBLE_BODY,
+  });
+  const answer = await res.json();
+  if (res.status !== 200 || !answer.memoryPlan?.selectedMemoryIds?.length) {
+    throw new Error(`assemble probe failed: ${res.status} ${JSON.stringify(answer).slice(0, 200)}`);
+  }
+  return [...answer.prompt].length;
+}
+
+function printSetup(title, targets) {
+  console.log(`  ${title}`);
+  table([
+    ["target", "requests", "req/s", "p50", "p99", "mean", "errors", "timeouts", "non-2xx"],
+    ...Object.entries(targets).map(([name, f]) => [
+      name,
+      int(f.requests),
+      int(f.reqPerSec),
+      latency(f.p50Ms),
+      latency(f.p99Ms),
+      ms(f.meanMs),
+      f.errors,
+      f.timeouts,
+      f.non2xx,
+    ]),
+  ]);
+}
+
+/** The three targets of one setup, with its /healthz as the baseline. */
+function judgeSetup(setup, targets) {
+  const a = targets["POST /v1/assemble"];
+  const h = targets["GET /healthz"];
+  const bad = a.errors + a.timeouts + a.non2xx;
+  return [
+    judge("server", {
+      check: `${setup}: POST /v1/assemble req/s`,
+      figure: a.reqPerSec,
+      shown: int(a.reqPerSec),
+      op: ">=",
+      limit: TARGET_RPS,
+      shownLimit: int(TARGET_RPS),
+      baseline: `/healthz ${int(h.reqPerSec)} req/s`,
+    }),
+    judge("server", {
+      check: `${setup}: errors, timeouts, non-2xx`,
+      figure: bad,
+      shown: int(bad),
+      op: "<=",
+      limit: 0,
+      baseline: `/healthz ${int(h.errors + h.timeouts + h.non2xx)}`,
+    }),
+    judge("server", {
+      check: `${setup}: p99 latency`,
+      figure: a.p99Ms,
+      shown: latency(a.p99Ms),
+      op: "<=",
+      // autocannon reports whole milliseconds: under 30 ms means at most 29.
+      limit: TARGET_P99_MS - 1,
+      shownLimit: `${TARGET_P99_MS - 1} ms (< ${TARGET_P99_MS})`,
+      baseline: `/healthz ${latency(h.p99Ms)}`,
+    }),
+  ];
+}
+
 export async function run() {
   const autocannon = await loadAutocannon();
   const { buildServer } = await importDist("server/index.js");
@@ -77,6 +217,7 @@ export async function run() {
 
   const dir = mkdtempSync(path.join(os.tmpdir(), "promptctx-bench-server-"));
   let app;
+  let cluster;
   try {
     const storePath = path.join(dir, "memory.db");
     const store = openStore(storePath);
@@ -93,65 +234,50 @@ export async function run() {
     app = await buildServer({ workspace: WORKSPACE, store: storePath, logger: false });
     await app.listen({ port: 0, host: "127.0.0.1" });
     const base = `http://127.0.0.1:${app.server.address().port}`;
-
-    const targets = {
-      "POST /v1/assemble": {
-        url: `${base}/v1/assemble`,
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: ASSEMBLE_BODY,
-      },
-      "GET /healthz": { url: `${base}/healthz` },
-    };
-
-    // Sanity: the fixed body is a real assembly with recalled memory.
-    const probe = await fetch(targets["POST /v1/assemble"].url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: ASSEMBLE_BODY,
-    });
-    const answer = await probe.json();
-    if (probe.status !== 200 || !answer.memoryPlan?.selectedMemoryIds?.length) {
-      throw new Error(
-        `assemble probe failed: ${probe.status} ${JSON.stringify(answer).slice(0, 200)}`,
-      );
-    }
-    const promptChars = [...answer.prompt].length;
+    const promptChars = await probe(base);
 
     heading(meta.title);
     console.log(
       `  ${CONNECTIONS} connections, autocannon in a worker thread, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target; ` +
         `assemble prompt ${int(promptChars)} chars`,
     );
-
     const out = { connections: CONNECTIONS, seconds: SECONDS, promptChars, targets: {} };
-    for (const [name, opts] of Object.entries(targets)) {
-      await fire(autocannon, { ...opts, duration: WARMUP_SECONDS });
-      out.targets[name] = figures(await fire(autocannon, { ...opts, duration: SECONDS }));
-    }
+    out.targets = await fireTargets(autocannon, base);
+    await app.close();
+    app = undefined;
+    printSetup("in this process (buildServer), one event loop:", out.targets);
 
-    table([
-      ["target", "requests", "req/s", "p50", "p99", "mean", "errors", "timeouts", "non-2xx"],
-      ...Object.entries(out.targets).map(([name, f]) => [
-        name,
-        int(f.requests),
-        int(f.reqPerSec),
-        latency(f.p50Ms),
-        latency(f.p99Ms),
-        ms(f.meanMs),
-        f.errors,
-        f.timeouts,
-        f.non2xx,
-      ]),
-    ]);
-    const assembleRps = out.targets["POST /v1/assemble"].reqPerSec;
-    const ceilingRps = out.targets["GET /healthz"].reqPerSec;
-    out.assembleShareOfCeiling = Math.round((assembleRps / ceilingRps) * 1000) / 1000;
-    console.log(
-      `  assemble runs at ${(out.assembleShareOfCeiling * 100).toFixed(1)}% of the /healthz ceiling`,
+    cluster = startCluster(storePath);
+    const clusterBase = await cluster.url;
+    await probe(clusterBase);
+    out.clusterWorkers = WORKERS;
+    out.clusterTargets = await fireTargets(autocannon, clusterBase);
+    const code = await cluster.stop();
+    cluster = undefined;
+    console.log("");
+    printSetup(
+      `promptctx serve --workers ${WORKERS} (child process; exit ${code} after SIGTERM):`,
+      out.clusterTargets,
     );
 
-    const bad = Object.entries(out.targets).filter(([, f]) => f.errors + f.timeouts + f.non2xx > 0);
+    const share = (t) =>
+      Math.round((t["POST /v1/assemble"].reqPerSec / t["GET /healthz"].reqPerSec) * 1000) / 1000;
+    out.assembleShareOfCeiling = share(out.targets);
+    out.clusterAssembleShareOfCeiling = share(out.clusterTargets);
+    console.log(
+      `  assemble runs at ${(out.assembleShareOfCeiling * 100).toFixed(1)}% of the /healthz ceiling ` +
+        `in one process, ${(out.clusterAssembleShareOfCeiling * 100).toFixed(1)}% with ${WORKERS} workers`,
+    );
+    console.log("");
+    targetTable([
+      ...judgeSetup("1 process", out.targets),
+      ...judgeSetup(`${WORKERS} workers`, out.clusterTargets),
+    ]);
+
+    const bad = [
+      ...Object.entries(out.targets),
+      ...Object.entries(out.clusterTargets).map(([n, f]) => [`${n} (workers)`, f]),
+    ].filter(([, f]) => f.errors + f.timeouts + f.non2xx > 0);
     if (bad.length > 0) {
       throw new Error(
         `errors or non-2xx answers under load: ${bad.map(([n, f]) => `${n} ${JSON.stringify(f)}`).join("; ")}`,
@@ -160,6 +286,7 @@ export async function run() {
     return out;
   } finally {
     await app?.close();
+    await cluster?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

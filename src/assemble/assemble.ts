@@ -6,7 +6,8 @@
 import { InvalidInputError } from "../errors/index.js";
 import type { MemoryPlan } from "../memory/index.js";
 import type { PromptPlan } from "../plan/index.js";
-import { getRenderer, type SlotRenderer } from "../render/index.js";
+import { getRenderer } from "../render/builtin.js";
+import type { SlotRenderer } from "../render/types.js";
 import {
   type ContextSource,
   createSourceRegistry,

@@ -5,7 +5,7 @@
  * into the result: fills come back in schema order and items are ranked later.
  */
 import type { ContextSource, SlotSpec, SourceQuery } from "../sources/index.js";
-import { inStep, type TraceStep } from "../trace/index.js";
+import { inStep, type TraceStep } from "../trace/otel.js";
 import type { SourcedItem } from "./pack.js";
 import { startFetchSpan } from "./spans.js";
 import { validateItems } from "./validate-items.js";
@@ -38,7 +38,7 @@ async function fetchOne(
 ): Promise<SourcedItem[]> {
   // A sync throw and an async rejection are the same failure.
   const raw = await Promise.resolve().then(() => source.fetch(slot, query, signal));
-  return validateItems(raw, source);
+  return validateItems(raw, source, slot.kind);
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { MemoryPlan } from "../memory/index.js";
 import type { PromptPlan } from "../plan/index.js";
-import { countAttributes, startTrace, type TraceOptions, type TraceStep } from "../trace/index.js";
+import { countAttributes, startTrace, type TraceOptions, type TraceStep } from "../trace/otel.js";
 import type { Assembly } from "./assemble.js";
 import type { SlotFill } from "./fill.js";
 import type { FilledLayer } from "./layers.js";

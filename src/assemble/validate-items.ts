@@ -11,19 +11,24 @@ import { type ContextSource, type SourceItem, SourceItemSchema } from "../source
 import { isValidated } from "../sources/validated.js";
 import type { SourcedItem } from "./pack.js";
 
-/** Per source, its items that passed last time, by id. */
-const lastValid = new WeakMap<ContextSource, Map<string, SourceItem>>();
+/** Per source and slot kind, the items that passed last time, by id. */
+const lastValid = new WeakMap<ContextSource, Map<string, Map<string, SourceItem>>>();
 
 /**
- * `raw` as items of `source`, each validated (or known valid). Throws naming the first
- * invalid item; a non-array is an error too.
+ * `raw` as the items `source` returned for a slot of `kind`, each validated (or known
+ * valid). Throws naming the first invalid item; a non-array is an error too.
  */
-export function validateItems(raw: unknown, source: ContextSource): SourcedItem[] {
+export function validateItems(raw: unknown, source: ContextSource, kind: string): SourcedItem[] {
   const sourceId = source.id;
   if (isValidated(raw)) return raw.map((item) => ({ item, sourceId }));
   if (!Array.isArray(raw))
     throw new Error(`source ${sourceId} returned ${typeof raw}, not an array of items`);
-  const last = lastValid.get(source);
+  let byKind = lastValid.get(source);
+  if (byKind === undefined) {
+    byKind = new Map();
+    lastValid.set(source, byKind);
+  }
+  const last = byKind.get(kind);
   const next = new Map<string, SourceItem>();
   const out = raw.map((item: unknown, i): SourcedItem => {
     const id = typeof item === "object" && item !== null ? (item as { id?: unknown }).id : null;
@@ -32,7 +37,7 @@ export function validateItems(raw: unknown, source: ContextSource): SourcedItem[
     next.set(valid.id, valid);
     return { item: valid, sourceId };
   });
-  lastValid.set(source, next);
+  byKind.set(kind, next);
   return out;
 }
 

@@ -8,34 +8,24 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Command, Option } from "commander";
 import { InvalidInputError, toErrorObject } from "../errors/index.js";
-import {
-  DEFAULT_ANTHROPIC_MODEL,
-  DEFAULT_OPENAI_MODEL,
-  toAnthropicRequest,
-  toOpenAIChatRequest,
-} from "../render/index.js";
 import { parseInstant } from "../text/index.js";
-import { getTokenCounter, TOKENIZER_NAMES, type TokenizerName } from "../tokens/index.js";
-import {
-  type AssembleRecordRequest,
-  type Recorder,
-  runAssembleRequest,
-  storeTarget,
-  type WorkspaceAssembly,
-} from "../workspace/index.js";
-import { EXIT, reportError } from "./io.js";
+import { TOKENIZER_NAMES, type TokenizerName } from "../tokens/index.js";
+// The modules themselves, not the stage's index: the chat loop it also exports is not needed.
+import type { Recorder } from "../workspace/record/recorder.js";
+import { runAssembleRequest, storeTarget } from "../workspace/record/runners.js";
+import type { AssembleRecordRequest } from "../workspace/record/schema.js";
+import type { WorkspaceAssembly } from "../workspace/workspace.js";
+import { EXIT, intFlag, reportError } from "./io.js";
 import { recorderFor } from "./record.js";
 import { type TableStyle, tableStyle } from "./table.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
+import { type SetExit, summaryOf } from "./verbs.js";
 
 /**
  * Output formats of `assemble`: `text` (tables + prompt), `json` ({@link assemblyJson}),
- * `anthropic` / `openai` (a ready request body, {@link providerRequestJson}).
+ * `anthropic` / `openai` (a ready request body: provider-format.ts).
  */
 export const ASSEMBLE_FORMATS = ["text", "json", "anthropic", "openai"] as const;
-
-/** `max_tokens` of the `--format anthropic` body (the Messages API requires one). */
-export const ANTHROPIC_MAX_TOKENS = 1024;
 
 interface AssembleFlags {
   workspace: string;
@@ -54,18 +44,6 @@ interface AssembleFlags {
   userFiles: boolean;
   wide?: boolean;
   record?: string;
-}
-
-/** A non-negative integer flag, or a typed error naming the flag. */
-export function intFlag(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value.trim())) {
-    throw new InvalidInputError(
-      `${flag} must be a non-negative integer, got ${JSON.stringify(value)}`,
-      flag,
-    );
-  }
-  return Number(value.trim());
 }
 
 /** `--now`, checked; the current time without it. */
@@ -120,46 +98,6 @@ export function assemblyJson(out: WorkspaceAssembly): string {
   });
 }
 
-/**
- * The request body of `--format anthropic|openai`, the query as the user message:
- * - `anthropic`: Messages API `{model, max_tokens, system, messages}`, `system` one text
- *   block per cache tier with `cache_control` breakpoints ({@link toAnthropicRequest};
- *   the breakpoints' minimum cacheable length is checked with `claude_estimate` counts);
- * - `openai`: Chat Completions `{model, messages, prompt_cache_key}` with the prompt as
- *   the `system` message ({@link toOpenAIChatRequest}).
- * The model is `--model`, else `claude-sonnet-4-6` / `gpt-4o`; a model of the other
- * provider is invalid input.
- */
-export function providerRequestJson(
-  out: WorkspaceAssembly,
-  format: "anthropic" | "openai",
-  query: string,
-  model: string | undefined,
-): string {
-  const claude = (m: string) => /^claude/i.test(m.trim());
-  if (format === "anthropic") {
-    const name = model ?? DEFAULT_ANTHROPIC_MODEL;
-    if (!claude(name)) {
-      throw new InvalidInputError(
-        `--format anthropic needs a Claude model, got "${name}"`,
-        "--model",
-      );
-    }
-    const { body } = toAnthropicRequest(out, {
-      model: name,
-      query,
-      tokenCounter: getTokenCounter("claude_estimate"),
-    });
-    return JSON.stringify({ model: name, max_tokens: ANTHROPIC_MAX_TOKENS, ...body });
-  }
-  const name = model ?? DEFAULT_OPENAI_MODEL;
-  if (claude(name)) {
-    throw new InvalidInputError(`--format openai needs an OpenAI model, got "${name}"`, "--model");
-  }
-  const { body } = toOpenAIChatRequest(out, { model: name, query });
-  return JSON.stringify({ model: name, ...body });
-}
-
 /** The recorded request of `assemble`: the flags resolved (absolute paths, the clock pinned). */
 function assembleRequest(flags: AssembleFlags, home: string): AssembleRecordRequest {
   const budgetChars = intFlag(flags.budget, "--budget");
@@ -206,7 +144,7 @@ async function runAssemble(flags: AssembleFlags, style: TableStyle): Promise<num
     flags.format === "json"
       ? `${assemblyJson(out)}\n`
       : flags.format === "anthropic" || flags.format === "openai"
-        ? `${providerRequestJson(out, flags.format, flags.query, flags.model)}\n`
+        ? `${(await import("./provider-format.js")).providerRequestJson(out, flags.format, flags.query, flags.model)}\n`
         : formatAssembly(out, style),
   );
   return EXIT.ok;
@@ -261,12 +199,10 @@ export function runWorkspaceDemo(
 }
 
 /** Registers `assemble` on the program. */
-export function registerAssembleCommand(program: Command, setExit: (code: number) => void): void {
+export function registerAssembleCommand(program: Command, setExit: SetExit): void {
   program
     .command("assemble")
-    .description(
-      "assemble the prompt for a query over a workspace (instructions, skills, KB, memory store, config)",
-    )
+    .description(summaryOf("assemble"))
     .requiredOption(
       "--workspace <dir>",
       "workspace directory (reads .promptctx/config.json, skills, kb, memory.db)",

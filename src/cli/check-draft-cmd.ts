@@ -23,6 +23,7 @@ import { InvalidInputError, nodeErrorCode } from "../errors/index.js";
 import { checkDraft, compileRedLines, type DraftCheck } from "../trace/index.js";
 import { EXIT, parseJson, readInput, reportError } from "./io.js";
 import { renderTable, type TableStyle, type Tone, tableStyle } from "./table.js";
+import { summaryOf } from "./verbs.js";
 
 /** Exit code of `check-draft` when a `block` red line was crossed. */
 export const EXIT_BLOCKED = 4;
@@ -106,9 +107,7 @@ function positiveFlag(value: string | undefined, flag: string): number | undefin
 export function registerCheckDraftCommand(program: Command, setExit: (code: number) => void): void {
   program
     .command("check-draft")
-    .description(
-      "check a draft reply against red lines (spec 07): exit 4 when a block-severity line is crossed",
-    )
+    .description(summaryOf("check-draft"))
     .requiredOption(
       "--red-lines <file>",
       "JSON array of red lines {id, severity, literal | pattern}",

@@ -16,10 +16,11 @@ import {
   runAssembleRequest,
   toRecordResponse,
 } from "../workspace/index.js";
-import { intFlag, nowFlag } from "./assemble-cmd.js";
-import { reportError } from "./io.js";
+import { nowFlag } from "./assemble-cmd.js";
+import { intFlag, reportError } from "./io.js";
 import { recordedAt } from "./record.js";
 import { readRecordingFile } from "./replay-cmd.js";
+import { summaryOf } from "./verbs.js";
 
 /** Default port of `promptctx inspect` (`serve` uses 8787). */
 export const INSPECT_PORT = 8788;
@@ -84,9 +85,7 @@ async function runInspect(file: string | undefined, flags: InspectFlags): Promis
 export function registerInspectCommand(program: Command, setExit: (code: number) => void): void {
   program
     .command("inspect")
-    .description(
-      "a local page showing a recording turn by turn (or one assembly of a workspace): layers, tokens, decisions, diffs, cost",
-    )
+    .description(summaryOf("inspect"))
     .argument("[file]", "a recording written by --record (default: assemble --workspace once)")
     .option("--workspace <dir>", "workspace: assembled when no FILE is given; the service's root")
     .option("--port <port>", "port to listen on (0 picks a free one)", String(INSPECT_PORT))

@@ -58,3 +58,15 @@ export function reportError(err: unknown, verb: string): number {
   }
   return exitCodeFor(err);
 }
+
+/** A non-negative integer flag, or a typed error naming the flag. */
+export function intFlag(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim())) {
+    throw new InvalidInputError(
+      `${flag} must be a non-negative integer, got ${JSON.stringify(value)}`,
+      flag,
+    );
+  }
+  return Number(value.trim());
+}

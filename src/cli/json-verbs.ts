@@ -1,19 +1,21 @@
 /**
  * The JSON verbs (`select-memory`, `plan-prompt`, `plan-conversation`, `assemble-context`):
- * one request → one response, or
- * `--jsonl` batches where each line is answered in order and a bad line never stops the
- * rest. Counters are pooled so a batch shares memoized counts.
+ * one request → one response, or `--jsonl` batches where each line is answered in order and
+ * a bad line never stops the rest. Counters are pooled so a batch shares memoized counts.
+ * Each verb imports only the stage it answers from, when it runs.
  */
-import { assembleContext } from "../assemble/index.js";
-import { PlanConversationJsonRequestSchema, planConversation } from "../conversation/index.js";
+import type { Command } from "commander";
 import { invalidFromZod, toErrorObject } from "../errors/index.js";
-import { type SelectMemoryRequest, selectMemoryContext } from "../memory/index.js";
-import { PlanPromptJsonRequestSchema, planPrompt } from "../plan/index.js";
+import type { SelectMemoryRequest } from "../memory/index.js";
 import { type CounterPool, createCounterPool } from "../tokens/index.js";
 import { EXIT, parseJson, readInput, reportError } from "./io.js";
+import { type SetExit, summaryOf } from "./verbs.js";
 
 /** A JSON verb: validates and answers one parsed request (a value or a promise of one). */
 export type JsonHandler = (request: unknown, pool: CounterPool) => unknown;
+
+/** The JSON verbs. */
+export type JsonVerb = "select-memory" | "plan-prompt" | "plan-conversation" | "assemble-context";
 
 function tokenizerOf(request: unknown): unknown {
   return typeof request === "object" && request !== null && "tokenizer" in request
@@ -21,45 +23,74 @@ function tokenizerOf(request: unknown): unknown {
     : undefined;
 }
 
-/** select-memory: docs/memory-selection.md plan for one request. */
-export const selectMemoryHandler: JsonHandler = (request, pool) => {
-  const tokenCounter = pool.forRequest(tokenizerOf(request));
-  return selectMemoryContext(request as SelectMemoryRequest, tokenCounter ? { tokenCounter } : {});
+// Each verb's handler, built from the one stage it imports.
+const HANDLERS: Readonly<Record<JsonVerb, () => Promise<JsonHandler>>> = {
+  // docs/memory-selection.md: the plan for one request.
+  "select-memory": async () => {
+    const { selectMemoryContext } = await import("../memory/index.js");
+    return (request, pool) => {
+      const tokenCounter = pool.forRequest(tokenizerOf(request));
+      const options = tokenCounter ? { tokenCounter } : {};
+      return selectMemoryContext(request as SelectMemoryRequest, options);
+    };
+  },
+  // docs/planner.md: JSON callers get the JSON schema (no condition, no builder).
+  "plan-prompt": async () => {
+    const { PlanPromptJsonRequestSchema, planPrompt } = await import("../plan/index.js");
+    return (request, pool) => {
+      const parsed = PlanPromptJsonRequestSchema.safeParse(request);
+      if (!parsed.success) throw invalidFromZod(parsed.error);
+      const tokenCounter = pool.forRequest(parsed.data.tokenizer);
+      return planPrompt(parsed.data, tokenCounter ? { tokenCounter } : {});
+    };
+  },
+  // docs/conversation.md: the plan of one conversation.
+  "plan-conversation": async () => {
+    const { PlanConversationJsonRequestSchema, planConversation } = await import(
+      "../conversation/index.js"
+    );
+    return (request, pool) => {
+      const parsed = PlanConversationJsonRequestSchema.safeParse(request);
+      if (!parsed.success) throw invalidFromZod(parsed.error);
+      const tokenCounter = pool.forRequest(parsed.data.tokenizer);
+      return planConversation({ ...parsed.data, tokenizer: tokenCounter ?? parsed.data.tokenizer });
+    };
+  },
+  // docs/inline-assembly.md: assembly from inline slot data.
+  "assemble-context": async () => {
+    const { assembleContext } = await import("../assemble/index.js");
+    return async (request, pool) => {
+      const tokenCounter = pool.forRequest(tokenizerOf(request));
+      const out = await assembleContext(request, tokenCounter ? { tokenCounter } : {});
+      const { prompt, manifest, memoryPlan, segmentPlan } = out;
+      return { prompt, manifest, memoryPlan, segmentPlan };
+    };
+  },
 };
 
-/** plan-prompt: docs/planner.md plan for one request. */
-export const planPromptHandler: JsonHandler = (request, pool) => {
-  // JSON callers get the JSON schema: library-only fields (condition, builder) are not data.
-  const parsed = PlanPromptJsonRequestSchema.safeParse(request);
-  if (!parsed.success) throw invalidFromZod(parsed.error);
-  const tokenCounter = pool.forRequest(parsed.data.tokenizer);
-  return planPrompt(parsed.data, tokenCounter ? { tokenCounter } : {});
-};
+/** The handler of a JSON verb (its stage is imported only now). */
+export function jsonHandler(verb: JsonVerb): Promise<JsonHandler> {
+  return HANDLERS[verb]();
+}
 
-/** plan-conversation: docs/conversation.md plan for one request. */
-export const planConversationHandler: JsonHandler = (request, pool) => {
-  const parsed = PlanConversationJsonRequestSchema.safeParse(request);
-  if (!parsed.success) throw invalidFromZod(parsed.error);
-  const tokenCounter = pool.forRequest(parsed.data.tokenizer);
-  return planConversation({ ...parsed.data, tokenizer: tokenCounter ?? parsed.data.tokenizer });
-};
-
-/** assemble-context: docs/inline-assembly.md: assembly from inline slot data, `{prompt, manifest, memoryPlan, segmentPlan}`. */
-export const assembleContextHandler: JsonHandler = async (request, pool) => {
-  const tokenCounter = pool.forRequest(tokenizerOf(request));
-  const out = await assembleContext(request, tokenCounter ? { tokenCounter } : {});
-  return {
-    prompt: out.prompt,
-    manifest: out.manifest,
-    memoryPlan: out.memoryPlan,
-    segmentPlan: out.segmentPlan,
-  };
-};
+/** Registers one JSON verb; `assemble-context` answers one request only (no `--jsonl`). */
+export function registerJsonVerb(program: Command, setExit: SetExit, verb: JsonVerb): void {
+  const cmd = program
+    .command(verb)
+    .description(summaryOf(verb))
+    .option("--input <file>", "request file (default: stdin)");
+  if (verb !== "assemble-context") {
+    cmd.option("--jsonl", "one request per line, one response or error object per line");
+  }
+  cmd.action(async (opts: { input?: string; jsonl?: boolean }) => {
+    setExit(await runJsonVerb(verb, await jsonHandler(verb), opts));
+  });
+}
 
 /**
  * Runs a JSON verb over `--input FILE` or stdin and returns the exit code.
  *
- * @example await runJsonVerb("select-memory", selectMemoryHandler, { input: "req.json" });
+ * @example await runJsonVerb("select-memory", await jsonHandler("select-memory"), { input: "req.json" });
  */
 export async function runJsonVerb(
   verb: string,

@@ -29,6 +29,7 @@ import {
 import { collapseWs, cpLength, formatScore, isBlank, parseInstant } from "../text/index.js";
 import { EXIT, reportError } from "./io.js";
 import { renderTable, type TableStyle, tableStyle } from "./table.js";
+import { summaryOf } from "./verbs.js";
 
 interface StoreFlags {
   store?: string;
@@ -391,11 +392,7 @@ function storeOptions(cmd: Command): Command {
  * exit code (0 ok, 2 invalid input — including an import that skipped lines).
  */
 export function registerMemoryCommands(program: Command, setExit: (code: number) => void): void {
-  const memory = program
-    .command("memory")
-    .description(
-      "the memory store (SQLite file, or PostgreSQL with --store postgres://…): add, import, export, recall",
-    );
+  const memory = program.command("memory").description(summaryOf("memory"));
 
   storeOptions(memory.command("add"))
     .description("add (or replace, same id and scope) one memory")

@@ -9,6 +9,7 @@ import type { Command } from "commander";
 import { InvalidInputError, nodeErrorCode } from "../errors/index.js";
 import { formatReplay, parseRecording, replayRecording } from "../workspace/index.js";
 import { EXIT, reportError } from "./io.js";
+import { summaryOf } from "./verbs.js";
 
 /** Exit code of a replay in which something changed. */
 export const EXIT_CHANGED = 1;
@@ -38,9 +39,7 @@ async function runReplay(file: string, json: boolean): Promise<number> {
 export function registerReplayCommand(program: Command, setExit: (code: number) => void): void {
   program
     .command("replay")
-    .description(
-      "rerun every line of a recording (--record) and report what changed: decisions, prompt bytes, cache keys",
-    )
+    .description(summaryOf("replay"))
     .argument("<file>", "a recording written by --record")
     .option("--json", "print the report as one JSON object")
     .addHelpText(

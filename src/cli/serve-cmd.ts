@@ -1,23 +1,26 @@
 /**
- * `promptctx serve`: the HTTP service of docs/surfaces.md (POST /v1/select-memory, /v1/plan-prompt,
- * /v1/assemble, /v1/memories, /v1/recall; GET /healthz, /openapi.json; with `--record
- * FILE`, GET /inspect). Prints `listening on URL` on stdout, one JSON log line per
+ * `promptctx serve`: the HTTP service of docs/surfaces.md (the routes its summary lists;
+ * with `--record FILE`, GET /inspect; `--workers N` runs N processes on one port). Prints `listening on URL` on stdout, one JSON log line per
  * request on stderr, and exits 0 after a graceful shutdown (SIGTERM/SIGINT: in-flight
  * requests finish, the store is closed). Bearer tokens come from the environment
  * (PROMPTCTX_TOKEN, PROMPTCTX_TOKENS, PROMPTCTX_TOKENS_FILE), read here, at the edge.
  */
+import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
+import { InvalidInputError } from "../errors/index.js";
 import {
   authFromEnv,
   DEFAULT_BODY_LIMIT,
   DEFAULT_HOST,
   DEFAULT_PORT,
+  runCluster,
   runServer,
+  type StartOptions,
 } from "../server/index.js";
-import { intFlag } from "./assemble-cmd.js";
-import { reportError } from "./io.js";
+import { intFlag, reportError } from "./io.js";
 import { recorderFor } from "./record.js";
+import { type SetExit, summaryOf } from "./verbs.js";
 
 interface ServeFlags {
   port: string;
@@ -27,15 +30,14 @@ interface ServeFlags {
   bodyLimit: string;
   log: boolean;
   record?: string;
+  workers: string;
 }
 
 /** Registers `serve` on the program. */
-export function registerServeCommand(program: Command, setExit: (code: number) => void): void {
+export function registerServeCommand(program: Command, setExit: SetExit): void {
   program
     .command("serve")
-    .description(
-      "run the HTTP service: POST /v1/select-memory, /v1/plan-prompt, /v1/plan-conversation, /v1/assemble, /v1/assemble-context, /v1/memories, /v1/recall; GET /healthz, /openapi.json",
-    )
+    .description(summaryOf("serve"))
     .option("--port <port>", "port to listen on (0 picks a free one)", String(DEFAULT_PORT))
     .option("--host <host>", "interface to bind (loopback by default)", DEFAULT_HOST)
     .option(
@@ -56,38 +58,58 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
       "--record <file>",
       "append every /v1/assemble (request, result or error) to FILE; GET /inspect shows it",
     )
+    .option(
+      "--workers <n>",
+      "server processes sharing the port (node:cluster); 1 runs in this process",
+      "1",
+    )
     .addHelpText(
       "after",
-      '\nEvery request names its own clock (`now`; /v1/recall\'s `asOf` defaults to the server\'s and echoes it).\nSIGTERM or SIGINT stops accepting, lets in-flight requests finish, closes the store and exits 0.\n\nTokens (environment): PROMPTCTX_TOKEN=T (any scope), PROMPTCTX_TOKENS=T1:scope1,T2:scope2\nor PROMPTCTX_TOKENS_FILE=tokens.json ({"T": "scope"}): then every request needs\n`Authorization: Bearer T` (401 otherwise), and a scoped token reads and writes its scope only.\nWithout any, the service is open: keep it on loopback.',
+      '\nEvery request names its own clock (`now`; /v1/recall\'s `asOf` defaults to the server\'s and echoes it).\nSIGTERM or SIGINT stops accepting, lets in-flight requests finish, closes the store and exits 0\n(with --workers, the primary stops every worker that way).\n\nTokens (environment): PROMPTCTX_TOKEN=T (any scope), PROMPTCTX_TOKENS=T1:scope1,T2:scope2\nor PROMPTCTX_TOKENS_FILE=tokens.json ({"T": "scope"}): then every request needs\n`Authorization: Bearer T` (401 otherwise), and a scoped token reads and writes its scope only.\nWithout any, the service is open: keep it on loopback.',
     )
     .action(async (flags: ServeFlags) => {
       try {
-        const port = intFlag(flags.port, "--port") as number;
-        const bodyLimit = intFlag(flags.bodyLimit, "--body-limit") as number;
-        const auth = authFromEnv(process.env, (path) => readFileSync(path, "utf8"));
-        if (auth === undefined && !/^(127\.|::1$|localhost$)/.test(flags.host)) {
-          process.stderr.write(
-            `promptctx serve: warning: no PROMPTCTX_TOKEN: the service is open to anyone who reaches ${flags.host}\n`,
-          );
-        }
-        const recorder = recorderFor(flags.record);
-        setExit(
-          await runServer(
-            {
-              port,
-              host: flags.host,
-              bodyLimit,
-              logger: flags.log,
-              ...(auth !== undefined ? { auth } : {}),
-              ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
-              ...(flags.store !== undefined ? { store: flags.store } : {}),
-              ...(recorder !== null ? { recorder } : {}),
-            },
-            { onListening: (url) => process.stdout.write(`listening on ${url}\n`) },
-          ),
-        );
+        setExit(await runServe(flags));
       } catch (err) {
         setExit(reportError(err, "serve"));
       }
     });
+}
+
+/** Runs the service for the parsed flags (one process, or a cluster with `--workers`). */
+async function runServe(flags: ServeFlags): Promise<number> {
+  const port = intFlag(flags.port, "--port") as number;
+  const bodyLimit = intFlag(flags.bodyLimit, "--body-limit") as number;
+  const workers = intFlag(flags.workers, "--workers") as number;
+  const auth = authFromEnv(process.env, (path) => readFileSync(path, "utf8"));
+  // Said once: by the primary of a cluster, not again by each worker.
+  if (auth === undefined && cluster.isPrimary && !/^(127\.|::1$|localhost$)/.test(flags.host)) {
+    process.stderr.write(
+      `promptctx serve: warning: no PROMPTCTX_TOKEN: the service is open to anyone who reaches ${flags.host}\n`,
+    );
+  }
+  const recorder = recorderFor(flags.record);
+  if (recorder !== null && workers > 1) {
+    throw new InvalidInputError(
+      "--record writes one file from one process: use it with --workers 1",
+      "--record",
+    );
+  }
+  const server: StartOptions = {
+    port,
+    host: flags.host,
+    bodyLimit,
+    logger: flags.log,
+    ...(auth !== undefined ? { auth } : {}),
+    ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
+    ...(flags.store !== undefined ? { store: flags.store } : {}),
+    ...(recorder !== null ? { recorder } : {}),
+  };
+  const onListening = (url: string) => process.stdout.write(`listening on ${url}\n`);
+  if (workers === 1) return runServer(server, { onListening });
+  return runCluster(server, {
+    workers,
+    onListening,
+    onEvent: (m) => process.stderr.write(`promptctx serve: ${m}\n`),
+  });
 }

@@ -159,16 +159,14 @@ class BlockFrame implements SlotFrame {
 class ListFrame implements SlotFrame {
   readonly separator = "\n";
   readonly tail = "";
+  /** The prefix is well-formed (validated), so it never pairs with the text after it. */
   private readonly prefixChars: number;
-  /** A prefix ending in a high surrogate pairs with a text starting with a low one. */
-  private readonly highEnd: boolean;
   constructor(
     private readonly heading: string,
     private readonly prefix: string,
     private readonly format: ((item: SourceItem) => string | string[] | null) | null,
   ) {
     this.prefixChars = cpLength(prefix);
-    this.highEnd = /[\uD800-\uDBFF]$/.test(prefix);
   }
   head(): string {
     return `${this.heading}\n`;
@@ -181,7 +179,6 @@ class ListFrame implements SlotFrame {
   }
   lineChars(item: SourceItem): number {
     if (this.format !== null) return cpLength(this.line(item));
-    const joined = this.highEnd && /^[\uDC00-\uDFFF]/.test(item.text) ? 1 : 0;
-    return this.prefixChars + cpLength(item.text) - joined;
+    return this.prefixChars + cpLength(item.text);
   }
 }

@@ -1,15 +1,17 @@
 /**
  * The HTTP service of docs/surfaces.md as a Fastify app: the same JSON contracts as the CLI,
- * validated by the same zod schemas, answered by the same pure stages. The service is
- * stateless: the memory store is opened once and shared (several instances can share one
- * store file, WAL), token counters are pooled, and the clock is always a request field.
+ * validated by the same zod schemas, answered by the same pure stages. Answers never
+ * depend on what the service holds: the memory store is opened once and shared (several
+ * instances can share one store file, WAL), token counters are pooled, workspaces are kept
+ * loaded and revalidated against the disk at every request, and the clock is always a
+ * request field.
  */
 import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { InvalidInputError } from "../errors/index.js";
 import type { MemoryStore } from "../store/index.js";
-import type { Recorder } from "../workspace/index.js";
+import { type Recorder, WarmWorkspaces } from "../workspace/index.js";
 import { registerAssembleRoute } from "./assemble-route.js";
 import { type AuthOptions, registerAuth } from "./auth.js";
 import {
@@ -150,10 +152,11 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   registerMetaRoutes(app, () => shared.store !== null);
   registerStageRoutes(app, counters.pool);
   const recorder = options.recorder ?? null;
+  let workspaces = new WarmWorkspaces();
   registerAssembleRoute(app, {
     root,
     counters: counters.pool,
-    store,
+    workspaces: () => workspaces,
     storePath: () => shared.path,
     principal,
     recorder,
@@ -169,12 +172,12 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   // The shared store, opened last so that nothing before can leak it.
   shared = await openSharedStore(options.store, root);
   const { store: opened, own } = shared;
-  if (own && opened !== null) {
-    // onClose runs after in-flight requests have completed.
-    app.addHook("onClose", async () => {
-      await opened.close();
-    });
-  }
+  workspaces = new WarmWorkspaces({ store: opened });
+  // onClose runs after in-flight requests have completed.
+  app.addHook("onClose", async () => {
+    await workspaces.close();
+    if (own) await opened?.close();
+  });
 
   try {
     await app.ready();

@@ -1,21 +1,16 @@
 /**
- * `/v1/assemble`: the main job over a workspace inside the server's root, with the pooled
- * counter of the tokenizer it will use and the shared store, if any.
+ * `/v1/assemble`: the main job over a workspace inside the server's root, kept warm (read
+ * once, revalidated by file signatures at each request), with the pooled counter of the
+ * tokenizer it will use and the shared store, if any.
  */
 import { realpath } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
+import type { Assembly } from "../assemble/index.js";
 import { InvalidInputError, invalidFromZod, toErrorObject } from "../errors/index.js";
-import type { MemoryStore } from "../store/index.js";
 import { type CounterPool, tokenizerForModel } from "../tokens/index.js";
-import {
-  type AssembleRecordRequest,
-  assembleWorkspace,
-  loadWorkspaceConfig,
-  type Recorder,
-  type WorkspaceAssembly,
-} from "../workspace/index.js";
+import type { AssembleRecordRequest, Recorder, WarmWorkspaces } from "../workspace/index.js";
 import type { Principal } from "./auth.js";
 import { AssembleRequestSchema } from "./schema.js";
 
@@ -24,8 +19,8 @@ export interface AssembleRouteContext {
   /** The server's workspace root (real path). */
   root: string;
   counters: () => CounterPool;
-  /** The shared store, or `null` (it is opened after the routes are registered). */
-  store: () => MemoryStore | null;
+  /** The warm workspaces (over the shared store, opened after the routes are registered). */
+  workspaces: () => WarmWorkspaces;
   /** Who sent the request: a scoped token's scope replaces the request's `user`. */
   principal: (request: FastifyRequest) => Principal;
   /** The shared store's file, when known (a recorded request names it). */
@@ -93,10 +88,10 @@ export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteCo
       throw new InvalidInputError("give either a tokenizer or a model, not both", "tokenizer");
     }
     const workspace = await resolveWorkspace(ctx.root, r.workspace);
-    const store = ctx.store();
-    const recorded = recordRequest(r, workspace, store === null ? null : ctx.storePath());
+    const workspaces = ctx.workspaces();
+    const recorded = recordRequest(r, workspace, ctx.storePath());
     try {
-      const out = await assembleIn(workspace, r, ctx, store);
+      const out = await assembleIn(workspace, r, ctx.counters(), workspaces);
       ctx.recorder?.recordLine("assemble", recorded, out);
       return {
         prompt: out.prompt,
@@ -111,21 +106,20 @@ export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteCo
   });
 }
 
-/** The workspace job for a checked request, with the pooled counter and the shared store. */
+/** The warm workspace's job for a checked request, with the pooled counter. */
 async function assembleIn(
   workspace: string,
   r: z.output<typeof AssembleRequestSchema>,
-  ctx: AssembleRouteContext,
-  store: MemoryStore | null,
-): Promise<WorkspaceAssembly> {
+  counters: CounterPool,
+  workspaces: WarmWorkspaces,
+): Promise<Assembly> {
   // The pooled counter for the tokenizer this assembly will use (request, else config).
   const name =
     r.model !== undefined
       ? tokenizerForModel(r.model)
-      : (r.tokenizer ?? (await loadWorkspaceConfig(workspace)).tokenizer);
-  const tokenCounter = ctx.counters().forRequest(name);
-  return assembleWorkspace({
-    workspace,
+      : (r.tokenizer ?? (await workspaces.config(workspace)).tokenizer);
+  const tokenCounter = counters.forRequest(name);
+  return workspaces.assemble(workspace, {
     query: r.query,
     now: r.now,
     ...(tokenCounter !== undefined ? { tokenCounter } : {}),
@@ -135,6 +129,5 @@ async function assembleIn(
     ...(r.budgetChars !== undefined ? { budgetChars: r.budgetChars } : {}),
     ...(r.budgetTokens !== undefined ? { budgetTokens: r.budgetTokens } : {}),
     ...(r.renderer !== undefined ? { renderer: r.renderer } : {}),
-    ...(store !== null ? { openStore: store } : {}),
   });
 }

@@ -17,6 +17,7 @@ export {
   type TokenGrant,
   UnauthorizedError,
 } from "./auth.js";
+export { type ClusterOptions, runCluster } from "./cluster.js";
 export {
   type HttpError,
   NotFoundError,

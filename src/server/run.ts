@@ -72,6 +72,11 @@ export interface RunOptions {
   signals?: readonly NodeJS.Signals[];
   /** See {@link DEFAULT_GRACE_MS}; after it, open connections are cut and the code is 1. */
   graceMs?: number;
+  /**
+   * Receives the function that asks for a shutdown as a signal would (a cluster worker is
+   * stopped by its primary this way); a second call cuts open connections at once.
+   */
+  onStopHandle?: (stop: () => void) => void;
 }
 
 /**
@@ -93,7 +98,7 @@ export async function runServer(options: StartOptions, run: RunOptions = {}): Pr
       forced = true;
       running.app.server.closeAllConnections();
     };
-    const onSignal = (signal: NodeJS.Signals): void => {
+    const onSignal = (signal: NodeJS.Signals | "stop"): void => {
       if (stopping) {
         cut();
         return;
@@ -117,5 +122,6 @@ export async function runServer(options: StartOptions, run: RunOptions = {}): Pr
       resolveExit(code);
     };
     for (const s of signals) process.on(s, onSignal);
+    run.onStopHandle?.(() => onSignal("stop"));
   });
 }

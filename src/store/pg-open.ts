@@ -6,7 +6,8 @@
  * refused — the second line of the scope's defence would silently be gone. Connect as an
  * ordinary role that owns the `promptctx_*` tables (or has been granted them).
  */
-import pg from "pg";
+import { createRequire } from "node:module";
+import type pg from "pg";
 import { z } from "zod";
 import { nodeErrorCode, PromptctxError } from "../errors/index.js";
 import { StoreOpenError, StoreVersionError } from "./errors.js";
@@ -59,6 +60,9 @@ function describe(err: unknown): string {
 }
 
 /** Refuses a role that row-level security does not apply to. */
+// The driver, loaded when a PostgreSQL store is first opened.
+const requireCjs = createRequire(import.meta.url);
+
 async function checkRole(pool: pg.Pool, where: string): Promise<void> {
   const { rows } = await pool.query<{ name: string; bypass: boolean }>(
     `SELECT current_user AS name, rolsuper OR rolbypassrls AS bypass
@@ -142,7 +146,8 @@ export async function openPostgresStore(
     options.maxConnections ?? 10,
     "maxConnections",
   );
-  const pool = new pg.Pool({ connectionString: url, max, application_name: "promptctx" });
+  const { Pool } = requireCjs("pg") as typeof pg;
+  const pool = new Pool({ connectionString: url, max, application_name: "promptctx" });
   // An idle connection that the server drops must not crash the process.
   pool.on("error", () => {});
   try {

@@ -9,7 +9,8 @@
  * file. The trade: one fsync per checkpoint instead of one per commit (`FULL`).
  * `foreign_keys=ON` is set for future migrations.
  */
-import Database from "better-sqlite3";
+import { createRequire } from "node:module";
+import type Database from "better-sqlite3";
 import { z } from "zod";
 import { InvalidInputError, nodeErrorCode, PromptctxError } from "../errors/index.js";
 import { isBlank } from "../text/index.js";
@@ -50,6 +51,15 @@ export interface OpenStoreOptions {
  * Refuses a file that is another application's or a newer promptctx's, then runs the
  * pending migrations in one immediate transaction (see migrations.ts).
  */
+// The native module, loaded when a store is first opened: verbs that never open one
+// (and `--help`) do not pay for it.
+const requireCjs = createRequire(import.meta.url);
+let sqlite: typeof Database | null = null;
+function nativeSqlite(): typeof Database {
+  sqlite ??= requireCjs("better-sqlite3") as typeof Database;
+  return sqlite;
+}
+
 function migrate(db: Database.Database, path: string): void {
   const version = () => db.pragma("user_version", { simple: true }) as number;
   const appId = db.pragma("application_id", { simple: true }) as number;
@@ -97,7 +107,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): SqliteM
   );
   let db: Database.Database;
   try {
-    db = new Database(path, {
+    db = new (nativeSqlite())(path, {
       fileMustExist: options.mustExist ?? false,
       timeout: options.busyTimeoutMs ?? 5000,
     });

@@ -66,15 +66,20 @@ export {
   type StoreSpec,
 } from "./record/schema.js";
 export { type LayerSpan, layerSpans } from "./record/spans.js";
+export { type WarmAssembleOptions, WarmWorkspaces } from "./warm.js";
 export {
   assembleWorkspace,
   loadWorkspace,
   loadWorkspaceConfig,
+  readWorkspaceFiles,
   WORKSPACE_BUDGET_CHARS,
   WORKSPACE_PATHS,
   type WorkspaceAssembleOptions,
   type WorkspaceAssembly,
   type WorkspaceContext,
+  type WorkspaceFiles,
   type WorkspaceReport,
+  workspaceContext,
   workspaceReport,
+  workspaceSources,
 } from "./workspace.js";

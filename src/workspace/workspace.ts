@@ -7,14 +7,11 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
-import {
-  type AssembleSegment,
-  type Assembly,
-  assemble,
-  createSchemaRegistry,
-  type ModeSchema,
-  type SchemaRegistry,
-} from "../assemble/index.js";
+// The assembler's modules themselves, not the stage's index (its chat and request layers
+// are not needed here, and `promptctx assemble` should not load them).
+import { type Assembly, assemble } from "../assemble/assemble.js";
+import type { AssembleSegment } from "../assemble/global-plan.js";
+import { createSchemaRegistry, type ModeSchema, type SchemaRegistry } from "../assemble/schema.js";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import {
   type ContextSource,
@@ -24,6 +21,7 @@ import {
   type InstructionChainOptions,
   instructionChainSource,
   type KbIssue,
+  type KbLoad,
   kbSource,
   loadInstructionChain,
   loadKbDir,
@@ -39,13 +37,7 @@ import {
   ToolState,
   toolStateSource,
 } from "../sources/index.js";
-import {
-  isPostgresUrl,
-  type MemoryStore,
-  type OpenedStore,
-  openStore,
-  openStoreUrl,
-} from "../store/index.js";
+import type { MemoryStore, OpenedStore } from "../store/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../tokens/index.js";
 import type { TraceOptions } from "../trace/index.js";
 import { type WorkspaceConfig, WorkspaceConfigSchema } from "./config.js";
@@ -167,7 +159,7 @@ export async function loadWorkspaceConfig(root: string): Promise<WorkspaceConfig
   return parsed.data;
 }
 
-function workspaceSchema(mode: string): {
+export function workspaceSchema(mode: string): {
   schemas: ReturnType<typeof createSchemaRegistry>;
   mode: string;
 } {
@@ -213,7 +205,7 @@ export interface WorkspaceContext {
 }
 
 /** Mode, user scope and token counter of the assemblies: the options', else the config's. */
-function assemblySettings(
+export function assemblySettings(
   options: Omit<WorkspaceAssembleOptions, "query" | "now">,
   config: WorkspaceConfig,
 ): { mode: string; user: string; tokenCounter: TokenCounter } {
@@ -236,7 +228,7 @@ function assemblySettings(
 
 /** Where the instruction walk starts and stops, and the user-level files it adds. */
 function instructionChainOptions(
-  options: Omit<WorkspaceAssembleOptions, "query" | "now">,
+  options: Pick<WorkspaceAssembleOptions, "cwd" | "userFiles" | "home">,
   config: WorkspaceConfig,
   root: string,
 ): InstructionChainOptions {
@@ -263,6 +255,11 @@ async function workspaceStore(
   const storePath = options.store ?? join(root, WORKSPACE_PATHS.store);
   const shared = options.openStore ?? null;
   if (shared !== null) return { store: shared, opened: null, storePath };
+  // A missing file (and no URL) is no store: the store's code is loaded only for one to open.
+  if (!storePath.includes("://") && !existsSync(storePath)) {
+    return { store: null, opened: null, storePath };
+  }
+  const { isPostgresUrl, openStore, openStoreUrl } = await import("../store/index.js");
   if (isPostgresUrl(storePath)) {
     const opened = await openStoreUrl(storePath, { mustExist: true });
     return { store: opened, opened, storePath: opened.path };
@@ -273,7 +270,7 @@ async function workspaceStore(
 }
 
 /** The plain segments the config contributes: identity, expert, and the working mode. */
-function configSegments(config: WorkspaceConfig): AssembleSegment[] {
+export function configSegments(config: WorkspaceConfig): AssembleSegment[] {
   const segments: AssembleSegment[] = [];
   if (config.identity) {
     segments.push({
@@ -308,6 +305,110 @@ function configSegments(config: WorkspaceConfig): AssembleSegment[] {
   return segments;
 }
 
+/** A workspace's files, read once: what depends neither on the query nor on the settings. */
+export interface WorkspaceFiles {
+  root: string;
+  config: WorkspaceConfig;
+  instructions: InstructionChain;
+  /** Where the instruction walk ran: the directories from the root down to its start. */
+  instructionOptions: InstructionChainOptions;
+  catalog: SkillCatalog;
+  /** The skill roots searched, absolute, in order. */
+  skillRoots: string[];
+  kb: KbLoad;
+  kbDir: string;
+}
+
+/**
+ * Reads a workspace's files: the config, the instruction chain, the skills and the KB.
+ *
+ * @example const files = await readWorkspaceFiles("/repo", {});
+ */
+export async function readWorkspaceFiles(
+  root: string,
+  options: Pick<WorkspaceAssembleOptions, "cwd" | "userFiles" | "home">,
+): Promise<WorkspaceFiles> {
+  const config = await loadWorkspaceConfig(root);
+  const instructionOptions = instructionChainOptions(options, config, root);
+  const instructions = await loadInstructionChain(instructionOptions);
+  const skillRoots = (config.skills?.roots ?? WORKSPACE_PATHS.skillRoots).map((r) =>
+    resolve(root, r),
+  );
+  const catalog = await discoverSkills({ roots: skillRoots });
+  const kbDir = join(root, WORKSPACE_PATHS.kb);
+  const kb = await loadKbDir(kbDir);
+  return { root, config, instructions, instructionOptions, catalog, skillRoots, kb, kbDir };
+}
+
+/**
+ * The sources of a workspace's files over `store` (none: `null`) and `tools` (the
+ * config's tools, no calls, when not given).
+ */
+export function workspaceSources(
+  files: WorkspaceFiles,
+  store: MemoryStore | null,
+  options: Pick<WorkspaceAssembleOptions, "userFiles" | "toolState"> = {},
+): ContextSource[] {
+  const { config } = files;
+  const cap = config.skills?.cap;
+  const tools = options.toolState ?? new ToolState(config.tools ?? []);
+  const sources: ContextSource[] = [
+    instructionChainSource(files.instructions, options.userFiles ?? []),
+    skillsSource(files.catalog, "skills", {
+      root: files.root,
+      ...(cap === undefined ? {} : { cap }),
+    }),
+    kbSource(files.kb.chunks),
+    constraintsSource({ rules: config.constraints ?? [] }),
+    toolStateSource(tools),
+    plannerSource(() => config.planner ?? null),
+  ];
+  if (config.profile !== undefined) sources.push(profileSource(config.profile, "config-profile"));
+  if (store !== null) sources.push(memoryStoreSource(store));
+  return sources;
+}
+
+/**
+ * A workspace context from files already read: the settings of `options` (else the
+ * config's), `sources` when given (else built over `store`).
+ */
+export function workspaceContext(
+  files: WorkspaceFiles,
+  options: Omit<WorkspaceAssembleOptions, "query" | "now">,
+  store: { store: MemoryStore | null; opened: MemoryStore | null; label: string | null },
+  sources?: ContextSource[],
+): WorkspaceContext {
+  const { root, config } = files;
+  const { mode, user, tokenCounter } = assemblySettings(options, config);
+  const cap = config.skills?.cap;
+  return {
+    root,
+    config,
+    mode,
+    user,
+    tokenCounter,
+    instructions: files.instructions,
+    catalog: files.catalog,
+    kbIssues: files.kb.issues,
+    sources: sources ?? workspaceSources(files, store.store, options),
+    segments: configSegments(config),
+    schemas: workspaceSchema(mode).schemas,
+    renderer: options.renderer ?? config.renderer ?? "en",
+    budgetChars:
+      options.budgetChars !== undefined
+        ? options.budgetChars
+        : (config.budgets?.chars ?? WORKSPACE_BUDGET_CHARS),
+    budgetTokens:
+      options.budgetTokens !== undefined ? options.budgetTokens : (config.budgets?.tokens ?? null),
+    store: store.label,
+    selectSkills: (query) =>
+      selectSkills(files.catalog, { text: query, mode }, cap === undefined ? {} : { cap }),
+    close: async () => {
+      await store.opened?.close();
+    },
+  };
+}
+
 /**
  * Loads a workspace once (config, instruction chain, skills, KB, store, tools) into
  * sources and segments: the part of the main job that does not depend on the query, so a
@@ -321,54 +422,12 @@ export async function loadWorkspace(
   const root = resolve(options.workspace);
   if (!existsSync(root))
     throw new InvalidInputError(`workspace ${options.workspace} does not exist`, "workspace");
-  const config = await loadWorkspaceConfig(root);
-  const { mode, user, tokenCounter } = assemblySettings(options, config);
-
-  const instructions = await loadInstructionChain(instructionChainOptions(options, config, root));
-  const roots = (config.skills?.roots ?? WORKSPACE_PATHS.skillRoots).map((r) => resolve(root, r));
-  const catalog = await discoverSkills({ roots });
-  const cap = config.skills?.cap;
-  const kb = await loadKbDir(join(root, WORKSPACE_PATHS.kb));
-
+  const files = await readWorkspaceFiles(root, options);
+  // Settings are checked before the store is opened, so a bad one leaks nothing.
+  assemblySettings(options, files.config);
   const { store, opened, storePath } = await workspaceStore(options, root);
-  const tools = options.toolState ?? new ToolState(config.tools ?? []);
-  const sources: ContextSource[] = [
-    instructionChainSource(instructions, options.userFiles ?? []),
-    skillsSource(catalog, "skills", cap === undefined ? { root } : { cap, root }),
-    kbSource(kb.chunks),
-    constraintsSource({ rules: config.constraints ?? [] }),
-    toolStateSource(tools),
-    plannerSource(() => config.planner ?? null),
-  ];
-  if (config.profile !== undefined) sources.push(profileSource(config.profile, "config-profile"));
-  if (store !== null) sources.push(memoryStoreSource(store));
-
-  return {
-    root,
-    config,
-    mode,
-    user,
-    tokenCounter,
-    instructions,
-    catalog,
-    kbIssues: kb.issues,
-    sources,
-    segments: configSegments(config),
-    schemas: workspaceSchema(mode).schemas,
-    renderer: options.renderer ?? config.renderer ?? "en",
-    budgetChars:
-      options.budgetChars !== undefined
-        ? options.budgetChars
-        : (config.budgets?.chars ?? WORKSPACE_BUDGET_CHARS),
-    budgetTokens:
-      options.budgetTokens !== undefined ? options.budgetTokens : (config.budgets?.tokens ?? null),
-    store: store === null ? null : options.openStore ? "(shared)" : storePath,
-    selectSkills: (query) =>
-      selectSkills(catalog, { text: query, mode }, cap === undefined ? {} : { cap }),
-    close: async () => {
-      await opened?.close();
-    },
-  };
+  const label = store === null ? null : options.openStore ? "(shared)" : storePath;
+  return workspaceContext(files, options, { store, opened, label });
 }
 
 /** The report part of a workspace assembly for `query`. */

@@ -198,3 +198,20 @@ describe("usage", () => {
     }
   });
 });
+
+describe("the command registry", () => {
+  it("lists each verb with its own description, and loads only the verb a command line names", async () => {
+    const { buildProgram } = await import("../../src/cli/main.js");
+    const { VERBS } = await import("../../src/cli/verbs.js");
+    const full = await buildProgram(() => {});
+    expect(full.commands.map((c) => c.name())).toEqual(VERBS.map((v) => v.name));
+    for (const v of VERBS) {
+      const real = full.commands.find((c) => c.name() === v.name);
+      expect(real?.description(), v.name).toBe(v.summary);
+      expect((real?.options.length ?? 0) > 0, v.name).toBe(v.options);
+    }
+    // `--help` lists the same verbs the same way without loading any of them.
+    const listed = await buildProgram(() => {}, []);
+    expect(listed.helpInformation()).toBe(full.helpInformation());
+  });
+});

@@ -80,6 +80,7 @@ import {
 import { recorderFor } from "../record.js";
 import type { TableStyle } from "../table.js";
 import { executeTool } from "../tools.js";
+import { summaryOf } from "../verbs.js";
 import { builtinArgDocs } from "./builtin-tools.js";
 import { contextText, contextUsage } from "./context.js";
 import { type ChatIO, processIO, reportChatError } from "./io.js";
@@ -270,9 +271,7 @@ export function registerChatCommand(
 ): void {
   program
     .command("chat")
-    .description(
-      "a multi-turn agent loop over a workspace: user lines from stdin, the context reassembled each turn, tools run, drafts checked against red lines",
-    )
+    .description(summaryOf("chat"))
     .requiredOption("--workspace <dir>", "workspace directory")
     .option("--user <scope>", "user scope (default: config `user`)")
     .option("--mode <mode>", "schema mode: chat, tool, rag, react (default: config, else react)")

@@ -10,7 +10,7 @@ import {
 import { InvalidInputError } from "../../errors/index.js";
 import { contextWindowFor } from "../../render/index.js";
 import { instantMillis } from "../../text/index.js";
-import { intFlag } from "../assemble-cmd.js";
+import { intFlag } from "../io.js";
 import { type ChatCredentials, type ChatEnv, chatCredentials } from "./credentials.js";
 
 /** Default `--max-turns`. */

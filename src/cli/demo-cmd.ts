@@ -1,0 +1,91 @@
+/** `promptctx demo`: the main job on the bundled example workspace, or the offline fixture. */
+import { type Command, Option } from "commander";
+import { InvalidInputError } from "../errors/index.js";
+import { TOKENIZER_NAMES, type TokenizerName } from "../tokens/index.js";
+import { loadWorkspaceConfig, WORKSPACE_BUDGET_CHARS } from "../workspace/index.js";
+import {
+  assemblyJson,
+  exampleWorkspace,
+  formatAssembly,
+  runWorkspaceDemo,
+} from "./assemble-cmd.js";
+import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
+import { EXIT, reportError } from "./io.js";
+import { recorderFor } from "./record.js";
+import { tableStyle } from "./table.js";
+import { type SetExit, summaryOf } from "./verbs.js";
+
+interface DemoFlags {
+  tokenizer: TokenizerName;
+  json?: boolean;
+  wide?: boolean;
+  segments?: boolean;
+  renderer?: "en" | "zh-CN" | "tagged";
+  record?: string;
+}
+
+/** Runs `demo`: the example workspace, or the offline ten-segment fixture with `--segments`. */
+async function runDemoCommand(opts: DemoFlags): Promise<number> {
+  try {
+    if (opts.segments) {
+      if (opts.record !== undefined) {
+        throw new InvalidInputError(
+          "--record records workspace assemblies; --segments plans the offline fixture only",
+          "--record",
+        );
+      }
+      const budgetChars = budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, 12000);
+      const result = runDemo({ budgetChars, tokenizer: opts.tokenizer });
+      process.stdout.write(
+        opts.json ? `${JSON.stringify(result)}\n` : formatDemo(result, tableStyle(opts.wide)),
+      );
+    } else {
+      const config = await loadWorkspaceConfig(exampleWorkspace());
+      const fallback = config.budgets?.chars ?? WORKSPACE_BUDGET_CHARS;
+      const out = await runWorkspaceDemo(
+        {
+          budgetChars: budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, fallback),
+          tokenizer: opts.tokenizer,
+          ...(opts.renderer ? { renderer: opts.renderer } : {}),
+        },
+        recorderFor(opts.record),
+      );
+      process.stdout.write(
+        opts.json ? `${assemblyJson(out)}\n` : formatAssembly(out, tableStyle(opts.wide)),
+      );
+    }
+    return EXIT.ok;
+  } catch (err) {
+    return reportError(err, "demo");
+  }
+}
+
+/** Registers `demo` on the program. */
+export function registerDemoCommand(program: Command, setExit: SetExit): void {
+  program
+    .command("demo")
+    .description(summaryOf("demo"))
+    .addOption(
+      new Option("--tokenizer <name>", "token counter")
+        .default("estimate")
+        .choices([...TOKENIZER_NAMES]),
+    )
+    .addOption(new Option("--renderer <name>", "slot renderer").choices(["en", "zh-CN", "tagged"]))
+    .option("--json", "print {prompt, manifest, memoryPlan, segmentPlan} as JSON")
+    .option("--wide", "tables at full width (default: fitted to the terminal, 100 when piped)")
+    .option(
+      "--segments",
+      "the offline ten-segment fixture instead: six recall candidates and the spec 03 planner",
+    )
+    .option(
+      "--record <file>",
+      "append the demo's request (its memories included) and result to FILE as one JSON line",
+    )
+    .addHelpText(
+      "after",
+      "\nEnvironment:\n  PROMPT_BUDGET_CHARS  tighten the total prompt budget (non-negative integer)",
+    )
+    .action(async (opts: DemoFlags) => {
+      setExit(await runDemoCommand(opts));
+    });
+}

@@ -1,0 +1,54 @@
+/** `promptctx repl`: an interactive runtime session (spec 05) on the process's streams. */
+import { type Command, Option } from "commander";
+import { reportError } from "./io.js";
+import { Repl, type ReplFlags, runRepl } from "./repl.js";
+import { tableStyle } from "./table.js";
+import { type SetExit, summaryOf } from "./verbs.js";
+
+/** Runs `repl` on the process's streams. */
+async function runReplCommand(opts: ReplFlags): Promise<number> {
+  let repl: Repl;
+  try {
+    repl = new Repl(opts, tableStyle(opts.wide));
+  } catch (err) {
+    return reportError(err, "repl");
+  }
+  return runRepl(repl, {
+    input: process.stdin,
+    output: process.stdout,
+    interactive: Boolean(process.stdin.isTTY),
+    color: tableStyle().color,
+    fd: 0,
+  });
+}
+
+/** Registers `repl` on the program. */
+export function registerReplCommand(program: Command, setExit: SetExit): void {
+  program
+    .command("repl")
+    .description(summaryOf("repl"))
+    .addOption(
+      new Option("--renderer <name>", "slot renderer")
+        .default("en")
+        .choices(["en", "zh-CN", "tagged"]),
+    )
+    .addOption(
+      new Option("--tokenizer <name>", "token counter")
+        .default("estimate")
+        .choices(["estimate", "o200k_base", "cl100k_base", "claude_estimate"]),
+    )
+    .option("--budget <chars>", "global char budget (default: the schema's, 2400)")
+    .option(
+      "--mode <mode>",
+      "initial schema mode: chat, tool, rag, react (others fall back to chat)",
+      "chat",
+    )
+    .option("--wide", "tables at full width (default: fitted to the terminal, 100 when piped)")
+    .addHelpText(
+      "after",
+      "\nReads one command per line until quit, exit or end of input; the prompt `promptctx> ` shows only on a terminal.\nThe clock starts at 2026-11-30T09:00:00Z and advances one minute per reassembly, so a script replays byte for byte.",
+    )
+    .action(async (opts: ReplFlags) => {
+      setExit(await runReplCommand(opts));
+    });
+}

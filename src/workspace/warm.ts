@@ -1,0 +1,190 @@
+/**
+ * Warm workspaces for a long-running service: each workspace is read once (config,
+ * instruction chain, skills, KB) with its sources built once over one open memory store,
+ * and revalidated before every use by the signatures of what it read (fingerprint.ts).
+ * A change on disk is seen by the next assembly; nothing is re-read while nothing changed.
+ * Results are those of {@link assembleWorkspace} for the same request.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { type Assembly, assemble } from "../assemble/assemble.js";
+import type { AssembleSegment } from "../assemble/global-plan.js";
+import type { SchemaRegistry } from "../assemble/schema.js";
+import type { ContextSource } from "../sources/index.js";
+import type { MemoryStore } from "../store/index.js";
+import type { WorkspaceConfig } from "./config.js";
+import { type Signatures, signaturesOf, unchanged, watchedPaths } from "./fingerprint.js";
+import {
+  assemblySettings,
+  configSegments,
+  readWorkspaceFiles,
+  WORKSPACE_BUDGET_CHARS,
+  WORKSPACE_PATHS,
+  type WorkspaceAssembleOptions,
+  type WorkspaceFiles,
+  workspaceSchema,
+  workspaceSources,
+} from "./workspace.js";
+
+/** What one assembly over a warm workspace takes (its files and store are the cache's). */
+export type WarmAssembleOptions = Omit<
+  WorkspaceAssembleOptions,
+  "workspace" | "store" | "openStore" | "cwd" | "userFiles" | "home" | "toolState"
+>;
+
+/** One loaded workspace. */
+interface Entry {
+  files: WorkspaceFiles;
+  sigs: Signatures;
+  /** False when something changed while it was read: it is read again at next use. */
+  stable: boolean;
+  sources: ContextSource[];
+  segments: AssembleSegment[];
+  schemas: Map<string, SchemaRegistry>;
+}
+
+/** Reads of one workspace before giving up on a stable snapshot (it is then read at next use). */
+const MAX_READS = 3;
+
+// The same paths with the same signatures.
+function sameSignatures(before: Signatures, after: Signatures): boolean {
+  if (before.size !== after.size) return false;
+  for (const [p, s] of after) if (before.get(p) !== s) return false;
+  return true;
+}
+
+/**
+ * Warm workspaces by root (a real path). `store`: the memory store every workspace reads
+ * (the service's shared one); without it, each workspace's own `.promptctx/memory.db` is
+ * opened once, when it exists, and closed by {@link WarmWorkspaces.close}.
+ */
+export class WarmWorkspaces {
+  readonly #entries = new Map<string, Entry>();
+  readonly #loading = new Map<string, Promise<Entry>>();
+  readonly #stores = new Map<string, MemoryStore>();
+  readonly #shared: MemoryStore | null;
+  readonly #maxEntries: number;
+
+  constructor(options: { store?: MemoryStore | null; maxEntries?: number } = {}) {
+    this.#shared = options.store ?? null;
+    this.#maxEntries = options.maxEntries ?? 64;
+  }
+
+  /** The workspace's config, as of now. */
+  async config(root: string): Promise<WorkspaceConfig> {
+    return (await this.#get(root)).files.config;
+  }
+
+  /** Assembles `options.query` over the workspace at `root`, as {@link assembleWorkspace} would. */
+  async assemble(root: string, options: WarmAssembleOptions): Promise<Assembly> {
+    const entry = await this.#get(root);
+    const { config } = entry.files;
+    const { mode, user, tokenCounter } = assemblySettings({ ...options, workspace: root }, config);
+    let schemas = entry.schemas.get(mode);
+    if (schemas === undefined) {
+      schemas = workspaceSchema(mode).schemas;
+      entry.schemas.set(mode, schemas);
+    }
+    return assemble({
+      mode,
+      query: { text: options.query, userScope: user },
+      now: options.now,
+      sources: entry.sources,
+      segments: entry.segments,
+      schemas,
+      tokenCounter,
+      renderer: options.renderer ?? config.renderer ?? "en",
+      budgetChars:
+        options.budgetChars !== undefined
+          ? options.budgetChars
+          : (config.budgets?.chars ?? WORKSPACE_BUDGET_CHARS),
+      budgetTokens:
+        options.budgetTokens !== undefined
+          ? options.budgetTokens
+          : (config.budgets?.tokens ?? null),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      trace: { ...(options.model !== undefined ? { model: options.model } : {}), ...options.trace },
+    });
+  }
+
+  /** Forgets every workspace and closes the stores it opened. */
+  async close(): Promise<void> {
+    this.#entries.clear();
+    const stores = [...this.#stores.values()];
+    this.#stores.clear();
+    for (const s of stores) await s.close();
+  }
+
+  // The entry of `root`: the loaded one while its signatures hold, else read again (one
+  // read at a time per root, shared by the requests that wait for it).
+  #get(root: string): Promise<Entry> {
+    const pending = this.#loading.get(root);
+    if (pending !== undefined) return pending;
+    const entry = this.#entries.get(root);
+    if (entry?.stable && unchanged(entry.sigs)) {
+      // Most recently used last: the first entry is the one evicted.
+      this.#entries.delete(root);
+      this.#entries.set(root, entry);
+      return Promise.resolve(entry);
+    }
+    const load = this.#load(root, entry?.sigs ?? null).finally(() => this.#loading.delete(root));
+    this.#loading.set(root, load);
+    return load;
+  }
+
+  async #load(root: string, previous: Signatures | null): Promise<Entry> {
+    let before = previous === null ? null : signaturesOf(previous.keys());
+    for (let read = 1; ; read++) {
+      const files = await readWorkspaceFiles(root, {});
+      const store = await this.#storeOf(root);
+      const paths = watchedPaths(files, join(root, WORKSPACE_PATHS.config));
+      // A workspace without its own store yet is read again once the file appears.
+      if (this.#shared === null && store === null) paths.add(join(root, WORKSPACE_PATHS.store));
+      const sigs = signaturesOf(paths);
+      // Stable: every path had the same signature before the reads began.
+      const stable = before !== null && sameSignatures(before, sigs);
+      if (stable || read >= MAX_READS) return this.#keep(root, files, sigs, stable, store);
+      before = sigs;
+    }
+  }
+
+  #keep(
+    root: string,
+    files: WorkspaceFiles,
+    sigs: Signatures,
+    stable: boolean,
+    store: MemoryStore | null,
+  ): Entry {
+    const entry: Entry = {
+      files,
+      sigs,
+      stable,
+      sources: workspaceSources(files, store),
+      segments: configSegments(files.config),
+      schemas: new Map(),
+    };
+    this.#entries.delete(root);
+    this.#entries.set(root, entry);
+    if (this.#entries.size > this.#maxEntries) {
+      const oldest = this.#entries.keys().next().value as string;
+      this.#entries.delete(oldest);
+    }
+    return entry;
+  }
+
+  // The store the workspace's assemblies read: the shared one, else its own file (opened once).
+  async #storeOf(root: string): Promise<MemoryStore | null> {
+    if (this.#shared !== null) return this.#shared;
+    const open = this.#stores.get(root);
+    if (open !== undefined) return open;
+    const path = join(root, WORKSPACE_PATHS.store);
+    if (!existsSync(path)) return null;
+    const { openStore } = await import("../store/index.js");
+    // Another load of the same root may have opened it meanwhile.
+    const again = this.#stores.get(root);
+    if (again !== undefined) return again;
+    const store = openStore(path, { mustExist: true });
+    this.#stores.set(root, store);
+    return store;
+  }
+}

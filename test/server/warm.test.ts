@@ -1,0 +1,147 @@
+/**
+ * The warm service: a real server on 127.0.0.1 over a copy of the example workspace keeps
+ * it loaded, and every change on disk — an edited, added or removed instruction file, a
+ * new skill, an edited KB file, the config, a memory store that appears — is in the very
+ * next answer, equal to what a cold `assembleWorkspace` gives for the same files.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildServer } from "../../src/server/index.js";
+import { getTokenCounter } from "../../src/tokens/index.js";
+import { assembleWorkspace, WarmWorkspaces } from "../../src/workspace/index.js";
+import { exampleStore, NOW, post, QUERY, WORKSPACE } from "./helpers.js";
+
+interface Answer {
+  prompt: string;
+  manifest: { timings?: unknown; layers: Array<{ id: string; status: string }> };
+}
+
+let dir: string;
+let ws: string;
+let app: FastifyInstance;
+let base: string;
+
+async function ask(query = QUERY): Promise<Answer> {
+  const a = await post(base, "/v1/assemble", { query, now: NOW, tokenizer: "o200k_base" });
+  expect(a.status).toBe(200);
+  return a.json as Answer;
+}
+
+/** What a cold assembly of the same files gives (no shared store: the workspace's own, if any). */
+async function cold(query = QUERY): Promise<string> {
+  const out = await assembleWorkspace({ workspace: ws, query, now: NOW, tokenizer: "o200k_base" });
+  return out.prompt;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "promptctx-warm-"));
+  ws = join(dir, "ws");
+  cpSync(WORKSPACE, ws, { recursive: true });
+  app = await buildServer({ workspace: ws, store: null, logger: false });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+});
+
+afterAll(async () => {
+  await app?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("a warm workspace", () => {
+  it("answers as a cold assembly, and again without re-reading", async () => {
+    const first = await ask();
+    expect(first.prompt).toBe(await cold());
+    expect((await ask()).prompt).toBe(first.prompt);
+  });
+
+  it("sees an edited instruction file in the next request", async () => {
+    const file = join(ws, "services/billing/AGENTS.md");
+    writeFileSync(file, `${readFileSync(file, "utf8")}\nAlways name migrations by date.\n`);
+    const next = await ask();
+    expect(next.prompt).toContain("Always name migrations by date.");
+    expect(next.prompt).toBe(await cold());
+  });
+
+  it("sees an instruction file created, then removed, in a directory of the walk", async () => {
+    const file = join(ws, "services/CLAUDE.md");
+    writeFileSync(file, "Services share one on-call rota.\n");
+    expect((await ask()).prompt).toContain("Services share one on-call rota.");
+    rmSync(file);
+    const next = await ask();
+    expect(next.prompt).not.toContain("Services share one on-call rota.");
+    expect(next.prompt).toBe(await cold());
+  });
+
+  it("sees a new skill and an edited KB file", async () => {
+    const skill = join(ws, ".promptctx/skills/invoice-index");
+    mkdirSync(skill);
+    writeFileSync(
+      join(skill, "SKILL.md"),
+      "---\nname: invoice-index\ndescription: Index invoices tables safely\n---\nUse CREATE INDEX CONCURRENTLY.\n",
+    );
+    expect((await ask()).prompt).toContain("invoice-index");
+    const kb = join(ws, ".promptctx/kb/runbooks.jsonl");
+    const lines = readFileSync(kb, "utf8").trimEnd().split("\n");
+    const chunk = JSON.parse(lines[0] as string) as { content: string };
+    chunk.content = `${chunk.content} Index builds run after 22:00 UTC.`;
+    writeFileSync(kb, `${[JSON.stringify(chunk), ...lines.slice(1)].join("\n")}\n`);
+    const next = await ask();
+    expect(next.prompt).toBe(await cold());
+  });
+
+  it("sees a config change (identity) in the next request", async () => {
+    const file = join(ws, ".promptctx/config.json");
+    const config = JSON.parse(readFileSync(file, "utf8")) as { identity: string };
+    config.identity = "You are the billing team's migration reviewer.";
+    writeFileSync(file, JSON.stringify(config));
+    const next = await ask();
+    expect(next.prompt).toContain("You are the billing team's migration reviewer.");
+    expect(next.prompt).toBe(await cold());
+  });
+
+  it("opens the workspace's memory store once it appears", async () => {
+    const before = await ask();
+    const { path, cleanup } = await exampleStore();
+    try {
+      cpSync(path, join(ws, ".promptctx/memory.db"));
+    } finally {
+      cleanup();
+    }
+    const next = await ask();
+    expect(next.prompt).not.toBe(before.prompt);
+    expect(next.prompt).toBe(await cold());
+  });
+});
+
+describe("WarmWorkspaces", () => {
+  it("gives what assembleWorkspace gives, for any mode", async () => {
+    const warm = new WarmWorkspaces();
+    try {
+      for (const mode of ["react", "chat", "rag", "tool", "no-such-mode"]) {
+        const counter = getTokenCounter("o200k_base");
+        const a = await warm.assemble(WORKSPACE, {
+          query: QUERY,
+          now: NOW,
+          mode,
+          tokenCounter: counter,
+        });
+        const b = await assembleWorkspace({
+          workspace: WORKSPACE,
+          query: QUERY,
+          now: NOW,
+          mode,
+          tokenizer: "o200k_base",
+        });
+        expect(a.prompt).toBe(b.prompt);
+        const { timings: _a, ...ma } = a.manifest;
+        const { timings: _b, ...mb } = b.manifest;
+        expect(ma).toEqual(mb);
+      }
+    } finally {
+      await warm.close();
+    }
+  });
+});
