@@ -107,13 +107,11 @@ describe("the committed recording of the example workspace", () => {
 });
 
 describe("replay reports what changed", () => {
-  // Skipped: the recall-quality change (stop words, IDF × salience) reworded the example
-  // memories, so no line of the regenerated recording recalls "Last month…" any more; this
-  // test must be rebased on a line whose recall_memory layer is included (follow-up noted).
-  it.skip("a decision recorded differently: by id and reason, with prompt bytes and cache keys", async () => {
+  it("a decision recorded differently: by id and reason, with prompt bytes and cache keys", async () => {
     const lines = fixtureLines();
-    const line = lines[3];
-    if (line === undefined || isErrorResponse(line.response)) throw new Error("fixture line 4");
+    // Line 2 recalls a memory (its recall_memory layer is included).
+    const line = lines[1];
+    if (line === undefined || isErrorResponse(line.response)) throw new Error("fixture line 2");
     // As if an older build had dropped the memory layer and written another prompt.
     const r = structuredClone(line.response);
     const layer = r.manifest.layers.find((l) => l.id === "recall_memory");
@@ -125,7 +123,7 @@ describe("replay reports what changed", () => {
     const report = await replayRecording([{ ...line, response: r }], dirname(FIXTURE));
     expect(report.changed).toBe(1);
     const text = formatReplay(report);
-    expect(text).toContain("line 4 · assemble · 2026-11-30T09:15:00Z");
+    expect(text).toContain("line 2 · assemble · 2026-11-30T09:05:00Z");
     expect(text).toContain(
       "  layer recall_memory: dropped/char_budget_exceeded → included/fits_budget",
     );
@@ -133,11 +131,11 @@ describe("replay reports what changed", () => {
     // The recorded side had no memory layer in its prompt: all of its bytes are new.
     expect(text).toMatch(/ {2}first changed layer recall_memory \(0 → \d+ bytes, at byte 0\):/);
     expect(text).toContain('    - ""');
-    expect(text).toContain('    + "## Related memories\\n- Last month');
+    expect(text).toContain('    + "## Related memories\\n- For this new migration');
     expect(text).toMatch(
       / {2}cache keys: dynamic 0000000000000000 → [0-9a-f]{16}; cache breaks at dynamic/,
     );
-    expect(text.endsWith("replay: 1 line, 1 changed (line 4)\n")).toBe(true);
+    expect(text.endsWith("replay: 1 line, 1 changed (line 2)\n")).toBe(true);
   });
 
   it("a workspace edited since the recording: the KB chunk's decision and bytes", async () => {
