@@ -15,10 +15,11 @@ function newProgram(): Command {
 }
 
 // A verb listed by `--help` without loading its module: the name, the summary, and a hidden
-// option so that it is listed as `NAME [options]` like the real one.
+// option and its argument so that it is listed as `NAME [options] <arg>` like the real one.
 function stubVerb(program: Command, verb: Verb): void {
   const stub = program.command(verb.name).description(verb.summary);
   if (verb.options) stub.addOption(new Option("--options").hideHelp());
+  if (verb.argument !== undefined) stub.argument(verb.argument);
 }
 
 /**

@@ -1,4 +1,4 @@
-/** `promptctx repl`: an interactive runtime session (spec 05) on the process's streams. */
+/** `promptctx repl`: an interactive runtime session on the process's streams. */
 import { type Command, Option } from "commander";
 import { reportError } from "./io.js";
 import { Repl, type ReplFlags, runRepl } from "./repl.js";

@@ -18,6 +18,8 @@ export interface Verb {
   summary: string;
   /** Whether the verb has options of its own (`--help` lists it as `NAME [options]`). */
   options: boolean;
+  /** Its positional argument, as the verb declares it (`<file>`, `[file]`), if any. */
+  argument?: string;
   load(): Promise<RegisterVerb>;
 }
 
@@ -32,27 +34,27 @@ const jsonVerb =
 export const VERBS: readonly Verb[] = [
   {
     name: "select-memory",
-    summary: "select recalled memories for a prompt (spec 02): JSON request in, plan out",
+    summary: "select recalled memories for a prompt: JSON request in, plan out",
     options: true,
     load: jsonVerb("select-memory"),
   },
   {
     name: "plan-prompt",
-    summary: "plan a system prompt under a budget (spec 03): JSON request in, plan out",
+    summary: "plan a system prompt under a budget: JSON request in, plan out",
     options: true,
     load: jsonVerb("plan-prompt"),
   },
   {
     name: "plan-conversation",
     summary:
-      "plan a conversation's messages under a token budget (spec 09): JSON request in, plan out",
+      "plan a conversation's messages under a token budget: JSON request in, plan out",
     options: true,
     load: jsonVerb("plan-conversation"),
   },
   {
     name: "assemble-context",
     summary:
-      "assemble from inline slot data (spec 10): mode, renderer, layout, budgets, query and slots in; {prompt, manifest, memoryPlan, segmentPlan} out",
+      "assemble from inline slot data: mode, renderer, layout, budgets, query and slots in; {prompt, manifest, memoryPlan, segmentPlan} out",
     options: true,
     load: jsonVerb("assemble-context"),
   },
@@ -89,6 +91,7 @@ export const VERBS: readonly Verb[] = [
     summary:
       "rerun every line of a recording (--record) and report what changed: decisions, prompt bytes, cache keys",
     options: true,
+    argument: "<file>",
     load: async () => (await import("./replay-cmd.js")).registerReplayCommand,
   },
   {
@@ -96,12 +99,13 @@ export const VERBS: readonly Verb[] = [
     summary:
       "a local page showing a recording turn by turn (or one assembly of a workspace): layers, tokens, decisions, diffs, cost",
     options: true,
+    argument: "[file]",
     load: async () => (await import("./inspect-cmd.js")).registerInspectCommand,
   },
   {
     name: "check-draft",
     summary:
-      "check a draft reply against red lines (spec 07): exit 4 when a block-severity line is crossed",
+      "check a draft reply against red lines: exit 4 when a block-severity line is crossed",
     options: true,
     load: async () => (await import("./check-draft-cmd.js")).registerCheckDraftCommand,
   },
@@ -115,7 +119,7 @@ export const VERBS: readonly Verb[] = [
   {
     name: "repl",
     summary:
-      "an interactive runtime session (spec 05): fire events, see what was reassembled (commands from stdin; type help)",
+      "an interactive runtime session: fire events, see what was reassembled (commands from stdin; type help)",
     options: true,
     load: async () => (await import("./repl-cmd.js")).registerReplCommand,
   },

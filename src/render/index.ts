@@ -1,3 +1,8 @@
+/**
+ * Rendering (docs/assembler.md, docs/session-and-cache.md): slot renderers driven by locale
+ * tables, the tagged renderer and provider requests (Anthropic, OpenAI, AI SDK) with cache
+ * breakpoints. May import every stage below it (errors … sources).
+ */
 export { getRenderer, RENDERER_NAMES, type RendererName } from "./builtin.js";
 export {
   createHeadingRenderer,
