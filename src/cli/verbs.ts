@@ -46,8 +46,7 @@ export const VERBS: readonly Verb[] = [
   },
   {
     name: "plan-conversation",
-    summary:
-      "plan a conversation's messages under a token budget: JSON request in, plan out",
+    summary: "plan a conversation's messages under a token budget: JSON request in, plan out",
     options: true,
     load: jsonVerb("plan-conversation"),
   },
@@ -104,8 +103,7 @@ export const VERBS: readonly Verb[] = [
   },
   {
     name: "check-draft",
-    summary:
-      "check a draft reply against red lines: exit 4 when a block-severity line is crossed",
+    summary: "check a draft reply against red lines: exit 4 when a block-severity line is crossed",
     options: true,
     load: async () => (await import("./check-draft-cmd.js")).registerCheckDraftCommand,
   },

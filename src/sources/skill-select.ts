@@ -95,14 +95,33 @@ function compilePatterns(catalog: SkillCatalog): Map<string, ScanRegex> {
   catalog.skills.forEach((skill, i) => {
     (skill.triggers.patterns ?? []).forEach((p, j) => {
       if (out.has(p)) return;
-      const problem = patternProblem(p);
-      if (problem !== null) {
-        throw new InvalidInputError(problem, ["catalog", "skills", i, "triggers", "patterns", j]);
+      const compiled = checkedPattern(p);
+      if (typeof compiled === "string") {
+        throw new InvalidInputError(compiled, ["catalog", "skills", i, "triggers", "patterns", j]);
       }
-      out.set(p, compileScanRegex(p) as ScanRegex);
+      out.set(p, compiled);
     });
   });
   return out;
+}
+
+/** Most distinct patterns remembered by {@link checkedPattern} before it starts over. */
+const MAX_CHECKED_PATTERNS = 1024;
+/**
+ * Pattern text → its compiled scan, or the problem that refuses it. Both are functions of
+ * the text alone, so one memo per process is right: a served workspace selects skills on
+ * every request, and the checks (syntax, safety, compilation) cost far more than a scan.
+ */
+const CHECKED = new Map<string, ScanRegex | string>();
+
+function checkedPattern(p: string): ScanRegex | string {
+  let c = CHECKED.get(p);
+  if (c === undefined) {
+    c = patternProblem(p) ?? (compileScanRegex(p) as ScanRegex);
+    if (CHECKED.size >= MAX_CHECKED_PATTERNS) CHECKED.clear();
+    CHECKED.set(p, c);
+  }
+  return c;
 }
 
 /**
