@@ -57,30 +57,19 @@ export function decision(
   relatedMemoryId: string | null,
   detail: string,
 ): MemoryDecision {
-  return r.tokens < 0
-    ? ({
-        memoryId: r.id,
-        status,
-        reason,
-        score: r.score,
-        sourceRank: r.sourceRank,
-        authority: r.authority,
-        candidateChars: r.chars,
-        relatedMemoryId,
-        detail,
-      } as MemoryDecision)
-    : ({
-        memoryId: r.id,
-        status,
-        reason,
-        score: r.score,
-        sourceRank: r.sourceRank,
-        authority: r.authority,
-        candidateChars: r.chars,
-        candidateTokens: r.tokens,
-        relatedMemoryId,
-        detail,
-      } as MemoryDecision);
+  const d = {
+    memoryId: r.id,
+    status,
+    reason,
+    score: r.score,
+    sourceRank: r.sourceRank,
+    authority: r.authority,
+    candidateChars: r.chars,
+    relatedMemoryId,
+    detail,
+  } as MemoryDecision;
+  // A counted hit: the same fields with its tokens in their documented place.
+  return r.tokens < 0 ? d : withHitTokens(d, r.tokens);
 }
 
 /**

@@ -10,7 +10,12 @@ import type { z } from "zod";
 import type { Assembly } from "../assemble/index.js";
 import { InvalidInputError, invalidFromZod, toErrorObject } from "../errors/index.js";
 import { type CounterPool, tokenizerForModel } from "../tokens/index.js";
-import type { AssembleRecordRequest, Recorder, WarmWorkspaces } from "../workspace/index.js";
+import {
+  type AssembleRecordRequest,
+  assembleRequestFields,
+  type Recorder,
+  type WarmWorkspaces,
+} from "../workspace/index.js";
 import type { Principal } from "./auth.js";
 import { AssembleRequestSchema } from "./schema.js";
 
@@ -65,12 +70,7 @@ function recordRequest(
     workspace,
     query: r.query,
     now: r.now,
-    ...(r.mode !== undefined ? { mode: r.mode } : {}),
-    ...(r.user !== undefined ? { user: r.user } : {}),
-    ...(r.tokenizer !== undefined ? { tokenizer: r.tokenizer } : {}),
-    ...(r.model !== undefined ? { model: r.model } : {}),
-    ...(r.budgetChars !== undefined ? { budgetChars: r.budgetChars } : {}),
-    ...(r.budgetTokens !== undefined ? { budgetTokens: r.budgetTokens } : {}),
+    ...assembleRequestFields(r),
     ...(r.renderer !== undefined ? { renderer: r.renderer } : {}),
     ...(storePath !== null ? { store: { path: storePath } } : {}),
   };

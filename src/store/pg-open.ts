@@ -9,12 +9,12 @@
 import { createRequire } from "node:module";
 import type pg from "pg";
 import { z } from "zod";
-import { nodeErrorCode, PromptctxError } from "../errors/index.js";
+import { PromptctxError } from "../errors/index.js";
 import { StoreOpenError, StoreVersionError } from "./errors.js";
 import { PostgresMemoryStore } from "./pg.js";
 import { MIGRATION_LOCK, PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./pg-migrations.js";
 import { inTransaction } from "./pg-tx.js";
-import { DEFAULT_POOL_SIZE, MATCH_BUDGET } from "./sqlite-open.js";
+import { describeOpenError, MATCH_BUDGET, recallSizes } from "./sqlite-open.js";
 import { parseWith } from "./sqlite-options.js";
 
 /** Options of {@link openPostgresStore}. */
@@ -53,16 +53,10 @@ export function redactUrl(url: string): string {
   }
 }
 
-function describe(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const code = nodeErrorCode(err);
-  return code === undefined ? err.message : `${code}: ${err.message}`;
-}
-
-/** Refuses a role that row-level security does not apply to. */
 // The driver, loaded when a PostgreSQL store is first opened.
 const requireCjs = createRequire(import.meta.url);
 
+/** Refuses a role that row-level security does not apply to. */
 async function checkRole(pool: pg.Pool, where: string): Promise<void> {
   const { rows } = await pool.query<{ name: string; bypass: boolean }>(
     `SELECT current_user AS name, rolsuper OR rolbypassrls AS bypass
@@ -131,16 +125,7 @@ export async function openPostgresStore(
   options: OpenPostgresOptions = {},
 ): Promise<PostgresMemoryStore> {
   const where = redactUrl(url);
-  const poolSize = parseWith(
-    z.number().int().min(1).max(100_000),
-    options.poolSize ?? DEFAULT_POOL_SIZE,
-    "poolSize",
-  );
-  const matchBudget = parseWith(
-    z.number().int().min(1),
-    options.matchBudget ?? MATCH_BUDGET,
-    "matchBudget",
-  );
+  const { poolSize, matchBudget } = recallSizes(options);
   const max = parseWith(
     z.number().int().min(1).max(1000),
     options.maxConnections ?? 10,
@@ -157,6 +142,6 @@ export async function openPostgresStore(
   } catch (err) {
     await pool.end();
     if (err instanceof PromptctxError) throw err;
-    throw new StoreOpenError(`cannot open memory store ${where}: ${describe(err)}`);
+    throw new StoreOpenError(`cannot open memory store ${where}: ${describeOpenError(err)}`);
   }
 }

@@ -18,6 +18,7 @@ import type { Tx } from "./pg-tx.js";
 import { termKey } from "./pg-write.js";
 import {
   hitBm25,
+  indexKnowledge,
   poolOf,
   presence,
   type RecallCandidate,
@@ -125,14 +126,9 @@ function candidatesOf(
   matched: ReadonlyMap<string, number[]>,
   records: ReadonlyMap<string, MemoryRecord>,
 ): Array<RecallCandidate & { record: MemoryRecord }> {
-  // What the index tells: a searched term is there iff it matched, a term without
-  // documents is nowhere; only the terms left out of the search need the text.
-  const base = req.terms.map((_, i) =>
-    st.df[i] === 0 || searched.includes(i) ? false : undefined,
-  );
+  const index = indexKnowledge(req.terms, st.df, searched);
   return [...records].map(([id, record]) => {
-    const known: Array<boolean | undefined> = [...base];
-    for (const i of matched.get(id) ?? []) known[i] = true;
+    const known = index.known(matched.get(id) ?? []);
     const text = () => [record.content, record.summary, ...record.tags].join("\n");
     return {
       memoryId: record.memoryId,

@@ -17,6 +17,7 @@ import { recallHit } from "./hits.js";
 import { recallPg } from "./pg-recall.js";
 import { inTransaction, type Tx } from "./pg-tx.js";
 import { writeBatch } from "./pg-write.js";
+import { type MemoryRow, rowToRecord } from "./row.js";
 import {
   type MemoryRecord,
   type MemoryRecordInput,
@@ -40,23 +41,8 @@ import type {
 import { scopeConflict } from "./write-outcome.js";
 
 /** A `promptctx_memories` row as {@link COLUMNS} reads it. */
-interface PgRow {
+interface PgRow extends MemoryRow {
   id: string;
-  memory_id: string;
-  user_scope: string;
-  kind: string;
-  category: string;
-  tags: string;
-  content: string;
-  summary: string;
-  importance: number;
-  conflict_key: string | null;
-  authority: MemoryRecord["authority"];
-  source_id: string;
-  source_type: string;
-  source_title: string;
-  captured_at: string;
-  stored_at: string;
 }
 
 const COLUMNS = `id, memory_id, user_scope, kind, category, tags, content, summary, importance,
@@ -64,28 +50,6 @@ const COLUMNS = `id, memory_id, user_scope, kind, category, tags, content, summa
 
 /** Rows per page of an export. */
 const EXPORT_PAGE = 2000;
-
-function toRecord(r: PgRow): MemoryRecord {
-  return {
-    memoryId: r.memory_id,
-    userScope: r.user_scope,
-    kind: r.kind,
-    category: r.category,
-    tags: JSON.parse(r.tags) as string[],
-    content: r.content,
-    summary: r.summary,
-    importance: r.importance,
-    conflictKey: r.conflict_key,
-    authority: r.authority,
-    source: {
-      sourceId: r.source_id,
-      sourceType: r.source_type,
-      title: r.source_title,
-      capturedAt: r.captured_at,
-    },
-    storedAt: r.stored_at,
-  };
-}
 
 /** False for text no record can hold (U+0000, lone surrogates): such a key matches nothing. */
 function storable(s: string): boolean {
@@ -154,7 +118,7 @@ export class PostgresMemoryStore implements MemoryStore {
           after === null ? [EXPORT_PAGE] : [EXPORT_PAGE, ...after],
         );
         if (rows.length === 0) return n;
-        write(rows.map((r) => `${recordToJsonLine(toRecord(r))}\n`).join(""));
+        write(rows.map((r) => `${recordToJsonLine(rowToRecord(r))}\n`).join(""));
         n += rows.length;
         const last = rows[rows.length - 1]!;
         after = [last.user_scope, last.memory_id];
@@ -188,7 +152,7 @@ export class PostgresMemoryStore implements MemoryStore {
         `SELECT ${COLUMNS} FROM promptctx_memories WHERE memory_id = $1`,
         [memoryId],
       );
-      return rows[0] === undefined ? null : toRecord(rows[0]);
+      return rows[0] === undefined ? null : rowToRecord(rows[0]);
     });
   }
 
@@ -203,7 +167,7 @@ export class PostgresMemoryStore implements MemoryStore {
          ORDER BY memory_id`,
         [o.userScope, o.kinds ?? null, o.categories ?? null],
       );
-      return rows.map(toRecord);
+      return rows.map(rowToRecord);
     });
   }
 
@@ -230,7 +194,7 @@ export class PostgresMemoryStore implements MemoryStore {
           `SELECT ${COLUMNS} FROM promptctx_memories WHERE user_scope = $1 AND id = ANY($2::int8[])`,
           [o.userScope, ids],
         );
-        return new Map(rows.map((r) => [r.id, toRecord(r)]));
+        return new Map(rows.map((r) => [r.id, rowToRecord(r)]));
       }),
     );
     return ranked.map(({ record, breakdown }, i) => recallHit(record, breakdown, i + 1));

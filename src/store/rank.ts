@@ -97,6 +97,43 @@ export function presence(
   return out;
 }
 
+/** What a backend's index tells of the query's terms; see {@link indexKnowledge}. */
+export interface IndexKnowledge {
+  /** A term occurs in the scope but was left out of the search: its presence needs the text. */
+  leftOut: boolean;
+  /** `known` (see {@link presence}) of a candidate that matched the searched terms `matched`. */
+  known(matched: readonly number[]): Array<boolean | undefined>;
+}
+
+/**
+ * What the full-text index tells of each query term in a candidate, the same for every
+ * backend: a searched term is there iff the candidate matched it, a term no memory of the
+ * scope holds (`df` 0) is nowhere, and a term left out of the search is unknown (only those
+ * need the text). The part common to all candidates is computed once per recall.
+ *
+ * @example
+ * const k = indexKnowledge(["python", "rare", "the"], [3, 0, 9000], [0]);
+ * k.leftOut; // true ("the" was not searched)
+ * k.known([0]); // [true, false, undefined]
+ */
+export function indexKnowledge(
+  terms: readonly string[],
+  df: readonly number[],
+  searched: readonly number[],
+): IndexKnowledge {
+  const base: Array<boolean | undefined> = terms.map((_, i) =>
+    df[i] === 0 || searched.includes(i) ? false : undefined,
+  );
+  return {
+    leftOut: base.includes(undefined),
+    known: (matched) => {
+      const known = [...base];
+      for (const i of matched) known[i] = true;
+      return known;
+    },
+  };
+}
+
 /**
  * BM25 of a returned hit (see {@link bm25Score}) from its text and the scope's average
  * number of index terms per memory; the `bm25` of the breakdown (not part of `total`).

@@ -47,10 +47,6 @@ export interface OpenStoreOptions {
   busyTimeoutMs?: number;
 }
 
-/**
- * Refuses a file that is another application's or a newer promptctx's, then runs the
- * pending migrations in one immediate transaction (see migrations.ts).
- */
 // The native module, loaded when a store is first opened: verbs that never open one
 // (and `--help`) do not pay for it.
 const requireCjs = createRequire(import.meta.url);
@@ -60,6 +56,10 @@ function nativeSqlite(): typeof Database {
   return sqlite;
 }
 
+/**
+ * Refuses a file that is another application's or a newer promptctx's, then runs the
+ * pending migrations in one immediate transaction (see migrations.ts).
+ */
 function migrate(db: Database.Database, path: string): void {
   const version = () => db.pragma("user_version", { simple: true }) as number;
   const appId = db.pragma("application_id", { simple: true }) as number;
@@ -95,16 +95,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): SqliteM
   if (typeof path !== "string" || isBlank(path)) {
     throw new InvalidInputError("store path must not be blank", "store");
   }
-  const poolSize = parseWith(
-    z.number().int().min(1).max(100_000),
-    options.poolSize ?? DEFAULT_POOL_SIZE,
-    "poolSize",
-  );
-  const matchBudget = parseWith(
-    z.number().int().min(1),
-    options.matchBudget ?? MATCH_BUDGET,
-    "matchBudget",
-  );
+  const { poolSize, matchBudget } = recallSizes(options);
   let db: Database.Database;
   try {
     db = new (nativeSqlite())(path, {
@@ -112,7 +103,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): SqliteM
       timeout: options.busyTimeoutMs ?? 5000,
     });
   } catch (err) {
-    throw new StoreOpenError(`cannot open memory store ${path}: ${describe(err)}`);
+    throw new StoreOpenError(`cannot open memory store ${path}: ${describeOpenError(err)}`);
   }
   try {
     db.pragma("journal_mode = WAL");
@@ -124,13 +115,49 @@ export function openStore(path: string, options: OpenStoreOptions = {}): SqliteM
   } catch (err) {
     db.close();
     if (err instanceof PromptctxError) throw err;
-    throw new StoreOpenError(`cannot open memory store ${path}: ${describe(err)}`);
+    throw new StoreOpenError(`cannot open memory store ${path}: ${describeOpenError(err)}`);
   }
 }
 
-/** An error's message, led by its code (an SQLite or Node error code) when it has one. */
-function describe(err: unknown): string {
+/**
+ * An error's message, led by its code (an SQLite, PostgreSQL or Node error code) when it has
+ * one: the detail of a {@link StoreOpenError} from either backend.
+ *
+ * @example
+ * ```ts
+ * describeOpenError(Object.assign(new Error("no such file"), { code: "ENOENT" }));
+ * // "ENOENT: no such file"
+ * ```
+ */
+export function describeOpenError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const code = nodeErrorCode(err);
   return code === undefined ? err.message : `${code}: ${err.message}`;
+}
+
+/**
+ * The recall sizes both backends take from their open options, validated alike: `poolSize`
+ * (1 to 100 000, default {@link DEFAULT_POOL_SIZE}) and `matchBudget` (≥ 1, default
+ * {@link MATCH_BUDGET}); an out-of-range value is an InvalidInputError naming the option.
+ *
+ * @example
+ * ```ts
+ * recallSizes({ poolSize: 200 }); // { poolSize: 200, matchBudget: 10000 }
+ * ```
+ */
+export function recallSizes(options: { poolSize?: number; matchBudget?: number }): {
+  poolSize: number;
+  matchBudget: number;
+} {
+  const poolSize = parseWith(
+    z.number().int().min(1).max(100_000),
+    options.poolSize ?? DEFAULT_POOL_SIZE,
+    "poolSize",
+  );
+  const matchBudget = parseWith(
+    z.number().int().min(1),
+    options.matchBudget ?? MATCH_BUDGET,
+    "matchBudget",
+  );
+  return { poolSize, matchBudget };
 }

@@ -19,6 +19,7 @@ import type Database from "better-sqlite3";
 import { scopePrefix } from "./prefix.js";
 import {
   hitBm25,
+  indexKnowledge,
   poolOf,
   presence,
   type RecallCandidate,
@@ -151,18 +152,7 @@ function findCandidates(
   if (searched.length === 0) return found;
   const matched = matchedTerms(s, req, searched, query);
   if (matched.size === 0) return found;
-  // What the index tells: a searched term is there iff it matched, a term without
-  // documents is nowhere; only the terms left out of the search need the text.
-  const base: Array<boolean | undefined> = req.terms.map((_, i) =>
-    st.df[i] === 0 ? false : undefined,
-  );
-  const leftOut = base.some((k, i) => k === undefined && !searched.includes(i));
-  const knownOf = (rowid: number) => {
-    const known = [...base];
-    for (const i of searched) known[i] = false;
-    for (const i of matched.get(rowid) ?? []) known[i] = true;
-    return known;
-  };
+  const { leftOut, known: knownOf } = indexKnowledge(req.terms, st.df, searched);
   const ids = JSON.stringify(
     poolOf(
       new Map([...matched].map(([id, ts]) => [id, ts.reduce((a, i) => a + query.idf[i]!, 0)])),
@@ -172,7 +162,7 @@ function findCandidates(
   const rows = (leftOut ? s.poolText : s.pool).all({ ids, scope: req.userScope }) as PoolRow[];
   found.candidates = rows.map(
     ([rowid, memoryId, importance, capturedAt, content, summary, tags]) => {
-      const known = knownOf(rowid);
+      const known = knownOf(matched.get(rowid) ?? []);
       const text = () => [content!, summary!, ...parseTags(tags!)].join("\n");
       return { rowid, memoryId, importance, capturedAt, has: presence(req.terms, known, text) };
     },

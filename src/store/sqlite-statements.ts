@@ -1,35 +1,20 @@
 /**
- * The SQL of the SQLite store: its prepared statements, the row they read and the record
- * it maps to, the write of one record (row and FTS terms), and how parameters are encoded
+ * The SQL of the SQLite store: its prepared statements, the row they read (mapped to a record
+ * by row.ts), the write of one record (row and FTS terms), and how parameters are encoded
  * (scope-prefixed terms, JSON lists).
  */
 import type Database from "better-sqlite3";
-import type { Authority } from "../memory/index.js";
 import { instantMillis } from "../text/index.js";
 import { scopePrefix } from "./prefix.js";
+import type { MemoryRow } from "./row.js";
 import type { MemoryRecord } from "./schema.js";
 import type { StatsDelta } from "./sqlite-stats.js";
 import { recordTerms } from "./terms.js";
 import type { WriteOutcome } from "./write-outcome.js";
 
 /** A `memories` row as {@link COLUMNS} reads it. */
-export interface Row {
+export interface Row extends MemoryRow {
   rowid: number;
-  memory_id: string;
-  user_scope: string;
-  kind: string;
-  category: string;
-  tags: string;
-  content: string;
-  summary: string;
-  importance: number;
-  conflict_key: string | null;
-  authority: string | null;
-  source_id: string;
-  source_type: string;
-  source_title: string;
-  captured_at: string;
-  stored_at: string;
 }
 
 export const COLUMNS = `m.rowid, m.memory_id, m.user_scope, m.kind, m.category, m.tags, m.content,
@@ -37,29 +22,6 @@ export const COLUMNS = `m.rowid, m.memory_id, m.user_scope, m.kind, m.category, 
   m.source_title, m.captured_at, m.stored_at`;
 
 export { scopePrefix } from "./prefix.js";
-
-/** The record a row holds. */
-export function rowToRecord(r: Row): MemoryRecord {
-  return {
-    memoryId: r.memory_id,
-    userScope: r.user_scope,
-    kind: r.kind,
-    category: r.category,
-    tags: JSON.parse(r.tags) as string[],
-    content: r.content,
-    summary: r.summary,
-    importance: r.importance,
-    conflictKey: r.conflict_key,
-    authority: r.authority as Authority | null,
-    source: {
-      sourceId: r.source_id,
-      sourceType: r.source_type,
-      title: r.source_title,
-      capturedAt: r.captured_at,
-    },
-    storedAt: r.stored_at,
-  };
-}
 
 /** A list parameter for `json_each` (null: no filter). */
 export function jsonOrNull(list: readonly string[] | undefined): string | null {

@@ -12,6 +12,7 @@
 import type Database from "better-sqlite3";
 import { InvalidInputError } from "../errors/index.js";
 import { recallHit } from "./hits.js";
+import { rowToRecord } from "./row.js";
 import {
   type MemoryRecord,
   type MemoryRecordInput,
@@ -27,7 +28,6 @@ import {
   jsonOrNull,
   prepareStatements,
   type Row,
-  rowToRecord,
   type Statements,
   writeRecord,
 } from "./sqlite-statements.js";

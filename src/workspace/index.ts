@@ -39,6 +39,8 @@ export {
   rerunLine,
 } from "./record/replay.js";
 export {
+  type AssembleRequestFields,
+  assembleRequestFields,
   isRecordKind,
   REPLAY_RUNNERS,
   type RecordKind,

@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 
 export interface Recorded {
   path: string;
@@ -154,9 +155,11 @@ export interface Loopback {
   close(): Promise<void>;
 }
 
-/** Starts a loopback provider on 127.0.0.1. */
-export async function startLoopback(): Promise<Loopback> {
-  const loop: Loopback = { base: "", recorded: [], script: [], route: null, close: async () => {} };
+/**
+ * Starts a loopback provider on 127.0.0.1; `loop` (default: a new one) is the object it
+ * records into and reads its script and route from.
+ */
+export async function startLoopback(loop: Loopback = idleLoopback()): Promise<Loopback> {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -190,6 +193,30 @@ export async function startLoopback(): Promise<Loopback> {
     server.closeAllConnections();
     await new Promise<void>((done) => server.close(() => done()));
   };
+  return loop;
+}
+
+function idleLoopback(): Loopback {
+  return { base: "", recorded: [], script: [], route: null, close: async () => {} };
+}
+
+/**
+ * The loopback provider of a test file: started before its tests, closed after them, its
+ * recorded requests and script emptied before each test. Call at the top of the file; the
+ * fields are valid inside tests (`base` is set once the server listens).
+ */
+export function useLoopback(): Loopback {
+  const loop = idleLoopback();
+  beforeAll(async () => {
+    await startLoopback(loop);
+  });
+  afterAll(async () => {
+    await loop.close();
+  });
+  beforeEach(() => {
+    loop.recorded.length = 0;
+    loop.script.length = 0;
+  });
   return loop;
 }
 

@@ -13,44 +13,16 @@ import {
   tool,
   wrapLanguageModel,
 } from "ai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type ContextReport, promptctxMiddleware } from "../../src/assemble/index.js";
-import { type CacheTier, planPrompt } from "../../src/plan/index.js";
-import { cacheControls, type Loopback, startLoopback } from "./loopback.js";
+import { cacheControls, useLoopback } from "./loopback.js";
+import { MODEL, stableSystem, words } from "./wire-fixtures.js";
 
-let loop: Loopback;
-beforeAll(async () => {
-  loop = await startLoopback();
-});
-afterAll(async () => {
-  await loop.close();
-});
-beforeEach(() => {
-  loop.recorded.length = 0;
-  loop.script.length = 0;
-});
-
-const MODEL = "claude-sonnet-4-6";
-const words = (n: number, stem: string) =>
-  Array.from({ length: n }, (_, i) => `${stem}${i}`).join(" ");
+const loop = useLoopback();
 
 /** The system side for a turn: stable rules and profile, the query in the dynamic tier. */
-function systemFor(query: string) {
-  const seg = (name: string, content: string, cacheTier: CacheTier) => ({
-    name,
-    content,
-    cacheTier,
-  });
-  return planPrompt({
-    budgetChars: null,
-    segments: [
-      seg("rules", words(900, "rule"), "static"),
-      seg("profile", words(300, "prof"), "session"),
-      seg("focus", `Current question: ${query}`, "dynamic"),
-    ],
-  });
-}
+const systemFor = (query: string) => stableSystem("focus", `Current question: ${query}`);
 
 /** A history of `turns` turns with a tool exchange each; the last user line is the current turn. */
 function history(turns: number, outputWords = 80): ModelMessage[] {

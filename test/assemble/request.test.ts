@@ -9,46 +9,18 @@ import { createOpenAI } from "@ai-sdk/openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { generateText } from "ai";
 import OpenAI from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { assembleRequest, type PlannedRequest, planRequest } from "../../src/assemble/index.js";
 import type { Message } from "../../src/conversation/index.js";
-import { type CacheTier, type PromptPlan, planPrompt } from "../../src/plan/index.js";
 import { contextWindowFor } from "../../src/render/index.js";
 import { constraintsSource } from "../../src/sources/index.js";
 import { getTokenCounter } from "../../src/tokens/index.js";
-import { cacheControls, type Loopback, startLoopback } from "./loopback.js";
+import { cacheControls, useLoopback } from "./loopback.js";
+import { MODEL, stableSystem, words } from "./wire-fixtures.js";
 
-let loop: Loopback;
-beforeAll(async () => {
-  loop = await startLoopback();
-});
-afterAll(async () => {
-  await loop.close();
-});
-beforeEach(() => {
-  loop.recorded.length = 0;
-  loop.script.length = 0;
-});
+const loop = useLoopback();
 
-const MODEL = "claude-sonnet-4-6";
-const words = (n: number, stem: string) =>
-  Array.from({ length: n }, (_, i) => `${stem}${i}`).join(" ");
-
-function systemPlan(): PromptPlan {
-  const seg = (name: string, content: string, cacheTier: CacheTier) => ({
-    name,
-    content,
-    cacheTier,
-  });
-  return planPrompt({
-    budgetChars: null,
-    segments: [
-      seg("rules", words(900, "rule"), "static"),
-      seg("profile", words(300, "prof"), "session"),
-      seg("tool_state", "run_tests(path)", "dynamic"),
-    ],
-  });
-}
+const systemPlan = () => stableSystem("tool_state", "run_tests(path)");
 
 /** `turns` turns: each a user line, a tool round (call + result), and an answer. */
 function history(turns: number, outputWords = 60): Message[] {

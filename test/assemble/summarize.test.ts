@@ -6,7 +6,7 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   anthropicSummarizer,
   openAISummarizer,
@@ -19,19 +19,9 @@ import {
   planConversation,
 } from "../../src/conversation/index.js";
 import { getTokenCounter } from "../../src/tokens/index.js";
-import { type Loopback, startLoopback } from "./loopback.js";
+import { useLoopback } from "./loopback.js";
 
-let loop: Loopback;
-beforeAll(async () => {
-  loop = await startLoopback();
-});
-afterAll(async () => {
-  await loop.close();
-});
-beforeEach(() => {
-  loop.recorded.length = 0;
-  loop.script.length = 0;
-});
+const loop = useLoopback();
 
 const big = Array.from({ length: 3000 }, (_, i) => `line${i}`).join("\n");
 

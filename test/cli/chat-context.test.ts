@@ -6,19 +6,16 @@
  * `/context` shows where the window goes. Assertions are on the recorded request bodies
  * and the CLI's output.
  */
-import { spawn } from "node:child_process";
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SUMMARY_INSTRUCTIONS } from "../../src/assemble/index.js";
 import { type Loopback, type Recorded, startLoopback } from "../assemble/loopback.js";
-import { BIN, type CliResult } from "./run-cli.js";
+import { WORKSPACE as EXAMPLE, NOW } from "../server/helpers.js";
+import { type CliResult, spawnCli } from "./run-cli.js";
 
-const EXAMPLE = fileURLToPath(new URL("../../examples/workspace", import.meta.url));
 const MODEL = "claude-sonnet-4-6";
-const NOW = "2026-11-30T09:00:00Z";
 
 let loop: Loopback;
 let tmp: string;
@@ -50,19 +47,7 @@ afterEach(() => {
 function chat(args: string[], input: string, model = MODEL): Promise<CliResult> {
   const env = { ANTHROPIC_API_KEY: "k", MODEL_ID: model, ANTHROPIC_BASE_URL: loop.base };
   const full = ["chat", "--workspace", ws, "--now", NOW, "--no-user-files", ...args];
-  return new Promise((done, reject) => {
-    const child = spawn(process.execPath, [BIN, ...full], {
-      env: { PATH: process.env.PATH ?? "", HOME: join(tmp, "home"), ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-    child.on("error", reject);
-    child.on("close", (code) => done({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input);
-  });
+  return spawnCli(full, input, env, join(tmp, "home"));
 }
 
 const events = (r: CliResult) =>

@@ -11,7 +11,6 @@
  * AGENTS.md is lengthened so the cached prefix reaches Claude's minimum cacheable length
  * and the system blocks carry `cache_control`.
  */
-import { spawn } from "node:child_process";
 import {
   appendFileSync,
   cpSync,
@@ -27,17 +26,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { anthropicTools, chatCredentials, WITHHELD_PLACEHOLDER } from "../../src/cli/chat/index.js";
 import { confinePath, executeTool } from "../../src/cli/tools.js";
 import type { ToolSpec } from "../../src/sources/index.js";
 import { openStore } from "../../src/store/index.js";
-import { BIN, type CliResult } from "./run-cli.js";
+import { WORKSPACE as EXAMPLE, NOW } from "../server/helpers.js";
+import { type CliResult, spawnCli } from "./run-cli.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const EXAMPLE = join(ROOT, "examples/workspace");
-const NOW = "2026-11-30T09:00:00Z";
 // Not on the SDK's deprecation list (it warns on stderr for those); 1024-token cache minimum.
 const MODEL = "claude-sonnet-4-6";
 
@@ -134,27 +130,6 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------
 // running the command
 
-function spawned(
-  args: string[],
-  input: string,
-  env: Record<string, string>,
-  home: string,
-): Promise<CliResult> {
-  return new Promise((done, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? "", HOME: home, ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-    child.on("error", reject);
-    child.on("close", (code) => done({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
-
 let ws: string;
 let home: string;
 let tmp: string;
@@ -169,7 +144,7 @@ function chat(
   },
 ): Promise<CliResult> {
   const full = ["chat", "--workspace", ws, "--now", NOW, "--no-user-files", ...args];
-  return spawned(full, input, env, home);
+  return spawnCli(full, input, env, home);
 }
 
 const GUIDE = Array.from(

@@ -3,7 +3,6 @@
  * changed / 1 something changed / 2 unreadable or invalid), through the built CLI. `chat`
  * talks to a loopback server that speaks the Anthropic Messages protocol.
  */
-import { spawn } from "node:child_process";
 import {
   appendFileSync,
   cpSync,
@@ -17,14 +16,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, type CliResult, runCli } from "./run-cli.js";
-
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const EXAMPLE = join(ROOT, "examples/workspace");
-const NOW = "2026-11-30T09:00:00Z";
-const QUERY = "add an index on invoices.created_at in a new migration";
+import { WORKSPACE as EXAMPLE, NOW, QUERY } from "../server/helpers.js";
+import { type CliResult, runCli, spawnCli } from "./run-cli.js";
 
 let tmp: string;
 beforeAll(() => {
@@ -172,24 +166,8 @@ describe("chat --record", () => {
   function chat(args: string[], input: string): Promise<CliResult> {
     const home = join(tmp, "home");
     mkdirSync(home, { recursive: true });
-    return new Promise((done, reject) => {
-      const child = spawn(process.execPath, [BIN, "chat", ...args], {
-        env: {
-          PATH: process.env.PATH ?? "",
-          HOME: home,
-          ANTHROPIC_API_KEY: "k",
-          MODEL_ID: "claude-sonnet-4-6",
-          ANTHROPIC_BASE_URL: base,
-        },
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-      child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-      child.on("error", reject);
-      child.on("close", (code) => done({ code: code ?? -1, stdout, stderr }));
-      child.stdin.end(input);
-    });
+    const env = { ANTHROPIC_API_KEY: "k", MODEL_ID: "claude-sonnet-4-6", ANTHROPIC_BASE_URL: base };
+    return spawnCli(["chat", ...args], input, env, home);
   }
 
   it("one line per turn, each with the tool calls made before it; replays clean", async () => {

@@ -3,28 +3,13 @@
  * byte, the same object as the library and the CLI, 400 with the field path for invalid
  * input, 422 for required content over budget, and the route in the OpenAPI document.
  */
-import type { FastifyInstance } from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { assembleContext } from "../../src/assemble/index.js";
-import { buildServer } from "../../src/server/index.js";
 import { runCli } from "../cli/run-cli.js";
 import { REFERENCE_PROMPT, referenceRequest } from "../fixtures/inline-context.js";
-import { expectErrorObject, get, post, WORKSPACE } from "./helpers.js";
+import { expectErrorObject, get, post, useServer, WORKSPACE } from "./helpers.js";
 
-let app: FastifyInstance;
-let base: string;
-
-beforeAll(async () => {
-  app = await buildServer({ workspace: WORKSPACE });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const address = app.server.address();
-  if (address === null || typeof address === "string") throw new Error("no port");
-  base = `http://127.0.0.1:${address.port}`;
-});
-
-afterAll(async () => {
-  await app?.close();
-});
+const server = useServer({ workspace: WORKSPACE });
 
 const withoutTimings = (body: unknown) => {
   const copy = structuredClone(body) as { manifest: { timings?: unknown } };
@@ -34,7 +19,7 @@ const withoutTimings = (body: unknown) => {
 
 describe("POST /v1/assemble-context", () => {
   it("answers the reference example byte for byte, as the library and the CLI do", async () => {
-    const a = await post(base, "/v1/assemble-context", referenceRequest());
+    const a = await post(server.base, "/v1/assemble-context", referenceRequest());
     expect(a.status, a.text).toBe(200);
     const body = a.json as Record<string, unknown>;
     expect(Object.keys(body)).toEqual(["prompt", "manifest", "memoryPlan", "segmentPlan"]);
@@ -56,21 +41,21 @@ describe("POST /v1/assemble-context", () => {
 
   it("400 with the field path for invalid input; 422 when required content cannot fit", async () => {
     const req = referenceRequest();
-    const bad = await post(base, "/v1/assemble-context", {
+    const bad = await post(server.base, "/v1/assemble-context", {
       ...req,
       query: { ...req.query, now: "soon" },
     });
     expectErrorObject(bad, 400, "invalid_input");
     expect((bad.json as { error: { path: string } }).error.path).toBe("query.now");
     expectErrorObject(
-      await post(base, "/v1/assemble-context", { ...req, budgetChars: 10 }),
+      await post(server.base, "/v1/assemble-context", { ...req, budgetChars: 10 }),
       422,
       "prompt_budget_exceeded",
     );
   });
 
   it("is in the OpenAPI document with its request schema", async () => {
-    const doc = (await get(base, "/openapi.json")).json as {
+    const doc = (await get(server.base, "/openapi.json")).json as {
       paths: Record<
         string,
         { post?: { requestBody: { content: Record<string, { schema: { $ref: string } }> } } }

@@ -1,33 +1,18 @@
 /** `POST /v1/plan-conversation` over real HTTP on 127.0.0.1, and its OpenAPI entry. */
-import type { FastifyInstance } from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   PlanConversationJsonRequestSchema,
   planConversation,
 } from "../../src/conversation/index.js";
-import { buildServer } from "../../src/server/index.js";
 import { conversationRequest } from "../fixtures/requests.js";
-import { expectErrorObject, get, post } from "./helpers.js";
+import { expectErrorObject, get, post, useServer } from "./helpers.js";
 
-let app: FastifyInstance;
-let base: string;
-
-beforeAll(async () => {
-  app = await buildServer({ store: null });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const address = app.server.address();
-  if (address === null || typeof address === "string") throw new Error("no port");
-  base = `http://127.0.0.1:${address.port}`;
-});
-
-afterAll(async () => {
-  await app?.close();
-});
+const server = useServer({ store: null });
 
 describe("POST /v1/plan-conversation", () => {
   it("answers the plan the library computes", async () => {
-    const a = await post(base, "/v1/plan-conversation", conversationRequest);
+    const a = await post(server.base, "/v1/plan-conversation", conversationRequest);
     expect(a.status, a.text).toBe(200);
     expect(a.contentType).toMatch(/^application\/json/);
     expect(a.json).toEqual(
@@ -39,22 +24,22 @@ describe("POST /v1/plan-conversation", () => {
   it("400 with the field path on invalid input", async () => {
     const dup = structuredClone(conversationRequest);
     dup.messages[2] = { ...dup.messages[2], id: "u1" } as (typeof dup.messages)[number];
-    const a = await post(base, "/v1/plan-conversation", dup);
+    const a = await post(server.base, "/v1/plan-conversation", dup);
     expectErrorObject(a, 400, "invalid_input");
     expect((a.json as { error: { path: string } }).error.path).toBe("messages[2].id");
-    const b = await post(base, "/v1/plan-conversation", {
+    const b = await post(server.base, "/v1/plan-conversation", {
       ...conversationRequest,
       policy: { toolResultMaxTokens: 8 },
     });
     expectErrorObject(b, 400, "invalid_input");
     expect((b.json as { error: { path: string } }).error.path).toBe("policy.toolResultMaxTokens");
-    const c = await post(base, "/v1/plan-conversation", { messages: [], budgetTokens: 10 });
+    const c = await post(server.base, "/v1/plan-conversation", { messages: [], budgetTokens: 10 });
     expectErrorObject(c, 400, "invalid_input");
-    expectErrorObject(await post(base, "/v1/plan-conversation", "[]"), 400, "invalid_input");
+    expectErrorObject(await post(server.base, "/v1/plan-conversation", "[]"), 400, "invalid_input");
   });
 
   it("422 when the current turn cannot fit", async () => {
-    const a = await post(base, "/v1/plan-conversation", {
+    const a = await post(server.base, "/v1/plan-conversation", {
       ...conversationRequest,
       budgetTokens: 5,
     });
@@ -62,7 +47,7 @@ describe("POST /v1/plan-conversation", () => {
   });
 
   it("is in the OpenAPI document, its request schema generated from the zod schema", async () => {
-    const a = await get(base, "/openapi.json");
+    const a = await get(server.base, "/openapi.json");
     const doc = a.json as {
       paths: Record<string, { post?: { requestBody: { content: Record<string, unknown> } } }>;
       components: { schemas: Record<string, unknown> };

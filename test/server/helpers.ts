@@ -3,13 +3,37 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { expect } from "vitest";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, expect } from "vitest";
+import type { ServerOptions } from "../../src/server/index.js";
 import { openStore } from "../../src/store/index.js";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const WORKSPACE = join(ROOT, "examples/workspace");
 export const NOW = "2026-11-30T09:00:00Z";
 export const QUERY = "add an index on invoices.created_at in a new migration";
+
+/**
+ * A server built with `options`, listening on 127.0.0.1 (an ephemeral port) for the tests
+ * of the enclosing file or `describe`, closed after them. `base` is its URL inside tests.
+ */
+export function useServer(options: ServerOptions): { readonly base: string } {
+  let app: FastifyInstance | undefined;
+  const server = { base: "" };
+  beforeAll(async () => {
+    // Loaded here: the suites that only want the fixtures above do not load the server.
+    const { buildServer } = await import("../../src/server/index.js");
+    app = await buildServer(options);
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const address = app.server.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    server.base = `http://127.0.0.1:${address.port}`;
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  return server;
+}
 
 /** A temp dir with `memory.db` imported from the example workspace's memories.jsonl. */
 export async function exampleStore(): Promise<{ path: string; cleanup: () => void }> {

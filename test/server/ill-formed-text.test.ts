@@ -7,13 +7,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import type { FastifyInstance } from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { planConversation } from "../../src/conversation/index.js";
 import { PromptctxError } from "../../src/errors/index.js";
 import { selectMemoryContext } from "../../src/memory/index.js";
 import { planPrompt } from "../../src/plan/index.js";
-import { buildServer } from "../../src/server/index.js";
 import { kbSource } from "../../src/sources/index.js";
 import { parseRecord } from "../../src/store/index.js";
 import { isWellFormedText } from "../../src/text/index.js";
@@ -21,7 +19,7 @@ import { compileRedLines } from "../../src/trace/index.js";
 import { assembleWorkspace } from "../../src/workspace/index.js";
 import { runCli } from "../cli/run-cli.js";
 import { planRequest, prov, selectRequest } from "../fixtures/requests.js";
-import { expectErrorObject, NOW, post, WORKSPACE } from "./helpers.js";
+import { expectErrorObject, NOW, post, useServer, WORKSPACE } from "./helpers.js";
 
 const tmp: string[] = [];
 afterAll(() => {
@@ -167,18 +165,7 @@ describe("CLI: exit 2 with the error object naming the field", () => {
 });
 
 describe("HTTP: 400 invalid_input with the field path", () => {
-  let app: FastifyInstance;
-  let base: string;
-  beforeAll(async () => {
-    app = await buildServer({ workspace: WORKSPACE, logger: false });
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    const address = app.server.address();
-    if (address === null || typeof address === "string") throw new Error("no port");
-    base = `http://127.0.0.1:${address.port}`;
-  });
-  afterAll(async () => {
-    await app?.close();
-  });
+  const server = useServer({ workspace: WORKSPACE, logger: false });
 
   it.each([
     ["/v1/select-memory", '{"userScope":"\\ud800","candidates":[]}', "userScope"],
@@ -189,7 +176,7 @@ describe("HTTP: 400 invalid_input with the field path", () => {
     ],
     ["/v1/assemble", `{"query":"\\udc00","now":"${NOW}"}`, "query"],
   ])("%s", async (route, body, path) => {
-    const a = await post(base, route, body);
+    const a = await post(server.base, route, body);
     expectErrorObject(a, 400, "invalid_input");
     expect((a.json as { error: { path: string } }).error.path).toBe(path);
   });

@@ -5,7 +5,6 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ToolSpec } from "../../sources/index.js";
-import { getTokenCounter } from "../../tokens/index.js";
 import { anthropicSummarizer, type PlannedRequest } from "../request/index.js";
 import {
   CHAT_MAX_TOKENS,
@@ -14,8 +13,8 @@ import {
   type ToolCallRequest,
   usageNumbers,
 } from "./conversation.js";
-import type { ChatContextOptions } from "./history.js";
-import { PlannedConversation } from "./planned.js";
+import { type ChatContextOptions, chatCounter } from "./history.js";
+import { defaultChatContext, PlannedConversation, toolsTokenCount } from "./planned.js";
 import { type ToolArgDocs, toAnthropicTools } from "./tool-schemas.js";
 
 /** The Messages API conversation; the tool definitions are counted into the cached prefix. */
@@ -28,18 +27,15 @@ export class AnthropicConversation extends PlannedConversation<"anthropic"> {
     model: string,
     registry: readonly ToolSpec[],
     argDocs?: ToolArgDocs,
-    context: ChatContextOptions = {
-      responseReserve: CHAT_MAX_TOKENS,
-      compactThresholdTokens: null,
-    },
+    context: ChatContextOptions = defaultChatContext(),
   ) {
     const tools = toAnthropicTools(registry, argDocs);
-    const counter = getTokenCounter("claude_estimate");
+    const counter = chatCounter("anthropic", model);
     super(
       model,
       "anthropic",
       { context, counter, summarize: anthropicSummarizer(client, { model }) },
-      tools.length === 0 ? 0 : counter.count(JSON.stringify(tools)),
+      toolsTokenCount(counter, tools),
     );
     this.tools = tools;
   }

@@ -7,14 +7,13 @@ import type OpenAI from "openai";
 import type { ToolSpec } from "../../sources/index.js";
 import { openAISummarizer, type PlannedRequest } from "../request/index.js";
 import {
-  CHAT_MAX_TOKENS,
   type ModelReply,
   providerFailure,
   type ToolCallRequest,
   usageNumbers,
 } from "./conversation.js";
 import { type ChatContextOptions, chatCounter } from "./history.js";
-import { PlannedConversation } from "./planned.js";
+import { defaultChatContext, PlannedConversation, toolsTokenCount } from "./planned.js";
 import { type ToolArgDocs, toOpenAITools } from "./tool-schemas.js";
 
 /** The function tool calls of a reply; arguments that are not JSON become an `inputError`. */
@@ -51,10 +50,7 @@ export class OpenAIConversation extends PlannedConversation<"openai-chat"> {
     model: string,
     registry: readonly ToolSpec[],
     argDocs?: ToolArgDocs,
-    context: ChatContextOptions = {
-      responseReserve: CHAT_MAX_TOKENS,
-      compactThresholdTokens: null,
-    },
+    context: ChatContextOptions = defaultChatContext(),
   ) {
     const tools = toOpenAITools(registry, argDocs);
     const counter = chatCounter("openai", model);
@@ -62,7 +58,7 @@ export class OpenAIConversation extends PlannedConversation<"openai-chat"> {
       model,
       "openai-chat",
       { context, counter, summarize: openAISummarizer(client, { model }) },
-      tools.length === 0 ? 0 : counter.count(JSON.stringify(tools)),
+      toolsTokenCount(counter, tools),
     );
     this.tools = tools;
   }

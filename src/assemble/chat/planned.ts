@@ -7,7 +7,13 @@ import { InvalidInputError } from "../../errors/index.js";
 import type { ConversationProvider, ProviderInput } from "../../render/index.js";
 import type { TokenCounter } from "../../tokens/index.js";
 import type { PlannedRequest } from "../request/index.js";
-import type { ChatProvider, Conversation, ModelReply, ToolResult } from "./conversation.js";
+import {
+  CHAT_MAX_TOKENS,
+  type ChatProvider,
+  type Conversation,
+  type ModelReply,
+  type ToolResult,
+} from "./conversation.js";
 import type { ChatCompactionEvent } from "./events.js";
 import { type ChatContextOptions, ChatHistory } from "./history.js";
 
@@ -17,6 +23,34 @@ export interface PlannedConversationOptions {
   counter: TokenCounter;
   /** Writes compaction summaries (null: never compact). */
   summarize: Summarize | null;
+}
+
+/**
+ * The context of a provider conversation not given one: the response reserve of
+ * {@link CHAT_MAX_TOKENS} and no compaction. A fresh object per call, as a default
+ * parameter would make it.
+ *
+ * @example
+ * ```ts
+ * new AnthropicConversation(client, model, tools, undefined, defaultChatContext());
+ * ```
+ */
+export function defaultChatContext(): ChatContextOptions {
+  return { responseReserve: CHAT_MAX_TOKENS, compactThresholdTokens: null };
+}
+
+/**
+ * The tokens of a provider's tool definitions, counted as the JSON sent with every request
+ * (0 without tools): what {@link PlannedConversation} reserves for them in each plan.
+ *
+ * @example
+ * ```ts
+ * const tools = toAnthropicTools(registry);
+ * super(model, "anthropic", options, toolsTokenCount(counter, tools));
+ * ```
+ */
+export function toolsTokenCount(counter: TokenCounter, tools: readonly unknown[]): number {
+  return tools.length === 0 ? 0 : counter.count(JSON.stringify(tools));
 }
 
 /** A conversation whose every request is a planned whole request (system side + history). */

@@ -117,6 +117,33 @@ export async function withRecordedStore<T>(
   }
 }
 
+/** The assembly settings an `assemble` request may give; absent ones are the config's. */
+export type AssembleRequestFields = Pick<
+  AssembleRecordRequest,
+  "mode" | "user" | "tokenizer" | "model" | "budgetChars" | "budgetTokens"
+>;
+
+/**
+ * The assembly settings a request gives (mode, user, tokenizer, model, budgets), in that
+ * order and only those present: the part of a request that the recorded form (the server's
+ * `/v1/assemble`) and the rerun's options ({@link recordedOptions}) copy alike.
+ *
+ * @example
+ * ```ts
+ * assembleRequestFields({ user: "u1", budgetChars: null }); // { user: "u1", budgetChars: null }
+ * ```
+ */
+export function assembleRequestFields(r: AssembleRequestFields): AssembleRequestFields {
+  return {
+    ...(r.mode !== undefined ? { mode: r.mode } : {}),
+    ...(r.user !== undefined ? { user: r.user } : {}),
+    ...(r.tokenizer !== undefined ? { tokenizer: r.tokenizer } : {}),
+    ...(r.model !== undefined ? { model: r.model } : {}),
+    ...(r.budgetChars !== undefined ? { budgetChars: r.budgetChars } : {}),
+    ...(r.budgetTokens !== undefined ? { budgetTokens: r.budgetTokens } : {}),
+  };
+}
+
 /** The workspace job's options for a recorded request (everything but the store). */
 export function recordedOptions(
   r: AssembleRecordRequest,
@@ -127,12 +154,7 @@ export function recordedOptions(
     workspace: inDir(dir, r.workspace),
     query: r.query,
     now: r.now,
-    ...(r.mode !== undefined ? { mode: r.mode } : {}),
-    ...(r.user !== undefined ? { user: r.user } : {}),
-    ...(r.tokenizer !== undefined ? { tokenizer: r.tokenizer } : {}),
-    ...(r.model !== undefined ? { model: r.model } : {}),
-    ...(r.budgetChars !== undefined ? { budgetChars: r.budgetChars } : {}),
-    ...(r.budgetTokens !== undefined ? { budgetTokens: r.budgetTokens } : {}),
+    ...assembleRequestFields(r),
     ...(storePath !== undefined ? { store: storePath } : {}),
     ...(r.cwd !== undefined ? { cwd: inDir(dir, r.cwd) } : {}),
     ...(r.renderer !== undefined ? { renderer: r.renderer } : {}),
