@@ -10,13 +10,12 @@ import { type Command, Option } from "commander";
 import { InvalidInputError, toErrorObject } from "../errors/index.js";
 import { parseInstant } from "../text/index.js";
 import { TOKENIZER_NAMES, type TokenizerName } from "../tokens/index.js";
+import { runAssembleRequest, storeTarget } from "../workspace/record/assemble-runner.js";
 // The modules themselves, not the stage's index: the chat loop it also exports is not needed.
 import type { Recorder } from "../workspace/record/recorder.js";
-import { runAssembleRequest, storeTarget } from "../workspace/record/runners.js";
 import type { AssembleRecordRequest } from "../workspace/record/schema.js";
 import type { WorkspaceAssembly } from "../workspace/workspace.js";
 import { EXIT, intFlag, reportError } from "./io.js";
-import { recorderFor } from "./record.js";
 import { type TableStyle, tableStyle } from "./table.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 import { type SetExit, summaryOf } from "./verbs.js";
@@ -138,7 +137,9 @@ export async function runRecorded(
 }
 
 async function runAssemble(flags: AssembleFlags, style: TableStyle): Promise<number> {
-  const recorder = recorderFor(flags.record);
+  // The recorder (and the replay runners it checks requests with) loads only for --record.
+  const recorder =
+    flags.record === undefined ? null : (await import("./record.js")).recorderFor(flags.record);
   const out = await runRecorded(assembleRequest(flags, homedir()), recorder);
   process.stdout.write(
     flags.format === "json"

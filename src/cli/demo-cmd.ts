@@ -11,7 +11,6 @@ import {
 } from "./assemble-cmd.js";
 import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
 import { EXIT, reportError } from "./io.js";
-import { recorderFor } from "./record.js";
 import { tableStyle } from "./table.js";
 import { type SetExit, summaryOf } from "./verbs.js";
 
@@ -48,7 +47,7 @@ async function runDemoCommand(opts: DemoFlags): Promise<number> {
           tokenizer: opts.tokenizer,
           ...(opts.renderer ? { renderer: opts.renderer } : {}),
         },
-        recorderFor(opts.record),
+        opts.record === undefined ? null : (await import("./record.js")).recorderFor(opts.record),
       );
       process.stdout.write(
         opts.json ? `${assemblyJson(out)}\n` : formatAssembly(out, tableStyle(opts.wide)),

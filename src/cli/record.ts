@@ -5,7 +5,7 @@
 import { appendFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { InvalidInputError, nodeErrorCode } from "../errors/index.js";
-import { createRecorder, type Recorder } from "../workspace/index.js";
+import { createRecorder, type Recorder } from "../workspace/record/recorder.js";
 
 /** The wall-clock stamp of a recorded line (the edge reads the clock, never a stage). */
 export const recordedAt = (): string => new Date().toISOString();
