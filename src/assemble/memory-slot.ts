@@ -140,7 +140,12 @@ export function packMemorySlot(
   const byId = new Map(kept.map((r) => [r.s.item.id, r]));
   const minScore = filter.minScore ?? DEFAULT_MEMORY_MIN_SCORE;
   const candidates = kept.map((r) => toCandidate(r.s, slot.kind));
-  const gates = gateCandidates(candidates, scope, minScore, counter);
+  // With a line renderer each hit is priced once, as the line the prompt would hold.
+  const hitChars =
+    renderLine === undefined
+      ? undefined
+      : (c: Candidate) => cpLength(renderLine((byId.get(c.memoryId) as RankedItem).s));
+  const gates = gateCandidates(candidates, scope, minScore, counter, hitChars);
   const survivors = gates.passed.map((id) => byId.get(id) as RankedItem);
   const packed = packRanked(
     survivors,
@@ -152,9 +157,8 @@ export function packMemorySlot(
   const lineOf = (s: SourcedItem) =>
     renderLine === undefined ? renderMemoryHit(toCandidate(s, slot.kind)) : renderLine(s);
   const lines = new Map(packed.selected.map((s) => [s.item.id, lineOf(s)]));
-  const decisions = gates.decisions.map((gate) => {
-    const entry = byId.get(gate.memoryId) as RankedItem;
-    const d = renderLine === undefined ? gate : pricedChars(gate, lineOf(entry.s));
+  const decisions = gates.decisions.map((d) => {
+    const entry = byId.get(d.memoryId) as RankedItem;
     const p = entry.decision;
     if (d.status !== "selected" || p === null) {
       entry.decision = gateDecision(entry, d);
@@ -174,11 +178,6 @@ export function packMemorySlot(
   const context =
     renderLine === undefined ? renderMemoryBlock(scope, [...lines.values()]) : packed.rendered;
   return { packed, plan: memoryPlan(head, filter, context, [...lines.keys()], decisions, counter) };
-}
-
-// A gate decision with its hit priced as the line the prompt holds.
-function pricedChars(d: MemoryDecision, line: string): MemoryDecision {
-  return { ...d, candidateChars: cpLength(line) };
 }
 
 // The item decision of an entry the docs/memory-selection.md gates rejected.

@@ -63,7 +63,8 @@ function instantOf(r: Ranked): InstantParts {
  * Which hits are counted while ranking: `every` one (docs/memory-selection.md: every decision carries the
  * hit's tokens), or none, leaving each hit to be rendered and counted only once a budget
  * prices it (the assembler's recall slot, where only what is admitted is counted); its
- * size in chars is then computed from its values ({@link memoryHitChars}).
+ * size in chars is then the caller's `hitChars` (by default computed from its values,
+ * {@link memoryHitChars}).
  */
 export type HitCounting = "every" | "priced";
 
@@ -81,6 +82,7 @@ function measureHits(
   candidates: readonly Candidate[],
   counter: TokenCounter,
   counting: HitCounting,
+  hitChars: (c: Candidate) => number,
 ): Ranked[] {
   const ranked: Ranked[] = new Array(candidates.length);
   const lines: string[] = new Array(Math.min(CHUNK, candidates.length));
@@ -104,7 +106,7 @@ function measureHits(
         text: c.text,
         instant: null,
         line: null,
-        chars: counting === "every" ? cpLength(line) : memoryHitChars(c),
+        chars: counting === "every" ? cpLength(line) : hitChars(c),
         tokens: -1,
         joined: -1,
       };
@@ -125,8 +127,9 @@ export function rankCandidates(
   candidates: readonly Candidate[],
   counter: TokenCounter,
   counting: HitCounting = "every",
+  hitChars: (c: Candidate) => number = memoryHitChars,
 ): Ranked[] {
-  const ranked = measureHits(candidates, counter, counting);
+  const ranked = measureHits(candidates, counter, counting, hitChars);
   ranked.sort(compareRank);
   return ranked;
 }

@@ -116,7 +116,8 @@ export interface GateOutcome {
  * dedupe and conflict slots — for a packer of its own to apply top-k and budgets to what
  * passed (the assembler's recall slot). Candidates must be validated already (by
  * `CandidateSchema` or a schema embedding its fields) with unique ids, `scope` trimmed
- * and non-blank. Each hit is rendered for `candidateChars`; none is counted, so no
+ * and non-blank. Each hit is sized for `candidateChars` by `hitChars` (default: its
+ * docs/memory-selection.md rendering, computed from its values); none is counted, so no
  * decision carries `candidateTokens` (the packer counts what it admits).
  */
 export function gateCandidates(
@@ -124,6 +125,7 @@ export function gateCandidates(
   scope: string,
   minScore: number,
   counter: TokenCounter,
+  hitChars?: (c: Candidate) => number,
 ): GateOutcome {
   const policy: Policy = {
     minScore,
@@ -132,7 +134,7 @@ export function gateCandidates(
     maxTokens: null,
   };
   const selection = new Selection(scope, policy, counter);
-  for (const r of rankCandidates(candidates, counter, "priced")) selection.consider(r);
+  for (const r of rankCandidates(candidates, counter, "priced", hitChars)) selection.consider(r);
   const { decisions } = selection;
   return {
     passed: decisions.filter((d) => d.status === "selected").map((d) => d.memoryId),

@@ -18,29 +18,46 @@ export {
   type RecallLineFormat,
 } from "./locales.js";
 
-// One pass over the template: substituted values are never scanned again, and `$`
-// patterns in them mean nothing.
-function fill(template: string, vars: Readonly<Record<string, string>>): string {
-  return template.replace(/\{(\w+)\}/g, (m, key: string) =>
-    Object.hasOwn(vars, key) ? (vars[key] as string) : m,
-  );
+/**
+ * A locale's templates split once at their `{key}` placeholders (literal, key, literal, …,
+ * literal), so filling one is a concatenation: a slot of a thousand items fills thousands
+ * of templates per assembly. Substituted values are never scanned again, `$` patterns in
+ * them mean nothing, and a placeholder without a value stays as written.
+ */
+class Templates {
+  readonly #compiled = new Map<string, readonly string[]>();
+
+  fill(template: string, vars: Readonly<Record<string, string>>): string {
+    let parts = this.#compiled.get(template);
+    if (parts === undefined) {
+      parts = template.split(/\{(\w+)\}/);
+      this.#compiled.set(template, parts);
+    }
+    let out = parts[0] as string;
+    for (let i = 1; i < parts.length; i += 2) {
+      const key = parts[i] as string;
+      out += Object.hasOwn(vars, key) ? (vars[key] as string) : `{${key}}`;
+      out += parts[i + 1] as string;
+    }
+    return out;
+  }
 }
 
 /**
  * The lines of a structured item under a locale's item formats (one line for most, one
  * per template for a task). Pure data-driven: no per-locale code.
  */
-function formatData(data: ItemData, f: ItemFormats): string[] {
+function formatData(data: ItemData, f: ItemFormats, t: Templates): string[] {
   switch (data.type) {
     case "constraint": {
       const label = Object.hasOwn(f.constraint.labels, data.level)
         ? (f.constraint.labels[data.level] as string)
         : data.level;
-      return [fill(f.constraint.line, { label, level: data.level, text: data.text })];
+      return [t.fill(f.constraint.line, { label, level: data.level, text: data.text })];
     }
     case "task": {
       const vars = { ...data, done: String(data.done), total: String(data.total) };
-      return f.task.lines.map((line) => fill(line, vars));
+      return f.task.lines.map((line) => t.fill(line, vars));
     }
     case "next": {
       const vars = { nextStep: data.nextStep ?? "", nextTool: data.nextTool ?? "" };
@@ -50,13 +67,13 @@ function formatData(data: ItemData, f: ItemFormats): string[] {
           : data.nextStep !== undefined
             ? f.next.step
             : f.next.tool;
-      return [fill(which, vars)];
+      return [t.fill(which, vars)];
     }
     case "tool": {
       const args = data.requiredArgs.join(f.tool.argsSeparator);
-      const required = data.requiredArgs.length > 0 ? fill(f.tool.required, { args }) : "";
+      const required = data.requiredArgs.length > 0 ? t.fill(f.tool.required, { args }) : "";
       const vars = { name: data.name, description: data.description, args, required };
-      return [fill(isBlank(data.description) ? f.tool.bare : f.tool.line, vars)];
+      return [t.fill(isBlank(data.description) ? f.tool.bare : f.tool.line, vars)];
     }
     case "call": {
       const vars = {
@@ -64,10 +81,10 @@ function formatData(data: ItemData, f: ItemFormats): string[] {
         outcome: data.ok ? f.call.ok : f.call.failed,
         summary: data.summary,
       };
-      return [fill(isBlank(data.summary) ? f.call.bare : f.call.line, vars)];
+      return [t.fill(isBlank(data.summary) ? f.call.bare : f.call.line, vars)];
     }
     case "profile":
-      return [fill(f.profile.line, { key: data.key, value: data.value })];
+      return [t.fill(f.profile.line, { key: data.key, value: data.value })];
   }
 }
 
@@ -89,6 +106,7 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
   const parsed = LocaleTableSchema.safeParse(locale);
   if (!parsed.success) throw invalidFromZod(parsed.error, ["locale"]);
   const table: LocaleTable = parsed.data as LocaleTable;
+  const templates = new Templates();
   const headingText = (slot: { kind: string; title?: string }): string => {
     if (slot.title !== undefined) return slot.title;
     return Object.hasOwn(table.headings, slot.kind)
@@ -100,35 +118,50 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
     const details: string[] = [];
     const importance = item.importance ?? r.defaultImportance;
     if (importance !== undefined) {
-      details.push(fill(r.importance, { value: formatFixed(importance, r.digits) }));
+      details.push(templates.fill(r.importance, { value: formatFixed(importance, r.digits) }));
     }
     if (item.score !== undefined) {
-      details.push(fill(r.score, { value: formatFixed(item.score, r.digits) }));
+      details.push(templates.fill(r.score, { value: formatFixed(item.score, r.digits) }));
     }
     if (details.length === 0) return item.text;
-    return fill(r.line, { text: item.text, details: details.join(r.separator) });
+    return templates.fill(r.line, { text: item.text, details: details.join(r.separator) });
   };
+  const formats = table.items;
+  const dataLines =
+    formats === undefined
+      ? null
+      : (item: SourceItem) =>
+          item.data === undefined ? null : formatData(item.data, formats, templates);
+  // Recall lines show their figures; structured items read as the table's formats.
+  const formatOf = (kind: string): ItemFormat | null =>
+    kind === "recall_memory" ? recallLine : dataLines;
   const frame = (slot: { kind: string; title?: string; itemStyle?: "list" | "block" }) => {
-    const heading = fill(table.headingFormat, { title: headingText(slot) });
+    const heading = templates.fill(table.headingFormat, { title: headingText(slot) });
     // Documents (instruction files, skill bodies) read as blocks, not as list items.
     if (slot.itemStyle === "block") return new BlockFrame(heading);
-    const items = table.items;
-    // Recall lines show their figures; structured items read as the table's formats.
-    const format =
-      slot.kind === "recall_memory"
-        ? recallLine
-        : items === undefined
-          ? null
-          : (item: SourceItem) => (item.data === undefined ? null : formatData(item.data, items));
-    return new ListFrame(heading, table.itemPrefix, format);
+    return new ListFrame(heading, table.itemPrefix, formatOf(slot.kind));
   };
   return {
     name,
     renderSlot: (slot, items) => (items.length === 0 ? "" : renderFramed(frame(slot), items)),
     frame,
-    // What one item renders to: its line in the slot's frame.
-    renderItem: (slot, item) => frame(slot).line(item),
+    // What one item renders to: its line in the slot's frame (no heading needed for that).
+    renderItem: (slot, item) =>
+      slot.itemStyle === "block"
+        ? item.text
+        : listLine(table.itemPrefix, formatOf(slot.kind), item),
   };
+}
+
+/** An item's own line(s) under a locale (null: the item's text). */
+type ItemFormat = (item: SourceItem) => string | string[] | null;
+
+/** An item as list line(s): each of its own lines (or its text) after the prefix. */
+function listLine(prefix: string, format: ItemFormat | null, item: SourceItem): string {
+  const own = format === null ? null : format(item);
+  if (own === null) return prefix + item.text;
+  if (typeof own === "string") return prefix + own;
+  return own.map((l) => prefix + l).join("\n");
 }
 
 // Frames are class instances, not literals of closures: optimized code that calls them
@@ -164,7 +197,7 @@ class ListFrame implements SlotFrame {
   constructor(
     private readonly heading: string,
     private readonly prefix: string,
-    private readonly format: ((item: SourceItem) => string | string[] | null) | null,
+    private readonly format: ItemFormat | null,
   ) {
     this.prefixChars = cpLength(prefix);
   }
@@ -172,10 +205,7 @@ class ListFrame implements SlotFrame {
     return `${this.heading}\n`;
   }
   line(item: SourceItem): string {
-    const own = this.format === null ? null : this.format(item);
-    if (own === null) return this.prefix + item.text;
-    if (typeof own === "string") return this.prefix + own;
-    return own.map((l) => this.prefix + l).join("\n");
+    return listLine(this.prefix, this.format, item);
   }
   lineChars(item: SourceItem): number {
     if (this.format !== null) return cpLength(this.line(item));
