@@ -15,7 +15,8 @@
  *   so PostgreSQL can use the index under row-level security (array and tsvector
  *   operators are not leakproof, and with RLS on, a GIN index on them is never used).
  * - `terms`: document frequency of each term in each scope (recall IDF).
- * - `scopes`: scope name ↔ small integer id (postings and terms are keyed by it).
+ * - `scopes`: scope name ↔ small integer id (postings and terms are keyed by it), with
+ *   the scope's memory and index-term counts (version 2).
  * - `stats`: store-wide counters in 16 slots (a writer bumps one: concurrent writers
  *   rarely wait on each other); readers sum them.
  *
@@ -114,6 +115,34 @@ CREATE POLICY scope_rows ON promptctx_terms
   USING (scope_id = ${SCOPE_ID}) WITH CHECK (scope_id = ${SCOPE_ID});
 `;
 
+/**
+ * Version 2: each scope's memory and index-term counts, kept by every write, so recall
+ * reads its BM25 statistics (N, average length) from one row instead of counting the
+ * scope's memories and summing its postings on every query (linear in the scope's size).
+ * The backfill must see every scope: row-level security is relaxed for the owner (that
+ * runs the migration) inside the migration's transaction only, then forced again.
+ */
+const SCOPE_COUNTS_V2 = `
+ALTER TABLE promptctx_scopes
+  ADD COLUMN memory_count bigint NOT NULL DEFAULT 0,
+  ADD COLUMN term_count bigint NOT NULL DEFAULT 0;
+ALTER TABLE promptctx_scopes NO FORCE ROW LEVEL SECURITY;
+ALTER TABLE promptctx_memories NO FORCE ROW LEVEL SECURITY;
+ALTER TABLE promptctx_postings NO FORCE ROW LEVEL SECURITY;
+UPDATE promptctx_scopes s SET memory_count = c.n
+  FROM (SELECT user_scope, count(*) AS n FROM promptctx_memories GROUP BY user_scope) c
+  WHERE s.user_scope = c.user_scope;
+UPDATE promptctx_scopes s SET term_count = c.len
+  FROM (SELECT d.scope_id, sum(d.doc_len) AS len FROM (
+          SELECT DISTINCT ON (p.scope_id, p.id) p.scope_id, p.doc_len
+          FROM promptctx_postings p ORDER BY p.scope_id, p.id) d
+        GROUP BY d.scope_id) c
+  WHERE s.scope_id = c.scope_id;
+ALTER TABLE promptctx_scopes FORCE ROW LEVEL SECURITY;
+ALTER TABLE promptctx_memories FORCE ROW LEVEL SECURITY;
+ALTER TABLE promptctx_postings FORCE ROW LEVEL SECURITY;
+`;
+
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
     version: 1,
@@ -121,6 +150,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     async up(tx) {
       await tx.query(TABLES_V1);
       await tx.query(POLICIES_V1);
+    },
+  },
+  {
+    version: 2,
+    description: "per-scope memory and index-term counts (recall statistics in one row)",
+    async up(tx) {
+      await tx.query(SCOPE_COUNTS_V2);
     },
   },
 ];

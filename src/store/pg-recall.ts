@@ -68,12 +68,9 @@ async function scopeStats(
   terms: readonly string[],
   cap: number,
 ): Promise<ScopeStats | null> {
+  // The counters every write keeps (migration 2): one row, whatever the scope's size.
   const rows = await tx.query<{ scope_id: number; n: number; len: number }>(
-    `SELECT s.scope_id,
-       (SELECT count(*) FROM promptctx_memories m WHERE m.user_scope = $1)::float8 AS n,
-       (SELECT coalesce(sum(d.doc_len), 0) FROM (
-          SELECT DISTINCT ON (p.id) p.doc_len FROM promptctx_postings p
-          WHERE p.scope_id = s.scope_id ORDER BY p.id) d)::float8 AS len
+    `SELECT s.scope_id, s.memory_count::float8 AS n, s.term_count::float8 AS len
      FROM promptctx_scopes s WHERE s.user_scope = $1`,
     [userScope],
   );

@@ -8,8 +8,8 @@
  * already holds; then decide every record's outcome in input order; insert the new ids
  * (`ON CONFLICT DO NOTHING`: an id another scope holds is invisible under RLS and simply
  * not inserted — a conflict), replace the existing rows, re-index (postings, document
- * frequencies) and bump the store-wide counters (each record
- * written counts as an index row, as in FTS5).
+ * frequencies), bump the scope's counters (memories, index terms) and the store-wide
+ * counters (each record written counts as an index row, as in FTS5).
  */
 import { createHash } from "node:crypto";
 import { compareCodePoints } from "../text/index.js";
@@ -216,7 +216,8 @@ function bump(delta: Map<string, number>, key: string, d: number): void {
 /**
  * Re-indexes the scope's written rows: drops the postings of replaced versions, adds the
  * new ones, and applies the net change of each term's document frequency (terms in
- * code-point order: concurrent writers lock them in the same order).
+ * code-point order: concurrent writers lock them in the same order). Returns the net
+ * change of the scope's index terms (repeats included: the scope's `term_count`).
  */
 async function reindex(
   tx: Tx,
@@ -224,7 +225,8 @@ async function reindex(
   w: ScopeWrite,
   held: Held,
   inserted: ReadonlyMap<string, string>,
-): Promise<void> {
+): Promise<number> {
+  let termChange = 0;
   const delta = new Map<string, number>();
   const old = { terms: [] as string[], ids: [] as string[] };
   const add = {
@@ -237,6 +239,7 @@ async function reindex(
     const prior = held.get(memoryId);
     const id = f.isNew ? inserted.get(memoryId) : prior?.id;
     if (id === undefined) continue; // not inserted: another scope holds the id
+    termChange += f.index.length;
     for (const k of f.isNew ? [] : (prior?.keys ?? [])) {
       old.terms.push(k);
       old.ids.push(id);
@@ -251,11 +254,14 @@ async function reindex(
     });
   }
   if (old.terms.length > 0) {
-    await tx.query(
+    // Every posting of a row carries the row's length: the replaced versions' lengths.
+    const gone = await tx.query<{ id: string; doc_len: number }>(
       `DELETE FROM promptctx_postings p USING unnest($2::text[], $3::int8[]) AS d(term, id)
-       WHERE p.scope_id = $1 AND p.term = d.term AND p.id = d.id`,
+       WHERE p.scope_id = $1 AND p.term = d.term AND p.id = d.id
+       RETURNING p.id, p.doc_len`,
       [scope, old.terms, old.ids],
     );
+    for (const len of new Map(gone.map((g) => [g.id, g.doc_len])).values()) termChange -= len;
   }
   if (add.terms.length > 0) {
     await tx.query(
@@ -273,6 +279,25 @@ async function reindex(
       [scope, changed.map(([k]) => k), changed.map(([, d]) => d)],
     );
   }
+  return termChange;
+}
+
+/**
+ * Adds a batch's changes to the scope's counters (what recall's BM25 statistics read:
+ * memories, and index terms for the average length), in the batch's transaction.
+ */
+async function bumpScopeCounts(
+  tx: Tx,
+  scope: number,
+  memories: number,
+  terms: number,
+): Promise<void> {
+  if (memories === 0 && terms === 0) return;
+  await tx.query(
+    `UPDATE promptctx_scopes SET memory_count = memory_count + $2, term_count = term_count + $3
+     WHERE scope_id = $1`,
+    [scope, memories, terms],
+  );
 }
 
 /**
@@ -324,7 +349,8 @@ export async function writeBatch(
     const inserted = await insertNew(tx, w);
     await settleLost(tx, w, inserted, records, outcomes);
     await updateHeld(tx, w, mine);
-    await reindex(tx, scope, w, mine, inserted);
+    const terms = await reindex(tx, scope, w, mine, inserted);
+    await bumpScopeCounts(tx, scope, inserted.size, terms);
   }
   let memories = 0;
   let rows = 0;

@@ -12,6 +12,7 @@ import {
   openPostgresStore,
   openStore,
   openStoreUrl,
+  PG_MIGRATIONS,
   PG_SCHEMA_VERSION,
   StoreOpenError,
   StoreVersionError,
@@ -113,8 +114,64 @@ describe.runIf(PG_TESTS)("PostgreSQL store", () => {
       expect(await again.count()).toBe(1);
       await again.close();
       const c = await pg.client(url);
-      const { rows } = await c.query("SELECT version FROM promptctx_schema_migrations");
-      expect(rows).toEqual([{ version: PG_SCHEMA_VERSION }]);
+      const { rows } = await c.query(
+        "SELECT version FROM promptctx_schema_migrations ORDER BY version",
+      );
+      expect(rows).toEqual(PG_MIGRATIONS.map((m) => ({ version: m.version })));
+      expect(rows.at(-1)).toEqual({ version: PG_SCHEMA_VERSION });
+    });
+
+    it("a version-1 store is migrated: each scope's counts filled from its rows, recall unchanged", async () => {
+      const { url } = await pg.schema();
+      const store = await openPostgresStore(url);
+      const scopes = ["u1", "u2", "empty-after-update"];
+      await store.add([
+        rec("a", "deploy the python service", { userScope: "u1" }),
+        rec("b", "deploy again deploy", { userScope: "u1" }),
+        rec("c", "天气预报 部署", { userScope: "u2" }),
+        rec("d", "x", { userScope: "empty-after-update" }),
+      ]);
+      // Updates change lengths (and one row to no index terms at all).
+      await store.add([
+        rec("b", "deploy", { userScope: "u1" }),
+        rec("d", "!!!", { userScope: "empty-after-update" }),
+      ]);
+      const query = { asOf: AS_OF, limit: 10 };
+      const before = await store.recall("deploy python", { ...query, userScope: "u1" });
+      await store.close();
+      const c = await pg.client(url);
+      const counts = async () => {
+        const out: unknown[] = [];
+        for (const scope of scopes) {
+          await c.query("BEGIN");
+          await c.query("SELECT set_config('promptctx.scope', $1, true)", [scope]);
+          const { rows } = await c.query(
+            "SELECT memory_count::int AS n, term_count::int AS terms FROM promptctx_scopes",
+          );
+          await c.query("COMMIT");
+          out.push(rows);
+        }
+        return out;
+      };
+      const kept = await counts();
+      // u1: a (4 terms) + b (now 1); u2: one record; the third: one record without terms.
+      expect(kept).toEqual([
+        [{ n: 2, terms: 5 }],
+        [{ n: 1, terms: expect.any(Number) }],
+        [{ n: 1, terms: 0 }],
+      ]);
+      // Back to version 1: the columns of migration 2 gone.
+      await c.query(
+        "ALTER TABLE promptctx_scopes DROP COLUMN memory_count, DROP COLUMN term_count",
+      );
+      await c.query("DELETE FROM promptctx_schema_migrations WHERE version = 2");
+      const again = await openPostgresStore(url);
+      try {
+        expect(await counts()).toEqual(kept);
+        expect(await again.recall("deploy python", { ...query, userScope: "u1" })).toEqual(before);
+      } finally {
+        await again.close();
+      }
     });
 
     it("a database from a newer promptctx fails with StoreVersionError and is left untouched", async () => {
@@ -128,7 +185,7 @@ describe.runIf(PG_TESTS)("PostgreSQL store", () => {
       expect(err).toBeInstanceOf(StoreVersionError);
       expect(err).toMatchObject({ found: PG_SCHEMA_VERSION + 1, supported: PG_SCHEMA_VERSION });
       const { rows } = await c.query("SELECT count(*)::int AS n FROM promptctx_schema_migrations");
-      expect(rows[0].n).toBe(2);
+      expect(rows[0].n).toBe(PG_MIGRATIONS.length + 1);
     });
 
     it("mustExist refuses a database without a store; a bad URL names no password", async () => {
