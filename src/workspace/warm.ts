@@ -18,7 +18,6 @@ import {
   assemblySettings,
   configSegments,
   readWorkspaceFiles,
-  WORKSPACE_BUDGET_CHARS,
   WORKSPACE_PATHS,
   type WorkspaceAssembleOptions,
   type WorkspaceFiles,
@@ -79,7 +78,10 @@ export class WarmWorkspaces {
   async assemble(root: string, options: WarmAssembleOptions): Promise<Assembly> {
     const entry = await this.#get(root);
     const { config } = entry.files;
-    const { mode, user, tokenCounter } = assemblySettings({ ...options, workspace: root }, config);
+    const { mode, user, tokenCounter, renderer, budgetChars, budgetTokens } = assemblySettings(
+      { ...options, workspace: root },
+      config,
+    );
     let schemas = entry.schemas.get(mode);
     if (schemas === undefined) {
       schemas = workspaceSchema(mode).schemas;
@@ -93,15 +95,9 @@ export class WarmWorkspaces {
       segments: entry.segments,
       schemas,
       tokenCounter,
-      renderer: options.renderer ?? config.renderer ?? "en",
-      budgetChars:
-        options.budgetChars !== undefined
-          ? options.budgetChars
-          : (config.budgets?.chars ?? WORKSPACE_BUDGET_CHARS),
-      budgetTokens:
-        options.budgetTokens !== undefined
-          ? options.budgetTokens
-          : (config.budgets?.tokens ?? null),
+      renderer,
+      budgetChars,
+      budgetTokens,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       trace: { ...(options.model !== undefined ? { model: options.model } : {}), ...options.trace },
     });

@@ -204,11 +204,26 @@ export interface WorkspaceContext {
   close(): Promise<void>;
 }
 
-/** Mode, user scope and token counter of the assemblies: the options', else the config's. */
+/** What the assemblies of a workspace run with: the options' settings, else the config's. */
+export interface AssemblySettings {
+  mode: string;
+  user: string;
+  tokenCounter: TokenCounter;
+  renderer: "en" | "zh-CN" | "tagged";
+  budgetChars: number | null;
+  budgetTokens: number | null;
+}
+
+/**
+ * Mode, user scope, token counter, renderer and budgets of the assemblies: the options',
+ * else the config's, else the defaults (react, en, {@link WORKSPACE_BUDGET_CHARS}).
+ *
+ * @example assemblySettings({ workspace: "w", user: "u1" }, {}).budgetChars // 6000
+ */
 export function assemblySettings(
   options: Omit<WorkspaceAssembleOptions, "query" | "now">,
   config: WorkspaceConfig,
-): { mode: string; user: string; tokenCounter: TokenCounter } {
+): AssemblySettings {
   const mode = options.mode ?? config.mode ?? "react";
   const user = options.user ?? config.user;
   if (user === undefined)
@@ -223,7 +238,18 @@ export function assemblySettings(
         ? tokenizerForModel(options.model)
         : (options.tokenizer ?? config.tokenizer),
     );
-  return { mode, user, tokenCounter };
+  return {
+    mode,
+    user,
+    tokenCounter,
+    renderer: options.renderer ?? config.renderer ?? "en",
+    budgetChars:
+      options.budgetChars !== undefined
+        ? options.budgetChars
+        : (config.budgets?.chars ?? WORKSPACE_BUDGET_CHARS),
+    budgetTokens:
+      options.budgetTokens !== undefined ? options.budgetTokens : (config.budgets?.tokens ?? null),
+  };
 }
 
 /** Where the instruction walk starts and stops, and the user-level files it adds. */
@@ -379,27 +405,19 @@ export function workspaceContext(
   sources?: ContextSource[],
 ): WorkspaceContext {
   const { root, config } = files;
-  const { mode, user, tokenCounter } = assemblySettings(options, config);
+  const settings = assemblySettings(options, config);
+  const { mode } = settings;
   const cap = config.skills?.cap;
   return {
     root,
     config,
-    mode,
-    user,
-    tokenCounter,
+    ...settings,
     instructions: files.instructions,
     catalog: files.catalog,
     kbIssues: files.kb.issues,
     sources: sources ?? workspaceSources(files, store.store, options),
     segments: configSegments(config),
     schemas: workspaceSchema(mode).schemas,
-    renderer: options.renderer ?? config.renderer ?? "en",
-    budgetChars:
-      options.budgetChars !== undefined
-        ? options.budgetChars
-        : (config.budgets?.chars ?? WORKSPACE_BUDGET_CHARS),
-    budgetTokens:
-      options.budgetTokens !== undefined ? options.budgetTokens : (config.budgets?.tokens ?? null),
     store: store.label,
     selectSkills: (query) =>
       selectSkills(files.catalog, { text: query, mode }, cap === undefined ? {} : { cap }),
