@@ -140,11 +140,23 @@ export function packMemorySlot(
   const byId = new Map(kept.map((r) => [r.s.item.id, r]));
   const minScore = filter.minScore ?? DEFAULT_MEMORY_MIN_SCORE;
   const candidates = kept.map((r) => toCandidate(r.s, slot.kind));
-  // With a line renderer each hit is priced once, as the line the prompt would hold.
+  // A hit's line, rendered once: the gates price it, the plan keeps it if it is selected.
+  const rendered = new Map<string, string>();
+  const lineOf = (id: string): string => {
+    let line = rendered.get(id);
+    if (line === undefined) {
+      const entry = byId.get(id) as RankedItem;
+      line =
+        renderLine === undefined
+          ? renderMemoryHit(toCandidate(entry.s, slot.kind))
+          : renderLine(entry.s);
+      rendered.set(id, line);
+    }
+    return line;
+  };
+  // With a line renderer each hit is priced as the line the prompt would hold.
   const hitChars =
-    renderLine === undefined
-      ? undefined
-      : (c: Candidate) => cpLength(renderLine((byId.get(c.memoryId) as RankedItem).s));
+    renderLine === undefined ? undefined : (c: Candidate) => cpLength(lineOf(c.memoryId));
   const gates = gateCandidates(candidates, scope, minScore, counter, hitChars);
   const survivors = gates.passed.map((id) => byId.get(id) as RankedItem);
   const packed = packRanked(
@@ -154,9 +166,7 @@ export function packMemorySlot(
     counter,
     slot.kind,
   );
-  const lineOf = (s: SourcedItem) =>
-    renderLine === undefined ? renderMemoryHit(toCandidate(s, slot.kind)) : renderLine(s);
-  const lines = new Map(packed.selected.map((s) => [s.item.id, lineOf(s)]));
+  const lines = new Map(packed.selected.map((s) => [s.item.id, lineOf(s.item.id)]));
   const decisions = gates.decisions.map((d) => {
     const entry = byId.get(d.memoryId) as RankedItem;
     const p = entry.decision;
