@@ -25,6 +25,7 @@ import {
   planGlobal,
   resolveGlobalBudget,
 } from "./global-plan.js";
+import { LayerMemo } from "./layer-memo.js";
 import { type FilledLayer, type LayerContext, toLayer } from "./layers.js";
 import { buildManifest } from "./manifest.js";
 import { settleMemoryPlan } from "./memory-slot.js";
@@ -79,6 +80,11 @@ export interface AssembleInput {
    * (spec 10): slots in priority order separated by one blank line, no marker in the text.
    */
   layout?: AssemblyLayout;
+  /**
+   * Packed layers kept across assemblies over the same sources (see {@link LayerMemo}): a
+   * slot whose inputs are unchanged is reused, not repacked. Never changes the output.
+   */
+  layerMemo?: LayerMemo;
   /** Wall clock for `timings` only (default `performance.now`). */
   clock?: () => number;
   /**
@@ -120,6 +126,9 @@ function prepareRun(input: AssembleInput): AssemblyRun {
   const scope = trimWs(input.query.userScope);
   if (scope === "")
     throw new InvalidInputError("query.userScope must not be blank", "query.userScope");
+  if (input.layerMemo !== undefined && !(input.layerMemo instanceof LayerMemo)) {
+    throw new InvalidInputError("layerMemo must come from createLayerMemo()", "layerMemo");
+  }
   const counter = input.tokenCounter ?? resolveTokenCounter(input.tokenizer);
   const renderer = resolveRenderer(input.renderer);
   const registry = Array.isArray(input.sources)
@@ -160,11 +169,16 @@ function fillAll(
 }
 
 // Each slot's fill packed into its layer, in schema order (a required slot's failure throws).
-function packLayers(run: AssemblyRun, fills: readonly SlotFill[], step: TraceStep): FilledLayer[] {
+function packLayers(
+  run: AssemblyRun,
+  fills: readonly SlotFill[],
+  step: TraceStep,
+  memo: LayerMemo | undefined,
+): FilledLayer[] {
   return run.slots.map((slot, i) => {
     const fill = fills[i] as SlotFill;
     const [name, attributes] = packSlotSpan(slot, fill);
-    return step.within(name, () => toLayer(slot, fill, run), layerAttributes, attributes);
+    return step.within(name, () => toLayer(slot, fill, run, memo), layerAttributes, attributes);
   });
 }
 
@@ -253,7 +267,9 @@ async function assembleSteps(input: AssembleInput, root: TraceStep): Promise<Ass
   const fills = await root.withinAsync(ASSEMBLE_SPANS.fill, (step) =>
     fillAll(run, input.timeoutMs, clock, fetchTimings, step),
   );
-  const filled = root.within(ASSEMBLE_SPANS.pack, (step) => packLayers(run, fills, step));
+  const filled = root.within(ASSEMBLE_SPANS.pack, (step) =>
+    packLayers(run, fills, step, input.layerMemo),
+  );
   const extra = input.segments ?? [];
   const { layers, plan: segmentPlan } = root.within(
     ASSEMBLE_SPANS.plan,

@@ -5,14 +5,25 @@
  * into the result: fills come back in schema order and items are ranked later.
  */
 import type { ContextSource, SlotSpec, SourceQuery } from "../sources/index.js";
+import { versionOf } from "../sources/validated.js";
 import { inStep, type TraceStep } from "../trace/otel.js";
 import type { SourcedItem } from "./pack.js";
 import { startFetchSpan } from "./spans.js";
 import { validateItems } from "./validate-items.js";
 
+/**
+ * What one source returned for a slot: its items, and the version token its data had
+ * (`markValidated`; null when the source gives none). The layer memo compares these.
+ */
+export interface FillPart {
+  sourceId: string;
+  version: object | null;
+  items: readonly SourcedItem[];
+}
+
 /** The outcome of filling one slot. */
 export type SlotFill =
-  | { status: "ok"; items: SourcedItem[]; sourceIds: string[] }
+  | { status: "ok"; items: SourcedItem[]; sourceIds: string[]; parts: FillPart[] }
   | { status: "no_source"; items: []; sourceIds: [] }
   | {
       status: "source_failed" | "source_timeout";
@@ -35,10 +46,14 @@ async function fetchOne(
   slot: SlotSpec,
   query: SourceQuery,
   signal: AbortSignal,
-): Promise<SourcedItem[]> {
+): Promise<FillPart> {
   // A sync throw and an async rejection are the same failure.
   const raw = await Promise.resolve().then(() => source.fetch(slot, query, signal));
-  return validateItems(raw, source, slot.kind);
+  return {
+    sourceId: source.id,
+    version: versionOf(raw),
+    items: validateItems(raw, source, slot.kind),
+  };
 }
 
 /**
@@ -71,9 +86,9 @@ export async function fillSlot(
     const span = trace && startFetchSpan(trace, slot.kind, source.id, query.text);
     try {
       const fetching = inStep(span, () => fetchOne(source, slot, query, controller.signal));
-      const items = await Promise.race([fetching, timeout]);
-      span?.end(() => ({ "promptctx.items.count": items.length }));
-      return { source, items };
+      const part = await Promise.race([fetching, timeout]);
+      span?.end(() => ({ "promptctx.items.count": part.items.length }));
+      return { source, part };
     } catch (err) {
       span?.fail(err, err instanceof SourceTimeout ? "source_timeout" : "source_failed");
       throw { source, err };
@@ -101,10 +116,12 @@ export async function fillSlot(
       };
     }
     const items: SourcedItem[] = [];
+    const parts: FillPart[] = [];
     const seen = new Map<string, string>();
     for (const r of settled) {
       if (r.status !== "fulfilled") continue;
-      for (const s of r.value.items) {
+      parts.push(r.value.part);
+      for (const s of r.value.part.items) {
         const other = seen.get(s.item.id);
         if (other !== undefined) {
           const pair = [other, s.sourceId].sort();
@@ -119,7 +136,7 @@ export async function fillSlot(
         items.push(s);
       }
     }
-    return { status: "ok", items, sourceIds: ids };
+    return { status: "ok", items, sourceIds: ids, parts };
   } finally {
     clearTimeout(timer);
   }

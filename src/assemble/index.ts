@@ -21,6 +21,7 @@ export {
   InlineSourcesSchema,
   inlineSources,
 } from "./inline.js";
+export { createLayerMemo, LayerMemo } from "./layer-memo.js";
 export {
   applyFilter,
   compareItems,

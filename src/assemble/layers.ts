@@ -5,10 +5,11 @@
  */
 import { SourceError } from "../errors/index.js";
 import type { MemoryPlan } from "../memory/index.js";
-import type { SlotRenderer } from "../render/index.js";
+import type { RenderContext, SlotFrame, SlotRenderer } from "../render/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import { isCascadeSlot, packCascade, type RenderItems } from "./cascade.js";
 import type { SlotFill } from "./fill.js";
+import type { LayerMemo } from "./layer-memo.js";
 import { checkRecallItems, isMemorySlot, packMemorySlot } from "./memory-slot.js";
 import {
   filterRanked,
@@ -49,29 +50,32 @@ type OkFill = Extract<SlotFill, { status: "ok" }>;
  * The layer of `slot` from what its sources returned. Throws when a required slot has no
  * source, or its source failed or timed out.
  */
-export function toLayer(slot: ResolvedSlot, filled: SlotFill, ctx: LayerContext): FilledLayer {
+export function toLayer(
+  slot: ResolvedSlot,
+  filled: SlotFill,
+  ctx: LayerContext,
+  memo?: LayerMemo,
+): FilledLayer {
   if (filled.status !== "ok") return unfilledLayer(slot, filled);
+  if (memo === undefined) return packLayer(slot, filled, ctx);
+  const known = memo.get(slot, filled, ctx);
+  if (known !== null) return known;
+  const layer = packLayer(slot, filled, ctx);
+  memo.set(slot, filled, ctx, layer);
+  return layer;
+}
+
+// The layer of a filled slot: ranked, filtered and packed.
+function packLayer(slot: ResolvedSlot, filled: OkFill, ctx: LayerContext): FilledLayer {
   const ranked = rankItems(filled.items);
   const fill = checkRecallItems(slot, filled, ranked);
   if (fill.status !== "ok") return unfilledLayer(slot, fill);
-  const renderCtx = { userScope: ctx.scope };
-  const rendering: SlotRendering = {
-    render: (items) =>
-      ctx.renderer.renderSlot(
-        slot,
-        items.map((s) => s.item),
-        renderCtx,
-      ),
-    frame: ctx.renderer.frame?.(slot, renderCtx),
-  };
+  const rendering = new LayerRendering(ctx.renderer, slot, ctx.scope);
   const filter = slot.filter ?? {};
   if (isMemorySlot(slot, fill.items)) {
     const kept = filterRanked(ranked, { ...filter, minScore: undefined }, ctx.nowMs);
-    const renderItem = ctx.renderer.renderItem?.bind(ctx.renderer);
     const renderLine =
-      renderItem === undefined
-        ? undefined
-        : (s: SourcedItem) => renderItem(slot, s.item, renderCtx);
+      ctx.renderer.renderItem === undefined ? undefined : (s: SourcedItem) => rendering.line(s);
     const { packed, plan } = packMemorySlot(
       slot,
       kept,
@@ -88,6 +92,42 @@ export function toLayer(slot: ResolvedSlot, filled: SlotFill, ctx: LayerContext)
   if (isCascadeSlot(fill.items)) return cascadeLayer(slot, fill, ranked, kept, rendering, ctx);
   const packed = packRanked(kept, filter, rendering, ctx.counter, slot.kind);
   return { slot, fill, packed, decisions: decisionsOf(ranked), memoryPlan: null };
+}
+
+/**
+ * How a layer's slot renders. A class, not a literal of closures over the slot: the
+ * packer's hot code then calls long-lived methods, and optimized code does not die with
+ * each assembly's closures (V8 discards code tied to dead objects after a full GC).
+ */
+class LayerRendering implements SlotRendering {
+  readonly frame: SlotFrame | undefined;
+  readonly #ctx: RenderContext;
+
+  constructor(
+    private readonly renderer: SlotRenderer,
+    private readonly slot: ResolvedSlot,
+    scope: string,
+  ) {
+    this.#ctx = { userScope: scope };
+    this.frame = renderer.frame?.(slot, this.#ctx);
+  }
+
+  render(items: readonly SourcedItem[]): string {
+    return this.renderer.renderSlot(
+      this.slot,
+      items.map((s) => s.item),
+      this.#ctx,
+    );
+  }
+
+  /** One item's line (only for a renderer with `renderItem`). */
+  line(s: SourcedItem): string {
+    return (this.renderer.renderItem as NonNullable<SlotRenderer["renderItem"]>)(
+      this.slot,
+      s.item,
+      this.#ctx,
+    );
+  }
 }
 
 // No source, or a failed one: an optional slot is skipped, a required one fails closed.
@@ -123,7 +163,7 @@ function cascadeLayer(
   const packed = packCascade(
     kept.map((r) => r.s),
     slot.filter ?? {},
-    rendering.render,
+    (items) => rendering.render(items),
     ctx.counter,
     slot.kind,
   );
@@ -135,7 +175,7 @@ function cascadeLayer(
     packed,
     decisions: decisionsOf(ranked),
     memoryPlan: null,
-    cascade: rendering.render,
+    cascade: (items) => rendering.render(items),
   };
 }
 

@@ -74,8 +74,8 @@ export interface RankedItem {
 
 /** How a slot renders: the whole slot, and optionally its pieces (see {@link SlotFrame}). */
 export interface SlotRendering {
-  render: (items: readonly SourcedItem[]) => string;
-  frame?: SlotFrame | undefined;
+  render(items: readonly SourcedItem[]): string;
+  readonly frame?: SlotFrame | undefined;
 }
 
 /**

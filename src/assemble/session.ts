@@ -25,8 +25,9 @@ import {
   type SourceRegistry,
 } from "../sources/index.js";
 import { trimWs } from "../text/index.js";
-import type { TokenCounter } from "../tokens/index.js";
+import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import { type AssembleInput, type AssembleSegment, type Assembly, assemble } from "./assemble.js";
+import { createLayerMemo } from "./layer-memo.js";
 import { createSchemaRegistry, type SchemaRegistry } from "./schema.js";
 
 /** Working modes of the agent loop (docs/session-and-cache.md). */
@@ -136,6 +137,9 @@ export class Session {
   private frozen: Assembly | null = null;
   private lastReport: ReassemblyReport = { reused: false, rebuilt: [], refetched: false };
   private usedPolicy: SessionMemoryPolicy | null = null;
+  // One counter and layer memo per session: a turn repacks only slots whose sources changed.
+  private counter: TokenCounter | null = null;
+  private readonly layerMemo = createLayerMemo();
   /** Builder calls per segment name (for stats and tests). */
   readonly builderCalls = new Map<string, number>();
 
@@ -426,10 +430,14 @@ export class Session {
     }
     const rebuilt = this.rebuildSegments();
     const { schemas, used } = this.recallFilter();
+    const given = this.options.assemble;
+    this.counter ??=
+      this.options.tokenCounter ?? given?.tokenCounter ?? resolveTokenCounter(given?.tokenizer);
     const assembly = await assemble({
       ...this.options.assemble,
       ...(schemas !== undefined ? { schemas } : {}),
-      ...(this.options.tokenCounter ? { tokenCounter: this.options.tokenCounter } : {}),
+      tokenCounter: this.counter,
+      layerMemo: given?.layerMemo ?? this.layerMemo,
       mode: this.state.mode,
       query: { text: query.text, userScope: this.state.userScope },
       now: query.now,

@@ -22,7 +22,6 @@ export interface BudgetOverrun {
 /** The items selected so far and what one more would cost. */
 export class SlotPricer {
   readonly selected: SourcedItem[] = [];
-  private readonly render: (items: readonly SourcedItem[]) => string;
   private readonly frame: SlotFrame | undefined;
   private readonly separatorChars: number;
   private readonly tailChars: number;
@@ -35,11 +34,10 @@ export class SlotPricer {
   private pricedChars = 0;
 
   constructor(
-    rendering: SlotRendering,
+    private readonly rendering: SlotRendering,
     private readonly filter: SlotFilter,
     private readonly counter: TokenCounter,
   ) {
-    this.render = rendering.render;
     this.frame = rendering.frame;
     this.separatorChars = this.frame === undefined ? 0 : cpLength(this.frame.separator);
     this.tailChars = this.frame === undefined ? 0 : cpLength(this.frame.tail);
@@ -47,7 +45,7 @@ export class SlotPricer {
 
   /** The first budget the slot rendering exactly `items` breaks (chars before tokens). */
   overWith(items: readonly SourcedItem[]): BudgetOverrun | null {
-    const text = this.render(items);
+    const text = this.rendering.render(items);
     return this.check(cpLength(text), () => text);
   }
 
@@ -57,7 +55,7 @@ export class SlotPricer {
     if (charBudget === undefined && tokenBudget === undefined) return null;
     let text: string | null = null;
     const whole = () => {
-      text ??= this.render([...this.selected, s]);
+      text ??= this.rendering.render([...this.selected, s]);
       return text;
     };
     const chars =
@@ -75,7 +73,7 @@ export class SlotPricer {
 
   /** The slot as packed: its rendering, code points and tokens. */
   finish(): { selected: SourcedItem[]; rendered: string; chars: number; tokens: number } {
-    const rendered = this.render(this.selected);
+    const rendered = this.rendering.render(this.selected);
     return {
       selected: this.selected,
       rendered,

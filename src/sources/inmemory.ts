@@ -46,16 +46,22 @@ export function constraintsSource(policy: ConstraintPolicy, id = "constraints"):
   rules.forEach((r, i) => {
     rejectDuplicate(seen, r.id, "rule id", ["policy", "rules", i, "id"]);
   });
-  return singleKindSource(id, "constraints", () =>
-    rules.map((r, i) => ({
-      id: r.id,
-      text: `[${r.level}] ${r.text}`,
-      category: r.level,
-      pinned: true,
-      data: { type: "constraint", level: r.level, text: r.text },
-      // Policy order is meaningful: keep it through the assembler's ranking.
-      rank: i,
-    })),
+  const version = {}; // the rules are fixed when the source is built
+  return singleKindSource(
+    id,
+    "constraints",
+    () =>
+      rules.map((r, i) => ({
+        id: r.id,
+        text: `[${r.level}] ${r.text}`,
+        category: r.level,
+        pinned: true,
+        data: { type: "constraint", level: r.level, text: r.text },
+        // Policy order is meaningful: keep it through the assembler's ranking.
+        rank: i,
+      })),
+    true,
+    () => version,
   );
 }
 
@@ -143,6 +149,7 @@ function copyObservation(o: Observation): Observation {
 }
 
 let observationItems: (buffer: TaskMemoryBuffer) => SourceItem[];
+let observationsVersion: (buffer: TaskMemoryBuffer) => object;
 
 // An observation as a task-memory item (tags copied: the buffer keeps its own).
 function observationItem(o: Observation): SourceItem {
@@ -170,10 +177,13 @@ export class TaskMemoryBuffer {
   readonly capacity: number;
   #items: Observation[] = [];
   #counter = 0;
+  /** A new token on every change of the held observations (see `markValidated`). */
+  #version = {};
 
   static {
     // The source reads the held observations without copying them twice.
     observationItems = (buffer) => buffer.#items.map(observationItem);
+    observationsVersion = (buffer) => buffer.#version;
   }
 
   constructor(capacity = 32) {
@@ -202,6 +212,7 @@ export class TaskMemoryBuffer {
     const stored: Observation = copyObservation({ ...obs, id });
     this.#items.push(stored);
     while (this.#items.length > this.capacity) this.#items.shift();
+    this.#version = {};
     return copyObservation(stored);
   }
 
@@ -213,6 +224,7 @@ export class TaskMemoryBuffer {
   /** Drops every observation (ids keep counting up). */
   clear(): void {
     this.#items = [];
+    this.#version = {};
   }
 }
 
@@ -221,7 +233,13 @@ export class TaskMemoryBuffer {
  * createdAt, tags, score, category (default `observation`).
  */
 export function taskMemorySource(buffer: TaskMemoryBuffer, id = "task_memory"): ContextSource {
-  return singleKindSource(id, "task_memory", () => observationItems(buffer));
+  return singleKindSource(
+    id,
+    "task_memory",
+    () => observationItems(buffer),
+    true,
+    () => observationsVersion(buffer),
+  );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -247,6 +265,7 @@ export type ToolCall = z.infer<typeof ToolCallSchema>;
 export type RecordedToolCall = ToolCall & { id: string };
 
 let toolStateItems: (state: ToolState) => SourceItem[];
+let toolStateVersion: (state: ToolState) => object;
 
 /**
  * Tool registry (fixed at construction; names unique) plus a bounded list of recent
@@ -261,9 +280,12 @@ export class ToolState {
   /** Each held call's line, built when it was recorded (calls never change). */
   #callLines: string[] = [];
   #counter = 0;
+  /** A new token on every change of the recent calls (see `markValidated`). */
+  #version = {};
 
   static {
     toolStateItems = (state) => state.#sourceItems();
+    toolStateVersion = (state) => state.#version;
   }
 
   constructor(tools: readonly ToolSpec[], options: { maxCalls?: number } = {}) {
@@ -290,6 +312,7 @@ export class ToolState {
       this.#calls.shift();
       this.#callLines.shift();
     }
+    this.#version = {};
     return { ...recorded };
   }
 
@@ -336,6 +359,7 @@ export class ToolState {
   clearCalls(): void {
     this.#calls = [];
     this.#callLines = [];
+    this.#version = {};
   }
 }
 
@@ -358,7 +382,13 @@ export function toolCallLine(call: ToolCall): string {
  * order into the assembler's item ranking.
  */
 export function toolStateSource(state: ToolState, id = "tool_state"): ContextSource {
-  return singleKindSource(id, "tool_state", () => toolStateItems(state));
+  return singleKindSource(
+    id,
+    "tool_state",
+    () => toolStateItems(state),
+    true,
+    () => toolStateVersion(state),
+  );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -386,18 +416,24 @@ export function profileSource(entries: readonly ProfileEntry[], id = "profile"):
   list.forEach((e, i) => {
     rejectDuplicate(seen, e.key, "profile key", ["entries", i, "key"]);
   });
-  return singleKindSource(id, "profile", () =>
-    list.map((e) => {
-      const item: SourceItem = {
-        id: e.key,
-        text: `${e.key}: ${e.value}`,
-        data: { type: "profile", key: e.key, value: e.value },
-      };
-      if (e.category !== undefined) item.category = e.category;
-      if (e.score !== undefined) item.score = e.score;
-      if (e.updatedAt !== undefined) item.createdAt = e.updatedAt;
-      return item;
-    }),
+  const version = {}; // the entries are fixed when the source is built
+  return singleKindSource(
+    id,
+    "profile",
+    () =>
+      list.map((e) => {
+        const item: SourceItem = {
+          id: e.key,
+          text: `${e.key}: ${e.value}`,
+          data: { type: "profile", key: e.key, value: e.value },
+        };
+        if (e.category !== undefined) item.category = e.category;
+        if (e.score !== undefined) item.score = e.score;
+        if (e.updatedAt !== undefined) item.createdAt = e.updatedAt;
+        return item;
+      }),
+    true,
+    () => version,
   );
 }
 

@@ -34,13 +34,15 @@ export function rejectDuplicate(
 /**
  * A source serving exactly one kind, from a function evaluated at fetch time. With
  * `validated`, `produce` builds its items from data validated when it came in, so they are
- * valid by construction and the assembler does not parse them again.
+ * valid by construction and the assembler does not parse them again; `version` then gives
+ * the data's current version token (see {@link markValidated}).
  */
 export function singleKindSource(
   id: string,
   kind: string,
   produce: (slot: SlotSpec, query: SourceQuery) => SourceItem[],
   validated = true,
+  version?: () => object,
 ): ContextSource {
   const sid = checkSourceId(id);
   return {
@@ -49,7 +51,7 @@ export function singleKindSource(
     fetch: (slot, query) => {
       if (slot.kind !== kind) return [];
       const items = produce(slot, query);
-      return validated ? markValidated(items) : items;
+      return validated ? markValidated(items, version?.() ?? null) : items;
     },
   };
 }

@@ -23,6 +23,8 @@ export function staticSource(
   const sid = checkSourceId(id);
   const served = new Set(kinds);
   const fixed = typeof items === "function" ? null : fixedItems(items);
+  // Fixed items never change: one version token for the source's life.
+  const version = {};
   return {
     id: sid,
     supports: (k) => served.has(k),
@@ -30,7 +32,7 @@ export function staticSource(
       if (!served.has(slot.kind)) return [];
       if (fixed !== null) {
         const copies = fixed.items.map(copyItem);
-        return fixed.valid ? markValidated(copies) : copies;
+        return fixed.valid ? markValidated(copies, version) : copies;
       }
       return (items as (slot: SlotSpec, query: SourceQuery) => readonly SourceItem[])(slot, query);
     },

@@ -7,12 +7,29 @@
  */
 import type { SourceItem } from "./types.js";
 
-const valid = new WeakSet<readonly SourceItem[]>();
+/** Registered arrays, each with its version token (null: none given). */
+const valid = new WeakMap<readonly SourceItem[], object | null>();
 
-/** Registers `items` (a fresh array built from validated data) as valid; returns it. */
-export function markValidated<T extends readonly SourceItem[]>(items: T): T {
-  valid.add(items);
+/**
+ * Registers `items` (a fresh array built from validated data) as valid; returns it.
+ * `version`, when given, is the source's token for the data the items were built from:
+ * the source hands out the same token exactly as long as that data is unchanged (a new
+ * token object on every change), so equal tokens mean equal items and the assembler may
+ * reuse what it made of them last time.
+ */
+export function markValidated<T extends readonly SourceItem[]>(
+  items: T,
+  version: object | null = null,
+): T {
+  valid.set(items, version);
   return items;
+}
+
+/** The version token `items` was registered with, or null. */
+export function versionOf(items: unknown): object | null {
+  return typeof items === "object" && items !== null
+    ? (valid.get(items as readonly SourceItem[]) ?? null)
+    : null;
 }
 
 /** Whether `items` is an array registered by {@link markValidated}. */

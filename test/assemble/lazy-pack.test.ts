@@ -203,7 +203,7 @@ describe("lazy slot packing", () => {
         (spec, gen, r, allMemory) => {
           const slot = resolveSlot(spec as SlotSpec);
           const items = toItems(gen, allMemory);
-          const fill: SlotFill = { status: "ok", items, sourceIds: ["a", "b"] };
+          const fill: SlotFill = { status: "ok", items, sourceIds: ["a", "b"], parts: [] };
           const ctx = (): LayerContext => ({
             renderer: renderers[r] as SlotRenderer,
             scope: "u1",

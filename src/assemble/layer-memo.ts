@@ -1,0 +1,120 @@
+/**
+ * Packed layers kept from one assembly to the next (a session's turns, a warm service's
+ * requests). Packing a slot is a pure function of what its sources returned, the slot's
+ * spec, the user scope, the renderer, the token counter and — for an age filter only —
+ * the clock. When all of those are the same as last time, the slot's layer is the same,
+ * so it is taken from the memo instead of being ranked, filtered, rendered and counted
+ * again. "What the sources returned is the same" is decided without reading any item:
+ * a source of this package gives a version token with its items (a new token whenever
+ * its data changes), and for any other source the validation memo hands back the very
+ * item objects it validated last time when they are unchanged, so reference equality
+ * suffices. A memoized layer's decision lists are frozen: assemblies that share them
+ * cannot alter each other's manifests.
+ */
+import type { SlotRenderer } from "../render/index.js";
+import type { TokenCounter } from "../tokens/index.js";
+import type { FillPart, SlotFill } from "./fill.js";
+import type { FilledLayer } from "./layers.js";
+import type { ResolvedSlot } from "./schema.js";
+
+/** What a layer was packed from, besides the items. */
+export interface LayerInputs {
+  renderer: SlotRenderer;
+  scope: string;
+  nowMs: number;
+  counter: TokenCounter;
+}
+
+interface Entry {
+  key: string;
+  renderer: SlotRenderer;
+  counter: TokenCounter;
+  parts: readonly FillPart[];
+  layer: FilledLayer;
+}
+
+type OkFill = Extract<SlotFill, { status: "ok" }>;
+
+/**
+ * The last layer of each slot kind, with what it was packed from. Pass one to
+ * {@link assemble} as `layerMemo` across assemblies over the same sources; `Session`
+ * keeps one per session. Holds one layer per slot kind (bounded).
+ *
+ * @example
+ * const layerMemo = createLayerMemo();
+ * await assemble({ ...input, layerMemo }); // packs every slot
+ * await assemble({ ...input, layerMemo }); // reuses the slots whose sources are unchanged
+ */
+export class LayerMemo {
+  readonly #bySlot = new Map<string, Entry>();
+
+  /** The memoized layer of `slot` when it was packed from the same inputs, else null. */
+  get(slot: ResolvedSlot, fill: OkFill, inputs: LayerInputs): FilledLayer | null {
+    const e = this.#bySlot.get(slot.kind);
+    if (
+      e === undefined ||
+      e.renderer !== inputs.renderer ||
+      e.counter !== inputs.counter ||
+      e.key !== keyOf(slot, inputs) ||
+      !sameParts(e.parts, fill.parts)
+    ) {
+      return null;
+    }
+    return { ...e.layer, fill };
+  }
+
+  /** Remembers `layer` as the slot's layer for these inputs (replacing the last one). */
+  set(slot: ResolvedSlot, fill: OkFill, inputs: LayerInputs, layer: FilledLayer): void {
+    freezeDecisions(layer);
+    this.#bySlot.set(slot.kind, {
+      key: keyOf(slot, inputs),
+      renderer: inputs.renderer,
+      counter: inputs.counter,
+      parts: fill.parts,
+      layer,
+    });
+  }
+}
+
+/** A new, empty {@link LayerMemo}. */
+export function createLayerMemo(): LayerMemo {
+  return new LayerMemo();
+}
+
+// The slot's spec and scope, and the clock when an age filter reads it.
+function keyOf(slot: ResolvedSlot, inputs: LayerInputs): string {
+  const age = slot.filter?.maxAgeHours;
+  const clock = age !== undefined && age > 0 ? String(inputs.nowMs) : "";
+  return `${JSON.stringify(slot)}\u0000${inputs.scope}\u0000${clock}`;
+}
+
+function sameParts(a: readonly FillPart[], b: readonly FillPart[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as FillPart;
+    const y = b[i] as FillPart;
+    if (x.sourceId !== y.sourceId) return false;
+    if (x.version !== null || y.version !== null) {
+      if (x.version !== y.version) return false;
+      continue;
+    }
+    if (x.items.length !== y.items.length) return false;
+    for (let j = 0; j < x.items.length; j++) {
+      if ((x.items[j] as FillPart["items"][number]).item !== y.items[j]?.item) return false;
+    }
+  }
+  return true;
+}
+
+// Every list of decisions the manifest and the memory plan expose, and their entries.
+function freezeDecisions(layer: FilledLayer): void {
+  const lists: Array<readonly object[]> = [layer.decisions];
+  if (layer.packed !== null) lists.push(layer.packed.decisions);
+  if (layer.memoryPlan !== null) {
+    lists.push(layer.memoryPlan.decisions);
+  }
+  for (const list of lists) {
+    for (const d of list) Object.freeze(d);
+    Object.freeze(list);
+  }
+}
