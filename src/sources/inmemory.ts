@@ -90,10 +90,19 @@ export type TaskState = z.infer<typeof TaskStateSchema>;
  * An invalid state throws `InvalidInputError` (path `taskState.…`), failing the slot.
  */
 export function plannerSource(getState: () => TaskState | null, id = "planner"): ContextSource {
-  return singleKindSource(id, "planner", () => {
+  // The same state in a row keeps its version token (see `markValidated`).
+  let last: { key: string; version: object } = { key: "", version: {} };
+  const track = (key: string) => {
+    if (last.key !== key) last = { key, version: {} };
+  };
+  const produce = (): SourceItem[] => {
     const raw = getState();
-    if (raw === null || raw === undefined) return [];
+    if (raw === null || raw === undefined) {
+      track("null");
+      return [];
+    }
     const s = parse(TaskStateSchema, raw, ["taskState"]);
+    track(JSON.stringify(s));
     const items: SourceItem[] = [
       {
         id: "task",
@@ -125,7 +134,8 @@ export function plannerSource(getState: () => TaskState | null, id = "planner"):
       items.push({ id: "next", text: next, category: "next", rank: 1, data });
     }
     return items;
-  });
+  };
+  return singleKindSource(id, "planner", produce, true, () => last.version);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Assembly, assemble } from "../assemble/assemble.js";
 import type { AssembleSegment } from "../assemble/global-plan.js";
+import { createLayerMemo, type LayerMemo } from "../assemble/layer-memo.js";
 import type { SchemaRegistry } from "../assemble/schema.js";
 import type { ContextSource } from "../sources/index.js";
 import type { MemoryStore } from "../store/index.js";
@@ -40,6 +41,8 @@ interface Entry {
   sources: ContextSource[];
   segments: AssembleSegment[];
   schemas: Map<string, SchemaRegistry>;
+  /** The slots packed for earlier requests: unchanged ones are reused, not repacked. */
+  layerMemo: LayerMemo;
 }
 
 /** Reads of one workspace before giving up on a stable snapshot (it is then read at next use). */
@@ -98,6 +101,7 @@ export class WarmWorkspaces {
       renderer,
       budgetChars,
       budgetTokens,
+      layerMemo: entry.layerMemo,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       trace: { ...(options.model !== undefined ? { model: options.model } : {}), ...options.trace },
     });
@@ -158,6 +162,7 @@ export class WarmWorkspaces {
       sources: workspaceSources(files, store),
       segments: configSegments(files.config),
       schemas: new Map(),
+      layerMemo: createLayerMemo(),
     };
     this.#entries.delete(root);
     this.#entries.set(root, entry);

@@ -144,4 +144,54 @@ describe("WarmWorkspaces", () => {
       await warm.close();
     }
   });
+
+  it("reuses the slots a request did not change, and answers as cold every time", async () => {
+    const warm = new WarmWorkspaces();
+    const counter = getTokenCounter("o200k_base");
+    const run = (query: string, now: string) =>
+      warm.assemble(WORKSPACE, { query, now, mode: "react", tokenCounter: counter });
+    const items = (a: Awaited<ReturnType<typeof run>>) =>
+      new Map(a.manifest.layers.map((l) => [l.id, l.items]));
+    try {
+      const other = "why is the nightly export slow";
+      const later = "2026-12-24T09:00:00Z";
+      const answers = [];
+      for (const [query, now] of [
+        [QUERY, NOW],
+        [QUERY, NOW],
+        [other, NOW],
+        [other, later],
+        [QUERY, NOW],
+      ] as const) {
+        const a = await run(query, now);
+        const b = await assembleWorkspace({
+          workspace: WORKSPACE,
+          query,
+          now,
+          mode: "react",
+          tokenizer: "o200k_base",
+        });
+        expect(a.prompt).toBe(b.prompt);
+        const { timings: _a, ...ma } = a.manifest;
+        const { timings: _b, ...mb } = b.manifest;
+        expect(ma).toEqual(mb);
+        answers.push(items(a));
+      }
+      const [first, same, otherQuery] = answers as Array<Map<string, unknown>>;
+      // The same request again: every slot comes from the memo.
+      for (const [id, list] of first as Map<string, unknown>) {
+        if ((list as unknown[]).length > 0)
+          expect((same as Map<string, unknown>).get(id), id).toBe(list);
+      }
+      // Another query: the instruction files' slot is reused, the recall is not.
+      expect((otherQuery as Map<string, unknown>).get("instructions")).toBe(
+        first?.get("instructions"),
+      );
+      expect((otherQuery as Map<string, unknown>).get("recall_memory")).not.toBe(
+        first?.get("recall_memory"),
+      );
+    } finally {
+      await warm.close();
+    }
+  });
 });

@@ -22,6 +22,7 @@ import {
   taskMemorySource,
   toolStateSource,
 } from "../../src/sources/index.js";
+import { versionOf } from "../../src/sources/validated.js";
 
 const QUERY: SourceQuery = {
   text: "what next?",
@@ -575,5 +576,69 @@ describe("staticSource", () => {
 
   it("rejects a blank id", () => {
     invalid(() => staticSource("", ["kb"], []), "id");
+  });
+});
+
+describe("version tokens of the package's sources", () => {
+  // Equal tokens promise equal items: the assembler's layer memo reuses a slot on them.
+  const version = async (s: ContextSource, kind: string) => {
+    const items = await s.fetch({ kind }, QUERY, new AbortController().signal);
+    return { items, version: versionOf(items) };
+  };
+
+  it("stay while the data stays and change with every change", async () => {
+    const buffer = new TaskMemoryBuffer(2);
+    const tm = taskMemorySource(buffer);
+    const a = await version(tm, "task_memory");
+    const b = await version(tm, "task_memory");
+    expect(a.version).not.toBeNull();
+    expect(b.version).toBe(a.version);
+    expect(b.items).not.toBe(a.items); // still fresh copies
+    buffer.add({ text: "x", createdAt: "2026-08-17T09:00:00Z" });
+    const c = await version(tm, "task_memory");
+    expect(c.version).not.toBe(b.version);
+    buffer.clear();
+    expect((await version(tm, "task_memory")).version).not.toBe(c.version);
+
+    const tools = new ToolState([{ name: "t", description: "d", requiredArgs: [] }]);
+    const ts = toolStateSource(tools);
+    const t1 = await version(ts, "tool_state");
+    expect((await version(ts, "tool_state")).version).toBe(t1.version);
+    tools.recordCall({ tool: "t", ok: true, summary: "s", at: "2026-08-17T09:00:00Z" });
+    const t2 = await version(ts, "tool_state");
+    expect(t2.version).not.toBe(t1.version);
+    tools.clearCalls();
+    expect((await version(ts, "tool_state")).version).not.toBe(t2.version);
+  });
+
+  it("follow the planner's state by content, and are fixed for fixed data", async () => {
+    let state: TaskState | null = { taskId: "T", status: "s", phase: "p", done: 0, total: 1 };
+    const planner = plannerSource(() => (state === null ? null : { ...state }));
+    const p1 = await version(planner, "planner");
+    expect((await version(planner, "planner")).version).toBe(p1.version);
+    state = { taskId: "T", status: "s", phase: "p", done: 1, total: 1 };
+    const p2 = await version(planner, "planner");
+    expect(p2.version).not.toBe(p1.version);
+    state = null;
+    expect((await version(planner, "planner")).version).not.toBe(p2.version);
+
+    for (const [s, kind] of [
+      [constraintsSource({ rules: [{ id: "a", level: "forbid", text: "x" }] }), "constraints"],
+      [profileSource([{ key: "k", value: "v" }]), "profile"],
+      [staticSource("kb", ["kb"], [{ id: "k1", text: "t" }]), "kb"],
+    ] as const) {
+      const v = (await version(s, kind)).version;
+      expect(v).not.toBeNull();
+      expect((await version(s, kind)).version).toBe(v);
+    }
+    // A caller's candidates have no token: the assembler compares what it validated.
+    expect(
+      (
+        await version(
+          recallSource(() => []),
+          "recall_memory",
+        )
+      ).version,
+    ).toBeNull();
   });
 });
