@@ -19,20 +19,11 @@ export {
   plannerSource,
   profileSource,
   type RecallExtras,
-  type RecordedToolCall,
   recallSource,
   TaskMemoryBuffer,
   type TaskState,
   TaskStateSchema,
-  type ToolCall,
-  ToolCallSchema,
-  type ToolSpec,
-  ToolSpecSchema,
-  ToolState,
   taskMemorySource,
-  toolCallLine,
-  toolLine,
-  toolStateSource,
 } from "./inmemory.js";
 export {
   DEFAULT_INSTRUCTION_FILE_NAMES,
@@ -104,4 +95,15 @@ export {
   type SkillTriggers,
 } from "./skills.js";
 export { staticSource } from "./static.js";
+export {
+  type RecordedToolCall,
+  type ToolCall,
+  ToolCallSchema,
+  type ToolSpec,
+  ToolSpecSchema,
+  ToolState,
+  toolCallLine,
+  toolLine,
+  toolStateSource,
+} from "./tool-state.js";
 export * from "./types.js";

@@ -1,0 +1,158 @@
+/**
+ * The tool-state source of docs/sources.md: a fixed tool registry and a bounded list of
+ * recent calls, served as one item per tool and per call.
+ */
+import { z } from "zod";
+import { InvalidInputError } from "../errors/index.js";
+import { isBlank, isoTimestamp, nonBlankString, textString } from "../text/index.js";
+import { parse, rejectDuplicate, singleKindSource } from "./single-kind.js";
+import type { ContextSource, SourceItem } from "./types.js";
+
+const nonBlank = nonBlankString;
+const timestamp = isoTimestamp;
+
+export const ToolSpecSchema = z.object({
+  name: nonBlank,
+  description: textString,
+  requiredArgs: z.array(nonBlank),
+});
+/** A registered tool. */
+export type ToolSpec = z.infer<typeof ToolSpecSchema>;
+
+export const ToolCallSchema = z.object({
+  tool: nonBlank,
+  ok: z.boolean(),
+  summary: textString,
+  at: timestamp,
+});
+/** One recorded tool call (`at` is an ISO-8601 instant given by the caller). */
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+/** A recorded call with its sequence id (`call-1`, `call-2`, …). */
+export type RecordedToolCall = ToolCall & { id: string };
+
+let toolStateItems: (state: ToolState) => SourceItem[];
+let toolStateVersion: (state: ToolState) => object;
+
+/**
+ * Tool registry (fixed at construction; names unique) plus a bounded list of recent
+ * calls (`maxCalls`, default 20; oldest evicted). Calls get ids `call-1`, `call-2`, …
+ */
+export class ToolState {
+  readonly maxCalls: number;
+  readonly #tools: ToolSpec[];
+  /** Each tool's line, built once: tools are fixed at construction. */
+  readonly #toolLines: string[];
+  #calls: RecordedToolCall[] = [];
+  /** Each held call's line, built when it was recorded (calls never change). */
+  #callLines: string[] = [];
+  #counter = 0;
+  /** A new token on every change of the recent calls (see `markValidated`). */
+  #version = {};
+
+  static {
+    toolStateItems = (state) => state.#sourceItems();
+    toolStateVersion = (state) => state.#version;
+  }
+
+  constructor(tools: readonly ToolSpec[], options: { maxCalls?: number } = {}) {
+    this.#tools = parse(z.array(ToolSpecSchema), tools, ["tools"]);
+    const seen = new Set<string>();
+    this.#tools.forEach((t, i) => {
+      rejectDuplicate(seen, t.name, "tool name", ["tools", i, "name"]);
+    });
+    const maxCalls = options.maxCalls ?? 20;
+    if (!Number.isInteger(maxCalls) || maxCalls < 0) {
+      throw new InvalidInputError(`maxCalls must be an integer ≥ 0, got ${maxCalls}`, "maxCalls");
+    }
+    this.maxCalls = maxCalls;
+    this.#toolLines = this.#tools.map(toolLine);
+  }
+
+  /** Records a call (validated; path `call.…`) and returns a copy with its id. */
+  recordCall(call: ToolCall): RecordedToolCall {
+    const c = parse(ToolCallSchema, call, ["call"]);
+    const recorded: RecordedToolCall = { ...c, id: `call-${++this.#counter}` };
+    this.#calls.push(recorded);
+    this.#callLines.push(toolCallLine(recorded));
+    while (this.#calls.length > this.maxCalls) {
+      this.#calls.shift();
+      this.#callLines.shift();
+    }
+    this.#version = {};
+    return { ...recorded };
+  }
+
+  // Tools in registration order, then recent calls newest first (see toolStateSource).
+  #sourceItems(): SourceItem[] {
+    const tools = this.#tools.length;
+    const items: SourceItem[] = this.#tools.map((t, i) => ({
+      id: `tool:${t.name}`,
+      text: this.#toolLines[i] as string,
+      category: "tool",
+      rank: i,
+      data: {
+        type: "tool",
+        name: t.name,
+        description: t.description,
+        requiredArgs: [...t.requiredArgs],
+      },
+    }));
+    for (let j = this.#calls.length - 1; j >= 0; j--) {
+      const c = this.#calls[j] as RecordedToolCall;
+      items.push({
+        id: c.id,
+        text: this.#callLines[j] as string,
+        category: "call",
+        createdAt: c.at,
+        rank: tools + (this.#calls.length - 1 - j),
+        data: { type: "call", tool: c.tool, ok: c.ok, summary: c.summary },
+      });
+    }
+    return items;
+  }
+
+  /** Copies of the registered tools, in registration order. */
+  tools(): ToolSpec[] {
+    return this.#tools.map((t) => ({ ...t, requiredArgs: [...t.requiredArgs] }));
+  }
+
+  /** Copies of the recent calls, oldest first. */
+  recentCalls(): RecordedToolCall[] {
+    return this.#calls.map((c) => ({ ...c }));
+  }
+
+  /** Forgets the recent calls (ids keep counting up). */
+  clearCalls(): void {
+    this.#calls = [];
+    this.#callLines = [];
+    this.#version = {};
+  }
+}
+
+/** `name(arg1, arg2) — description` (no dash part when the description is blank). */
+export function toolLine(tool: ToolSpec): string {
+  const head = `${tool.name}(${tool.requiredArgs.join(", ")})`;
+  return isBlank(tool.description) ? head : `${head} — ${tool.description}`;
+}
+
+/** `name → ok: summary` / `name → failed: summary` (no `: summary` when it is blank). */
+export function toolCallLine(call: ToolCall): string {
+  const head = `${call.tool} → ${call.ok ? "ok" : "failed"}`;
+  return isBlank(call.summary) ? head : `${head}: ${call.summary}`;
+}
+
+/**
+ * Tool state at fetch time: one item per tool in registration order (id `tool:NAME`,
+ * category `tool`), then one per recent call **newest first** (id `call-N`, category
+ * `call`, createdAt = `at`), so a top-k cut keeps the latest calls. `rank` carries this
+ * order into the assembler's item ranking.
+ */
+export function toolStateSource(state: ToolState, id = "tool_state"): ContextSource {
+  return singleKindSource(
+    id,
+    "tool_state",
+    () => toolStateItems(state),
+    true,
+    () => toolStateVersion(state),
+  );
+}
