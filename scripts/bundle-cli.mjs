@@ -1,9 +1,9 @@
 // Build step (after tsc): bundles the compiled CLI, dist/cli/main.js and everything it
-// imports (zod, commander, yaml and @opentelemetry/api included), into dist/bundle/, which
-// bin/promptctx.js runs through dist/cli/launch.js; then writes each chunk's V8 code cache
-// from a warm run of the CLI in a child process. The verbs stay chunks of their own, each
-// loaded only when its verb runs (src/cli/verbs.ts). The library entry (dist/index.js) is
-// not bundled.
+// imports (zod, commander, yaml and @opentelemetry/api included), into dist/bundle/, and
+// its launcher (src/cli/launch.ts) into dist/bundle/launch.cjs, which bin/promptctx.js
+// runs; then writes each chunk's V8 code cache from a warm run of the CLI in a child
+// process. The verbs stay chunks of their own, each loaded only when its verb runs
+// (src/cli/verbs.ts). The library entry (dist/index.js) is not bundled.
 //
 // CommonJS chunks, because Node 20 takes a code cache only for a script (vm.Script), not
 // for an ES module; `strict: true` keeps the ES modules' strict mode. Kept external
@@ -16,13 +16,15 @@
 // examples/workspace, the inspector's assets, packages through createRequire) is the same.
 import { spawnSync } from "node:child_process";
 import { readdirSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join, relative, sep } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(root, "dist");
 const out = join(dist, "bundle");
 const WARM = "--warm";
+const LAUNCHER = "launch";
 
 const EXTERNAL = [
   "better-sqlite3",
@@ -85,6 +87,8 @@ function externalImports(parseAst) {
   };
 }
 
+const OUTPUT = { dir: out, format: "cjs", strict: true, sourcemap: false };
+
 async function bundle() {
   const { build } = await import("rolldown");
   const { parseAst } = await import("rolldown/parseAst");
@@ -95,14 +99,17 @@ async function bundle() {
     external,
     plugins: [ownModuleUrl, externalImports(parseAst)],
     logLevel: "warn",
-    output: {
-      dir: out,
-      format: "cjs",
-      strict: true,
-      entryFileNames: "[name].cjs",
-      chunkFileNames: "[name]-[hash].cjs",
-      sourcemap: false,
-    },
+    output: { ...OUTPUT, entryFileNames: "[name].cjs", chunkFileNames: "[name]-[hash].cjs" },
+  });
+  // The launcher, one file that Node's own CommonJS loader runs (bin/promptctx.js requires
+  // it): a CommonJS main starts faster than an ES module one.
+  await build({
+    input: { [LAUNCHER]: join(dist, "cli/launch.js") },
+    platform: "node",
+    external,
+    plugins: [ownModuleUrl],
+    logLevel: "warn",
+    output: { ...OUTPUT, entryFileNames: "[name].cjs", codeSplitting: false },
   });
 }
 
@@ -126,14 +133,15 @@ const WORKLOADS = [
 
 // In the child: runs the workloads on one loaded bundle, then writes the caches.
 async function warm() {
-  const { loadBundle } = await import(pathToFileURL(join(dist, "cli/launch.js")).href);
+  const { loadBundle } = createRequire(import.meta.url)(join(out, `${LAUNCHER}.cjs`));
   const bundle = loadBundle(out, false);
   for (const args of WORKLOADS) {
     await bundle.main(["node", "promptctx", ...args]);
     if (process.exitCode !== 0)
       throw new Error(`promptctx ${args.join(" ")}: exit ${process.exitCode}`);
   }
-  bundle.writeCodeCache(readdirSync(out).filter((n) => n.endsWith(".cjs")));
+  const chunks = readdirSync(out).filter((n) => n.endsWith(".cjs") && n !== `${LAUNCHER}.cjs`);
+  bundle.writeCodeCache(chunks);
 }
 
 if (process.argv[2] === WARM) {

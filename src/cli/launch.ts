@@ -1,11 +1,11 @@
 /**
- * What `bin/promptctx.js` runs: the bundled CLI (dist/bundle/, built by
- * scripts/bundle-cli.mjs from the compiled dist/cli/main.js), CommonJS chunks compiled with
- * the V8 code cache the build wrote next to each (`CHUNK.cache`), so a process neither
- * resolves some 230 modules nor parses and compiles most of the code it runs. A cache V8
- * rejects (another Node version, other V8 flags) or a missing one is ignored: the chunk then
- * compiles from its source. Each verb stays a chunk of its own, loaded only when it runs.
- * This module imports nothing but Node built-ins.
+ * What `bin/promptctx.js` runs (bundled itself, as dist/bundle/launch.cjs): the bundled
+ * CLI (dist/bundle/, built by scripts/bundle-cli.mjs from the compiled dist/cli/main.js),
+ * CommonJS chunks compiled with the V8 code cache the build wrote next to each
+ * (`CHUNK.cache`), so a process neither resolves some 230 modules nor parses and compiles
+ * most of the code it runs. A cache V8 rejects (another Node version, other V8 flags) or a
+ * missing one is ignored: the chunk then compiles from its source. Each verb stays a chunk
+ * of its own, loaded only when it runs. This module imports nothing but Node built-ins.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -138,16 +138,7 @@ export const LOADED_KEY = Symbol.for("promptctx.bundle.loaded");
  * Runs the CLI from the bundle with `argv` (as in `process.argv`); what bin/promptctx.js does.
  */
 export function launch(argv: string[]): Promise<void> {
-  let bundle: Bundle;
-  try {
-    bundle = loadBundle(BUNDLE_DIR);
-  } catch (err) {
-    // Not built (or built by `tsc` alone): bin/promptctx.js says so as for a missing dist/.
-    const missing = (err as NodeJS.ErrnoException).code === "ENOENT";
-    return Promise.reject(
-      missing ? Object.assign(err as Error, { code: "ERR_MODULE_NOT_FOUND" }) : err,
-    );
-  }
+  const bundle = loadBundle(BUNDLE_DIR);
   (globalThis as Record<symbol, unknown>)[LOADED_KEY] = bundle.loaded;
   return bundle.main(argv);
 }
