@@ -1,5 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -73,6 +81,29 @@ describe("the bundled CLI", () => {
     // The example workspace has no memory store: the store's code (and pg, SQLite) stays unloaded.
     expect(names.filter((n) => n.startsWith("store-"))).toEqual([]);
     expect(assemble.stdout).toContain("Prompt\n======");
+  });
+
+  it("each module that reads its own URL sees its dist/ file's (package.json, assets, examples)", () => {
+    const urls = readdirSync(BUNDLE)
+      .filter((n) => n.endsWith(".cjs"))
+      .flatMap((n) => [
+        ...readFileSync(join(BUNDLE, n), "utf8").matchAll(
+          /new URL\("([^"]+)", require\("url"\)\.pathToFileURL\(__filename\)\.href\)/g,
+        ),
+      ])
+      .map((m) => m[1] as string);
+    expect(urls).toEqual(
+      expect.arrayContaining(["../server/meta-routes.js", "../cli/assemble-cmd.js"]),
+    );
+    for (const url of urls) expect(existsSync(join(BUNDLE, url)), url).toBe(true);
+    // No import.meta.url of ours is left to name a chunk instead.
+    for (const n of readdirSync(BUNDLE).filter((f) => f.endsWith(".cjs"))) {
+      const text = readFileSync(join(BUNDLE, n), "utf8");
+      const own = text.match(/require\("url"\)\.pathToFileURL\(__filename\)/g)?.length ?? 0;
+      const wrapped =
+        text.match(/new URL\("[^"]+", require\("url"\)\.pathToFileURL\(__filename\)/g)?.length ?? 0;
+      expect(own, n).toBe(wrapped);
+    }
   });
 });
 
