@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// The compiled CLI (npm ci runs the build through the `prepare` script).
-import("../dist/cli/main.js")
-  .then((m) => m.main(process.argv))
-  .catch((err) => {
-    if (err && err.code === "ERR_MODULE_NOT_FOUND") {
-      process.stderr.write("promptctx: not built yet; run `npm run build` first\n");
-      process.exit(1);
-    }
-    throw err;
-  });
+// CommonJS (bin/package.json): a CommonJS main starts faster than an ES module one. Runs
+// the bundled CLI (dist/bundle/: src/cli/launch.ts); npm ci builds it through `prepare`.
+let launcher;
+try {
+  launcher = require("../dist/bundle/launch.cjs");
+} catch (err) {
+  if (err && err.code === "MODULE_NOT_FOUND" && String(err.message).includes("launch.cjs")) {
+    process.stderr.write("promptctx: not built yet; run `npm run build` first\n");
+    process.exit(1);
+  }
+  throw err;
+}
+launcher.launch(process.argv);

@@ -45,15 +45,30 @@ function verbsOf(argv: readonly string[]): string[] {
 }
 
 /**
+ * A verb runs once and exits, so zod's JIT (a function compiled with `new Function` for
+ * each object schema, on its first parse) costs more than it saves: it is off, before the
+ * verb's schemas are built, except for `serve`, a long-lived process parsing each request.
+ * The parse results are the same either way.
+ */
+async function zodForVerbs(names: readonly string[]): Promise<void> {
+  const loads = VERBS.filter((v) => names.includes(v.name));
+  if (loads.length > 0 && !loads.some((v) => v.name === "serve")) {
+    (await import("zod")).config({ jitless: true });
+  }
+}
+
+/**
  * Runs the CLI with `argv` (as in `process.argv`) and sets `process.exitCode`.
  *
  * @example await main(["node", "promptctx", "demo"]);
  */
 export async function main(argv: string[]): Promise<void> {
   let code: number = EXIT.ok;
+  const names = verbsOf(argv);
+  await zodForVerbs(names);
   const program = await buildProgram((c) => {
     code = c;
-  }, verbsOf(argv));
+  }, names);
   try {
     await program.parseAsync(argv);
   } catch (err) {

@@ -11,12 +11,7 @@ export { MIGRATIONS, type Migration, STORE_SCHEMA_VERSION } from "./migrations.j
 export { type OpenAnyStoreOptions, type OpenedStore, openStoreUrl } from "./open-url.js";
 export { PostgresMemoryStore } from "./pg.js";
 export { PG_MIGRATIONS, PG_SCHEMA_VERSION, type PgMigration } from "./pg-migrations.js";
-export {
-  isPostgresUrl,
-  type OpenPostgresOptions,
-  openPostgresStore,
-  redactUrl,
-} from "./pg-open.js";
+export { type OpenPostgresOptions, openPostgresStore, redactUrl } from "./pg-open.js";
 export { MAX_TERM_BYTES, termKey } from "./pg-write.js";
 export { scopePrefix } from "./prefix.js";
 export {
@@ -93,4 +88,5 @@ export type {
   RecallOptions,
   StoreRecallHit,
 } from "./types.js";
+export { isPostgresUrl } from "./url.js";
 export { scopeConflict, type WriteOutcome } from "./write-outcome.js";

@@ -1,8 +1,9 @@
 /** One entry point for both backends: a `postgres://` URL or an SQLite file path. */
 import type { PostgresMemoryStore } from "./pg.js";
-import { isPostgresUrl, type OpenPostgresOptions, openPostgresStore } from "./pg-open.js";
+import { type OpenPostgresOptions, openPostgresStore } from "./pg-open.js";
 import type { SqliteMemoryStore } from "./sqlite.js";
 import { type OpenStoreOptions, openStore } from "./sqlite-open.js";
+import { isPostgresUrl } from "./url.js";
 
 /** Options of {@link openStoreUrl}: each backend takes the ones it knows. */
 export type OpenAnyStoreOptions = OpenStoreOptions & OpenPostgresOptions;

@@ -30,15 +30,6 @@ export interface OpenPostgresOptions {
 }
 
 /**
- * True for a `postgres://` or `postgresql://` URL.
- *
- * @example isPostgresUrl("postgres://app@db/promptctx") // true
- */
-export function isPostgresUrl(target: string): boolean {
-  return /^postgres(?:ql)?:\/\//i.test(target);
-}
-
-/**
  * The URL with its password masked, for messages.
  *
  * @example redactUrl("postgres://app:secret@db/x") // "postgres://app:***@db/x"

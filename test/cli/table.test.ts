@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type Column, renderTable } from "../../src/cli/table.js";
+import { type Column, displayWidth, renderTable, shorten } from "../../src/cli/table.js";
 import { BIN } from "./run-cli.js";
 
 type Row = { id: string; n: number; detail: string };
@@ -14,6 +14,51 @@ const arbRow = fc.record({
   id: fc.string({ minLength: 1, maxLength: 40 }).map((s) => s.replace(/\s/g, "x") || "x"),
   n: fc.integer({ min: 0, max: 10_000_000 }),
   detail: fc.string({ maxLength: 200 }).map((s) => s.replace(/\s/g, "_")),
+});
+
+// The plain definitions: a character's columns, and shortening one character at a time.
+const WIDE: [number, number][] = [
+  [0x1100, 0x115f],
+  [0x2e80, 0xa4cf],
+  [0xac00, 0xd7a3],
+  [0xf900, 0xfaff],
+  [0xfe30, 0xfe4f],
+  [0xff00, 0xff60],
+  [0xffe0, 0xffe6],
+  [0x1f300, 0x1faff],
+  [0x20000, 0x3fffd],
+];
+const refWidth = (s: string): number =>
+  [...s].reduce((w, ch) => {
+    const cp = ch.codePointAt(0) as number;
+    return w + (WIDE.some(([a, b]) => cp >= a && cp <= b) ? 2 : 1);
+  }, 0);
+function refShorten(s: string, width: number): string {
+  if (refWidth(s) <= width) return s;
+  let out = "";
+  for (const ch of s) {
+    if (refWidth(out) + refWidth(ch) > width - 1) break;
+    out += ch;
+  }
+  return `${out}…`;
+}
+
+describe("cell widths", () => {
+  it("displayWidth and shorten agree with the character-by-character definitions", () => {
+    const text = fc.oneof(
+      fc.string({ unit: "grapheme", maxLength: 30 }),
+      fc.string({ unit: "binary", maxLength: 30 }),
+      fc.string({ maxLength: 30 }),
+      fc.constantFrom("表表表abc", "한국어", "🙂🙂x", "a\ud800b", "ｆｕｌｌ", "x".repeat(40)),
+    );
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 40 }), (s, width) => {
+        expect(displayWidth(s)).toBe(refWidth(s));
+        expect(shorten(s, width)).toBe(refShorten(s, width));
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });
 
 describe("tables fitted to the terminal", () => {

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { InvalidInputError } from "../../errors/index.js";
-import { isPostgresUrl, openStore } from "../../store/index.js";
+// Not the store's index: a request without a store loads none of its code.
+import { isPostgresUrl } from "../../store/url.js";
 import {
   assembleWorkspace,
   type WorkspaceAssembleOptions,
@@ -61,6 +62,7 @@ export async function withRecordedStore<T>(
   const tmp = mkdtempSync(join(tmpdir(), "promptctx-replay-"));
   try {
     const storePath = join(tmp, "memory.db");
+    const { openStore } = await import("../../store/index.js");
     const store = openStore(storePath);
     try {
       const result = await store.importJsonl(spec.seed.jsonl, { now: spec.seed.now });
