@@ -194,7 +194,7 @@ function planLayers(
   input: AssembleInput,
 ): { layers: FilledLayer[]; plan: PromptPlan } {
   const planOf = (ls: readonly FilledLayer[]) =>
-    planGlobal(ls, extra, input, run.schema, run.counter);
+    planGlobal(ls, extra, input, run.schema, run.counter, input.layerMemo);
   const layers = [...filled];
   let plan = planOf(layers);
   for (let i = 0; i < layers.length; i++) {

@@ -5,11 +5,13 @@
 import {
   type CacheTier,
   DEFAULT_CACHE_TIER,
+  type PlanPromptRequest,
   type PromptPlan,
   planPrompt,
   type SegmentInput,
 } from "../plan/index.js";
 import type { TokenCounter } from "../tokens/index.js";
+import type { LayerMemo } from "./layer-memo.js";
 import type { FilledLayer } from "./layers.js";
 import { DEFAULT_GLOBAL_BUDGET_CHARS, type ModeSchema } from "./schema.js";
 
@@ -108,17 +110,17 @@ export function planGlobal(
   given: GlobalBudget,
   schema: ModeSchema,
   counter: TokenCounter,
+  memo?: LayerMemo,
 ): PromptPlan {
   const priority = given.layout === "priority";
-  return planPrompt(
-    {
-      ...resolveGlobalBudget(given, schema),
-      segments: segmentInputs(layers, extra, !priority),
-      ...(priority ? { separator: PRIORITY_SEPARATOR } : {}),
-      ...(!priority && given.cacheBoundary !== undefined
-        ? { cacheBoundary: given.cacheBoundary }
-        : {}),
-    },
-    { tokenCounter: counter },
-  );
+  const request: PlanPromptRequest = {
+    ...resolveGlobalBudget(given, schema),
+    segments: segmentInputs(layers, extra, !priority),
+    ...(priority ? { separator: PRIORITY_SEPARATOR } : {}),
+    ...(!priority && given.cacheBoundary !== undefined
+      ? { cacheBoundary: given.cacheBoundary }
+      : {}),
+  };
+  const plan = () => planPrompt(request, { tokenCounter: counter });
+  return memo === undefined ? plan() : memo.plan(request, counter, plan);
 }

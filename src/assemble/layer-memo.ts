@@ -11,6 +11,7 @@
  * suffices. A memoized layer's decision lists are frozen: assemblies that share them
  * cannot alter each other's manifests.
  */
+import type { PlanPromptRequest, PromptPlan } from "../plan/index.js";
 import type { SlotRenderer } from "../render/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import type { FillPart, SlotFill } from "./fill.js";
@@ -47,6 +48,8 @@ type OkFill = Extract<SlotFill, { status: "ok" }>;
  */
 export class LayerMemo {
   readonly #bySlot = new Map<string, Entry>();
+  /** The last global plans (a cascade slot replans), most recent last. */
+  #plans: Array<{ key: string; counter: TokenCounter; plan: PromptPlan }> = [];
 
   /** The memoized layer of `slot` when it was packed from the same inputs, else null. */
   get(slot: ResolvedSlot, fill: OkFill, inputs: LayerInputs): FilledLayer | null {
@@ -61,6 +64,24 @@ export class LayerMemo {
       return null;
     }
     return { ...e.layer, fill };
+  }
+
+  /**
+   * The global plan of `request`: the one planned before for an equal request (every
+   * field, compared as its exact value) with the same counter, else `make()`'s,
+   * remembered. Planning is a pure function of those (the request holds no function).
+   */
+  plan(request: PlanPromptRequest, counter: TokenCounter, make: () => PromptPlan): PromptPlan {
+    const key = JSON.stringify(request, exactNumbers);
+    const known = this.#plans.find((p) => p.key === key && p.counter === counter);
+    if (known !== undefined) return known.plan;
+    const plan = make();
+    for (const list of [plan.decisions, plan.includedNames, plan.droppedNames, plan.tiers]) {
+      for (const x of list) if (typeof x === "object") Object.freeze(x);
+      Object.freeze(list);
+    }
+    this.#plans = [...this.#plans.slice(-(MAX_PLANS - 1)), { key, counter, plan }];
+    return plan;
   }
 
   /** Remembers `layer` as the slot's layer for these inputs (replacing the last one). */
@@ -79,6 +100,16 @@ export class LayerMemo {
 /** A new, empty {@link LayerMemo}. */
 export function createLayerMemo(): LayerMemo {
   return new LayerMemo();
+}
+
+/** Plans kept: the assembly's plan and a cascade slot's replans. */
+const MAX_PLANS = 4;
+
+// JSON would write NaN and ±Infinity as null and -0 as 0, and a number and a string could
+// meet: keys tag every string and number with its type and keep every number exact.
+function exactNumbers(_key: string, value: unknown): unknown {
+  if (typeof value === "number") return `n${Object.is(value, -0) ? "-0" : String(value)}`;
+  return typeof value === "string" ? `s${value}` : value;
 }
 
 // The slot's spec and scope, and the clock when an age filter reads it.

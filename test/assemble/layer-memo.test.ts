@@ -246,6 +246,11 @@ describe("layer memo", () => {
     expect(layer(t2, "constraints")).toBe(layer(t1, "constraints"));
     expect(layer(t2, "task_memory")).not.toBe(layer(t1, "task_memory"));
     expect(t2.prompt).toContain("tests pass");
+    // Nothing changed since: every slot and the global plan come from the memo.
+    const t3 = await session.beginTurn(query);
+    expect(t3.segmentPlan).toBe(t2.segmentPlan);
+    expect(Object.isFrozen(t3.segmentPlan.decisions)).toBe(true);
+    expect(t3.prompt).toBe(t2.prompt);
   });
 
   it("rejects a layerMemo that createLayerMemo did not make", async () => {
