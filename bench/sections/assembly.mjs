@@ -16,8 +16,9 @@
  * - session first: a new `Session` (fresh counter) and its first `assemble`.
  * - session unchanged: `session.assemble` again with the same query and clock, no event
  *   (the cached assembly comes back); timed as a batch, reported per call.
- * - session new turn: `beginTurn` after one new observation and one tool call (the
- *   slots are refetched; the session's counter is warm from earlier turns).
+ * - session new turn: `beginTurn` after one new observation and one tool call (every
+ *   slot is refetched; the session's layer memo repacks the two whose sources changed and
+ *   reuses the others; its counter is warm from earlier turns).
  *
  * Every run above follows a forced GC (with --expose-gc). Cold and new turn are then
  * measured again in steady state — no forced GC, more warm-up — see `steady` in run().
