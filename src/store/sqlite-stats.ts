@@ -8,9 +8,12 @@
  *   work budget + 1 (exact up to the budget; a term in more memories counts as in
  *   budget + 1): a count costs a walk of at most that many postings, where keeping
  *   exact counts per term at write time would rewrite most of a large table per batch.
+ *   The counts are kept per connection while the database does not change (see
+ *   sqlite-cache.ts).
  */
 import type Database from "better-sqlite3";
 import { scopePrefix } from "./prefix.js";
+import type { RecallCache } from "./sqlite-cache.js";
 import { ftsQuote } from "./terms.js";
 
 /** A record's terms as the stats see them. */
@@ -36,7 +39,8 @@ export class StatsDelta {
 /** The statements of this module, prepared once per connection. */
 export interface StatsStatements {
   addScope: Database.Statement;
-  scope: Database.Statement;
+  /** `[data_version, total_changes(), memory_count, term_count]` of a scope (nulls: none). */
+  head: Database.Statement;
   countMatches: Database.Statement;
 }
 
@@ -48,7 +52,12 @@ export function prepareStats(db: Database.Database): StatsStatements {
       ON CONFLICT (user_scope) DO UPDATE SET
         memory_count = memory_count + excluded.memory_count,
         term_count = term_count + excluded.term_count`),
-    scope: db.prepare("SELECT memory_count, term_count FROM scope_stats WHERE user_scope = ?"),
+    // One row even for an unknown scope; it also opens the recall's read snapshot, so
+    // the version it reads is the snapshot's.
+    head: db
+      .prepare(`SELECT v.data_version, total_changes(), s.memory_count, s.term_count
+        FROM pragma_data_version AS v LEFT JOIN scope_stats AS s ON s.user_scope = ?`)
+      .raw(),
     countMatches: db
       .prepare("SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)")
       .pluck(),
@@ -74,20 +83,35 @@ export interface ScopeTermStats {
 
 /**
  * Reads the statistics of `terms` (unprefixed) in `userScope`; document frequencies are
- * counted up to `cap` (the work budget + 1).
+ * counted up to `cap` (the work budget + 1), or taken from `cache` when this database
+ * version already counted them. Runs first in the recall's read transaction: it moves
+ * `cache` to the snapshot's version.
  */
 export function readStats(
   s: StatsStatements,
+  cache: RecallCache,
   userScope: string,
   terms: readonly string[],
   cap: number,
 ): ScopeTermStats {
-  const row = s.scope.get(userScope) as { memory_count: number; term_count: number } | undefined;
-  const n = row?.memory_count ?? 0;
+  const [dataVersion, changes, memories, termCount] = s.head.get(userScope) as [
+    number,
+    number,
+    number | null,
+    number | null,
+  ];
+  cache.at(`${dataVersion}:${changes}:${cap}`); // the cap: counts are capped ones
+  const n = memories ?? 0;
   if (n === 0) return { n: 0, avgLength: 0, df: terms.map(() => 0) };
   const prefix = scopePrefix(userScope);
-  const df = terms.map((t) => s.countMatches.get(ftsQuote(prefix + t), cap) as number);
-  return { n, avgLength: (row?.term_count ?? 0) / n, df };
+  const df = terms.map((t) => {
+    const known = cache.df(userScope, t);
+    if (known !== undefined) return known;
+    const counted = s.countMatches.get(ftsQuote(prefix + t), cap) as number;
+    cache.setDf(userScope, t, counted);
+    return counted;
+  });
+  return { n, avgLength: (termCount ?? 0) / n, df };
 }
 
 /**

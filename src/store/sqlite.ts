@@ -20,14 +20,17 @@ import {
   recordToJsonLine,
 } from "./schema.js";
 import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
+import { RecallCache } from "./sqlite-cache.js";
 import { importJsonlBatches } from "./sqlite-import.js";
 import { ListOptionsSchema, parseNow, parseWith, RecallOptionsSchema } from "./sqlite-options.js";
-import { prepareRecall, type RecallStatements, recallRows } from "./sqlite-recall.js";
+import { prepareRecall, type RecallRun, recallRunner } from "./sqlite-recall.js";
 import {
   COLUMNS,
   jsonOrNull,
   prepareStatements,
+  type RawRow,
   type Row,
+  rawToRow,
   type Statements,
   writeRecord,
 } from "./sqlite-statements.js";
@@ -53,7 +56,7 @@ export class SqliteMemoryStore implements MemoryStore {
   #db: Database.Database;
   #stmts: Statements;
   #stats: StatsStatements;
-  #recall: RecallStatements;
+  #recall: RecallRun;
   #writeMany: (records: readonly MemoryRecord[]) => WriteOutcome[];
 
   /** Use {@link openStore}. */
@@ -64,7 +67,7 @@ export class SqliteMemoryStore implements MemoryStore {
     this.#db = db;
     this.#stmts = prepareStatements(db);
     this.#stats = prepareStats(db);
-    this.#recall = prepareRecall(db, COLUMNS);
+    this.#recall = recallRunner(db, prepareRecall(db, COLUMNS), this.#stats, new RecallCache());
     this.#writeMany = db.transaction((records: readonly MemoryRecord[]) => {
       const delta = new StatsDelta();
       const outcomes = records.map((r) => writeRecord(this.#stmts, r, delta));
@@ -135,8 +138,8 @@ export class SqliteMemoryStore implements MemoryStore {
       o.kinds === undefined
         ? this.#stmts.list.all({ scope: o.userScope, cats })
         : this.#stmts.listKinds.all({ scope: o.userScope, kinds: JSON.stringify(o.kinds), cats })
-    ) as Row[];
-    return rows.map(rowToRecord);
+    ) as RawRow[];
+    return rows.map((r) => rowToRecord(rawToRow(r)));
   }
 
   recall(query: string, options: RecallOptions): StoreRecallHit[] {
@@ -146,7 +149,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const terms = queryTerms(query);
     // Nothing searchable (empty, punctuation, emoji, stop words only): no evidence, no hits.
     if (terms.length === 0) return [];
-    const ranked = recallRows<Row>(this.#db, this.#recall, this.#stats, {
+    const ranked = this.#recall({
       userScope: o.userScope,
       terms,
       categories: o.categories,
@@ -156,7 +159,9 @@ export class SqliteMemoryStore implements MemoryStore {
       weights,
       limit: o.limit,
     });
-    return ranked.map(({ row, breakdown }, i) => recallHit(rowToRecord(row), breakdown, i + 1));
+    return ranked.map(({ row, breakdown }, i) =>
+      recallHit(rowToRecord(rawToRow(row)), breakdown, i + 1),
+    );
   }
 
   close(): void {
