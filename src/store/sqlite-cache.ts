@@ -1,7 +1,7 @@
 /**
  * What one SQLite connection keeps of its recalls' reads while the database does not
  * change: each query term's document frequency and postings (rowids, for the terms
- * searched whole) per scope, and the rows read with their term counts. A service recalls
+ * searched whole, by categories) per scope, and the rows read with their term counts. A service recalls
  * the same scopes and terms over and over; each recall still ranks and scores in full.
  *
  * Validity: the version is `PRAGMA data_version` (moves with every commit of another
@@ -50,13 +50,13 @@ export class RecallCache {
     this.#size++;
   }
 
-  /** Every rowid of the scope whose memory holds `term`, or undefined. */
-  postings(userScope: string, term: string): readonly number[] | undefined {
-    return this.#postings.get(userScope)?.get(term);
+  /** The rowids of the scope that match `key` (a term and the categories), or undefined. */
+  postings(userScope: string, key: string): readonly number[] | undefined {
+    return this.#postings.get(userScope)?.get(key);
   }
 
-  setPostings(userScope: string, term: string, rowids: readonly number[]): void {
-    inner(this.#postings, userScope).set(term, rowids);
+  setPostings(userScope: string, key: string, rowids: readonly number[]): void {
+    inner(this.#postings, userScope).set(key, rowids);
     this.#size += rowids.length + 1;
   }
 

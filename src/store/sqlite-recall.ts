@@ -239,7 +239,7 @@ function matchedTerms(
     // A term within the budget has its matches cached whole: the newest `pool` of them
     // are what `ORDER BY rowid DESC LIMIT pool` reads.
     const ids =
-      req.categories === undefined && df[i]! <= req.budget
+      df[i]! <= req.budget
         ? [...postings(s, cache, req, i)].sort((a, b) => b - a).slice(0, req.pool)
         : newestMatches(s, req, i);
     for (const id of ids) out.set(id, [i]);
@@ -262,8 +262,8 @@ function matchOf(req: RecallRequest, i: number): string {
 }
 
 /**
- * Every match of term `i` (in the request's categories, when given); without categories
- * they are cached (see sqlite-cache.ts). Only for a term within the work budget.
+ * Every match of term `i` (in the request's categories, when given), cached (see
+ * sqlite-cache.ts). Only for a term within the work budget.
  */
 function postings(
   s: RecallStatements,
@@ -271,15 +271,14 @@ function postings(
   req: RecallRequest,
   i: number,
 ): readonly number[] {
-  if (req.categories !== undefined) {
-    const cats = JSON.stringify(req.categories);
-    return s.allInCats.all({ match: matchOf(req, i), cats }) as number[];
-  }
-  const term = req.terms[i]!;
-  const known = cache.postings(req.userScope, term);
+  const cats = req.categories === undefined ? null : JSON.stringify(req.categories);
+  // JSON never holds a raw U+0000, so the key is unambiguous.
+  const key = `${cats ?? ""}\u0000${req.terms[i]!}`;
+  const known = cache.postings(req.userScope, key);
   if (known !== undefined) return known;
-  const rowids = s.all.all(matchOf(req, i)) as number[];
-  cache.setPostings(req.userScope, term, rowids);
+  const match = matchOf(req, i);
+  const rowids = (cats === null ? s.all.all(match) : s.allInCats.all({ match, cats })) as number[];
+  cache.setPostings(req.userScope, key, rowids);
   return rowids;
 }
 

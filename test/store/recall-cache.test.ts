@@ -1,10 +1,17 @@
 /**
  * The SQLite connection's recall cache (src/store/sqlite-cache.ts): a recall answers what
- * a fresh connection answers, after writes of this connection and of another one.
+ * a fresh connection answers, after writes of this connection and of another one. And
+ * round6's fast path against the exact formatting.
  */
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore, type RecallOptions, type SqliteMemoryStore } from "../../src/store/index.js";
+import {
+  openStore,
+  type RecallOptions,
+  round6,
+  type SqliteMemoryStore,
+} from "../../src/store/index.js";
+import { formatFixed } from "../../src/text/index.js";
 import { AS_OF, rec, tempDir } from "./helpers.js";
 
 let dir: string;
@@ -108,5 +115,23 @@ describe("the recall cache", () => {
     expect(list()).toEqual(["p1"]);
     store.add([rec("p2", "Likes coffee", { kind: "profile" })]);
     expect(list()).toEqual(["p1", "p2"]);
+  });
+});
+
+describe("round6", () => {
+  it("is the double formatFixed(x, 6) reads as, ties and signs included", () => {
+    const exact = (x: number) => {
+      const r = Number(formatFixed(x, 6));
+      return r === 0 ? 0 : r;
+    };
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const xs = [0, -0, 1, -1, 5e-7, -5e-7, 1.0000005, 0.1234565, 2 ** 52 / 1e6, 1e300, -1e300];
+    for (let k = 0; k < 20_000; k++) xs.push((k + 0.5) / 1e6, -(k + 0.5) / 1e6, k / 1e6);
+    for (let i = 0; i < 20_000; i++) xs.push(random(), -random() * 40, random() * 1e-5);
+    for (const x of xs) expect(Object.is(round6(x), exact(x)), String(x)).toBe(true);
   });
 });
