@@ -1,12 +1,14 @@
 /**
- * What one SQLite connection keeps of its recalls' reads while the database does not
- * change: each query term's document frequency and postings (rowids, for the terms
- * searched whole, by categories) per scope, and the rows read with their term counts. A service recalls
- * the same scopes and terms over and over; each recall still ranks and scores in full.
+ * What one SQLite connection keeps of its reads while the database does not change: each
+ * query term's document frequency and postings (rowids, for the terms searched whole, by
+ * categories) per scope, the rows recall read with their term counts, and the lists of a
+ * scope's records by kinds and categories (the profile list of every assembly). A
+ * service reads the same scopes and terms over and over; each recall still ranks and
+ * scores in full.
  *
  * Validity: the version is `PRAGMA data_version` (moves with every commit of another
- * connection) with `total_changes()` (every row this connection wrote), read inside the
- * recall's own read transaction, so it is the version of the snapshot the recall reads.
+ * connection) with `total_changes()` (every row this connection wrote), read first inside
+ * the reader's own read transaction, so it is the version of the snapshot it reads.
  * Any change drops everything: every entry is exactly what the database would answer at
  * that version, never an approximation.
  */
@@ -22,25 +24,37 @@ interface CachedRow {
 /** Entries (counts, rowids, rows) kept at most: past it the cache starts over. */
 const MAX_ENTRIES = 1_000_000;
 
-/** The per-connection cache of recall reads (see the module notes). */
-export class RecallCache {
-  #version = "";
+/** The per-connection cache of reads (see the module notes). */
+export class ReadCache {
+  #dataVersion = -1;
+  #changes = -1;
   #size = 0;
   readonly #df = new Map<string, Map<string, number>>();
   readonly #postings = new Map<string, Map<string, readonly number[]>>();
   readonly #rows = new Map<number, CachedRow>();
+  readonly #lists = new Map<string, Map<string, readonly RawRow[]>>();
 
-  /** Uses the entries of `version`: everything is dropped when the version moved. */
-  at(version: string): void {
-    if (version === this.#version && this.#size <= MAX_ENTRIES) return;
+  /**
+   * Uses the entries of the version read by `head` (see the module notes): everything is
+   * dropped when it moved. Call it first in each read transaction.
+   */
+  at(head: readonly [dataVersion: number, totalChanges: number, ...unknown[]]): void {
+    const [dataVersion, changes] = head;
+    if (dataVersion === this.#dataVersion && changes === this.#changes && this.#size <= MAX_ENTRIES)
+      return;
     this.#df.clear();
     this.#postings.clear();
     this.#rows.clear();
+    this.#lists.clear();
     this.#size = 0;
-    this.#version = version;
+    this.#dataVersion = dataVersion;
+    this.#changes = changes;
   }
 
-  /** A term's document frequency in the scope (capped as counted), or undefined. */
+  /**
+   * A term's document frequency in the scope, as counted (capped at the store's work
+   * budget + 1: one cache per store, whose budget is fixed), or undefined.
+   */
   df(userScope: string, term: string): number | undefined {
     return this.#df.get(userScope)?.get(term);
   }
@@ -58,6 +72,16 @@ export class RecallCache {
   setPostings(userScope: string, key: string, rowids: readonly number[]): void {
     inner(this.#postings, userScope).set(key, rowids);
     this.#size += rowids.length + 1;
+  }
+
+  /** The rows a list of the scope read for `key` (its filters), or undefined. */
+  list(userScope: string, key: string): readonly RawRow[] | undefined {
+    return this.#lists.get(userScope)?.get(key);
+  }
+
+  setList(userScope: string, key: string, rows: readonly RawRow[]): void {
+    inner(this.#lists, userScope).set(key, rows);
+    this.#size += rows.length + 1;
   }
 
   /** The row of `rowid`, or undefined. */

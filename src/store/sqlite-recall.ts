@@ -34,7 +34,7 @@ import {
   type ScoreBreakdown,
   type ScoreWeights,
 } from "./score.js";
-import { parseTags, type RecallCache } from "./sqlite-cache.js";
+import { parseTags, type ReadCache } from "./sqlite-cache.js";
 import type { RawRow } from "./sqlite-statements.js";
 import { readStats, type StatsStatements } from "./sqlite-stats.js";
 import { ftsQuote } from "./terms.js";
@@ -120,7 +120,7 @@ export function recallRunner(
   db: Database.Database,
   s: RecallStatements,
   stats: StatsStatements,
-  cache: RecallCache,
+  cache: ReadCache,
 ): RecallRun {
   return db.transaction((req: Parameters<RecallRun>[0]): RankedRow[] => {
     const found = findCandidates(s, stats, cache, req);
@@ -143,7 +143,7 @@ export function recallRunner(
  */
 function rowsById(
   stmt: Database.Statement,
-  cache: RecallCache,
+  cache: ReadCache,
   ids: readonly number[],
   userScope: string,
 ): Map<number, RawRow> {
@@ -176,7 +176,7 @@ interface FoundCandidates {
 function findCandidates(
   s: RecallStatements,
   stats: StatsStatements,
-  cache: RecallCache,
+  cache: ReadCache,
   req: RecallRequest,
 ): FoundCandidates {
   const st = readStats(stats, cache, req.userScope, req.terms, req.budget + 1);
@@ -228,7 +228,7 @@ function memoryText(content: string, summary: string, tags: string): string {
  */
 function matchedTerms(
   s: RecallStatements,
-  cache: RecallCache,
+  cache: ReadCache,
   req: RecallRequest,
   searched: readonly number[],
   df: readonly number[],
@@ -267,7 +267,7 @@ function matchOf(req: RecallRequest, i: number): string {
  */
 function postings(
   s: RecallStatements,
-  cache: RecallCache,
+  cache: ReadCache,
   req: RecallRequest,
   i: number,
 ): readonly number[] {

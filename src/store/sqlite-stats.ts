@@ -13,7 +13,7 @@
  */
 import type Database from "better-sqlite3";
 import { scopePrefix } from "./prefix.js";
-import type { RecallCache } from "./sqlite-cache.js";
+import type { ReadCache } from "./sqlite-cache.js";
 import { ftsQuote } from "./terms.js";
 
 /** A record's terms as the stats see them. */
@@ -89,18 +89,14 @@ export interface ScopeTermStats {
  */
 export function readStats(
   s: StatsStatements,
-  cache: RecallCache,
+  cache: ReadCache,
   userScope: string,
   terms: readonly string[],
   cap: number,
 ): ScopeTermStats {
-  const [dataVersion, changes, memories, termCount] = s.head.get(userScope) as [
-    number,
-    number,
-    number | null,
-    number | null,
-  ];
-  cache.at(`${dataVersion}:${changes}:${cap}`); // the cap: counts are capped ones
+  const head = s.head.get(userScope) as [number, number, number | null, number | null];
+  cache.at(head);
+  const [, , memories, termCount] = head;
   const n = memories ?? 0;
   if (n === 0) return { n: 0, avgLength: 0, df: terms.map(() => 0) };
   const prefix = scopePrefix(userScope);

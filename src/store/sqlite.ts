@@ -7,9 +7,11 @@
  * scopePrefix in prefix.ts) within the work budget ({@link MATCH_BUDGET}) → a pool of
  * at most `poolSize` (default 500) candidates, ranked by rank.ts (IDF-weighted lexical ×
  * salience, see score.ts) — the same ranking as every backend. The scope is never a
- * post-filter; a memory outside the pool cannot be recalled by this query.
+ * post-filter; a memory outside the pool cannot be recalled by this query. Recall and list
+ * keep what they read while the database does not change (sqlite-cache.ts).
  */
 import type Database from "better-sqlite3";
+import type { z } from "zod";
 import { InvalidInputError } from "../errors/index.js";
 import { recallHit } from "./hits.js";
 import { rowToRecord } from "./row.js";
@@ -20,7 +22,7 @@ import {
   recordToJsonLine,
 } from "./schema.js";
 import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
-import { RecallCache } from "./sqlite-cache.js";
+import { ReadCache } from "./sqlite-cache.js";
 import { importJsonlBatches } from "./sqlite-import.js";
 import { ListOptionsSchema, parseNow, parseWith, RecallOptionsSchema } from "./sqlite-options.js";
 import { prepareRecall, type RecallRun, recallRunner } from "./sqlite-recall.js";
@@ -48,6 +50,38 @@ import type {
 } from "./types.js";
 import { scopeConflict, type WriteOutcome } from "./write-outcome.js";
 
+/** A list's rows, read in one transaction (see {@link listRunner}). */
+type ListRun = (o: z.output<typeof ListOptionsSchema>) => readonly RawRow[];
+
+/**
+ * The list of the SQLite store: the rows of a scope with the given kinds and categories,
+ * by memoryId, from the connection's cache while the database has not changed (see
+ * sqlite-cache.ts; a service lists every assembly's profile records).
+ */
+function listRunner(
+  db: Database.Database,
+  stmts: Statements,
+  stats: StatsStatements,
+  cache: ReadCache,
+): ListRun {
+  return db.transaction((o: z.output<typeof ListOptionsSchema>) => {
+    cache.at(stats.head.get(o.userScope) as [number, number]);
+    const kinds = jsonOrNull(o.kinds);
+    const cats = jsonOrNull(o.categories);
+    // JSON never holds a raw U+0000, so the key is unambiguous.
+    const key = `${kinds ?? ""}\u0000${cats ?? ""}`;
+    const known = cache.list(o.userScope, key);
+    if (known !== undefined) return known;
+    const rows = (
+      kinds === null
+        ? stmts.list.all({ scope: o.userScope, cats })
+        : stmts.listKinds.all({ scope: o.userScope, kinds, cats })
+    ) as RawRow[];
+    cache.setList(o.userScope, key, rows);
+    return rows;
+  });
+}
+
 /** The SQLite implementation of {@link MemoryStore}; methods are synchronous. */
 export class SqliteMemoryStore implements MemoryStore {
   readonly path: string;
@@ -57,6 +91,7 @@ export class SqliteMemoryStore implements MemoryStore {
   #stmts: Statements;
   #stats: StatsStatements;
   #recall: RecallRun;
+  #list: ListRun;
   #writeMany: (records: readonly MemoryRecord[]) => WriteOutcome[];
 
   /** Use {@link openStore}. */
@@ -67,7 +102,9 @@ export class SqliteMemoryStore implements MemoryStore {
     this.#db = db;
     this.#stmts = prepareStatements(db);
     this.#stats = prepareStats(db);
-    this.#recall = recallRunner(db, prepareRecall(db, COLUMNS), this.#stats, new RecallCache());
+    const cache = new ReadCache();
+    this.#recall = recallRunner(db, prepareRecall(db, COLUMNS), this.#stats, cache);
+    this.#list = listRunner(db, this.#stmts, this.#stats, cache);
     this.#writeMany = db.transaction((records: readonly MemoryRecord[]) => {
       const delta = new StatsDelta();
       const outcomes = records.map((r) => writeRecord(this.#stmts, r, delta));
@@ -133,13 +170,7 @@ export class SqliteMemoryStore implements MemoryStore {
 
   list(options: ListOptions): MemoryRecord[] {
     const o = parseWith(ListOptionsSchema, options, "options");
-    const cats = jsonOrNull(o.categories);
-    const rows = (
-      o.kinds === undefined
-        ? this.#stmts.list.all({ scope: o.userScope, cats })
-        : this.#stmts.listKinds.all({ scope: o.userScope, kinds: JSON.stringify(o.kinds), cats })
-    ) as RawRow[];
-    return rows.map((r) => rowToRecord(rawToRow(r)));
+    return this.#list(o).map((r) => rowToRecord(rawToRow(r)));
   }
 
   recall(query: string, options: RecallOptions): StoreRecallHit[] {

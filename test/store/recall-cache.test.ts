@@ -106,7 +106,7 @@ describe("the recall cache", () => {
     });
   }
 
-  it("the profile list sees writes at once", () => {
+  it("lists see writes at once", () => {
     const store = open();
     const other = open();
     const list = () => store.list({ userScope: "u1", kinds: ["profile"] }).map((r) => r.memoryId);
@@ -115,6 +115,23 @@ describe("the recall cache", () => {
     expect(list()).toEqual(["p1"]);
     store.add([rec("p2", "Likes coffee", { kind: "profile" })]);
     expect(list()).toEqual(["p1", "p2"]);
+    other.add([rec("p1", "Likes green tea", { kind: "profile", category: "drinks" })]);
+    const fresh = openStore(path);
+    try {
+      for (const o of [
+        { userScope: "u1", kinds: ["profile"] },
+        { userScope: "u1", categories: ["drinks"] },
+        { userScope: "u1" },
+      ]) {
+        expect(store.list(o)).toEqual(fresh.list(o));
+        expect(store.list(o)).toEqual(fresh.list(o));
+      }
+    } finally {
+      fresh.close();
+    }
+    expect(store.list({ userScope: "u1", categories: ["drinks"] })[0]?.content).toBe(
+      "Likes green tea",
+    );
   });
 });
 
