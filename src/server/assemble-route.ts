@@ -76,9 +76,12 @@ function recordRequest(
   };
 }
 
+/** The content type Fastify gives a JSON answer. */
+const JSON_TYPE = "application/json; charset=utf-8";
+
 /** Registers `/v1/assemble`. */
 export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteContext): void {
-  app.post("/v1/assemble", async (request) => {
+  app.post("/v1/assemble", async (request, reply) => {
     const parsed = AssembleRequestSchema.safeParse(request.body);
     if (!parsed.success) throw invalidFromZod(parsed.error);
     // A scoped token's scope replaces the request's `user`: what runs, and what is recorded.
@@ -89,18 +92,23 @@ export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteCo
     }
     const workspace = await resolveWorkspace(ctx.root, r.workspace);
     const workspaces = ctx.workspaces();
-    const recorded = recordRequest(r, workspace, ctx.storePath());
+    const recorder = ctx.recorder;
+    const recorded = recorder === null ? null : recordRequest(r, workspace, ctx.storePath());
     try {
       const out = await assembleIn(workspace, r, ctx.counters(), workspaces);
-      ctx.recorder?.recordLine("assemble", recorded, out);
-      return {
+      if (recorded !== null) recorder?.recordLine("assemble", recorded, out);
+      const body = {
         prompt: out.prompt,
         manifest: out.manifest,
         memoryPlan: out.memoryPlan,
         segmentPlan: out.segmentPlan,
       };
+      // Fastify's own serialization (JSON.stringify), encoded once: sent as a string it
+      // is measured (content-length) and then encoded again.
+      void reply.header("content-type", JSON_TYPE);
+      return Buffer.from(JSON.stringify(body), "utf8");
     } catch (err) {
-      ctx.recorder?.recordLine("assemble", recorded, toErrorObject(err));
+      if (recorded !== null) recorder?.recordLine("assemble", recorded, toErrorObject(err));
       throw err;
     }
   });
