@@ -12,6 +12,7 @@
  * Any change drops everything: every entry is exactly what the database would answer at
  * that version, never an approximation.
  */
+import type Database from "better-sqlite3";
 import { type TermCounts, termCounts } from "./rank.js";
 import type { RawRow } from "./sqlite-statements.js";
 
@@ -26,6 +27,8 @@ const MAX_ENTRIES = 1_000_000;
 
 /** The per-connection cache of reads (see the module notes). */
 export class ReadCache {
+  readonly #dataVersionStmt: Database.Statement;
+  readonly #changesStmt: Database.Statement;
   #dataVersion = -1;
   #changes = -1;
   #size = 0;
@@ -34,14 +37,22 @@ export class ReadCache {
   readonly #rows = new Map<number, CachedRow>();
   readonly #lists = new Map<string, Map<string, readonly RawRow[]>>();
 
+  /** Prepares the statements that read the version (see the module notes). */
+  constructor(db: Database.Database) {
+    this.#dataVersionStmt = db.prepare("PRAGMA data_version").pluck();
+    this.#changesStmt = db.prepare("SELECT total_changes()").pluck();
+  }
+
   /**
-   * Uses the entries of the version read by `head` (see the module notes): everything is
-   * dropped when it moved. Call it first in each read transaction.
+   * Reads the version and drops everything when it moved. Call it first in each read
+   * transaction: `PRAGMA data_version` then opens the transaction's snapshot (it reads
+   * the database), so the version is the snapshot's.
    */
-  at(head: readonly [dataVersion: number, totalChanges: number, ...unknown[]]): void {
-    const [dataVersion, changes] = head;
-    if (dataVersion === this.#dataVersion && changes === this.#changes && this.#size <= MAX_ENTRIES)
-      return;
+  begin(): void {
+    const dataVersion = this.#dataVersionStmt.get() as number;
+    const changes = this.#changesStmt.get() as number;
+    const same = dataVersion === this.#dataVersion && changes === this.#changes;
+    if (same && this.#size <= MAX_ENTRIES) return;
     this.#df.clear();
     this.#postings.clear();
     this.#rows.clear();

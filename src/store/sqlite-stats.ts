@@ -39,8 +39,7 @@ export class StatsDelta {
 /** The statements of this module, prepared once per connection. */
 export interface StatsStatements {
   addScope: Database.Statement;
-  /** `[data_version, total_changes(), memory_count, term_count]` of a scope (nulls: none). */
-  head: Database.Statement;
+  scope: Database.Statement;
   countMatches: Database.Statement;
 }
 
@@ -52,12 +51,7 @@ export function prepareStats(db: Database.Database): StatsStatements {
       ON CONFLICT (user_scope) DO UPDATE SET
         memory_count = memory_count + excluded.memory_count,
         term_count = term_count + excluded.term_count`),
-    // One row even for an unknown scope; it also opens the recall's read snapshot, so
-    // the version it reads is the snapshot's.
-    head: db
-      .prepare(`SELECT v.data_version, total_changes(), s.memory_count, s.term_count
-        FROM pragma_data_version AS v LEFT JOIN scope_stats AS s ON s.user_scope = ?`)
-      .raw(),
+    scope: db.prepare("SELECT memory_count, term_count FROM scope_stats WHERE user_scope = ?"),
     countMatches: db
       .prepare("SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)")
       .pluck(),
@@ -94,10 +88,9 @@ export function readStats(
   terms: readonly string[],
   cap: number,
 ): ScopeTermStats {
-  const head = s.head.get(userScope) as [number, number, number | null, number | null];
-  cache.at(head);
-  const [, , memories, termCount] = head;
-  const n = memories ?? 0;
+  cache.begin();
+  const row = s.scope.get(userScope) as { memory_count: number; term_count: number } | undefined;
+  const n = row?.memory_count ?? 0;
   if (n === 0) return { n: 0, avgLength: 0, df: terms.map(() => 0) };
   const prefix = scopePrefix(userScope);
   const df = terms.map((t) => {
@@ -107,7 +100,7 @@ export function readStats(
     cache.setDf(userScope, t, counted);
     return counted;
   });
-  return { n, avgLength: (termCount ?? 0) / n, df };
+  return { n, avgLength: (row?.term_count ?? 0) / n, df };
 }
 
 /**

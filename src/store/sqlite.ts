@@ -58,14 +58,9 @@ type ListRun = (o: z.output<typeof ListOptionsSchema>) => readonly RawRow[];
  * by memoryId, from the connection's cache while the database has not changed (see
  * sqlite-cache.ts; a service lists every assembly's profile records).
  */
-function listRunner(
-  db: Database.Database,
-  stmts: Statements,
-  stats: StatsStatements,
-  cache: ReadCache,
-): ListRun {
+function listRunner(db: Database.Database, stmts: Statements, cache: ReadCache): ListRun {
   return db.transaction((o: z.output<typeof ListOptionsSchema>) => {
-    cache.at(stats.head.get(o.userScope) as [number, number]);
+    cache.begin();
     const kinds = jsonOrNull(o.kinds);
     const cats = jsonOrNull(o.categories);
     // JSON never holds a raw U+0000, so the key is unambiguous.
@@ -102,9 +97,9 @@ export class SqliteMemoryStore implements MemoryStore {
     this.#db = db;
     this.#stmts = prepareStatements(db);
     this.#stats = prepareStats(db);
-    const cache = new ReadCache();
+    const cache = new ReadCache(db);
     this.#recall = recallRunner(db, prepareRecall(db, COLUMNS), this.#stats, cache);
-    this.#list = listRunner(db, this.#stmts, this.#stats, cache);
+    this.#list = listRunner(db, this.#stmts, cache);
     this.#writeMany = db.transaction((records: readonly MemoryRecord[]) => {
       const delta = new StatsDelta();
       const outcomes = records.map((r) => writeRecord(this.#stmts, r, delta));
