@@ -33,7 +33,7 @@ export class ReadCache {
   #changes = -1;
   #size = 0;
   readonly #df = new Map<string, Map<string, number>>();
-  readonly #postings = new Map<string, Map<string, readonly number[]>>();
+  readonly #postings = new Map<string, Map<string, Map<string, readonly number[]>>>();
   readonly #rows = new Map<number, CachedRow>();
   readonly #lists = new Map<string, Map<string, readonly RawRow[]>>();
 
@@ -75,13 +75,16 @@ export class ReadCache {
     this.#size++;
   }
 
-  /** The rowids of the scope that match `key` (a term and the categories), or undefined. */
-  postings(userScope: string, key: string): readonly number[] | undefined {
-    return this.#postings.get(userScope)?.get(key);
+  /**
+   * The rowids of the scope whose memory holds `term`, in the categories `cats` (their
+   * JSON list, "" for any), or undefined.
+   */
+  postings(userScope: string, cats: string, term: string): readonly number[] | undefined {
+    return this.#postings.get(userScope)?.get(cats)?.get(term);
   }
 
-  setPostings(userScope: string, key: string, rowids: readonly number[]): void {
-    inner(this.#postings, userScope).set(key, rowids);
+  setPostings(userScope: string, cats: string, term: string, rowids: readonly number[]): void {
+    inner(inner(this.#postings, userScope), cats).set(term, rowids);
     this.#size += rowids.length + 1;
   }
 
@@ -115,7 +118,7 @@ export class ReadCache {
   }
 }
 
-function inner<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
+function inner<K, V>(outer: Map<K, Map<string, V>>, key: K): Map<string, V> {
   let map = outer.get(key);
   if (map === undefined) {
     map = new Map();

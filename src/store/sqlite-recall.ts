@@ -234,20 +234,21 @@ function matchedTerms(
   df: readonly number[],
 ): Map<number, number[]> {
   const out = new Map<number, number[]>();
+  const cats = req.categories === undefined ? "" : JSON.stringify(req.categories);
   if (searched.length === 1) {
     const i = searched[0]!;
     // A term within the budget has its matches cached whole: the newest `pool` of them
     // are what `ORDER BY rowid DESC LIMIT pool` reads.
     const ids =
       df[i]! <= req.budget
-        ? [...postings(s, cache, req, i)].sort((a, b) => b - a).slice(0, req.pool)
+        ? [...postings(s, cache, req, cats, i)].sort((a, b) => b - a).slice(0, req.pool)
         : newestMatches(s, req, i);
     for (const id of ids) out.set(id, [i]);
     return out;
   }
   // Several terms: their frequencies sum to at most the budget (see searchedTerms).
   for (const i of searched) {
-    for (const id of postings(s, cache, req, i)) {
+    for (const id of postings(s, cache, req, cats, i)) {
       const ts = out.get(id);
       if (ts === undefined) out.set(id, [i]);
       else ts.push(i);
@@ -262,23 +263,22 @@ function matchOf(req: RecallRequest, i: number): string {
 }
 
 /**
- * Every match of term `i` (in the request's categories, when given), cached (see
- * sqlite-cache.ts). Only for a term within the work budget.
+ * Every match of term `i` in the categories `cats` (their JSON list, "" for any), cached
+ * (see sqlite-cache.ts). Only for a term within the work budget.
  */
 function postings(
   s: RecallStatements,
   cache: ReadCache,
   req: RecallRequest,
+  cats: string,
   i: number,
 ): readonly number[] {
-  const cats = req.categories === undefined ? null : JSON.stringify(req.categories);
-  // JSON never holds a raw U+0000, so the key is unambiguous.
-  const key = `${cats ?? ""}\u0000${req.terms[i]!}`;
-  const known = cache.postings(req.userScope, key);
+  const term = req.terms[i]!;
+  const known = cache.postings(req.userScope, cats, term);
   if (known !== undefined) return known;
   const match = matchOf(req, i);
-  const rowids = (cats === null ? s.all.all(match) : s.allInCats.all({ match, cats })) as number[];
-  cache.setPostings(req.userScope, key, rowids);
+  const rowids = (cats === "" ? s.all.all(match) : s.allInCats.all({ match, cats })) as number[];
+  cache.setPostings(req.userScope, cats, term, rowids);
   return rowids;
 }
 
