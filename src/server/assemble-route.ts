@@ -17,6 +17,7 @@ import {
   type WarmWorkspaces,
 } from "../workspace/index.js";
 import type { Principal } from "./auth.js";
+import { jsonBytes } from "./json-reply.js";
 import { AssembleRequestSchema } from "./schema.js";
 
 /** What the assemble route reads from the server. */
@@ -103,10 +104,9 @@ export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteCo
         memoryPlan: out.memoryPlan,
         segmentPlan: out.segmentPlan,
       };
-      // Fastify's own serialization (JSON.stringify), encoded once: sent as a string it
-      // is measured (content-length) and then encoded again.
+      // Sent as bytes: a string answer is measured (content-length), then encoded.
       void reply.header("content-type", JSON_TYPE);
-      return Buffer.from(JSON.stringify(body), "utf8");
+      return jsonBytes(body);
     } catch (err) {
       if (recorded !== null) recorder?.recordLine("assemble", recorded, toErrorObject(err));
       throw err;
