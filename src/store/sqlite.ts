@@ -11,7 +11,6 @@
  * keep what they read while the database does not change (sqlite-cache.ts).
  */
 import type Database from "better-sqlite3";
-import type { z } from "zod";
 import { InvalidInputError } from "../errors/index.js";
 import { recallHit } from "./hits.js";
 import { rowToRecord } from "./row.js";
@@ -24,7 +23,12 @@ import {
 import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
 import { ReadCache } from "./sqlite-cache.js";
 import { importJsonlBatches } from "./sqlite-import.js";
-import { ListOptionsSchema, parseNow, parseWith, RecallOptionsSchema } from "./sqlite-options.js";
+import {
+  type ParsedListOptions,
+  parseListOptions,
+  parseNow,
+  parseRecallOptions,
+} from "./sqlite-options.js";
 import { prepareRecall, type RecallRun, recallRunner } from "./sqlite-recall.js";
 import {
   COLUMNS,
@@ -51,7 +55,7 @@ import type {
 import { scopeConflict, type WriteOutcome } from "./write-outcome.js";
 
 /** A list's rows, read in one transaction (see {@link listRunner}). */
-type ListRun = (o: z.output<typeof ListOptionsSchema>) => readonly RawRow[];
+type ListRun = (o: ParsedListOptions) => readonly RawRow[];
 
 /**
  * The list of the SQLite store: the rows of a scope with the given kinds and categories,
@@ -59,7 +63,7 @@ type ListRun = (o: z.output<typeof ListOptionsSchema>) => readonly RawRow[];
  * sqlite-cache.ts; a service lists every assembly's profile records).
  */
 function listRunner(db: Database.Database, stmts: Statements, cache: ReadCache): ListRun {
-  return db.transaction((o: z.output<typeof ListOptionsSchema>) => {
+  return db.transaction((o: ParsedListOptions) => {
     cache.begin();
     const kinds = jsonOrNull(o.kinds);
     const cats = jsonOrNull(o.categories);
@@ -164,13 +168,13 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   list(options: ListOptions): MemoryRecord[] {
-    const o = parseWith(ListOptionsSchema, options, "options");
+    const o = parseListOptions(options);
     return this.#list(o).map((r) => rowToRecord(rawToRow(r)));
   }
 
   recall(query: string, options: RecallOptions): StoreRecallHit[] {
     if (typeof query !== "string") throw new InvalidInputError("query must be a string", "query");
-    const o = parseWith(RecallOptionsSchema, options, "options");
+    const o = parseRecallOptions(options);
     const weights = checkWeights(o.weights ?? DEFAULT_WEIGHTS, "options.weights");
     const terms = queryTerms(query);
     // Nothing searchable (empty, punctuation, emoji, stop words only): no evidence, no hits.
