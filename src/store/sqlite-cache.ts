@@ -22,8 +22,16 @@ interface CachedRow {
   counts: TermCounts | null;
 }
 
-/** Entries (counts, rowids, rows) kept at most: past it the cache starts over. */
-const MAX_ENTRIES = 1_000_000;
+/**
+ * What the cache holds at most, in units (a count or a rowid is one; a row is 32 plus one
+ * per 8 characters of its text): some tens of MB. Past it, the cache starts over.
+ */
+const MAX_UNITS = 8_000_000;
+
+/** The units of a row (see {@link MAX_UNITS}). */
+function rowUnits(r: RawRow): number {
+  return 32 + ((r[1].length + r[5].length + r[6].length + r[7].length + r[13].length) >> 3);
+}
 
 /** The per-connection cache of reads (see the module notes). */
 export class ReadCache {
@@ -52,7 +60,7 @@ export class ReadCache {
     const dataVersion = this.#dataVersionStmt.get() as number;
     const changes = this.#changesStmt.get() as number;
     const same = dataVersion === this.#dataVersion && changes === this.#changes;
-    if (same && this.#size <= MAX_ENTRIES) return;
+    if (same && this.#size <= MAX_UNITS) return;
     this.#df.clear();
     this.#postings.clear();
     this.#rows.clear();
@@ -93,9 +101,13 @@ export class ReadCache {
     return this.#lists.get(userScope)?.get(key);
   }
 
+  /** Keeps a list's rows, unless they would fill much of the cache by themselves. */
   setList(userScope: string, key: string, rows: readonly RawRow[]): void {
+    let units = 1;
+    for (const r of rows) units += rowUnits(r);
+    if (units > MAX_UNITS / 16) return;
     inner(this.#lists, userScope).set(key, rows);
-    this.#size += rows.length + 1;
+    this.#size += units;
   }
 
   /** The row of `rowid`, or undefined. */
@@ -105,7 +117,7 @@ export class ReadCache {
 
   setRow(raw: RawRow): void {
     this.#rows.set(raw[0], { raw, counts: null });
-    this.#size++;
+    this.#size += 2 * rowUnits(raw); // the row, and its term counts once needed
   }
 
   /** The term counts of a row (kept with the row when it is cached). */
