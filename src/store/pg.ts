@@ -26,7 +26,7 @@ import {
 } from "./schema.js";
 import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
 import { importJsonlBatches } from "./sqlite-import.js";
-import { parseListOptions, parseNow, parseRecallOptions } from "./sqlite-options.js";
+import { ListOptionsSchema, parseNow, parseWith, RecallOptionsSchema } from "./sqlite-options.js";
 import { queryTerms } from "./terms.js";
 import type {
   AddResult,
@@ -157,7 +157,7 @@ export class PostgresMemoryStore implements MemoryStore {
   }
 
   async list(options: ListOptions): Promise<MemoryRecord[]> {
-    const o = parseListOptions(options);
+    const o = parseWith(ListOptionsSchema, options, "options");
     return this.#scoped(o.userScope, async (tx) => {
       const rows = await tx.query<PgRow>(
         `SELECT ${COLUMNS} FROM promptctx_memories
@@ -173,7 +173,7 @@ export class PostgresMemoryStore implements MemoryStore {
 
   async recall(query: string, options: RecallOptions): Promise<StoreRecallHit[]> {
     if (typeof query !== "string") throw new InvalidInputError("query must be a string", "query");
-    const o = parseRecallOptions(options);
+    const o = parseWith(RecallOptionsSchema, options, "options");
     const weights = checkWeights(o.weights ?? DEFAULT_WEIGHTS, "options.weights");
     const terms = queryTerms(query);
     // Nothing searchable (empty, punctuation, emoji, stop words only): no evidence, no hits.

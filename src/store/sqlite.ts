@@ -11,6 +11,7 @@
  * keep what they read while the database does not change (sqlite-cache.ts).
  */
 import type Database from "better-sqlite3";
+import type { z } from "zod";
 import { InvalidInputError } from "../errors/index.js";
 import { recallHit } from "./hits.js";
 import { rowToRecord } from "./row.js";
@@ -23,12 +24,7 @@ import {
 import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
 import { ReadCache } from "./sqlite-cache.js";
 import { importJsonlBatches } from "./sqlite-import.js";
-import {
-  type ParsedListOptions,
-  parseListOptions,
-  parseNow,
-  parseRecallOptions,
-} from "./sqlite-options.js";
+import { ListOptionsSchema, parseNow, parseWith, RecallOptionsSchema } from "./sqlite-options.js";
 import { prepareRecall, type RecallRun, recallRunner } from "./sqlite-recall.js";
 import {
   COLUMNS,
@@ -55,7 +51,7 @@ import type {
 import { scopeConflict, type WriteOutcome } from "./write-outcome.js";
 
 /** A list's rows, read in one transaction (see {@link listRunner}). */
-type ListRun = (o: ParsedListOptions) => readonly RawRow[];
+type ListRun = (o: z.output<typeof ListOptionsSchema>) => readonly RawRow[];
 
 /**
  * The list of the SQLite store: the rows of a scope with the given kinds and categories,
@@ -63,7 +59,7 @@ type ListRun = (o: ParsedListOptions) => readonly RawRow[];
  * sqlite-cache.ts; a service lists every assembly's profile records).
  */
 function listRunner(db: Database.Database, stmts: Statements, cache: ReadCache): ListRun {
-  return db.transaction((o: ParsedListOptions) => {
+  return db.transaction((o: z.output<typeof ListOptionsSchema>) => {
     cache.begin();
     const kinds = jsonOrNull(o.kinds);
     const cats = jsonOrNull(o.categories);
@@ -168,13 +164,13 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   list(options: ListOptions): MemoryRecord[] {
-    const o = parseListOptions(options);
+    const o = parseWith(ListOptionsSchema, options, "options");
     return this.#list(o).map((r) => rowToRecord(rawToRow(r)));
   }
 
   recall(query: string, options: RecallOptions): StoreRecallHit[] {
     if (typeof query !== "string") throw new InvalidInputError("query must be a string", "query");
-    const o = parseRecallOptions(options);
+    const o = parseWith(RecallOptionsSchema, options, "options");
     const weights = checkWeights(o.weights ?? DEFAULT_WEIGHTS, "options.weights");
     const terms = queryTerms(query);
     // Nothing searchable (empty, punctuation, emoji, stop words only): no evidence, no hits.
