@@ -120,9 +120,10 @@ function createApp(logger: LoggerOption | undefined, bodyLimit: number): Fastify
   app.addHook("preClose", async () => {
     closing = true;
   });
-  app.addHook("onSend", async (_request, reply, payload) => {
+  // A callback hook: an async one costs every answer a promise.
+  app.addHook("onSend", (_request, reply, payload, done) => {
     if (closing) void reply.header("connection", "close");
-    return payload;
+    done(null, payload);
   });
   return app;
 }

@@ -17,6 +17,7 @@ import {
   type WarmWorkspaces,
 } from "../workspace/index.js";
 import type { Principal } from "./auth.js";
+import { jsonBytes } from "./json-reply.js";
 import { AssembleRequestSchema } from "./schema.js";
 
 /** What the assemble route reads from the server. */
@@ -76,9 +77,12 @@ function recordRequest(
   };
 }
 
+/** The content type Fastify gives a JSON answer. */
+const JSON_TYPE = "application/json; charset=utf-8";
+
 /** Registers `/v1/assemble`. */
 export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteContext): void {
-  app.post("/v1/assemble", async (request) => {
+  app.post("/v1/assemble", async (request, reply) => {
     const parsed = AssembleRequestSchema.safeParse(request.body);
     if (!parsed.success) throw invalidFromZod(parsed.error);
     // A scoped token's scope replaces the request's `user`: what runs, and what is recorded.
@@ -89,18 +93,22 @@ export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteCo
     }
     const workspace = await resolveWorkspace(ctx.root, r.workspace);
     const workspaces = ctx.workspaces();
-    const recorded = recordRequest(r, workspace, ctx.storePath());
+    const recorder = ctx.recorder;
+    const recorded = recorder === null ? null : recordRequest(r, workspace, ctx.storePath());
     try {
       const out = await assembleIn(workspace, r, ctx.counters(), workspaces);
-      ctx.recorder?.recordLine("assemble", recorded, out);
-      return {
+      if (recorded !== null) recorder?.recordLine("assemble", recorded, out);
+      const body = {
         prompt: out.prompt,
         manifest: out.manifest,
         memoryPlan: out.memoryPlan,
         segmentPlan: out.segmentPlan,
       };
+      // Sent as bytes: a string answer is measured (content-length), then encoded.
+      void reply.header("content-type", JSON_TYPE);
+      return jsonBytes(body);
     } catch (err) {
-      ctx.recorder?.recordLine("assemble", recorded, toErrorObject(err));
+      if (recorded !== null) recorder?.recordLine("assemble", recorded, toErrorObject(err));
       throw err;
     }
   });

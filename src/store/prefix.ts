@@ -13,5 +13,15 @@ import { createHash } from "node:crypto";
  * @example scopePrefix("u1").length // 16
  */
 export function scopePrefix(userScope: string): string {
-  return createHash("sha256").update(userScope, "utf8").digest("hex").slice(0, 16);
+  let prefix = prefixes.get(userScope);
+  if (prefix === undefined) {
+    // A service recalls in few scopes, each many times: hash each once (bounded).
+    if (prefixes.size >= MAX_PREFIXES) prefixes.clear();
+    prefix = createHash("sha256").update(userScope, "utf8").digest("hex").slice(0, 16);
+    prefixes.set(userScope, prefix);
+  }
+  return prefix;
 }
+
+const MAX_PREFIXES = 4096;
+const prefixes = new Map<string, string>();

@@ -134,6 +134,24 @@ export function indexKnowledge(
   };
 }
 
+/** A memory's index terms counted: term → occurrences, and how many terms it has. */
+export interface TermCounts {
+  tf: ReadonlyMap<string, number>;
+  length: number;
+}
+
+/** The {@link TermCounts} of a memory's text (see `recordTerms`). */
+export function termCounts(memory: {
+  content: string;
+  summary: string;
+  tags: readonly string[];
+}): TermCounts {
+  const all = recordTerms(memory);
+  const tf = new Map<string, number>();
+  for (const t of all) tf.set(t, (tf.get(t) ?? 0) + 1);
+  return { tf, length: all.length };
+}
+
 /**
  * BM25 of a returned hit (see {@link bm25Score}) from its text and the scope's average
  * number of index terms per memory; the `bm25` of the breakdown (not part of `total`).
@@ -143,13 +161,15 @@ export function hitBm25(
   memory: { content: string; summary: string; tags: readonly string[] },
   avgLength: number,
 ): number {
-  const all = recordTerms(memory);
-  const tf = new Map<string, number>();
-  for (const t of all) tf.set(t, (tf.get(t) ?? 0) + 1);
+  return countsBm25(query, termCounts(memory), avgLength);
+}
+
+/** {@link hitBm25} from the memory's term counts. */
+export function countsBm25(query: QueryWeights, counts: TermCounts, avgLength: number): number {
   return bm25Score(
     query,
-    query.terms.map((t) => tf.get(t) ?? 0),
-    all.length,
+    query.terms.map((t) => counts.tf.get(t) ?? 0),
+    counts.length,
     avgLength,
   );
 }

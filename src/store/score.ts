@@ -75,6 +75,16 @@ export interface ScoreBreakdown {
 
 /** `x` rounded to 6 decimals exactly as docs/text-and-tokens.md formats scores. @example round6(0.1234565) */
 export function round6(x: number): number {
+  const y = Math.abs(x) * 1e6;
+  if (y < 2 ** 52) {
+    // Away from a tie (formatFixed's own margin) the nearest integer to the double
+    // product is the exact one's, and k / 1e6 is the double the formatted text reads as.
+    const frac = y - Math.floor(y);
+    if (Math.abs(frac - 0.5) > y * 2 ** -40 + 1e-9) {
+      const r = Math.round(y) / 1e6;
+      return x < 0 && r !== 0 ? -r : r;
+    }
+  }
   const r = Number(formatFixed(x, 6));
   return r === 0 ? 0 : r; // no -0
 }

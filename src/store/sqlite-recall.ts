@@ -14,11 +14,13 @@
  *    same statement (the scope prefix inside every MATCH already confines the search to
  *    the scope; the comparison guards against prefix collisions). Categories, when
  *    given, are part of the candidate statements (before the pool, never a post-filter).
+ *    A pool no larger than the hits asked for is read whole at once (every candidate is
+ *    then a hit); a larger one reads what ranking needs, then the hits' whole rows.
  */
 import type Database from "better-sqlite3";
 import { scopePrefix } from "./prefix.js";
 import {
-  hitBm25,
+  countsBm25,
   indexKnowledge,
   poolOf,
   presence,
@@ -32,6 +34,8 @@ import {
   type ScoreBreakdown,
   type ScoreWeights,
 } from "./score.js";
+import { parseTags, type ReadCache } from "./sqlite-cache.js";
+import type { RawRow } from "./sqlite-statements.js";
 import { readStats, type StatsStatements } from "./sqlite-stats.js";
 import { ftsQuote } from "./terms.js";
 
@@ -52,7 +56,11 @@ const CATS = `AND m.category IN (SELECT value FROM json_each(:cats))`;
 const POOL = "m.rowid, m.memory_id, m.importance, m.captured_at";
 const BY_IDS = "WHERE m.rowid IN (SELECT value FROM json_each(:ids)) AND +m.user_scope = :scope";
 
-/** Prepares the candidate and fetch statements; `columns` are the `m.` columns to read. */
+/**
+ * Prepares the candidate and fetch statements; `columns` are the `m.` columns of a
+ * {@link RawRow}. Rows are read as arrays: building an object per row costs more than
+ * the read itself.
+ */
 export function prepareRecall(db: Database.Database, columns: string): RecallStatements {
   const newest = (cats: string) =>
     db
@@ -71,12 +79,12 @@ export function prepareRecall(db: Database.Database, columns: string): RecallSta
         WHERE memory_fts MATCH :match ${CATS}`)
       .pluck(),
     // `+m.user_scope` keeps the planner on rowid lookups (not the scope index). Only
-    // the columns ranking reads, as arrays: the pool is up to 500 rows per recall.
+    // the columns ranking reads: the pool is up to 500 rows per recall.
     pool: db.prepare(`SELECT ${POOL} FROM memories m ${BY_IDS}`).raw(),
     poolText: db
       .prepare(`SELECT ${POOL}, m.content, m.summary, m.tags FROM memories m ${BY_IDS}`)
       .raw(),
-    rows: db.prepare(`SELECT ${columns} FROM memories m ${BY_IDS}`),
+    rows: db.prepare(`SELECT ${columns} FROM memories m ${BY_IDS}`).raw(),
   };
 }
 
@@ -87,49 +95,72 @@ export interface RecallRequest {
   categories: readonly string[] | undefined;
   pool: number;
   budget: number;
+  /** Hits returned at most. */
+  limit: number;
 }
 
 /** A ranked hit: the whole row and its score breakdown. */
-export interface RankedRow<R> {
-  row: R;
+export interface RankedRow {
+  row: RawRow;
   breakdown: ScoreBreakdown;
 }
+
+/** A recall as {@link recallRunner} makes it. */
+export type RecallRun = (
+  req: RecallRequest & { asOf: string; weights: ScoreWeights },
+) => RankedRow[];
 
 /**
  * The recall of the SQLite store: candidates, ranking (rank.ts) and the hits' rows with
  * their BM25, in one read transaction (one snapshot: statistics, index and rows agree
- * even while another connection writes).
+ * even while another connection writes). The transaction function is made once per
+ * connection (making one costs more than a small recall's statements).
  */
-export function recallRows<R extends RecallRow>(
+export function recallRunner(
   db: Database.Database,
   s: RecallStatements,
   stats: StatsStatements,
-  req: RecallRequest & { asOf: string; weights: ScoreWeights; limit: number },
-): Array<RankedRow<R>> {
-  return db.transaction(() => {
-    const found = findCandidates(s, stats, req);
+  cache: ReadCache,
+): RecallRun {
+  return db.transaction((req: Parameters<RecallRun>[0]): RankedRow[] => {
+    const found = findCandidates(s, stats, cache, req);
     const ranked = rankCandidates(found.candidates, found.query, req);
     if (ranked.length === 0) return [];
-    const ids = JSON.stringify(ranked.map((r) => r.candidate.rowid));
-    const rows = new Map(
-      (s.rows.all({ ids, scope: req.userScope }) as R[]).map((r) => [r.rowid, r]),
-    );
+    const ids = ranked.map((r) => r.candidate.rowid);
+    const rows = found.rows ?? rowsById(s.rows, cache, ids, req.userScope);
     return ranked.map((r) => {
       const row = rows.get(r.candidate.rowid)!;
-      const memory = { content: row.content, summary: row.summary, tags: parseTags(row.tags) };
-      const bm25 = hitBm25(found.query, memory, found.avgLength);
+      const bm25 = countsBm25(found.query, cache.counts(row), found.avgLength);
       return { row, breakdown: { ...r.breakdown, bm25 } };
     });
-  })();
+  });
 }
 
-/** The columns of a memory row recall reads itself (the store reads all). */
-export interface RecallRow {
-  rowid: number;
-  content: string;
-  summary: string;
-  /** JSON array. */
-  tags: string;
+/**
+ * The rows of `ids` in the scope, by rowid: from `cache`, the others read by `stmt`
+ * (which reads {@link RawRow}s) and cached. A cached row of another scope is left out as
+ * the statement leaves it out.
+ */
+function rowsById(
+  stmt: Database.Statement,
+  cache: ReadCache,
+  ids: readonly number[],
+  userScope: string,
+): Map<number, RawRow> {
+  const out = new Map<number, RawRow>();
+  const missing: number[] = [];
+  for (const id of ids) {
+    const row = cache.row(id);
+    if (row === undefined) missing.push(id);
+    else if (row[2] === userScope) out.set(id, row);
+  }
+  if (missing.length === 0) return out;
+  const read = stmt.all({ ids: JSON.stringify(missing), scope: userScope }) as RawRow[];
+  for (const row of read) {
+    cache.setRow(row);
+    out.set(row[0], row);
+  }
+  return out;
 }
 
 /** The pool as rank.ts candidates, the query's IDF weights and the scope's average length. */
@@ -137,37 +168,58 @@ interface FoundCandidates {
   query: QueryWeights;
   avgLength: number;
   candidates: SqliteCandidate[];
+  /** The candidates' whole rows, when the pool was read whole. */
+  rows?: Map<number, RawRow>;
 }
 
 /** Steps 1–3 of the module comment. */
 function findCandidates(
   s: RecallStatements,
   stats: StatsStatements,
+  cache: ReadCache,
   req: RecallRequest,
 ): FoundCandidates {
-  const st = readStats(stats, req.userScope, req.terms, req.budget + 1);
+  const st = readStats(stats, cache, req.userScope, req.terms, req.budget + 1);
   const query = queryWeights(req.terms, st.n, st.df);
   const found: FoundCandidates = { query, avgLength: st.avgLength, candidates: [] };
   const searched = searchedTerms(req.terms, st.df, req.budget);
   if (searched.length === 0) return found;
-  const matched = matchedTerms(s, req, searched, query);
+  const matched = matchedTerms(s, cache, req, searched, st.df);
   if (matched.size === 0) return found;
   const { leftOut, known: knownOf } = indexKnowledge(req.terms, st.df, searched);
-  const ids = JSON.stringify(
-    poolOf(
-      new Map([...matched].map(([id, ts]) => [id, ts.reduce((a, i) => a + query.idf[i]!, 0)])),
-      req.pool,
-    ),
+  const ids = poolOf(
+    new Map([...matched].map(([id, ts]) => [id, ts.reduce((a, i) => a + query.idf[i]!, 0)])),
+    req.pool,
   );
-  const rows = (leftOut ? s.poolText : s.pool).all({ ids, scope: req.userScope }) as PoolRow[];
-  found.candidates = rows.map(
-    ([rowid, memoryId, importance, capturedAt, content, summary, tags]) => {
-      const known = knownOf(matched.get(rowid) ?? []);
-      const text = () => [content!, summary!, ...parseTags(tags!)].join("\n");
-      return { rowid, memoryId, importance, capturedAt, has: presence(req.terms, known, text) };
-    },
+  const candidate = (
+    rowid: number,
+    memoryId: string,
+    importance: number,
+    capturedAt: string,
+    text: () => string,
+  ): SqliteCandidate => {
+    const has = presence(req.terms, knownOf(matched.get(rowid) ?? []), text);
+    return { rowid, memoryId, importance, capturedAt, has };
+  };
+  if (ids.length <= req.limit) {
+    // Every candidate will be a hit: one read for ranking and for the hits.
+    found.rows = rowsById(s.rows, cache, ids, req.userScope);
+    found.candidates = [...found.rows.values()].map((r) =>
+      candidate(r[0], r[1], r[8], r[14], () => memoryText(r[6], r[7], r[5])),
+    );
+    return found;
+  }
+  const bind = { ids: JSON.stringify(ids), scope: req.userScope };
+  const rows = (leftOut ? s.poolText : s.pool).all(bind) as PoolRow[];
+  found.candidates = rows.map(([rowid, memoryId, importance, capturedAt, content, summary, tags]) =>
+    candidate(rowid, memoryId, importance, capturedAt, () => memoryText(content!, summary!, tags!)),
   );
   return found;
+}
+
+/** The text term presence is read from: content, summary and tags (see `recordTerms`). */
+function memoryText(content: string, summary: string, tags: string): string {
+  return [content, summary, ...parseTags(tags)].join("\n");
 }
 
 /**
@@ -176,28 +228,27 @@ function findCandidates(
  */
 function matchedTerms(
   s: RecallStatements,
+  cache: ReadCache,
   req: RecallRequest,
   searched: readonly number[],
-  query: QueryWeights,
+  df: readonly number[],
 ): Map<number, number[]> {
-  const prefix = scopePrefix(req.userScope);
-  const cats = req.categories === undefined ? null : JSON.stringify(req.categories);
-  const match = (i: number) => ftsQuote(prefix + query.terms[i]!);
   const out = new Map<number, number[]>();
+  const cats = req.categories === undefined ? "" : JSON.stringify(req.categories);
   if (searched.length === 1) {
     const i = searched[0]!;
-    const ids = (
-      cats === null
-        ? s.newest.all(match(i), req.pool)
-        : s.newestInCats.all({ match: match(i), cats, limit: req.pool })
-    ) as number[];
+    // A term within the budget has its matches cached whole: the newest `pool` of them
+    // are what `ORDER BY rowid DESC LIMIT pool` reads.
+    const ids =
+      df[i]! <= req.budget
+        ? [...postings(s, cache, req, cats, i)].sort((a, b) => b - a).slice(0, req.pool)
+        : newestMatches(s, req, i);
     for (const id of ids) out.set(id, [i]);
     return out;
   }
+  // Several terms: their frequencies sum to at most the budget (see searchedTerms).
   for (const i of searched) {
-    const m = match(i);
-    const ids = (cats === null ? s.all.all(m) : s.allInCats.all({ match: m, cats })) as number[];
-    for (const id of ids) {
+    for (const id of postings(s, cache, req, cats, i)) {
       const ts = out.get(id);
       if (ts === undefined) out.set(id, [i]);
       else ts.push(i);
@@ -206,9 +257,44 @@ function matchedTerms(
   return out;
 }
 
+/** The FTS5 query of term `i` in the request's scope. */
+function matchOf(req: RecallRequest, i: number): string {
+  return ftsQuote(scopePrefix(req.userScope) + req.terms[i]!);
+}
+
+/**
+ * Every match of term `i` in the categories `cats` (their JSON list, "" for any), cached
+ * (see sqlite-cache.ts). Only for a term within the work budget.
+ */
+function postings(
+  s: RecallStatements,
+  cache: ReadCache,
+  req: RecallRequest,
+  cats: string,
+  i: number,
+): readonly number[] {
+  const term = req.terms[i]!;
+  const known = cache.postings(req.userScope, cats, term);
+  if (known !== undefined) return known;
+  const match = matchOf(req, i);
+  const rowids = (cats === "" ? s.all.all(match) : s.allInCats.all({ match, cats })) as number[];
+  cache.setPostings(req.userScope, cats, term, rowids);
+  return rowids;
+}
+
+/** The `pool` newest matches of term `i` (in the request's categories, when given). */
+function newestMatches(s: RecallStatements, req: RecallRequest, i: number): number[] {
+  const match = matchOf(req, i);
+  return (
+    req.categories === undefined
+      ? s.newest.all(match, req.pool)
+      : s.newestInCats.all({
+          match,
+          cats: JSON.stringify(req.categories),
+          limit: req.pool,
+        })
+  ) as number[];
+}
+
 /** rowid, memory_id, importance, captured_at (and content, summary, tags with text). */
 type PoolRow = [number, string, number, string, string?, string?, string?];
-
-function parseTags(json: string): string[] {
-  return JSON.parse(json) as string[];
-}

@@ -21,6 +21,48 @@ export const COLUMNS = `m.rowid, m.memory_id, m.user_scope, m.kind, m.category, 
   m.summary, m.importance, m.conflict_key, m.authority, m.source_id, m.source_type,
   m.source_title, m.captured_at, m.stored_at`;
 
+/** A `memories` row as a raw statement reads {@link COLUMNS}: the values in that order. */
+export type RawRow = [
+  rowid: number,
+  memoryId: string,
+  userScope: string,
+  kind: string,
+  category: string,
+  tags: string,
+  content: string,
+  summary: string,
+  importance: number,
+  conflictKey: string | null,
+  authority: string | null,
+  sourceId: string,
+  sourceType: string,
+  sourceTitle: string,
+  capturedAt: string,
+  storedAt: string,
+];
+
+/** The {@link Row} of a raw row (one record mapping for every read: row.ts). */
+export function rawToRow(r: RawRow): Row {
+  return {
+    rowid: r[0],
+    memory_id: r[1],
+    user_scope: r[2],
+    kind: r[3],
+    category: r[4],
+    tags: r[5],
+    content: r[6],
+    summary: r[7],
+    importance: r[8],
+    conflict_key: r[9],
+    authority: r[10],
+    source_id: r[11],
+    source_type: r[12],
+    source_title: r[13],
+    captured_at: r[14],
+    stored_at: r[15],
+  };
+}
+
 export { scopePrefix } from "./prefix.js";
 
 /** A list parameter for `json_each` (null: no filter). */
@@ -112,16 +154,21 @@ export function prepareStatements(db: Database.Database): Statements {
     countAll: db.prepare("SELECT memory_count AS n FROM store_stats WHERE id = 1"),
     countScope: db.prepare("SELECT count(*) AS n FROM memories WHERE user_scope = ?"),
     getOne: db.prepare(`SELECT ${COLUMNS} FROM memories m WHERE m.memory_id = ?`),
-    list: db.prepare(`SELECT ${COLUMNS} FROM memories m
+    // list and listKinds read raw rows (see RawRow): a profile list runs per assembly.
+    list: db
+      .prepare(`SELECT ${COLUMNS} FROM memories m
       WHERE m.user_scope = :scope
         AND (:cats IS NULL OR m.category IN (SELECT value FROM json_each(:cats)))
-      ORDER BY m.memory_id`),
+      ORDER BY m.memory_id`)
+      .raw(),
     // Separate statement pinned to the (user_scope, kind) index: a profile lookup in a
     // scope of 1M memories takes < 1 ms instead of scanning the scope in id order.
-    listKinds: db.prepare(`SELECT ${COLUMNS} FROM memories m INDEXED BY memories_scope_kind
+    listKinds: db
+      .prepare(`SELECT ${COLUMNS} FROM memories m INDEXED BY memories_scope_kind
       WHERE m.user_scope = :scope
         AND m.kind IN (SELECT value FROM json_each(:kinds))
         AND (:cats IS NULL OR m.category IN (SELECT value FROM json_each(:cats)))
-      ORDER BY m.memory_id`),
+      ORDER BY m.memory_id`)
+      .raw(),
   };
 }

@@ -8,9 +8,12 @@
  *   work budget + 1 (exact up to the budget; a term in more memories counts as in
  *   budget + 1): a count costs a walk of at most that many postings, where keeping
  *   exact counts per term at write time would rewrite most of a large table per batch.
+ *   The counts are kept per connection while the database does not change (see
+ *   sqlite-cache.ts).
  */
 import type Database from "better-sqlite3";
 import { scopePrefix } from "./prefix.js";
+import type { ReadCache } from "./sqlite-cache.js";
 import { ftsQuote } from "./terms.js";
 
 /** A record's terms as the stats see them. */
@@ -74,19 +77,29 @@ export interface ScopeTermStats {
 
 /**
  * Reads the statistics of `terms` (unprefixed) in `userScope`; document frequencies are
- * counted up to `cap` (the work budget + 1).
+ * counted up to `cap` (the work budget + 1), or taken from `cache` when this database
+ * version already counted them. Runs first in the recall's read transaction: it moves
+ * `cache` to the snapshot's version.
  */
 export function readStats(
   s: StatsStatements,
+  cache: ReadCache,
   userScope: string,
   terms: readonly string[],
   cap: number,
 ): ScopeTermStats {
+  cache.begin();
   const row = s.scope.get(userScope) as { memory_count: number; term_count: number } | undefined;
   const n = row?.memory_count ?? 0;
   if (n === 0) return { n: 0, avgLength: 0, df: terms.map(() => 0) };
   const prefix = scopePrefix(userScope);
-  const df = terms.map((t) => s.countMatches.get(ftsQuote(prefix + t), cap) as number);
+  const df = terms.map((t) => {
+    const known = cache.df(userScope, t);
+    if (known !== undefined) return known;
+    const counted = s.countMatches.get(ftsQuote(prefix + t), cap) as number;
+    cache.setDf(userScope, t, counted);
+    return counted;
+  });
   return { n, avgLength: (row?.term_count ?? 0) / n, df };
 }
 

@@ -7,9 +7,11 @@
  * scopePrefix in prefix.ts) within the work budget ({@link MATCH_BUDGET}) → a pool of
  * at most `poolSize` (default 500) candidates, ranked by rank.ts (IDF-weighted lexical ×
  * salience, see score.ts) — the same ranking as every backend. The scope is never a
- * post-filter; a memory outside the pool cannot be recalled by this query.
+ * post-filter; a memory outside the pool cannot be recalled by this query. Recall and list
+ * keep what they read while the database does not change (sqlite-cache.ts).
  */
 import type Database from "better-sqlite3";
+import type { z } from "zod";
 import { InvalidInputError } from "../errors/index.js";
 import { recallHit } from "./hits.js";
 import { rowToRecord } from "./row.js";
@@ -20,14 +22,17 @@ import {
   recordToJsonLine,
 } from "./schema.js";
 import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
+import { ReadCache } from "./sqlite-cache.js";
 import { importJsonlBatches } from "./sqlite-import.js";
 import { ListOptionsSchema, parseNow, parseWith, RecallOptionsSchema } from "./sqlite-options.js";
-import { prepareRecall, type RecallStatements, recallRows } from "./sqlite-recall.js";
+import { prepareRecall, type RecallRun, recallRunner } from "./sqlite-recall.js";
 import {
   COLUMNS,
   jsonOrNull,
   prepareStatements,
+  type RawRow,
   type Row,
+  rawToRow,
   type Statements,
   writeRecord,
 } from "./sqlite-statements.js";
@@ -45,6 +50,33 @@ import type {
 } from "./types.js";
 import { scopeConflict, type WriteOutcome } from "./write-outcome.js";
 
+/** A list's rows, read in one transaction (see {@link listRunner}). */
+type ListRun = (o: z.output<typeof ListOptionsSchema>) => readonly RawRow[];
+
+/**
+ * The list of the SQLite store: the rows of a scope with the given kinds and categories,
+ * by memoryId, from the connection's cache while the database has not changed (see
+ * sqlite-cache.ts; a service lists every assembly's profile records).
+ */
+function listRunner(db: Database.Database, stmts: Statements, cache: ReadCache): ListRun {
+  return db.transaction((o: z.output<typeof ListOptionsSchema>) => {
+    cache.begin();
+    const kinds = jsonOrNull(o.kinds);
+    const cats = jsonOrNull(o.categories);
+    // JSON never holds a raw U+0000, so the key is unambiguous.
+    const key = `${kinds ?? ""}\u0000${cats ?? ""}`;
+    const known = cache.list(o.userScope, key);
+    if (known !== undefined) return known;
+    const rows = (
+      kinds === null
+        ? stmts.list.all({ scope: o.userScope, cats })
+        : stmts.listKinds.all({ scope: o.userScope, kinds, cats })
+    ) as RawRow[];
+    cache.setList(o.userScope, key, rows);
+    return rows;
+  });
+}
+
 /** The SQLite implementation of {@link MemoryStore}; methods are synchronous. */
 export class SqliteMemoryStore implements MemoryStore {
   readonly path: string;
@@ -53,7 +85,8 @@ export class SqliteMemoryStore implements MemoryStore {
   #db: Database.Database;
   #stmts: Statements;
   #stats: StatsStatements;
-  #recall: RecallStatements;
+  #recall: RecallRun;
+  #list: ListRun;
   #writeMany: (records: readonly MemoryRecord[]) => WriteOutcome[];
 
   /** Use {@link openStore}. */
@@ -64,7 +97,9 @@ export class SqliteMemoryStore implements MemoryStore {
     this.#db = db;
     this.#stmts = prepareStatements(db);
     this.#stats = prepareStats(db);
-    this.#recall = prepareRecall(db, COLUMNS);
+    const cache = new ReadCache(db);
+    this.#recall = recallRunner(db, prepareRecall(db, COLUMNS), this.#stats, cache);
+    this.#list = listRunner(db, this.#stmts, cache);
     this.#writeMany = db.transaction((records: readonly MemoryRecord[]) => {
       const delta = new StatsDelta();
       const outcomes = records.map((r) => writeRecord(this.#stmts, r, delta));
@@ -130,13 +165,7 @@ export class SqliteMemoryStore implements MemoryStore {
 
   list(options: ListOptions): MemoryRecord[] {
     const o = parseWith(ListOptionsSchema, options, "options");
-    const cats = jsonOrNull(o.categories);
-    const rows = (
-      o.kinds === undefined
-        ? this.#stmts.list.all({ scope: o.userScope, cats })
-        : this.#stmts.listKinds.all({ scope: o.userScope, kinds: JSON.stringify(o.kinds), cats })
-    ) as Row[];
-    return rows.map(rowToRecord);
+    return this.#list(o).map((r) => rowToRecord(rawToRow(r)));
   }
 
   recall(query: string, options: RecallOptions): StoreRecallHit[] {
@@ -146,7 +175,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const terms = queryTerms(query);
     // Nothing searchable (empty, punctuation, emoji, stop words only): no evidence, no hits.
     if (terms.length === 0) return [];
-    const ranked = recallRows<Row>(this.#db, this.#recall, this.#stats, {
+    const ranked = this.#recall({
       userScope: o.userScope,
       terms,
       categories: o.categories,
@@ -156,7 +185,9 @@ export class SqliteMemoryStore implements MemoryStore {
       weights,
       limit: o.limit,
     });
-    return ranked.map(({ row, breakdown }, i) => recallHit(rowToRecord(row), breakdown, i + 1));
+    return ranked.map(({ row, breakdown }, i) =>
+      recallHit(rowToRecord(rawToRow(row)), breakdown, i + 1),
+    );
   }
 
   close(): void {

@@ -10,34 +10,44 @@ import { dirname, isAbsolute, join } from "node:path";
 import { nodeErrorCode } from "../errors/index.js";
 import type { WorkspaceFiles } from "./workspace.js";
 
-/** Path → signature. */
-export type Signatures = ReadonlyMap<string, string>;
-
 /**
- * A path's signature: inode, size, modification and change times and mode of what it
+ * What a path was: inode, size, modification and change times and mode of what it
  * points to, or `!CODE` when it cannot be stat'ed (`!ENOENT`: missing). Times are in
- * milliseconds with sub-microsecond fractions (half the cost of a bigint stat).
+ * milliseconds with sub-microsecond fractions (half the cost of a bigint stat); kept as
+ * numbers, compared as numbers (formatting them cost more than the comparison).
  */
-export function signature(path: string): string {
+export type Signature = string | readonly [number, number, number, number, number];
+
+/** Path → signature. */
+export type Signatures = ReadonlyMap<string, Signature>;
+
+/** A path's {@link Signature}, taken now. */
+export function signature(path: string): Signature {
   try {
     const s = statSync(path, { throwIfNoEntry: false });
     if (s === undefined) return "!ENOENT";
-    return `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}:${s.mode}`;
+    return [s.ino, s.size, s.mtimeMs, s.ctimeMs, s.mode];
   } catch (err) {
     return `!${nodeErrorCode(err, "error")}`;
   }
 }
 
+/** Whether two signatures are the same. */
+export function sameSignature(a: Signature, b: Signature): boolean {
+  if (typeof a === "string" || typeof b === "string") return a === b;
+  return a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3] && a[4] === b[4];
+}
+
 /** Signatures of `paths`, taken now. */
-export function signaturesOf(paths: Iterable<string>): Map<string, string> {
-  const out = new Map<string, string>();
+export function signaturesOf(paths: Iterable<string>): Map<string, Signature> {
+  const out = new Map<string, Signature>();
   for (const p of paths) if (!out.has(p)) out.set(p, signature(p));
   return out;
 }
 
 /** Whether every path still has the signature it had. */
 export function unchanged(sigs: Signatures): boolean {
-  for (const [path, sig] of sigs) if (signature(path) !== sig) return false;
+  for (const [path, sig] of sigs) if (!sameSignature(signature(path), sig)) return false;
   return true;
 }
 
@@ -46,7 +56,7 @@ function withAncestors(path: string, out: Set<string>): void {
   let p = path;
   for (;;) {
     out.add(p);
-    if (!signature(p).startsWith("!")) return;
+    if (typeof signature(p) !== "string") return;
     const parent = dirname(p);
     if (parent === p) return;
     p = parent;

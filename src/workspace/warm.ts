@@ -14,7 +14,13 @@ import type { SchemaRegistry } from "../assemble/schema.js";
 import type { ContextSource } from "../sources/index.js";
 import type { MemoryStore } from "../store/index.js";
 import type { WorkspaceConfig } from "./config.js";
-import { type Signatures, signaturesOf, unchanged, watchedPaths } from "./fingerprint.js";
+import {
+  type Signatures,
+  sameSignature,
+  signaturesOf,
+  unchanged,
+  watchedPaths,
+} from "./fingerprint.js";
 import {
   assemblySettings,
   configSegments,
@@ -51,7 +57,10 @@ const MAX_READS = 3;
 // The same paths with the same signatures.
 function sameSignatures(before: Signatures, after: Signatures): boolean {
   if (before.size !== after.size) return false;
-  for (const [p, s] of after) if (before.get(p) !== s) return false;
+  for (const [p, s] of after) {
+    const was = before.get(p);
+    if (was === undefined || !sameSignature(was, s)) return false;
+  }
   return true;
 }
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareCodePoints, cpLength } from "../../src/text/index.js";
+import { compareCodePoints, cpLength, isWellFormedText } from "../../src/text/index.js";
 
 // Reference: lexicographic comparison of the code-point arrays (lone surrogates are
 // their own code point, exactly as Array.from and Python's str see them).
@@ -167,5 +167,25 @@ describe("compareCodePoints", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("isWellFormedText", () => {
+  it("is false exactly when a surrogate is unpaired (the \\p{Cs} definition)", () => {
+    const units = fc.oneof(
+      fc.integer({ min: 0xd800, max: 0xdfff }),
+      fc.integer({ min: 0, max: 0xffff }),
+      fc.constantFrom(0x61, 0xd83d, 0xde00),
+    );
+    fc.assert(
+      fc.property(fc.array(units, { maxLength: 12 }), (codes) => {
+        const s = String.fromCharCode(...codes);
+        expect(isWellFormedText(s)).toBe(!/\p{Cs}/u.test(s));
+      }),
+      { numRuns: 5000 },
+    );
+    expect(isWellFormedText("a\u{1F680}")).toBe(true);
+    expect(isWellFormedText("\ud800")).toBe(false);
+    expect(isWellFormedText("\ude00\ud83d")).toBe(false);
   });
 });
