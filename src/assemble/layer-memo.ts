@@ -17,6 +17,7 @@ import type { TokenCounter } from "../tokens/index.js";
 import type { FillPart, SlotFill } from "./fill.js";
 import type { FilledLayer } from "./layers.js";
 import type { ResolvedSlot } from "./schema.js";
+import { sameJson } from "./validate-items.js";
 
 /** What a layer was packed from, besides the items. */
 export interface LayerInputs {
@@ -27,7 +28,10 @@ export interface LayerInputs {
 }
 
 interface Entry {
-  key: string;
+  slot: ResolvedSlot;
+  scope: string;
+  /** The clock, when the slot's age filter reads it; null otherwise. */
+  clock: number | null;
   renderer: SlotRenderer;
   counter: TokenCounter;
   parts: readonly FillPart[];
@@ -49,7 +53,7 @@ type OkFill = Extract<SlotFill, { status: "ok" }>;
 export class LayerMemo {
   readonly #bySlot = new Map<string, Entry>();
   /** The last global plans (a cascade slot replans), most recent last. */
-  #plans: Array<{ key: string; counter: TokenCounter; plan: PromptPlan }> = [];
+  #plans: Array<{ request: PlanPromptRequest; counter: TokenCounter; plan: PromptPlan }> = [];
 
   /** The memoized layer of `slot` when it was packed from the same inputs, else null. */
   get(slot: ResolvedSlot, fill: OkFill, inputs: LayerInputs): FilledLayer | null {
@@ -58,7 +62,9 @@ export class LayerMemo {
       e === undefined ||
       e.renderer !== inputs.renderer ||
       e.counter !== inputs.counter ||
-      e.key !== keyOf(slot, inputs) ||
+      e.scope !== inputs.scope ||
+      !Object.is(e.clock, clockOf(slot, inputs)) ||
+      !sameJson(e.slot, slot) ||
       !sameParts(e.parts, fill.parts)
     ) {
       return null;
@@ -68,19 +74,18 @@ export class LayerMemo {
 
   /**
    * The global plan of `request`: the one planned before for an equal request (every
-   * field, compared as its exact value) with the same counter, else `make()`'s,
-   * remembered. Planning is a pure function of those (the request holds no function).
+   * field, compared by `Object.is`) with the same counter, else `make()`'s, remembered.
+   * Planning is a pure function of those (the request is plain data, never mutated).
    */
   plan(request: PlanPromptRequest, counter: TokenCounter, make: () => PromptPlan): PromptPlan {
-    const key = JSON.stringify(request, exactNumbers);
-    const known = this.#plans.find((p) => p.key === key && p.counter === counter);
+    const known = this.#plans.find((p) => p.counter === counter && sameJson(p.request, request));
     if (known !== undefined) return known.plan;
     const plan = make();
     for (const list of [plan.decisions, plan.includedNames, plan.droppedNames, plan.tiers]) {
       for (const x of list) if (typeof x === "object") Object.freeze(x);
       Object.freeze(list);
     }
-    this.#plans = [...this.#plans.slice(-(MAX_PLANS - 1)), { key, counter, plan }];
+    this.#plans = [...this.#plans.slice(-(MAX_PLANS - 1)), { request, counter, plan }];
     return plan;
   }
 
@@ -88,7 +93,9 @@ export class LayerMemo {
   set(slot: ResolvedSlot, fill: OkFill, inputs: LayerInputs, layer: FilledLayer): void {
     freezeDecisions(layer);
     this.#bySlot.set(slot.kind, {
-      key: keyOf(slot, inputs),
+      slot,
+      scope: inputs.scope,
+      clock: clockOf(slot, inputs),
       renderer: inputs.renderer,
       counter: inputs.counter,
       parts: fill.parts,
@@ -105,18 +112,10 @@ export function createLayerMemo(): LayerMemo {
 /** Plans kept: the assembly's plan and a cascade slot's replans. */
 const MAX_PLANS = 4;
 
-// JSON would write NaN and ±Infinity as null and -0 as 0, and a number and a string could
-// meet: keys tag every string and number with its type and keep every number exact.
-function exactNumbers(_key: string, value: unknown): unknown {
-  if (typeof value === "number") return `n${Object.is(value, -0) ? "-0" : String(value)}`;
-  return typeof value === "string" ? `s${value}` : value;
-}
-
-// The slot's spec and scope, and the clock when an age filter reads it.
-function keyOf(slot: ResolvedSlot, inputs: LayerInputs): string {
+// The clock when an age filter reads it: the one input of packing a slot only sometimes has.
+function clockOf(slot: ResolvedSlot, inputs: LayerInputs): number | null {
   const age = slot.filter?.maxAgeHours;
-  const clock = age !== undefined && age > 0 ? String(inputs.nowMs) : "";
-  return `${JSON.stringify(slot)}\u0000${inputs.scope}\u0000${clock}`;
+  return age !== undefined && age > 0 ? inputs.nowMs : null;
 }
 
 function sameParts(a: readonly FillPart[], b: readonly FillPart[]): boolean {

@@ -14,7 +14,7 @@ import {
   type SkillReport,
   type SkillSelection,
 } from "./skills.js";
-import type { ContextSource, SourceItem } from "./types.js";
+import type { ContextSource, SourceItem, SourceQuery } from "./types.js";
 
 /** One catalog line: `name — description` (whitespace collapsed to one line). */
 export function skillCatalogLine(skill: Pick<Skill, "name" | "description">): string {
@@ -108,12 +108,21 @@ export function skillsSource(
   }
   const byName = new Map(catalog.skills.map((s) => [s.name, s]));
   const cap = options.cap === undefined ? {} : { cap: options.cap };
+  // The last selection: the report and the fetch of one assembly ask for the same query,
+  // and the catalog is fixed, so the triggers run once per query, not twice.
+  let last: { text: string; mode: string; selection: SkillSelection } | null = null;
+  const select = (query: SourceQuery): SkillSelection => {
+    if (last === null || last.text !== query.text || last.mode !== query.mode) {
+      const q = { text: query.text, mode: query.mode };
+      last = { ...q, selection: selectSkills(catalog, q, cap) };
+    }
+    return last.selection;
+  };
   return {
     id,
     report(slot, query) {
       if (slot.kind !== "skills") return null;
-      const selection = selectSkills(catalog, { text: query.text, mode: query.mode }, cap);
-      return { skills: skillReport(catalog, selection, options, slot.kind) };
+      return { skills: skillReport(catalog, select(query), options, slot.kind) };
     },
     supports: (kind) => kind === "skill_catalog" || kind === "skills",
     fetch(slot, query): SourceItem[] {
@@ -127,8 +136,7 @@ export function skillsSource(
         }));
       }
       if (slot.kind !== "skills") return [];
-      const selection = selectSkills(catalog, { text: query.text, mode: query.mode }, cap);
-      return selection.matched.map((m, rank) => {
+      return select(query).matched.map((m, rank) => {
         const s = byName.get(m.name) as Skill;
         return {
           id: s.name,
