@@ -6,6 +6,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WORKER_SEMI_SPACE_MB, workerExecArgv } from "../../src/server/cluster.js";
 import { exampleStore, get, NOW, post, QUERY, ROOT, WORKSPACE } from "./helpers.js";
 
 const BIN = join(ROOT, "bin/promptctx.js");
@@ -116,4 +117,21 @@ describe("serve --workers", () => {
     await expect(proc.listening).rejects.toThrow();
     expect((await proc.exit).code).toBe(2);
   }, 60_000);
+});
+
+describe("workerExecArgv", () => {
+  it("gives workers a larger young generation unless their flags size it", () => {
+    expect(workerExecArgv([], undefined)).toEqual([
+      `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`,
+    ]);
+    expect(workerExecArgv(["--enable-source-maps"], "")).toEqual([
+      "--enable-source-maps",
+      `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`,
+    ]);
+    expect(workerExecArgv(["--max-semi-space-size=8"])).toEqual(["--max-semi-space-size=8"]);
+    expect(workerExecArgv([], "--trace-gc --max_semi_space_size=4")).toEqual([]);
+    expect(workerExecArgv(["--min-semi-space-size=2"], undefined)).toEqual([
+      "--min-semi-space-size=2",
+    ]);
+  });
 });
