@@ -298,3 +298,61 @@ describe("parseInstantParts and compareInstantParts", () => {
     );
   });
 });
+
+describe("instantMillis, the toISOString form", () => {
+  // The general parse, as instantMillis computed it before its fast path.
+  const general = (text: string) => {
+    const p = parseInstantParts(text);
+    return p === null ? null : p.seconds * 1000 + Math.floor(p.nanos / 1_000_000);
+  };
+
+  it("reads every date toISOString writes as the general parse does", () => {
+    fc.assert(
+      fc.property(
+        fc.date({
+          min: new Date("0000-01-01T00:00:00Z"),
+          max: new Date("9999-12-31T23:59:59Z"),
+          noInvalidDate: true,
+        }),
+        fc.boolean(),
+        (date, millis) => {
+          const iso = date.toISOString();
+          const text = millis ? iso : iso.replace(/\.\d{3}Z$/, "Z");
+          expect(instantMillis(text)).toBe(general(text));
+          expect(instantMillis(text)).toBe(
+            millis ? date.getTime() : Math.floor(date.getTime() / 1000) * 1000,
+          );
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("agrees with the general parse on near misses of that form", () => {
+    const chars = fc.constantFrom(..."0123456789-T:.Zz +9".split(""));
+    fc.assert(
+      fc.property(
+        fc.date({
+          min: new Date("1900-01-01T00:00:00Z"),
+          max: new Date("2100-01-01T00:00:00Z"),
+          noInvalidDate: true,
+        }),
+        fc.nat({ max: 23 }),
+        chars,
+        (date, at, c) => {
+          const iso = date.toISOString();
+          const text = iso.slice(0, at) + c + iso.slice(at + 1);
+          expect(instantMillis(text)).toBe(general(text));
+          const short = iso.replace(/\.\d{3}Z$/, "Z");
+          const text2 = short.slice(0, at % 20) + c + short.slice((at % 20) + 1);
+          expect(instantMillis(text2)).toBe(general(text2));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    for (const bad of ["2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-01T24:00:00Z"]) {
+      expect(instantMillis(bad)).toBeNull();
+    }
+    expect(instantMillis("2024-02-29T23:59:59.999Z")).toBe(Date.parse("2024-02-29T23:59:59.999Z"));
+  });
+});
