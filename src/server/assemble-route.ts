@@ -17,7 +17,7 @@ import {
   type WarmWorkspaces,
 } from "../workspace/index.js";
 import type { Principal } from "./auth.js";
-import { jsonBytes } from "./json-reply.js";
+import { createJsonEncoder } from "./json-reply.js";
 import { AssembleRequestSchema } from "./schema.js";
 
 /** What the assemble route reads from the server. */
@@ -82,6 +82,7 @@ const JSON_TYPE = "application/json; charset=utf-8";
 
 /** Registers `/v1/assemble`. */
 export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteContext): void {
+  const json = createJsonEncoder();
   app.post("/v1/assemble", async (request, reply) => {
     const parsed = AssembleRequestSchema.safeParse(request.body);
     if (!parsed.success) throw invalidFromZod(parsed.error);
@@ -106,7 +107,7 @@ export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteCo
       };
       // Sent as bytes: a string answer is measured (content-length), then encoded.
       void reply.header("content-type", JSON_TYPE);
-      return jsonBytes(body);
+      return json.encode(body);
     } catch (err) {
       if (recorded !== null) recorder?.recordLine("assemble", recorded, toErrorObject(err));
       throw err;

@@ -1,9 +1,11 @@
-/** jsonBytes: the bytes Fastify would send for a JSON answer. */
+/** createJsonEncoder: the bytes Fastify would send for a JSON answer. */
 import { describe, expect, it } from "vitest";
-import { jsonBytes } from "../../src/server/json-reply.js";
+import { createJsonEncoder } from "../../src/server/json-reply.js";
 
-describe("jsonBytes", () => {
+describe("createJsonEncoder", () => {
   it("is Buffer.from(JSON.stringify(value)), byte for byte", () => {
+    const encoder = createJsonEncoder();
+    const jsonBytes = (v: unknown) => encoder.encode(v);
     const values: unknown[] = [
       { a: "é", b: "\u{1F600}", c: "—", d: "\ud800 lone", e: [1, 2.5, null, true] },
       "plain",
