@@ -45,24 +45,34 @@ export interface Column<Row> {
 const CODES: Record<Exclude<Tone, null>, string> = { good: "32", bad: "31", muted: "2" };
 
 // East Asian wide characters take two terminal columns; count them so columns align.
+/** East Asian wide code points (two columns each), as inclusive ranges: the one list. */
+const WIDE: ReadonlyArray<readonly [number, number]> = [
+  [0x1100, 0x115f],
+  [0x2e80, 0xa4cf],
+  [0xac00, 0xd7a3],
+  [0xf900, 0xfaff],
+  [0xfe30, 0xfe4f],
+  [0xff00, 0xff60],
+  [0xffe0, 0xffe6],
+  [0x1f300, 0x1faff],
+  [0x20000, 0x3fffd],
+];
+
 function charWidth(cp: number): number {
-  return (cp >= 0x1100 && cp <= 0x115f) ||
-    (cp >= 0x2e80 && cp <= 0xa4cf) ||
-    (cp >= 0xac00 && cp <= 0xd7a3) ||
-    (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0xfe30 && cp <= 0xfe4f) ||
-    (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) ||
-    (cp >= 0x1f300 && cp <= 0x1faff) ||
-    (cp >= 0x20000 && cp <= 0x3fffd)
-    ? 2
-    : 1;
+  for (const [lo, hi] of WIDE) if (cp >= lo && cp <= hi) return 2;
+  return 1;
 }
+
+const hex = (n: number) => `\\u${n.toString(16).padStart(4, "0")}`;
 
 // Without surrogates and wide BMP characters, every UTF-16 unit is one character one
 // column wide: most cells, measured by a native scan instead of a loop over characters.
-const NARROW =
-  /^[^\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\ud800-\udfff]*$/;
+// Built from WIDE's BMP ranges and the surrogate block.
+const NARROW = new RegExp(
+  `^[^${[...WIDE.filter(([, hi]) => hi <= 0xffff), [0xd800, 0xdfff]]
+    .map(([lo, hi]) => `${hex(lo)}-${hex(hi)}`)
+    .join("")}]*$`,
+);
 
 /**
  * The terminal columns `s` takes (East Asian wide characters count two).
