@@ -241,7 +241,7 @@ function matchedTerms(
     // are what `ORDER BY rowid DESC LIMIT pool` reads.
     const ids =
       df[i]! <= req.budget
-        ? [...postings(s, cache, req, cats, i)].sort((a, b) => b - a).slice(0, req.pool)
+        ? postings(s, cache, req, cats, i).slice(0, req.pool)
         : newestMatches(s, req, i);
     for (const id of ids) out.set(id, [i]);
     return out;
@@ -263,8 +263,9 @@ function matchOf(req: RecallRequest, i: number): string {
 }
 
 /**
- * Every match of term `i` in the categories `cats` (their JSON list, "" for any), cached
- * (see sqlite-cache.ts). Only for a term within the work budget.
+ * Every match of term `i` in the categories `cats` (their JSON list, "" for any), newest
+ * (highest rowid) first, cached (see sqlite-cache.ts). Only for a term within the work
+ * budget.
  */
 function postings(
   s: RecallStatements,
@@ -278,6 +279,8 @@ function postings(
   if (known !== undefined) return known;
   const match = matchOf(req, i);
   const rowids = (cats === "" ? s.all.all(match) : s.allInCats.all({ match, cats })) as number[];
+  // Newest first, sorted once when read (not on every recall that takes the newest).
+  rowids.sort((a, b) => b - a);
   cache.setPostings(req.userScope, cats, term, rowids);
   return rowids;
 }
