@@ -5,11 +5,11 @@
  * into the result: fills come back in schema order and items are ranked later.
  */
 import type { ContextSource, SlotSpec, SourceQuery } from "../sources/index.js";
-import { versionOf } from "../sources/validated.js";
+import { upfrontVersion, versionOf } from "../sources/validated.js";
 import { inStep, type TraceStep } from "../trace/otel.js";
 import type { SourcedItem } from "./pack.js";
 import { startFetchSpan } from "./spans.js";
-import { validateItems } from "./validate-items.js";
+import { deepFreeze, validateItems } from "./validate-items.js";
 
 /**
  * What one source returned for a slot: its items, and the version token its data had
@@ -41,19 +41,45 @@ export interface FetchTiming {
 
 class SourceTimeout extends Error {}
 
+/**
+ * Per source and slot kind, the last part fetched from a source that declares its version
+ * upfront (`declareUpfrontVersion`). While the source's token is the same, a fetch would
+ * return equal items, so the part is reused and the source is not asked: its items are
+ * neither copied nor wrapped again, and stay the same objects from one assembly to the
+ * next. Their items are frozen when kept, so nothing downstream can alter what a later
+ * assembly reads.
+ */
+const keptParts = new WeakMap<ContextSource, Map<string, FillPart>>();
+
 async function fetchOne(
   source: ContextSource,
   slot: SlotSpec,
   query: SourceQuery,
   signal: AbortSignal,
 ): Promise<FillPart> {
+  const upfront = upfrontVersion(source, slot.kind);
+  const byKind = upfront === null ? undefined : keptParts.get(source);
+  const kept = byKind?.get(slot.kind);
+  if (kept !== undefined && kept.version === upfront) return kept;
   // A sync throw and an async rejection are the same failure.
   const raw = await Promise.resolve().then(() => source.fetch(slot, query, signal));
-  return {
+  const part: FillPart = {
     sourceId: source.id,
     version: versionOf(raw),
     items: validateItems(raw, source, slot.kind),
   };
+  if (upfront !== null && part.version === upfront) keepPart(source, slot.kind, part);
+  return part;
+}
+
+function keepPart(source: ContextSource, kind: string, part: FillPart): void {
+  for (const s of part.items) deepFreeze(s.item);
+  let byKind = keptParts.get(source);
+  if (byKind === undefined) {
+    byKind = new Map();
+    keptParts.set(source, byKind);
+  }
+  byKind.set(kind, part);
 }
 
 /**

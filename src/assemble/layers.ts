@@ -100,6 +100,13 @@ function packLayer(slot: ResolvedSlot, filled: OkFill, ctx: LayerContext): Fille
  * each assembly's closures (V8 discards code tied to dead objects after a full GC).
  */
 class LayerRendering implements SlotRendering {
+  /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
+  static readonly #shape = new LayerRendering(
+    { name: "", renderSlot: () => "" },
+    { kind: "" } as ResolvedSlot,
+    "",
+  );
   readonly frame: SlotFrame | undefined;
   readonly #ctx: RenderContext;
 

@@ -125,6 +125,9 @@ export function rankItems(items: readonly SourcedItem[]): RankedItem[] {
  * size share one string instead of building one each.
  */
 class Details {
+  /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
+  static readonly #shape = new Details();
   private readonly byKey = new Map<string | number | null, string>();
   get(key: string | number | null, make: () => string): string {
     let d = this.byKey.get(key);

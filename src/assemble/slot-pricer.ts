@@ -21,6 +21,9 @@ export interface BudgetOverrun {
 
 /** The items selected so far and what one more would cost. */
 export class SlotPricer {
+  /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
+  static readonly #shape = new SlotPricer({ render: () => "" }, {}, {} as TokenCounter);
   readonly selected: SourcedItem[] = [];
   private readonly frame: SlotFrame | undefined;
   private readonly separatorChars: number;

@@ -53,7 +53,8 @@ function parseItem(item: unknown, i: number): SourceItem {
   return deepFreeze(parsed.data as SourceItem);
 }
 
-function deepFreeze<T>(value: T): T {
+/** `value` and every object and array inside it, frozen (in place); returns it. */
+export function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
     for (const v of Object.values(value)) deepFreeze(v);
     Object.freeze(value);

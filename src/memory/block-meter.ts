@@ -11,6 +11,9 @@ import { BLOCK_CLOSE, renderBlockOpen, renderMemoryBlock } from "./render.js";
  * growing block is never recounted. Other counters count the whole rendering.
  */
 export class BlockMeter {
+  /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
+  static readonly #shape = new BlockMeter("", {} as TokenCounter, false);
   private hitTokens = 0; // Σ T(line + "\n") over selected lines (newlineCut only)
   private hitChars = 0; // Σ (cpLength(line) + 1)
   private readonly hits: Ranked[] = [];

@@ -12,6 +12,13 @@ import type { Policy } from "./schema.js";
  * to pass it on to the next step.
  */
 export class Selection {
+  /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
+  static readonly #shape = new Selection(
+    "",
+    { minScore: 0, topK: 1, maxChars: null, maxTokens: null },
+    {} as TokenCounter,
+  );
   readonly decisions: MemoryDecision[] = [];
   readonly meter: BlockMeter;
   /** Tokens of the block at the last selection: exact when measured, -1 without a token budget. */

@@ -170,6 +170,9 @@ function listLine(prefix: string, format: ItemFormat | null, item: SourceItem): 
 
 /** Documents as paragraphs: `heading\n\ntext\n\ntext`. */
 class BlockFrame implements SlotFrame {
+  /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
+  static readonly #shape = new BlockFrame("");
   readonly separator = "\n\n";
   readonly tail = "";
   constructor(private readonly heading: string) {}
@@ -190,6 +193,9 @@ class BlockFrame implements SlotFrame {
  * each line prefixed.
  */
 class ListFrame implements SlotFrame {
+  /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
+  static readonly #shape = new ListFrame("", "", null);
   readonly separator = "\n";
   readonly tail = "";
   /** The prefix is well-formed (validated), so it never pairs with the text after it. */

@@ -52,6 +52,9 @@ function toHit(item: SourceItem, index: number): RenderableHit {
 
 /** The docs/memory-selection.md block: its open tag names the hit count. */
 class RecallFrame implements SlotFrame {
+  /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
+  static readonly #shape = new RecallFrame("");
   readonly separator = "\n";
   readonly tail = `\n${BLOCK_CLOSE}`;
   constructor(private readonly scope: string) {}
@@ -65,6 +68,9 @@ class RecallFrame implements SlotFrame {
 
 /** `<kind>`, one `<item>` line per item, `</kind>`. */
 class TagFrame implements SlotFrame {
+  /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
+  static readonly #shape = new TagFrame("x");
   readonly separator = "\n";
   readonly tail: string;
   private readonly open: string;

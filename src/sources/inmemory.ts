@@ -61,7 +61,7 @@ export function constraintsSource(policy: ConstraintPolicy, id = "constraints"):
         rank: i,
       })),
     true,
-    () => version,
+    { current: () => version, upfront: true },
   );
 }
 
@@ -135,7 +135,11 @@ export function plannerSource(getState: () => TaskState | null, id = "planner"):
     }
     return items;
   };
-  return singleKindSource(id, "planner", produce, true, () => last.version);
+  // The token is settled by reading the state, which only a fetch does.
+  return singleKindSource(id, "planner", produce, true, {
+    current: () => last.version,
+    upfront: false,
+  });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -243,13 +247,10 @@ export class TaskMemoryBuffer {
  * createdAt, tags, score, category (default `observation`).
  */
 export function taskMemorySource(buffer: TaskMemoryBuffer, id = "task_memory"): ContextSource {
-  return singleKindSource(
-    id,
-    "task_memory",
-    () => observationItems(buffer),
-    true,
-    () => observationsVersion(buffer),
-  );
+  return singleKindSource(id, "task_memory", () => observationItems(buffer), true, {
+    current: () => observationsVersion(buffer),
+    upfront: true,
+  });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -294,7 +295,7 @@ export function profileSource(entries: readonly ProfileEntry[], id = "profile"):
         return item;
       }),
     true,
-    () => version,
+    { current: () => version, upfront: true },
   );
 }
 

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import { isBlank } from "../text/index.js";
 import type { ContextSource, SlotSpec, SourceItem, SourceQuery } from "./types.js";
-import { markValidated } from "./validated.js";
+import { declareUpfrontVersion, markValidated } from "./validated.js";
 
 /** `value` parsed by `schema`; invalid input is `InvalidInputError` under `path`. */
 export function parse<T>(schema: z.ZodType<T>, value: unknown, path: Array<string | number>): T {
@@ -31,27 +31,43 @@ export function rejectDuplicate(
   seen.add(value);
 }
 
+/** The version token of a one-kind source's data (see {@link markValidated}). */
+export interface SourceVersion {
+  /** The data's current token. */
+  current: () => object;
+  /**
+   * Whether `current()` is right before `produce` runs (the items depend on nothing but
+   * that data, not on the slot or the query): the assembler may then skip a fetch whose
+   * token it already holds items for. False when `produce` itself reads the data and
+   * settles the token (the planner's task state).
+   */
+  upfront: boolean;
+}
+
 /**
  * A source serving exactly one kind, from a function evaluated at fetch time. With
  * `validated`, `produce` builds its items from data validated when it came in, so they are
  * valid by construction and the assembler does not parse them again; `version` then gives
- * the data's current version token (see {@link markValidated}).
+ * the data's version token.
  */
 export function singleKindSource(
   id: string,
   kind: string,
   produce: (slot: SlotSpec, query: SourceQuery) => SourceItem[],
   validated = true,
-  version?: () => object,
+  version?: SourceVersion,
 ): ContextSource {
   const sid = checkSourceId(id);
-  return {
+  const source: ContextSource = {
     id: sid,
     supports: (k) => k === kind,
     fetch: (slot, query) => {
       if (slot.kind !== kind) return [];
       const items = produce(slot, query);
-      return validated ? markValidated(items, version?.() ?? null) : items;
+      return validated ? markValidated(items, version?.current() ?? null) : items;
     },
   };
+  if (!validated || version === undefined || !version.upfront) return source;
+  const current = version.current;
+  return declareUpfrontVersion(source, (k) => (k === kind ? current() : null));
 }

@@ -7,7 +7,7 @@ import {
   SourceItemSchema,
   type SourceQuery,
 } from "./types.js";
-import { markValidated } from "./validated.js";
+import { declareUpfrontVersion, markValidated } from "./validated.js";
 
 /**
  * A generic source serving `kinds` with fixed items (copied per fetch) or with a
@@ -25,7 +25,7 @@ export function staticSource(
   const fixed = typeof items === "function" ? null : fixedItems(items);
   // Fixed items never change: one version token for the source's life.
   const version = {};
-  return {
+  const source: ContextSource = {
     id: sid,
     supports: (k) => served.has(k),
     fetch: (slot, query) => {
@@ -37,6 +37,8 @@ export function staticSource(
       return (items as (slot: SlotSpec, query: SourceQuery) => readonly SourceItem[])(slot, query);
     },
   };
+  if (fixed === null || !fixed.valid) return source;
+  return declareUpfrontVersion(source, (kind) => (served.has(kind) ? version : null));
 }
 
 /**

@@ -148,11 +148,8 @@ export function toolCallLine(call: ToolCall): string {
  * order into the assembler's item ranking.
  */
 export function toolStateSource(state: ToolState, id = "tool_state"): ContextSource {
-  return singleKindSource(
-    id,
-    "tool_state",
-    () => toolStateItems(state),
-    true,
-    () => toolStateVersion(state),
-  );
+  return singleKindSource(id, "tool_state", () => toolStateItems(state), true, {
+    current: () => toolStateVersion(state),
+    upfront: true,
+  });
 }

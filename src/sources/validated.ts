@@ -36,3 +36,30 @@ export function versionOf(items: unknown): object | null {
 export function isValidated(items: unknown): items is readonly SourceItem[] {
   return typeof items === "object" && items !== null && valid.has(items as readonly SourceItem[]);
 }
+
+/**
+ * Sources whose next version token is known before they fetch: for a slot kind, the token
+ * the items of a fetch right now would carry (null: not known without fetching).
+ */
+const upfront = new WeakMap<object, (kind: string) => object | null>();
+
+/**
+ * Declares that `source` can tell its version token for a slot kind without fetching:
+ * `current(kind)` must return exactly the token its `fetch` would mark its items with
+ * (see {@link markValidated}) for every slot of that kind and every query — so its
+ * items depend on nothing but the data the token stands for. The assembler then skips
+ * the fetch when the token is the one it already holds items for. Returns `source`.
+ */
+export function declareUpfrontVersion<S extends object>(
+  source: S,
+  current: (kind: string) => object | null,
+): S {
+  upfront.set(source, current);
+  return source;
+}
+
+/** The token `source`'s next fetch for `kind` would carry, when known without fetching. */
+export function upfrontVersion(source: object, kind: string): object | null {
+  const current = upfront.get(source);
+  return current === undefined ? null : current(kind);
+}

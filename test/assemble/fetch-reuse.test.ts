@@ -1,0 +1,206 @@
+/**
+ * Built-in sources that know their version token before fetching (constraints, task
+ * memory, tool state, profile, fixed static items) are not fetched again while the token
+ * is unchanged: the assembler reuses their items. Assemblies are byte-identical to ones
+ * over the same sources seen through plain wrappers (always fetched), whatever changes in
+ * between; reused items are frozen; sources that read caller functions (planner, recall)
+ * are fetched every time.
+ */
+import fc from "fast-check";
+import { describe, expect, it, vi } from "vitest";
+import {
+  type AssembleInput,
+  assemble,
+  createSchemaRegistry,
+  type SchemaRegistry,
+} from "../../src/assemble/index.js";
+import type { SlotRenderer } from "../../src/render/index.js";
+import { getRenderer } from "../../src/render/index.js";
+import {
+  type ContextSource,
+  constraintsSource,
+  plannerSource,
+  profileSource,
+  recallSource,
+  type SourceItem,
+  staticSource,
+  TaskMemoryBuffer,
+  ToolState,
+  taskMemorySource,
+  toolStateSource,
+} from "../../src/sources/index.js";
+
+const NOW_MS = Date.parse("2026-11-30T09:00:00Z");
+const iso = (ms: number) => new Date(ms).toISOString();
+const WORDS = ["deploy", "migration", "天气", "tests fail", "rm -rf", "API key", "🚀", "index"];
+
+function world() {
+  const buffer = new TaskMemoryBuffer(5);
+  buffer.add({ text: "tests fail in db/migrate", createdAt: iso(NOW_MS - 3.6e6) });
+  const tools = new ToolState([{ name: "grep", description: "search", requiredArgs: ["q"] }], {
+    maxCalls: 3,
+  });
+  let task = { taskId: "T1", status: "in_progress", phase: "plan", done: 0, total: 3 };
+  const sources = {
+    constraints: constraintsSource({ rules: [{ id: "r", level: "forbid", text: "no rm -rf" }] }),
+    planner: plannerSource(() => task),
+    profile: profileSource([
+      { key: "city", value: "Beijing", category: "identity" },
+      { key: "lang", value: "zh", category: "preference", score: 0.9 },
+    ]),
+    recall: recallSource(() =>
+      WORDS.slice(0, 3).map((w, i) => ({
+        memoryId: `m${i}`,
+        text: `${w} note`,
+        userScope: "u1",
+        score: 0.9 - i / 10,
+        sourceRank: i + 1,
+        provenance: {
+          sourceId: `s${i}`,
+          sourceType: "note",
+          title: "t",
+          capturedAt: iso(NOW_MS - i * 3.6e6),
+        },
+      })),
+    ),
+    kb: staticSource(
+      "kb",
+      ["kb"],
+      [
+        { id: "k1", text: "deploys run on Fridays", score: 0.9 },
+        { id: "k2", text: "staging uses the blue cluster", score: 0.5, tags: ["ops"] },
+      ],
+    ),
+    taskMemory: taskMemorySource(buffer),
+    toolState: toolStateSource(tools),
+  };
+  const ops = {
+    observe: (n: number) =>
+      buffer.add({
+        text: `${WORDS[n % WORDS.length]} seen ${n}`,
+        createdAt: iso(NOW_MS - n * 6e5),
+      }),
+    clear: () => buffer.clear(),
+    call: (n: number) =>
+      tools.recordCall({ tool: "grep", ok: n % 2 === 0, summary: `hit ${n}`, at: iso(NOW_MS - n) }),
+    clearCalls: () => tools.clearCalls(),
+    task: (n: number) => {
+      task = { ...task, done: n % 4 };
+    },
+  };
+  return { sources, ops };
+}
+
+const schemas = (): SchemaRegistry => {
+  const registry = createSchemaRegistry();
+  const { schema } = registry.resolve("react");
+  return registry.register({
+    ...schema,
+    slots: [...schema.slots, { kind: "kb", title: "KB", filter: { charBudget: 80, topK: 2 } }],
+    budgetChars: 1600,
+  });
+};
+
+/** The same source behind a plain object: the assembler cannot know its version upfront. */
+const wrap = (s: ContextSource): ContextSource => ({
+  id: s.id,
+  supports: (k) => s.supports(k),
+  fetch: (slot, query, signal) => s.fetch(slot, query, signal),
+});
+
+function input(sources: readonly ContextSource[], registry: SchemaRegistry): AssembleInput {
+  return {
+    mode: "react",
+    query: { text: "why does the deploy fail", userScope: "u1" },
+    now: iso(NOW_MS),
+    sources,
+    schemas: registry,
+    tokenizer: "o200k_base",
+  };
+}
+
+function comparable(a: Awaited<ReturnType<typeof assemble>>): string {
+  const { timings: _t, ...manifest } = a.manifest;
+  return JSON.stringify({ ...a, manifest });
+}
+
+type Op = "observe" | "clear" | "call" | "clearCalls" | "task" | "none";
+
+describe("fetches skipped for unchanged built-in sources", () => {
+  it("changes no byte of any assembly, whatever changes between them (property)", async () => {
+    const op = fc.record({
+      op: fc.constantFrom<Op>("observe", "clear", "call", "clearCalls", "task", "none"),
+      n: fc.nat({ max: 40 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 10 }), async (steps) => {
+        const w = world();
+        const registry = schemas();
+        const direct = Object.values(w.sources);
+        const wrapped = direct.map(wrap);
+        for (const st of steps) {
+          if (st.op !== "none") w.ops[st.op](st.n);
+          const reused = await assemble(input(direct, registry));
+          const fetched = await assemble(input(wrapped, registry));
+          expect(comparable(reused)).toBe(comparable(fetched));
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("fetches a source again only when its data changed", async () => {
+    const w = world();
+    const registry = schemas();
+    const spies = Object.fromEntries(
+      Object.entries(w.sources).map(([k, s]) => [k, vi.spyOn(s, "fetch")]),
+    );
+    const sources = Object.values(w.sources);
+    await assemble(input(sources, registry));
+    await assemble(input(sources, registry));
+    const calls = () =>
+      Object.fromEntries(Object.entries(spies).map(([k, s]) => [k, s.mock.calls.length]));
+    // Fixed data and unchanged buffers: fetched once. Caller functions: every time.
+    expect(calls()).toEqual({
+      constraints: 1,
+      planner: 2,
+      profile: 1,
+      recall: 2,
+      kb: 1,
+      taskMemory: 1,
+      toolState: 1,
+    });
+    w.ops.observe(1);
+    await assemble(input(sources, registry));
+    expect(calls()).toMatchObject({ taskMemory: 2, toolState: 1, profile: 1 });
+    w.ops.call(2);
+    await assemble(input(sources, registry));
+    expect(calls()).toMatchObject({ taskMemory: 2, toolState: 2 });
+  });
+
+  it("hands renderers frozen items, so none can alter a later assembly", async () => {
+    const w = world();
+    const registry = schemas();
+    const en = getRenderer("en");
+    const seen: SourceItem[] = [];
+    const spying: SlotRenderer = {
+      name: "spying",
+      renderSlot: (slot, items, ctx) => {
+        seen.push(...items);
+        return en.renderSlot(slot, items, ctx);
+      },
+    };
+    const sources = Object.values(w.sources);
+    const first = await assemble({ ...input(sources, registry), renderer: spying });
+    const second = await assemble({ ...input(sources, registry), renderer: spying });
+    expect(second.prompt).toBe(first.prompt);
+    const profile = seen.filter((i) => i.id === "city" || i.id === "lang");
+    expect(profile.length).toBeGreaterThan(0);
+    for (const item of profile) {
+      expect(Object.isFrozen(item)).toBe(true);
+      expect(Object.isFrozen(item.data)).toBe(true);
+    }
+    const kb = seen.find((i) => i.id === "k2");
+    expect(kb && Object.isFrozen(kb.tags)).toBe(true);
+  });
+});
