@@ -51,6 +51,12 @@ class SourceTimeout extends Error {}
  */
 const keptParts = new WeakMap<ContextSource, Map<string, FillPart>>();
 
+/**
+ * Parts found to have unique item ids when they alone filled a slot: a kept part that
+ * fills a slot alone again needs no check (its items are the same).
+ */
+const uniqueParts = new WeakSet<FillPart>();
+
 async function fetchOne(
   source: ContextSource,
   slot: SlotSpec,
@@ -141,6 +147,11 @@ export async function fillSlot(
         sourceIds: ids,
       };
     }
+    const only = settled.length === 1 ? settled[0] : undefined;
+    if (only?.status === "fulfilled" && uniqueParts.has(only.value.part)) {
+      const part = only.value.part;
+      return { status: "ok", items: [...part.items], sourceIds: ids, parts: [part] };
+    }
     const items: SourcedItem[] = [];
     const parts: FillPart[] = [];
     const seen = new Map<string, string>();
@@ -162,6 +173,7 @@ export async function fillSlot(
         items.push(s);
       }
     }
+    if (only !== undefined) uniqueParts.add(parts[0] as FillPart);
     return { status: "ok", items, sourceIds: ids, parts };
   } finally {
     clearTimeout(timer);

@@ -6,6 +6,7 @@
 import { SourceError } from "../errors/index.js";
 import type { MemoryPlan } from "../memory/index.js";
 import type { RenderContext, SlotFrame, SlotRenderer } from "../render/index.js";
+import { cpLength } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import { isCascadeSlot, packCascade, type RenderItems } from "./cascade.js";
 import type { SlotFill } from "./fill.js";
@@ -74,8 +75,6 @@ function packLayer(slot: ResolvedSlot, filled: OkFill, ctx: LayerContext): Fille
   const filter = slot.filter ?? {};
   if (isMemorySlot(slot, fill.items)) {
     const kept = filterRanked(ranked, { ...filter, minScore: undefined }, ctx.nowMs);
-    const renderLine =
-      ctx.renderer.renderItem === undefined ? undefined : (s: SourcedItem) => rendering.line(s);
     const { packed, plan } = packMemorySlot(
       slot,
       kept,
@@ -83,7 +82,7 @@ function packLayer(slot: ResolvedSlot, filled: OkFill, ctx: LayerContext): Fille
       ctx.scope,
       rendering,
       ctx.counter,
-      renderLine,
+      ctx.renderer.renderItem === undefined ? undefined : rendering,
     );
     return { slot, fill, packed, decisions: decisionsOf(ranked), memoryPlan: plan };
   }
@@ -134,6 +133,14 @@ class LayerRendering implements SlotRendering {
       s.item,
       this.#ctx,
     );
+  }
+
+  /** Code points of {@link line}: by the renderer's `itemChars` when it has one. */
+  chars(s: SourcedItem): number {
+    const itemChars = this.renderer.itemChars;
+    return itemChars === undefined
+      ? cpLength(this.line(s))
+      : itemChars.call(this.renderer, this.slot, s.item, this.#ctx);
   }
 }
 

@@ -116,6 +116,12 @@ function toCandidate(s: SourcedItem, slot: string): Candidate {
   };
 }
 
+/** One item's line as the renderer's `renderItem` gives it, and its code points. */
+export interface ItemLines {
+  line(s: SourcedItem): string;
+  chars(s: SourcedItem): number;
+}
+
 /**
  * The recall slot: the docs/memory-selection.md gates (scope, confidence, dedupe, conflict slots) run on
  * the filtered entries, then the slot packer applies topK and the budgets to the slot as
@@ -124,9 +130,9 @@ function toCandidate(s: SourcedItem, slot: string): Candidate {
  * others carry no `candidateTokens`.
  * The plan describes the slot the prompt holds: `context`/`usedChars`/`usedTokens` are the
  * slot's rendering and each decision's `candidateChars`/`candidateTokens` price the hit as
- * `renderLine` gives it (with a heading renderer the `- text (importance=…, score=…)`
+ * `itemLines` gives it (with a heading renderer the `- text (importance=…, score=…)`
  * line; with `tagged` the docs/memory-selection.md `<memory_hit>`, the block being the 02 block). Without
- * `renderLine` the plan keeps the docs/memory-selection.md block and hits.
+ * `itemLines` the plan keeps the docs/memory-selection.md block and hits.
  */
 export function packMemorySlot(
   slot: ResolvedSlot,
@@ -135,7 +141,7 @@ export function packMemorySlot(
   scope: string,
   rendering: SlotRendering,
   counter: TokenCounter,
-  renderLine?: (item: SourcedItem) => string,
+  itemLines?: ItemLines,
 ): { packed: PackedSlot; plan: MemoryPlan } {
   const byId = new Map(kept.map((r) => [r.s.item.id, r]));
   const minScore = filter.minScore ?? DEFAULT_MEMORY_MIN_SCORE;
@@ -147,16 +153,19 @@ export function packMemorySlot(
     if (line === undefined) {
       const entry = byId.get(id) as RankedItem;
       line =
-        renderLine === undefined
+        itemLines === undefined
           ? renderMemoryHit(toCandidate(entry.s, slot.kind))
-          : renderLine(entry.s);
+          : itemLines.line(entry.s);
       rendered.set(id, line);
     }
     return line;
   };
-  // With a line renderer each hit is priced as the line the prompt would hold.
+  // With a line renderer each hit is priced as the line the prompt would hold (measured
+  // without building it when the renderer can).
   const hitChars =
-    renderLine === undefined ? undefined : (c: Candidate) => cpLength(lineOf(c.memoryId));
+    itemLines === undefined
+      ? undefined
+      : (c: Candidate) => itemLines.chars((byId.get(c.memoryId) as RankedItem).s);
   const gates = gateCandidates(candidates, scope, minScore, counter, hitChars);
   const survivors = gates.passed.map((id) => byId.get(id) as RankedItem);
   const packed = packRanked(
@@ -186,7 +195,7 @@ export function packMemorySlot(
   });
   const head = { scope, minScore, candidateCount: kept.length, tokenizer: counter.name };
   const context =
-    renderLine === undefined ? renderMemoryBlock(scope, [...lines.values()]) : packed.rendered;
+    itemLines === undefined ? renderMemoryBlock(scope, [...lines.values()]) : packed.rendered;
   return { packed, plan: memoryPlan(head, filter, context, [...lines.keys()], decisions, counter) };
 }
 

@@ -25,14 +25,22 @@ export {
  * them mean nothing, and a placeholder without a value stays as written.
  */
 class Templates {
-  readonly #compiled = new Map<string, readonly string[]>();
+  readonly #compiled = new Map<string, { parts: readonly string[]; literalChars: number }>();
 
-  fill(template: string, vars: Readonly<Record<string, string>>): string {
-    let parts = this.#compiled.get(template);
-    if (parts === undefined) {
-      parts = template.split(/\{(\w+)\}/);
-      this.#compiled.set(template, parts);
+  #compile(template: string): { parts: readonly string[]; literalChars: number } {
+    let c = this.#compiled.get(template);
+    if (c === undefined) {
+      const parts = template.split(/\{(\w+)\}/);
+      let literalChars = 0;
+      for (let i = 0; i < parts.length; i += 2) literalChars += cpLength(parts[i] as string);
+      c = { parts, literalChars };
+      this.#compiled.set(template, c);
     }
+    return c;
+  }
+
+  fill({ template, vars }: Fill): string {
+    const parts = this.#compile(template).parts;
     let out = parts[0] as string;
     for (let i = 1; i < parts.length; i += 2) {
       const key = parts[i] as string;
@@ -41,23 +49,45 @@ class Templates {
     }
     return out;
   }
+
+  /**
+   * Code points of `fill(f)` without building it: the pieces are well-formed text (locale
+   * tables and items are validated), so no surrogate pair spans two and their code points
+   * add up.
+   */
+  fillChars({ template, vars }: Fill): number {
+    const { parts, literalChars } = this.#compile(template);
+    let n = literalChars;
+    for (let i = 1; i < parts.length; i += 2) {
+      const key = parts[i] as string;
+      // An unfilled placeholder stays as `{key}`; keys are ASCII word characters.
+      n += Object.hasOwn(vars, key) ? cpLength(vars[key] as string) : key.length + 2;
+    }
+    return n;
+  }
+}
+
+/** A template with the values to fill it with: one line of an item, not yet built. */
+interface Fill {
+  template: string;
+  vars: Readonly<Record<string, string>>;
 }
 
 /**
  * The lines of a structured item under a locale's item formats (one line for most, one
- * per template for a task). Pure data-driven: no per-locale code.
+ * per template for a task), as fills. Pure data-driven: no per-locale code.
  */
-function formatData(data: ItemData, f: ItemFormats, t: Templates): string[] {
+function dataFills(data: ItemData, f: ItemFormats, t: Templates): Fill[] {
   switch (data.type) {
     case "constraint": {
       const label = Object.hasOwn(f.constraint.labels, data.level)
         ? (f.constraint.labels[data.level] as string)
         : data.level;
-      return [t.fill(f.constraint.line, { label, level: data.level, text: data.text })];
+      return [{ template: f.constraint.line, vars: { label, level: data.level, text: data.text } }];
     }
     case "task": {
       const vars = { ...data, done: String(data.done), total: String(data.total) };
-      return f.task.lines.map((line) => t.fill(line, vars));
+      return f.task.lines.map((template) => ({ template, vars }));
     }
     case "next": {
       const vars = { nextStep: data.nextStep ?? "", nextTool: data.nextTool ?? "" };
@@ -67,13 +97,15 @@ function formatData(data: ItemData, f: ItemFormats, t: Templates): string[] {
           : data.nextStep !== undefined
             ? f.next.step
             : f.next.tool;
-      return [t.fill(which, vars)];
+      return [{ template: which, vars }];
     }
     case "tool": {
       const args = data.requiredArgs.join(f.tool.argsSeparator);
-      const required = data.requiredArgs.length > 0 ? t.fill(f.tool.required, { args }) : "";
+      // The required part is a template of its own, filled first and substituted whole.
+      const required =
+        data.requiredArgs.length > 0 ? t.fill({ template: f.tool.required, vars: { args } }) : "";
       const vars = { name: data.name, description: data.description, args, required };
-      return [t.fill(isBlank(data.description) ? f.tool.bare : f.tool.line, vars)];
+      return [{ template: isBlank(data.description) ? f.tool.bare : f.tool.line, vars }];
     }
     case "call": {
       const vars = {
@@ -81,10 +113,10 @@ function formatData(data: ItemData, f: ItemFormats, t: Templates): string[] {
         outcome: data.ok ? f.call.ok : f.call.failed,
         summary: data.summary,
       };
-      return [t.fill(isBlank(data.summary) ? f.call.bare : f.call.line, vars)];
+      return [{ template: isBlank(data.summary) ? f.call.bare : f.call.line, vars }];
     }
     case "profile":
-      return [t.fill(f.profile.line, { key: data.key, value: data.value })];
+      return [{ template: f.profile.line, vars: { key: data.key, value: data.value } }];
   }
 }
 
@@ -107,39 +139,46 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
   if (!parsed.success) throw invalidFromZod(parsed.error, ["locale"]);
   const table: LocaleTable = parsed.data as LocaleTable;
   const templates = new Templates();
+  const prefixChars = cpLength(table.itemPrefix);
   const headingText = (slot: { kind: string; title?: string }): string => {
     if (slot.title !== undefined) return slot.title;
     return Object.hasOwn(table.headings, slot.kind)
       ? (table.headings[slot.kind] as string)
       : slot.kind;
   };
-  const recallLine = (item: SourceItem): string => {
+  // A recall line appends its figures; no figures: the item's text alone.
+  const recallFills = (item: SourceItem): Fill[] | null => {
     const r = table.recall;
     const details: string[] = [];
     const importance = item.importance ?? r.defaultImportance;
     if (importance !== undefined) {
-      details.push(templates.fill(r.importance, { value: formatFixed(importance, r.digits) }));
+      const value = formatFixed(importance, r.digits);
+      details.push(templates.fill({ template: r.importance, vars: { value } }));
     }
     if (item.score !== undefined) {
-      details.push(templates.fill(r.score, { value: formatFixed(item.score, r.digits) }));
+      const value = formatFixed(item.score, r.digits);
+      details.push(templates.fill({ template: r.score, vars: { value } }));
     }
-    if (details.length === 0) return item.text;
-    return templates.fill(r.line, { text: item.text, details: details.join(r.separator) });
+    if (details.length === 0) return null;
+    return [{ template: r.line, vars: { text: item.text, details: details.join(r.separator) } }];
   };
   const formats = table.items;
   const dataLines =
     formats === undefined
       ? null
       : (item: SourceItem) =>
-          item.data === undefined ? null : formatData(item.data, formats, templates);
+          item.data === undefined ? null : dataFills(item.data, formats, templates);
   // Recall lines show their figures; structured items read as the table's formats.
   const formatOf = (kind: string): ItemFormat | null =>
-    kind === "recall_memory" ? recallLine : dataLines;
+    kind === "recall_memory" ? recallFills : dataLines;
   const frame = (slot: { kind: string; title?: string; itemStyle?: "list" | "block" }) => {
-    const heading = templates.fill(table.headingFormat, { title: headingText(slot) });
+    const heading = templates.fill({
+      template: table.headingFormat,
+      vars: { title: headingText(slot) },
+    });
     // Documents (instruction files, skill bodies) read as blocks, not as list items.
     if (slot.itemStyle === "block") return new BlockFrame(heading);
-    return new ListFrame(heading, table.itemPrefix, formatOf(slot.kind));
+    return new ListFrame(heading, table.itemPrefix, formatOf(slot.kind), templates);
   };
   return {
     name,
@@ -149,19 +188,43 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
     renderItem: (slot, item) =>
       slot.itemStyle === "block"
         ? item.text
-        : listLine(table.itemPrefix, formatOf(slot.kind), item),
+        : listLine(table.itemPrefix, formatOf(slot.kind), item, templates),
+    itemChars: (slot, item) =>
+      slot.itemStyle === "block"
+        ? cpLength(item.text)
+        : listLineChars(prefixChars, formatOf(slot.kind), item, templates),
   };
 }
 
-/** An item's own line(s) under a locale (null: the item's text). */
-type ItemFormat = (item: SourceItem) => string | string[] | null;
+/** An item's own line(s) under a locale, as fills (null: the item's text). */
+type ItemFormat = (item: SourceItem) => Fill[] | null;
 
 /** An item as list line(s): each of its own lines (or its text) after the prefix. */
-function listLine(prefix: string, format: ItemFormat | null, item: SourceItem): string {
+function listLine(
+  prefix: string,
+  format: ItemFormat | null,
+  item: SourceItem,
+  templates: Templates,
+): string {
   const own = format === null ? null : format(item);
   if (own === null) return prefix + item.text;
-  if (typeof own === "string") return prefix + own;
-  return own.map((l) => prefix + l).join("\n");
+  let out = prefix + templates.fill(own[0] as Fill);
+  for (let i = 1; i < own.length; i++) out += `\n${prefix}${templates.fill(own[i] as Fill)}`;
+  return out;
+}
+
+/** Code points of {@link listLine}, without building it (see `Templates.fillChars`). */
+function listLineChars(
+  prefixChars: number,
+  format: ItemFormat | null,
+  item: SourceItem,
+  templates: Templates,
+): number {
+  const own = format === null ? null : format(item);
+  if (own === null) return prefixChars + cpLength(item.text);
+  let n = own.length - 1; // the newlines between lines
+  for (const fill of own) n += prefixChars + templates.fillChars(fill);
+  return n;
 }
 
 // Frames are class instances, not literals of closures: optimized code that calls them
@@ -195,7 +258,7 @@ class BlockFrame implements SlotFrame {
 class ListFrame implements SlotFrame {
   /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
-  static readonly #shape = new ListFrame("", "", null);
+  static readonly #shape = new ListFrame("", "", null, new Templates());
   readonly separator = "\n";
   readonly tail = "";
   /** The prefix is well-formed (validated), so it never pairs with the text after it. */
@@ -204,6 +267,7 @@ class ListFrame implements SlotFrame {
     private readonly heading: string,
     private readonly prefix: string,
     private readonly format: ItemFormat | null,
+    private readonly templates: Templates,
   ) {
     this.prefixChars = cpLength(prefix);
   }
@@ -211,10 +275,9 @@ class ListFrame implements SlotFrame {
     return `${this.heading}\n`;
   }
   line(item: SourceItem): string {
-    return listLine(this.prefix, this.format, item);
+    return listLine(this.prefix, this.format, item, this.templates);
   }
   lineChars(item: SourceItem): number {
-    if (this.format !== null) return cpLength(this.line(item));
-    return this.prefixChars + cpLength(item.text);
+    return listLineChars(this.prefixChars, this.format, item, this.templates);
   }
 }

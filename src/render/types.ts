@@ -47,6 +47,15 @@ export interface SlotRenderer {
     item: SourceItem,
     ctx: RenderContext,
   ): string;
+  /**
+   * Optional, with `renderItem`: code points of `renderItem(slot, item, ctx)` without
+   * building it, so a packer can price thousands of items it will not show.
+   */
+  itemChars?(
+    slot: { kind: string; title?: string; itemStyle?: "list" | "block" },
+    item: SourceItem,
+    ctx: RenderContext,
+  ): number;
 }
 
 /** `items` rendered through `frame` (`""` for none): what a framed `renderSlot` returns. */

@@ -13,7 +13,7 @@ import {
   type LocaleTable,
   taggedRenderer,
 } from "../../src/render/index.js";
-import type { SourceItem } from "../../src/sources/index.js";
+import type { ItemData, SourceItem } from "../../src/sources/index.js";
 import { cpLength } from "../../src/text/index.js";
 
 const ctx = { userScope: "u1" };
@@ -404,6 +404,71 @@ describe("slot frames", () => {
   // Locale tables are well-formed text: a prefix may be astral, never a lone surrogate.
   const astralPrefix = createHeadingRenderer("sp", { ...LOCALES.en, itemPrefix: "\uD83D\uDE80 " });
   const renderers = [getRenderer("en"), getRenderer("zh-CN"), taggedRenderer, astralPrefix];
+
+  // Structured items of every type, over well-formed text (as validated items are).
+  const wellFormed = fc.string({
+    unit: fc.constantFrom("a", "<", "天", "🚀", " ", "{", "}"),
+    minLength: 0,
+    maxLength: 6,
+  });
+  const data: fc.Arbitrary<ItemData> = fc.oneof(
+    fc.record({ type: fc.constant("constraint" as const), level: wellFormed, text: wellFormed }),
+    fc.record({
+      type: fc.constant("task" as const),
+      taskId: wellFormed,
+      status: wellFormed,
+      phase: wellFormed,
+      done: fc.nat({ max: 9 }),
+      total: fc.nat({ max: 9 }),
+    }),
+    fc.record(
+      { type: fc.constant("next" as const), nextStep: wellFormed, nextTool: wellFormed },
+      { requiredKeys: ["type"] },
+    ),
+    fc.record({
+      type: fc.constant("tool" as const),
+      name: wellFormed,
+      description: wellFormed,
+      requiredArgs: fc.array(wellFormed, { maxLength: 3 }),
+    }),
+    fc.record({
+      type: fc.constant("call" as const),
+      tool: wellFormed,
+      ok: fc.boolean(),
+      summary: wellFormed,
+    }),
+    fc.record({ type: fc.constant("profile" as const), key: wellFormed, value: wellFormed }),
+  );
+  const structured = fc.record({
+    id: wellFormed,
+    text: wellFormed,
+    score: fc.option(fc.constantFrom(0, 0.123, 1), { nil: undefined }),
+    importance: fc.option(fc.constantFrom(0.25, 0.7), { nil: undefined }),
+    data: fc.option(data, { nil: undefined }),
+  });
+  const headingRenderers = [getRenderer("en"), getRenderer("zh-CN"), astralPrefix];
+
+  it("measure an item's line without building it, as renderItem and the frame give it", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("recall_memory", "profile", "tool_state", "planner", "kb"),
+        fc.constantFrom<"list" | "block" | undefined>("list", "block", undefined),
+        fc.array(structured, { minLength: 1, maxLength: 4 }),
+        fc.nat({ max: headingRenderers.length - 1 }),
+        (kind, itemStyle, items, r) => {
+          const renderer = headingRenderers[r]!;
+          const slot = { kind, itemStyle };
+          const frame = renderer.frame?.(slot, ctx);
+          for (const [i, it] of items.entries()) {
+            const line = renderer.renderItem?.(slot, it, ctx) ?? "";
+            expect(renderer.itemChars?.(slot, it, ctx)).toBe(cpLength(line));
+            expect(frame?.line(it, i)).toBe(line);
+            expect(frame?.lineChars?.(it, i)).toBe(cpLength(line));
+          }
+        },
+      ),
+    );
+  });
 
   it("reject a locale whose item prefix is not well-formed", () => {
     expect(() => createHeadingRenderer("sp", { ...LOCALES.en, itemPrefix: "\uD83D" })).toThrow(
