@@ -147,35 +147,44 @@ export async function fillSlot(
         sourceIds: ids,
       };
     }
-    const only = settled.length === 1 ? settled[0] : undefined;
-    if (only?.status === "fulfilled" && uniqueParts.has(only.value.part)) {
-      const part = only.value.part;
-      return { status: "ok", items: [...part.items], sourceIds: ids, parts: [part] };
-    }
-    const items: SourcedItem[] = [];
-    const parts: FillPart[] = [];
-    const seen = new Map<string, string>();
-    for (const r of settled) {
-      if (r.status !== "fulfilled") continue;
-      parts.push(r.value.part);
-      for (const s of r.value.part.items) {
-        const other = seen.get(s.item.id);
-        if (other !== undefined) {
-          const pair = [other, s.sourceId].sort();
-          return {
-            status: "source_failed",
-            sourceId: pair[1] as string,
-            message: `duplicate item id "${s.item.id}" from ${pair.join(" and ")}`,
-            sourceIds: ids,
-          };
-        }
-        seen.set(s.item.id, s.sourceId);
-        items.push(s);
-      }
-    }
-    if (only !== undefined) uniqueParts.add(parts[0] as FillPart);
-    return { status: "ok", items, sourceIds: ids, parts };
+    return mergeParts(
+      settled.map((r) => (r as PromiseFulfilledResult<{ part: FillPart }>).value.part),
+      ids,
+    );
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The slot's items from its sources' parts (all fetched): their items in order, failing
+ * the slot when two share an id.
+ */
+function mergeParts(fetched: readonly FillPart[], ids: string[]): SlotFill {
+  const only = fetched.length === 1 ? fetched[0] : undefined;
+  if (only !== undefined && uniqueParts.has(only)) {
+    return { status: "ok", items: [...only.items], sourceIds: ids, parts: [only] };
+  }
+  const items: SourcedItem[] = [];
+  const parts: FillPart[] = [];
+  const seen = new Map<string, string>();
+  for (const part of fetched) {
+    parts.push(part);
+    for (const s of part.items) {
+      const other = seen.get(s.item.id);
+      if (other !== undefined) {
+        const pair = [other, s.sourceId].sort();
+        return {
+          status: "source_failed",
+          sourceId: pair[1] as string,
+          message: `duplicate item id "${s.item.id}" from ${pair.join(" and ")}`,
+          sourceIds: ids,
+        };
+      }
+      seen.set(s.item.id, s.sourceId);
+      items.push(s);
+    }
+  }
+  if (only !== undefined) uniqueParts.add(only);
+  return { status: "ok", items, sourceIds: ids, parts };
 }
