@@ -18,7 +18,7 @@ import {
   type PackedSlot,
   packRanked,
   type RankedItem,
-  rankItems,
+  rankFill,
   type SlotRendering,
   type SourcedItem,
 } from "./pack.js";
@@ -68,7 +68,7 @@ export function toLayer(
 
 // The layer of a filled slot: ranked, filtered and packed.
 function packLayer(slot: ResolvedSlot, filled: OkFill, ctx: LayerContext): FilledLayer {
-  const ranked = rankItems(filled.items);
+  const ranked = rankFill(filled.items, filled.parts);
   const fill = checkRecallItems(slot, filled, ranked);
   if (fill.status !== "ok") return unfilledLayer(slot, fill);
   const rendering = new LayerRendering(ctx.renderer, slot, ctx.scope);

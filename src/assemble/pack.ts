@@ -121,6 +121,42 @@ export function rankItems(items: readonly SourcedItem[]): RankedItem[] {
 }
 
 /**
+ * A fill's items in rank order, as {@link rankItems} gives them. A slot filled by one
+ * part alone keeps that part's ranking with it: a part is never changed, and the
+ * assembler hands the same part to later assemblies while its source's data is
+ * unchanged (`fill.ts`), so its items are not keyed and sorted again. Each call gets
+ * fresh entries (their decisions are the caller's to set).
+ */
+export function rankFill(
+  items: readonly SourcedItem[],
+  parts: readonly { readonly items: readonly SourcedItem[] }[],
+): RankedItem[] {
+  const only = parts.length === 1 ? parts[0] : undefined;
+  if (only === undefined) return rankItems(items);
+  let order = rankedParts.get(only);
+  if (order === undefined) {
+    order = rankItems(only.items);
+    rankedParts.set(only, order);
+  }
+  const out: RankedItem[] = new Array(order.length);
+  for (let i = 0; i < order.length; i++) {
+    const k = order[i] as RankedItem;
+    out[i] = {
+      s: k.s,
+      pinned: k.pinned,
+      score: k.score,
+      rank: k.rank,
+      time: k.time,
+      decision: null,
+    };
+  }
+  return out;
+}
+
+/** Per part, its items ranked once (entries never handed out: each call copies them). */
+const rankedParts = new WeakMap<object, readonly RankedItem[]>();
+
+/**
  * Detail sentences by key: thousands of items rejected for the same category, age or
  * size share one string instead of building one each.
  */
