@@ -42,14 +42,23 @@ export interface FetchTiming {
 class SourceTimeout extends Error {}
 
 /**
- * Per source and slot kind, the last part fetched from a source that declares its version
- * upfront (`declareUpfrontVersion`). While the source's token is the same, a fetch would
- * return equal items, so the part is reused and the source is not asked: its items are
- * neither copied nor wrapped again, and stay the same objects from one assembly to the
- * next. Their items are frozen when kept, so nothing downstream can alter what a later
- * assembly reads.
+ * Per source and slot kind, what the assembler holds from a source that declares its
+ * version upfront (`declareUpfrontVersion`): the token it last fetched under and, once
+ * that token has been fetched twice in a row, the second fetch's part. While the source's
+ * token stays the same, a fetch would return equal items, so that part is reused and the
+ * source is not asked: its items are neither copied nor wrapped again, and stay the same
+ * objects from one assembly to the next. They are frozen before any renderer sees them,
+ * so nothing downstream can alter what a later assembly reads. Data that changes between
+ * every two assemblies (a task buffer during a session) is never kept, so it never pays
+ * for the freezing.
  */
-const keptParts = new WeakMap<ContextSource, Map<string, FillPart>>();
+const keptParts = new WeakMap<ContextSource, Map<string, Kept>>();
+
+interface Kept {
+  version: object;
+  /** The part to reuse; null after the first fetch under `version`. */
+  part: FillPart | null;
+}
 
 /**
  * Parts found to have unique item ids when they alone filled a slot: a kept part that
@@ -64,9 +73,8 @@ async function fetchOne(
   signal: AbortSignal,
 ): Promise<FillPart> {
   const upfront = upfrontVersion(source, slot.kind);
-  const byKind = upfront === null ? undefined : keptParts.get(source);
-  const kept = byKind?.get(slot.kind);
-  if (kept !== undefined && kept.version === upfront) return kept;
+  const kept = upfront === null ? undefined : keptParts.get(source)?.get(slot.kind);
+  if (kept?.part && kept.version === upfront) return kept.part;
   // A sync throw and an async rejection are the same failure.
   const raw = await Promise.resolve().then(() => source.fetch(slot, query, signal));
   const part: FillPart = {
@@ -74,18 +82,20 @@ async function fetchOne(
     version: versionOf(raw),
     items: validateItems(raw, source, slot.kind),
   };
-  if (upfront !== null && part.version === upfront) keepPart(source, slot.kind, part);
+  if (upfront !== null && part.version === upfront) {
+    keep(source, slot.kind, upfront, kept?.version === upfront ? part : null);
+  }
   return part;
 }
 
-function keepPart(source: ContextSource, kind: string, part: FillPart): void {
-  for (const s of part.items) deepFreeze(s.item);
+function keep(source: ContextSource, kind: string, version: object, part: FillPart | null) {
+  if (part !== null) for (const s of part.items) deepFreeze(s.item);
   let byKind = keptParts.get(source);
   if (byKind === undefined) {
     byKind = new Map();
     keptParts.set(source, byKind);
   }
-  byKind.set(kind, part);
+  byKind.set(kind, { version, part });
 }
 
 /**

@@ -156,26 +156,33 @@ describe("fetches skipped for unchanged built-in sources", () => {
       Object.entries(w.sources).map(([k, s]) => [k, vi.spyOn(s, "fetch")]),
     );
     const sources = Object.values(w.sources);
-    await assemble(input(sources, registry));
-    await assemble(input(sources, registry));
     const calls = () =>
       Object.fromEntries(Object.entries(spies).map(([k, s]) => [k, s.mock.calls.length]));
-    // Fixed data and unchanged buffers: fetched once. Caller functions: every time.
+    for (let i = 0; i < 4; i++) await assemble(input(sources, registry));
+    // Items are kept from the second fetch under one token; caller functions: every time.
     expect(calls()).toEqual({
-      constraints: 1,
-      planner: 2,
-      profile: 1,
-      recall: 2,
-      kb: 1,
-      taskMemory: 1,
-      toolState: 1,
+      constraints: 2,
+      planner: 4,
+      profile: 2,
+      recall: 4,
+      kb: 2,
+      taskMemory: 2,
+      toolState: 2,
     });
     w.ops.observe(1);
     await assemble(input(sources, registry));
-    expect(calls()).toMatchObject({ taskMemory: 2, toolState: 1, profile: 1 });
+    expect(calls()).toMatchObject({ taskMemory: 3, toolState: 2, profile: 2 });
+    // Data that changes before every assembly is fetched every time; the buffer, unchanged
+    // since, is kept from its second fetch.
     w.ops.call(2);
     await assemble(input(sources, registry));
-    expect(calls()).toMatchObject({ taskMemory: 2, toolState: 2 });
+    w.ops.call(3);
+    await assemble(input(sources, registry));
+    expect(calls()).toMatchObject({ taskMemory: 4, toolState: 4, profile: 2 });
+    // Unchanged again: kept after one more fetch.
+    await assemble(input(sources, registry));
+    await assemble(input(sources, registry));
+    expect(calls()).toMatchObject({ taskMemory: 4, toolState: 5 });
   });
 
   it("hands renderers frozen items, so none can alter a later assembly", async () => {
@@ -192,8 +199,12 @@ describe("fetches skipped for unchanged built-in sources", () => {
     };
     const sources = Object.values(w.sources);
     const first = await assemble({ ...input(sources, registry), renderer: spying });
+    seen.length = 0;
+    // The second fetch under one token is kept: frozen before the renderer sees it.
     const second = await assemble({ ...input(sources, registry), renderer: spying });
+    const third = await assemble({ ...input(sources, registry), renderer: spying });
     expect(second.prompt).toBe(first.prompt);
+    expect(third.prompt).toBe(first.prompt);
     const profile = seen.filter((i) => i.id === "city" || i.id === "lang");
     expect(profile.length).toBeGreaterThan(0);
     for (const item of profile) {
