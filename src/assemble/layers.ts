@@ -11,7 +11,7 @@ import type { TokenCounter } from "../tokens/index.js";
 import { isCascadeSlot, packCascade, type RenderItems } from "./cascade.js";
 import type { SlotFill } from "./fill.js";
 import type { LayerMemo } from "./layer-memo.js";
-import { checkRecallItems, isMemorySlot, packMemorySlot } from "./memory-slot.js";
+import { checkRecallItems, isMemorySlot, packMemorySlot, withoutMinScore } from "./memory-slot.js";
 import {
   filterRanked,
   type ItemDecision,
@@ -74,7 +74,7 @@ function packLayer(slot: ResolvedSlot, filled: OkFill, ctx: LayerContext): Fille
   const rendering = new LayerRendering(ctx.renderer, slot, ctx.scope);
   const filter = slot.filter ?? {};
   if (isMemorySlot(slot, fill.items)) {
-    const kept = filterRanked(ranked, { ...filter, minScore: undefined }, ctx.nowMs);
+    const kept = filterRanked(ranked, withoutMinScore(filter), ctx.nowMs);
     const { packed, plan } = packMemorySlot(
       slot,
       kept,
@@ -93,6 +93,22 @@ function packLayer(slot: ResolvedSlot, filled: OkFill, ctx: LayerContext): Fille
   return { slot, fill, packed, decisions: decisionsOf(ranked), memoryPlan: null };
 }
 
+/** The fields of a slot a renderer reads. */
+type SlotView = { kind: string; title?: string; itemStyle?: "list" | "block" };
+
+/**
+ * The slot as renderers see it: its kind, title and item style, in one of four literal
+ * shapes. A resolved slot is a spread made per assembly, whose hidden class dies with it;
+ * the renderers' optimized code, which checks the class of the slot it is given, would be
+ * discarded at every full GC (see "Object shapes" in docs/performance.md). A literal's
+ * class lives as long as the code that creates it.
+ */
+function slotView(slot: ResolvedSlot): SlotView {
+  const { kind, title, itemStyle } = slot;
+  if (title === undefined) return itemStyle === undefined ? { kind } : { kind, itemStyle };
+  return itemStyle === undefined ? { kind, title } : { kind, title, itemStyle };
+}
+
 /**
  * How a layer's slot renders. A class, not a literal of closures over the slot: the
  * packer's hot code then calls long-lived methods, and optimized code does not die with
@@ -108,14 +124,17 @@ class LayerRendering implements SlotRendering {
   );
   readonly frame: SlotFrame | undefined;
   readonly #ctx: RenderContext;
+  /** What renderers are shown of the slot (see {@link slotView}). */
+  private readonly slot: SlotView;
 
   constructor(
     private readonly renderer: SlotRenderer,
-    private readonly slot: ResolvedSlot,
+    slot: ResolvedSlot,
     scope: string,
   ) {
     this.#ctx = { userScope: scope };
-    this.frame = renderer.frame?.(slot, this.#ctx);
+    this.slot = slotView(slot);
+    this.frame = renderer.frame?.(this.slot, this.#ctx);
   }
 
   render(items: readonly SourcedItem[]): string {
@@ -195,5 +214,8 @@ function cascadeLayer(
 
 // Item decisions in the slot's rank order, whatever stage made them (each entry has one).
 function decisionsOf(ranked: readonly RankedItem[]): ItemDecision[] {
-  return ranked.map((r) => r.decision as ItemDecision);
+  const out: ItemDecision[] = new Array(ranked.length);
+  for (let i = 0; i < ranked.length; i++)
+    out[i] = (ranked[i] as RankedItem).decision as ItemDecision;
+  return out;
 }

@@ -48,7 +48,13 @@ export function checkRecallItems(
   ranked: readonly RankedItem[],
 ): SlotFill {
   if (fill.status !== "ok" || slot.kind !== "recall_memory") return fill;
-  const bad = ranked.find((r) => !isCandidate(r.s))?.s;
+  let bad: SourcedItem | undefined;
+  for (const r of ranked) {
+    if (!isCandidate(r.s)) {
+      bad = r.s;
+      break;
+    }
+  }
   if (bad === undefined) return fill;
   return {
     status: "source_failed",
@@ -143,60 +149,87 @@ export function packMemorySlot(
   counter: TokenCounter,
   itemLines?: ItemLines,
 ): { packed: PackedSlot; plan: MemoryPlan } {
-  const byId = new Map(kept.map((r) => [r.s.item.id, r]));
-  const minScore = filter.minScore ?? DEFAULT_MEMORY_MIN_SCORE;
-  const candidates = kept.map((r) => toCandidate(r.s, slot.kind));
-  // A hit's line, rendered once: the gates price it, the plan keeps it if it is selected.
-  const rendered = new Map<string, string>();
-  const lineOf = (id: string): string => {
-    let line = rendered.get(id);
-    if (line === undefined) {
-      const entry = byId.get(id) as RankedItem;
-      line =
-        itemLines === undefined
-          ? renderMemoryHit(toCandidate(entry.s, slot.kind))
-          : itemLines.line(entry.s);
-      rendered.set(id, line);
-    }
-    return line;
-  };
+  // Plain loops, no closures per call: see "Object shapes" in docs/performance.md.
+  const byId = new Map<string, RankedItem>();
+  const candidates: Candidate[] = new Array(kept.length);
   // With a line renderer each hit is priced as the line the prompt would hold (measured
   // without building it when the renderer can).
-  const hitChars =
-    itemLines === undefined
-      ? undefined
-      : (c: Candidate) => itemLines.chars((byId.get(c.memoryId) as RankedItem).s);
-  const gates = gateCandidates(candidates, scope, minScore, counter, hitChars);
-  const survivors = gates.passed.map((id) => byId.get(id) as RankedItem);
-  const packed = packRanked(
-    survivors,
-    { ...filter, minScore: undefined },
-    rendering,
-    counter,
-    slot.kind,
-  );
-  const lines = new Map(packed.selected.map((s) => [s.item.id, lineOf(s.item.id)]));
-  const decisions = gates.decisions.map((d) => {
-    const entry = byId.get(d.memoryId) as RankedItem;
-    const p = entry.decision;
-    if (d.status !== "selected" || p === null) {
-      entry.decision = gateDecision(entry, d);
-      return d;
-    }
-    const line = lines.get(d.memoryId);
-    if (line !== undefined) return withHitTokens(d, counter.count(line));
-    return {
-      ...d,
-      status: "rejected",
-      reason: p.reason,
-      relatedMemoryId: null,
-      detail: p.detail,
-    } as MemoryDecision;
-  });
+  const chars: number[] | undefined = itemLines === undefined ? undefined : new Array(kept.length);
+  for (let i = 0; i < kept.length; i++) {
+    const r = kept[i] as RankedItem;
+    byId.set(r.s.item.id, r);
+    candidates[i] = toCandidate(r.s, slot.kind);
+    if (chars !== undefined) chars[i] = (itemLines as ItemLines).chars(r.s);
+  }
+  const minScore = filter.minScore ?? DEFAULT_MEMORY_MIN_SCORE;
+  const gates = gateCandidates(candidates, scope, minScore, counter, chars);
+  const survivors: RankedItem[] = [];
+  for (const id of gates.passed) survivors.push(byId.get(id) as RankedItem);
+  const packed = packRanked(survivors, withoutMinScore(filter), rendering, counter, slot.kind);
+  // The selected hits' lines, in the slot's order.
+  const lines = new Map<string, string>();
+  for (const s of packed.selected) {
+    lines.set(
+      s.item.id,
+      itemLines === undefined ? renderMemoryHit(toCandidate(s, slot.kind)) : itemLines.line(s),
+    );
+  }
+  const decisions: MemoryDecision[] = new Array(gates.decisions.length);
+  for (let i = 0; i < decisions.length; i++) {
+    decisions[i] = settleHit(gates.decisions[i] as MemoryDecision, byId, lines, counter);
+  }
   const head = { scope, minScore, candidateCount: kept.length, tokenizer: counter.name };
   const context =
     itemLines === undefined ? renderMemoryBlock(scope, [...lines.values()]) : packed.rendered;
   return { packed, plan: memoryPlan(head, filter, context, [...lines.keys()], decisions, counter) };
+}
+
+/**
+ * A hit's memory decision once the slot is packed: the gates' rejection as it was (the
+ * entry gets it as its item decision), a selected hit with its line's tokens, or the
+ * packer's rejection.
+ */
+function settleHit(
+  d: MemoryDecision,
+  byId: ReadonlyMap<string, RankedItem>,
+  lines: ReadonlyMap<string, string>,
+  counter: TokenCounter,
+): MemoryDecision {
+  const entry = byId.get(d.memoryId) as RankedItem;
+  const p = entry.decision;
+  if (d.status !== "selected" || p === null) {
+    entry.decision = gateDecision(entry, d);
+    return d;
+  }
+  const line = lines.get(d.memoryId);
+  if (line !== undefined) return withHitTokens(d, counter.count(line));
+  return {
+    ...d,
+    status: "rejected",
+    reason: p.reason,
+    relatedMemoryId: null,
+    detail: p.detail,
+  } as MemoryDecision;
+}
+
+/**
+ * `filter` without its minScore (the gates applied it), as one literal shape whatever the
+ * filter's own: the packer's optimized code checks this object's hidden class, and one
+ * made by a spread would die with each assembly.
+ */
+export function withoutMinScore(filter: SlotFilter): SlotFilter {
+  const { categories, requireTags, topK, maxAgeHours, tokenBudget, charBudget } = filter;
+  // Every field named (a new filter field fails to compile here until it is added).
+  const out: Record<keyof SlotFilter, unknown> = {
+    categories,
+    requireTags,
+    minScore: undefined,
+    topK,
+    maxAgeHours,
+    tokenBudget,
+    charBudget,
+  };
+  return out as SlotFilter;
 }
 
 // The item decision of an entry the docs/memory-selection.md gates rejected.

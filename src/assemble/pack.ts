@@ -306,9 +306,12 @@ export function packRanked(
   slotName: string,
 ): PackedSlot {
   const pricer = new SlotPricer(rendering, filter, counter);
-  const pinned = entries.filter((r) => r.pinned);
+  // Plain loops, no closures per call: see "Object shapes" in docs/performance.md.
+  const pinned: RankedItem[] = [];
+  const others: RankedItem[] = [];
+  for (const r of entries) (r.pinned ? pinned : others).push(r);
   if (pinned.length > 0) {
-    const over = pricer.overWith(pinned.map((r) => r.s));
+    const over = pricer.overWith(pinned.map(entryItem));
     if (over !== null) {
       throw new PromptBudgetError(
         `pinned items of slot ${slotName} need ${over.used} ${over.unit}; its ${over.field} is ${over.budget}`,
@@ -325,8 +328,7 @@ export function packRanked(
     filter.topK !== undefined && filter.topK > 0 ? filter.topK : Number.POSITIVE_INFINITY;
   const topKDetail = `topK ${filter.topK} already selected`;
   const overDetails = new Details();
-  for (const r of entries) {
-    if (r.pinned) continue;
+  for (const r of others) {
     if (pricer.selected.length >= topK) {
       r.decision = decide(r.s, "rejected", "top_k_reached", topKDetail);
       continue;
@@ -344,11 +346,13 @@ export function packRanked(
     pricer.add(r.s);
     r.decision = decide(r.s, "selected", "selected", `selected as item ${pricer.selected.length}`);
   }
-  const decisions = [...pinned, ...entries.filter((r) => !r.pinned)].map(
-    (r) => r.decision as ItemDecision,
-  );
+  const decisions: ItemDecision[] = [];
+  for (const r of pinned) decisions.push(r.decision as ItemDecision);
+  for (const r of others) decisions.push(r.decision as ItemDecision);
   return { ...pricer.finish(), decisions };
 }
+
+const entryItem = (r: RankedItem): SourcedItem => r.s;
 
 /**
  * Packs already-ranked items into a slot (see {@link packRanked}); `frame`, when given,

@@ -5,6 +5,7 @@
  */
 export { type AdapterOptions, candidatesFromRecallHits, type RecallHit } from "./adapter.js";
 export { type MemoryDecision, type MemoryReason, withHitTokens } from "./decision.js";
+export type { HitChars } from "./rank.js";
 export {
   BLOCK_CLOSE,
   memoryHitChars,

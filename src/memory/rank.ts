@@ -82,8 +82,10 @@ function measureHits(
   candidates: readonly Candidate[],
   counter: TokenCounter,
   counting: HitCounting,
-  hitChars: (c: Candidate) => number,
+  hitChars: HitChars,
 ): Ranked[] {
+  const sized = typeof hitChars === "function" ? null : hitChars;
+  const size = typeof hitChars === "function" ? hitChars : memoryHitChars;
   const ranked: Ranked[] = new Array(candidates.length);
   const lines: string[] = new Array(Math.min(CHUNK, candidates.length));
   const extend = counter.newlineCut && counter.extendWithNewlines !== undefined;
@@ -106,7 +108,8 @@ function measureHits(
         text: c.text,
         instant: null,
         line: null,
-        chars: counting === "every" ? cpLength(line) : hitChars(c),
+        chars:
+          counting === "every" ? cpLength(line) : sized !== null ? (sized[i] as number) : size(c),
         tokens: -1,
         joined: -1,
       };
@@ -122,12 +125,18 @@ function measureHits(
   return ranked;
 }
 
+/**
+ * How a priced hit's size in chars is known: a function of the candidate, or the sizes
+ * themselves, by the candidate's index (a caller that measured every hit in one loop).
+ */
+export type HitChars = ((c: Candidate) => number) | readonly number[];
+
 /** The candidates measured (see measureHits) and sorted in rank order. */
 export function rankCandidates(
   candidates: readonly Candidate[],
   counter: TokenCounter,
   counting: HitCounting = "every",
-  hitChars: (c: Candidate) => number = memoryHitChars,
+  hitChars: HitChars = memoryHitChars,
 ): Ranked[] {
   const ranked = measureHits(candidates, counter, counting, hitChars);
   ranked.sort(compareRank);

@@ -8,7 +8,7 @@ import { cpLength, trimWs } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import type { MemoryDecision } from "./decision.js";
 import { Selection } from "./gates.js";
-import { rankCandidates } from "./rank.js";
+import { type HitChars, rankCandidates } from "./rank.js";
 import { renderMemoryBlock } from "./render.js";
 import {
   type Candidate,
@@ -116,8 +116,9 @@ export interface GateOutcome {
  * dedupe and conflict slots — for a packer of its own to apply top-k and budgets to what
  * passed (the assembler's recall slot). Candidates must be validated already (by
  * `CandidateSchema` or a schema embedding its fields) with unique ids, `scope` trimmed
- * and non-blank. Each hit is sized for `candidateChars` by `hitChars` (default: its
- * docs/memory-selection.md rendering, computed from its values); none is counted, so no
+ * and non-blank. Each hit is sized for `candidateChars` by `hitChars` — a function of the
+ * candidate or the sizes by index (default: its docs/memory-selection.md rendering, computed
+ * from its values); none is counted, so no
  * decision carries `candidateTokens` (the packer counts what it admits).
  */
 export function gateCandidates(
@@ -125,7 +126,7 @@ export function gateCandidates(
   scope: string,
   minScore: number,
   counter: TokenCounter,
-  hitChars?: (c: Candidate) => number,
+  hitChars?: HitChars,
 ): GateOutcome {
   const policy: Policy = {
     minScore,

@@ -266,6 +266,19 @@ export const ProfileEntrySchema = z.object({
 /** One profile fact (`identity`, `preference` or a caller-defined category). */
 export type ProfileEntry = z.infer<typeof ProfileEntrySchema>;
 
+// A profile entry as an item.
+function profileItem(e: ProfileEntry): SourceItem {
+  const item: SourceItem = {
+    id: e.key,
+    text: `${e.key}: ${e.value}`,
+    data: { type: "profile", key: e.key, value: e.value },
+  };
+  if (e.category !== undefined) item.category = e.category;
+  if (e.score !== undefined) item.score = e.score;
+  if (e.updatedAt !== undefined) item.createdAt = e.updatedAt;
+  return item;
+}
+
 /**
  * Profile entries (copied and validated when built; keys unique) → items in the given
  * order: id = key, text `key: value`, category, score, createdAt = updatedAt.
@@ -279,24 +292,10 @@ export function profileSource(entries: readonly ProfileEntry[], id = "profile"):
     rejectDuplicate(seen, e.key, "profile key", ["entries", i, "key"]);
   });
   const version = {}; // the entries are fixed when the source is built
-  return singleKindSource(
-    id,
-    "profile",
-    () =>
-      list.map((e) => {
-        const item: SourceItem = {
-          id: e.key,
-          text: `${e.key}: ${e.value}`,
-          data: { type: "profile", key: e.key, value: e.value },
-        };
-        if (e.category !== undefined) item.category = e.category;
-        if (e.score !== undefined) item.score = e.score;
-        if (e.updatedAt !== undefined) item.createdAt = e.updatedAt;
-        return item;
-      }),
-    true,
-    { current: () => version, upfront: true },
-  );
+  return singleKindSource(id, "profile", () => list.map(profileItem), true, {
+    current: () => version,
+    upfront: true,
+  });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -315,6 +314,32 @@ function own<T>(map: Readonly<Record<string, T>> | undefined, key: string): T | 
   return map !== undefined && Object.hasOwn(map, key) ? map[key] : undefined;
 }
 
+// A recall candidate as an item (provenance and tags copied: they are the caller's).
+function recallItem(c: CandidateInput, extras: RecallExtras): SourceItem {
+  const memory: NonNullable<SourceItem["memory"]> = {
+    userScope: c.userScope,
+    sourceRank: c.sourceRank,
+    provenance: { ...c.provenance },
+  };
+  if (c.conflictKey !== undefined) memory.conflictKey = c.conflictKey;
+  if (c.authority !== undefined) memory.authority = c.authority;
+  const item: SourceItem = {
+    id: c.memoryId,
+    text: c.text,
+    score: c.score,
+    createdAt: c.provenance?.capturedAt,
+    sourceRef: c.provenance?.sourceId,
+    memory,
+  };
+  const importance = own(extras.importance, c.memoryId);
+  if (importance !== undefined) item.importance = importance;
+  const category = own(extras.categories, c.memoryId);
+  if (category !== undefined) item.category = category;
+  const tags = own(extras.tags, c.memoryId);
+  if (tags !== undefined) item.tags = [...tags];
+  return item;
+}
+
 /**
  * Recall candidates (docs/memory-selection.md), read at fetch time, → items in the given order:
  * id = memoryId, text, score, createdAt = provenance.capturedAt, sourceRef =
@@ -330,31 +355,16 @@ export function recallSource(
   return singleKindSource(
     id,
     "recall_memory",
-    () =>
-      getCandidates().map((c) => {
-        const memory: NonNullable<SourceItem["memory"]> = {
-          userScope: c.userScope,
-          sourceRank: c.sourceRank,
-          provenance: { ...c.provenance },
-        };
-        if (c.conflictKey !== undefined) memory.conflictKey = c.conflictKey;
-        if (c.authority !== undefined) memory.authority = c.authority;
-        const item: SourceItem = {
-          id: c.memoryId,
-          text: c.text,
-          score: c.score,
-          createdAt: c.provenance?.capturedAt,
-          sourceRef: c.provenance?.sourceId,
-          memory,
-        };
-        const importance = own(extras.importance, c.memoryId);
-        if (importance !== undefined) item.importance = importance;
-        const category = own(extras.categories, c.memoryId);
-        if (category !== undefined) item.category = category;
-        const tags = own(extras.tags, c.memoryId);
-        if (tags !== undefined) item.tags = [...tags];
-        return item;
-      }),
+    () => {
+      // A loop over a module-level function, not a closure per fetch: see "Object
+      // shapes" in docs/performance.md.
+      const candidates = getCandidates();
+      const items: SourceItem[] = new Array(candidates.length);
+      for (let i = 0; i < candidates.length; i++) {
+        items[i] = recallItem(candidates[i] as CandidateInput, extras);
+      }
+      return items;
+    },
     // Candidates are read as given at fetch time: the assembler validates them.
     false,
   );

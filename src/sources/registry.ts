@@ -22,5 +22,13 @@ export function createSourceRegistry(sources: readonly ContextSource[]): SourceR
     seen.add(s.id);
   });
   const list = [...sources];
-  return { sources: list, sourcesFor: (kind) => list.filter((s) => s.supports(kind)) };
+  return {
+    sources: list,
+    // A loop, not a filter closure per call: see "Object shapes" in docs/performance.md.
+    sourcesFor: (kind) => {
+      const out: ContextSource[] = [];
+      for (const s of list) if (s.supports(kind)) out.push(s);
+      return out;
+    },
+  };
 }

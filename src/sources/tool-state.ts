@@ -85,18 +85,23 @@ export class ToolState {
   // Tools in registration order, then recent calls newest first (see toolStateSource).
   #sourceItems(): SourceItem[] {
     const tools = this.#tools.length;
-    const items: SourceItem[] = this.#tools.map((t, i) => ({
-      id: `tool:${t.name}`,
-      text: this.#toolLines[i] as string,
-      category: "tool",
-      rank: i,
-      data: {
-        type: "tool",
-        name: t.name,
-        description: t.description,
-        requiredArgs: [...t.requiredArgs],
-      },
-    }));
+    // Plain loops, no closures per call: see "Object shapes" in docs/performance.md.
+    const items: SourceItem[] = [];
+    for (let i = 0; i < tools; i++) {
+      const t = this.#tools[i] as ToolSpec;
+      items.push({
+        id: `tool:${t.name}`,
+        text: this.#toolLines[i] as string,
+        category: "tool",
+        rank: i,
+        data: {
+          type: "tool",
+          name: t.name,
+          description: t.description,
+          requiredArgs: [...t.requiredArgs],
+        },
+      });
+    }
     for (let j = this.#calls.length - 1; j >= 0; j--) {
       const c = this.#calls[j] as RecordedToolCall;
       items.push({

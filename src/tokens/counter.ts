@@ -83,48 +83,86 @@ export function createTokenCounter(
   fn: (text: string) => number,
   options: CounterOptions = {},
 ): TokenCounter {
-  const cacheSize = options.cacheSize ?? 50_000;
-  const cache = new Map<string, number>();
-  const checked = (n: number): number => {
-    if (typeof n !== "number" || !Number.isInteger(n) || n < 0) {
-      throw new TokenCounterError(
-        `token counter "${name}" returned ${String(n)}; expected a non-negative integer`,
-      );
-    }
-    return n;
-  };
-  const remember = (text: string, n: number) => {
-    if (cacheSize > 0) {
-      // Bounded memory: a full cache starts over rather than tracking recency per hit.
-      if (cache.size >= cacheSize) cache.clear();
-      cache.set(text, n);
-    }
-  };
-  const count = (text: string): number => {
-    const hit = cache.get(text);
-    if (hit !== undefined) return hit;
-    const n = checked(fn(text));
-    remember(text, n);
-    return n;
-  };
-  const upTo = options.countUpTo;
-  // Not memoized: it reads a text only in part, usually once, and hashing the whole text
-  // for a memo lookup would cost what stopping early saves.
-  const countUpTo = upTo && ((text: string, limit: number): number => checked(upTo(text, limit)));
-  const upToNl = options.countUpToWithNewlines;
-  const countUpToWithNewlines =
-    upToNl &&
-    ((text: string, newlines: string, limit: number): number =>
-      checked(upToNl(text, newlines, limit)));
-  const extend = options.extendWithNewlines?.(count);
-  return {
-    name,
-    kind: options.kind ?? "exact",
-    newlineCut: options.newlineCut ?? false,
-    ...(extend ? { extendWithNewlines: extend } : {}),
-    ...(countUpTo ? { countUpTo } : {}),
-    ...(countUpToWithNewlines ? { countUpToWithNewlines } : {}),
-    countUncached: (text: string): number => checked(fn(text)),
-    count,
-  };
+  return new MemoCounter(name, fn, options);
+}
+
+/**
+ * A counter's memo and function, under a symbol: `count` and `countUncached` are the
+ * same two functions for every counter, reading the counter they are called on. Code that
+ * counts then calls one function whichever counter it is given — with a closure per
+ * counter, every fresh counter was a new call target, and the packer's optimized code was
+ * discarded for it (see "Object shapes" in docs/performance.md). A spread copy of a
+ * counter (`{ ...counter, name: "mine" }`) carries the symbol, so it counts too.
+ */
+const STATE = Symbol("promptctx.tokenCounter");
+
+interface CounterState {
+  name: string;
+  fn: (text: string) => number;
+  cache: Map<string, number>;
+  cacheSize: number;
+}
+
+type Held = { readonly [STATE]: CounterState };
+
+function memoCount(this: Held, text: string): number {
+  const s = this[STATE];
+  const hit = s.cache.get(text);
+  if (hit !== undefined) return hit;
+  const n = checked(s.name, s.fn(text));
+  if (s.cacheSize > 0) {
+    // Bounded memory: a full cache starts over rather than tracking recency per hit.
+    if (s.cache.size >= s.cacheSize) s.cache.clear();
+    s.cache.set(text, n);
+  }
+  return n;
+}
+
+function uncachedCount(this: Held, text: string): number {
+  const s = this[STATE];
+  return checked(s.name, s.fn(text));
+}
+
+/**
+ * The counter of {@link createTokenCounter}: every member an own property, set in one
+ * order (one hidden class for every counter, kept alive by the class; see "Object shapes"
+ * in docs/performance.md). Optional members the options do not give are `undefined`.
+ */
+class MemoCounter implements TokenCounter {
+  /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
+  static readonly #shape = new MemoCounter("shape", () => 0, {});
+  readonly name: string;
+  readonly kind: "exact" | "estimate";
+  readonly newlineCut: boolean;
+  readonly extendWithNewlines: TokenCounter["extendWithNewlines"];
+  readonly countUpTo: TokenCounter["countUpTo"];
+  readonly countUpToWithNewlines: TokenCounter["countUpToWithNewlines"];
+  readonly [STATE]: CounterState;
+  readonly countUncached: (this: Held, text: string) => number = uncachedCount;
+  readonly count: (this: Held, text: string) => number = memoCount;
+
+  constructor(name: string, fn: (text: string) => number, options: CounterOptions) {
+    this.name = name;
+    this.kind = options.kind ?? "exact";
+    this.newlineCut = options.newlineCut ?? false;
+    this.extendWithNewlines = options.extendWithNewlines?.((text) => this.count(text));
+    const upTo = options.countUpTo;
+    // Not memoized: it reads a text only in part, usually once, and hashing the whole text
+    // for a memo lookup would cost what stopping early saves.
+    this.countUpTo = upTo && ((text, limit) => checked(name, upTo(text, limit)));
+    const upToNl = options.countUpToWithNewlines;
+    this.countUpToWithNewlines =
+      upToNl && ((text, newlines, limit) => checked(name, upToNl(text, newlines, limit)));
+    this[STATE] = { name, fn, cache: new Map(), cacheSize: options.cacheSize ?? 50_000 };
+  }
+}
+
+function checked(name: string, n: number): number {
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 0) {
+    throw new TokenCounterError(
+      `token counter "${name}" returned ${String(n)}; expected a non-negative integer`,
+    );
+  }
+  return n;
 }
