@@ -72,9 +72,10 @@ async function fetchOne(
   query: SourceQuery,
   signal: AbortSignal,
 ): Promise<FillPart> {
+  const reusable = reusablePart(source, slot);
+  if (reusable !== null) return reusable;
   const upfront = upfrontVersion(source, slot.kind);
   const kept = upfront === null ? undefined : keptParts.get(source)?.get(slot.kind);
-  if (kept?.part && kept.version === upfront) return kept.part;
   // A sync throw and an async rejection are the same failure.
   const raw = await Promise.resolve().then(() => source.fetch(slot, query, signal));
   const part: FillPart = {
@@ -86,6 +87,54 @@ async function fetchOne(
     keep(source, slot.kind, upfront, kept?.version === upfront ? part : null);
   }
   return part;
+}
+
+/** The part kept for `source` and `slot` that a fetch now would equal, else null. */
+function reusablePart(source: ContextSource, slot: SlotSpec): FillPart | null {
+  const upfront = upfrontVersion(source, slot.kind);
+  if (upfront === null) return null;
+  const kept = keptParts.get(source)?.get(slot.kind);
+  return kept?.part && kept.version === upfront ? kept.part : null;
+}
+
+/** Every source's reusable part, in source order, or null when one has none. */
+function allKept(sources: readonly ContextSource[], slot: SlotSpec): FillPart[] | null {
+  const parts: FillPart[] = [];
+  for (const source of sources) {
+    const part = reusablePart(source, slot);
+    if (part === null) return null;
+    parts.push(part);
+  }
+  return parts;
+}
+
+/**
+ * A slot whose every source has a reusable part is filled at once: no source is asked,
+ * so there is nothing to time out (no timer, no abort signal). Each skipped fetch is still
+ * timed and traced, as a fetch that returned at once.
+ */
+function fromKept(
+  slot: SlotSpec,
+  sources: readonly ContextSource[],
+  parts: readonly FillPart[],
+  ids: string[],
+  query: SourceQuery,
+  clock: () => number,
+  timings: FetchTiming[],
+  trace?: TraceStep,
+): SlotFill {
+  for (let i = 0; i < sources.length; i++) {
+    const source = sources[i] as ContextSource;
+    const start = clock();
+    if (trace) {
+      const count = (parts[i] as FillPart).items.length;
+      startFetchSpan(trace, slot.kind, source.id, query.text).end(() => ({
+        "promptctx.items.count": count,
+      }));
+    }
+    timings.push({ slot: slot.kind, sourceId: source.id, ms: clock() - start });
+  }
+  return mergeParts(parts, ids);
 }
 
 function keep(source: ContextSource, kind: string, version: object, part: FillPart | null) {
@@ -114,6 +163,8 @@ export async function fillSlot(
 ): Promise<SlotFill> {
   if (sources.length === 0) return { status: "no_source", items: [], sourceIds: [] };
   const ids = sources.map((s) => s.id).sort();
+  const kept = allKept(sources, slot);
+  if (kept !== null) return fromKept(slot, sources, kept, ids, query, clock, timings, trace);
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {

@@ -171,6 +171,31 @@ describe("assembly spans", () => {
     expect(spans.every((s) => s.status.code === SpanStatusCode.UNSET)).toBe(true);
   });
 
+  it("a fetch skipped for an unchanged source is still a span and a timing", async () => {
+    const input = reactInput(reactWorld()); // the same sources for every assembly
+    const first = await assemble(input);
+    await assemble(input); // the second fetch under one version is kept
+    const { exporter, tracer } = recorder();
+    const a = await assemble({ ...input, trace: { tracer } });
+    expect(a.prompt).toBe(first.prompt);
+    const spans = exporter.getFinishedSpans();
+    const fill = one(spans, "promptctx.fill_sources");
+    const fetches = byName(spans, "promptctx.source.fetch");
+    const pairs = (x: Array<[unknown, unknown]>) => x.map((p) => p.join("/")).sort();
+    expect(
+      pairs(
+        fetches.map((f) => [f.attributes["promptctx.slot"], f.attributes["promptctx.source.id"]]),
+      ),
+    ).toEqual(pairs(first.manifest.timings.fetch.map((t) => [t.slot, t.sourceId])));
+    expect(pairs(a.manifest.timings.fetch.map((t) => [t.slot, t.sourceId]))).toEqual(
+      pairs(first.manifest.timings.fetch.map((t) => [t.slot, t.sourceId])),
+    );
+    for (const f of fetches) {
+      expect(parentOf(f)).toBe(idOf(fill));
+      expect(f.attributes["promptctx.items.count"]).toBeGreaterThanOrEqual(0);
+    }
+  });
+
   it("attributes carry budgets, use, cache keys and decision counts equal to the manifest's", async () => {
     const { exporter, tracer } = recorder();
     const a = await assemble(reactInput(reactWorld(), { trace: { tracer, model: "gpt-4o" } }));
