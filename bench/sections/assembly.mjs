@@ -2,7 +2,8 @@
  * Section `assembly`: one `react` assembly (docs/assembler.md) over in-memory sources, tokenizer
  * o200k_base, and the same assembly through a runtime session (docs/session-and-cache.md).
  *
- * Sources (built once, untimed; every fetch returns fresh copies): constraints (5 pinned
+ * Sources (built once, untimed; shared by the runs as an agent keeps them, so the built-in
+ * sources whose data is unchanged are not fetched again — docs/assembler.md): constraints (5 pinned
  * rules: pinned items must fit the slot's 280 chars or the assembly fails closed, so
  * 1,000 rules would not be a workload), planner (one task state → its 2 items: the
  * source serves a single state), and 1,000 items each from task memory
@@ -12,7 +13,8 @@
  * English, CJK (Chinese with kana) and code.
  *
  * Variants, interleaved:
- * - cold: `assemble(...)` with a fresh o200k_base counter per run (empty memo).
+ * - cold: `assemble(...)` with a fresh o200k_base counter per run (empty counter memo, no
+ *   layer memo); the sources are the shared ones.
  * - session first: a new `Session` (fresh counter) and its first `assemble`.
  * - session unchanged: `session.assemble` again with the same query and clock, no event
  *   (the cached assembly comes back); timed as a batch, reported per call.
@@ -342,11 +344,11 @@ export async function run(ctx) {
     },
   };
   const { timings: m, runs, warmup } = await measure(variants, ctx);
-  // Steady state: the same cold and new-turn runs without a forced GC before each. A full
-  // GC discards optimized code tied to objects that died with the previous run (V8's
-  // "weak objects" deopts: per-run counters, sources' items, closures), so the forced-GC
-  // figures measure partly unoptimized code; a long-running service sees full GCs now and
-  // then, not before every assembly. Both are printed and judged.
+  // Steady state: the same cold and new-turn runs without a forced GC before each (a full
+  // GC evicts caches and leaves background sweeping running into the next run; a
+  // long-running service sees full GCs now and then, not before every assembly; see
+  // docs/performance.md for the optimized code a full GC used to discard). Both are
+  // printed and judged.
   const steady = (
     await measure(
       { cold: variants.cold, sessionTurn: variants.sessionTurn },
