@@ -80,25 +80,32 @@ const isPlain = (x: object) => {
  * instances, getters on a prototype) is unequal, so it gets parsed.
  */
 export function sameJson(a: unknown, b: unknown): boolean {
-  if (Object.is(a, b)) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  // `===` first (the common case), `Object.is` only to tell 0 from -0 (NaN never reaches
+  // here equal: it fails `===` and is not an object).
+  if (a === b) return a !== 0 || Object.is(a, b);
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) {
+    return Object.is(a, b);
+  }
+  const arrayA = Array.isArray(a);
+  if (arrayA || Array.isArray(b)) {
+    if (!arrayA || !Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
     return true;
   }
   if (!isPlain(a) || !isPlain(b)) return false;
   // for…in, not Object.keys: validating thousands of items each fetch would otherwise
-  // allocate two key arrays per object. Plain objects inherit no enumerable keys.
+  // allocate two key arrays per object. Both objects are plain, so for…in visits the same
+  // inherited keys (none, unless Object.prototype was given enumerable ones) on both
+  // sides: counting them on both leaves the comparison of own keys exact.
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
   let keys = 0;
-  for (const k in a) {
-    if (!Object.hasOwn(a, k)) continue;
+  for (const k in ra) {
     keys++;
-    if (!Object.hasOwn(b, k)) return false;
-    if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
-      return false;
+    const vb = rb[k];
+    if (vb === undefined && !Object.hasOwn(rb, k)) return false;
+    if (!sameJson(ra[k], vb)) return false;
   }
-  for (const k in b) if (Object.hasOwn(b, k)) keys--;
-  if (keys !== 0) return false;
-  return true;
+  for (const _ in rb) keys--;
+  return keys === 0;
 }
