@@ -171,6 +171,9 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
   // Recall lines show their figures; structured items read as the table's formats.
   const formatOf = (kind: string): ItemFormat | null =>
     kind === "recall_memory" ? recallFills : dataLines;
+  const recallMeter = new LineMeter(prefixChars, recallFills, templates);
+  const dataMeter = new LineMeter(prefixChars, dataLines, templates);
+  const meterOf = (kind: string): LineMeter => (kind === "recall_memory" ? recallMeter : dataMeter);
   const frame = (slot: { kind: string; title?: string; itemStyle?: "list" | "block" }) => {
     const heading = templates.fill({
       template: table.headingFormat,
@@ -178,7 +181,8 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
     });
     // Documents (instruction files, skill bodies) read as blocks, not as list items.
     if (slot.itemStyle === "block") return new BlockFrame(heading);
-    return new ListFrame(heading, table.itemPrefix, formatOf(slot.kind), templates);
+    const kind = slot.kind;
+    return new ListFrame(heading, table.itemPrefix, formatOf(kind), templates, meterOf(kind));
   };
   return {
     name,
@@ -190,9 +194,7 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
         ? item.text
         : listLine(table.itemPrefix, formatOf(slot.kind), item, templates),
     itemChars: (slot, item) =>
-      slot.itemStyle === "block"
-        ? cpLength(item.text)
-        : listLineChars(prefixChars, formatOf(slot.kind), item, templates),
+      slot.itemStyle === "block" ? cpLength(item.text) : meterOf(slot.kind).chars(item),
   };
 }
 
@@ -227,6 +229,44 @@ function listLineChars(
   return n;
 }
 
+/**
+ * Code points of an item's list line under one format, remembered per item when the item
+ * is frozen — the assembler's items are (a kept source's, a validated caller's), and a
+ * frozen item's line cannot change — so a slot priced again over the same items (every
+ * assembly over long-lived sources) measures each line once.
+ */
+class LineMeter {
+  /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
+  static readonly #shape = new LineMeter(0, null, new Templates());
+  readonly #known = new WeakMap<SourceItem, number>();
+
+  constructor(
+    private readonly prefixChars: number,
+    private readonly format: ItemFormat | null,
+    private readonly templates: Templates,
+  ) {}
+
+  chars(item: SourceItem): number {
+    if (!lineFrozen(item))
+      return listLineChars(this.prefixChars, this.format, item, this.templates);
+    let n = this.#known.get(item);
+    if (n === undefined) {
+      n = listLineChars(this.prefixChars, this.format, item, this.templates);
+      this.#known.set(item, n);
+    }
+    return n;
+  }
+}
+
+/** Whether every value a line of `item` is made of is frozen (its text, figures and data). */
+function lineFrozen(item: SourceItem): boolean {
+  if (!Object.isFrozen(item)) return false;
+  const data = item.data;
+  if (data === undefined) return true;
+  return Object.isFrozen(data) && (data.type !== "tool" || Object.isFrozen(data.requiredArgs));
+}
+
 // Frames are class instances, not literals of closures: optimized code that calls them
 // then depends on long-lived classes, not on per-slot closures that die after each
 // assembly (V8 discards code tied to dead objects, "weak objects", after a full GC).
@@ -258,19 +298,22 @@ class BlockFrame implements SlotFrame {
 class ListFrame implements SlotFrame {
   /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
-  static readonly #shape = new ListFrame("", "", null, new Templates());
+  static readonly #shape = new ListFrame(
+    "",
+    "",
+    null,
+    new Templates(),
+    new LineMeter(0, null, new Templates()),
+  );
   readonly separator = "\n";
   readonly tail = "";
-  /** The prefix is well-formed (validated), so it never pairs with the text after it. */
-  private readonly prefixChars: number;
   constructor(
     private readonly heading: string,
     private readonly prefix: string,
     private readonly format: ItemFormat | null,
     private readonly templates: Templates,
-  ) {
-    this.prefixChars = cpLength(prefix);
-  }
+    private readonly meter: LineMeter,
+  ) {}
   head(): string {
     return `${this.heading}\n`;
   }
@@ -278,6 +321,6 @@ class ListFrame implements SlotFrame {
     return listLine(this.prefix, this.format, item, this.templates);
   }
   lineChars(item: SourceItem): number {
-    return listLineChars(this.prefixChars, this.format, item, this.templates);
+    return this.meter.chars(item);
   }
 }

@@ -391,6 +391,14 @@ describe("tagged renderer", () => {
   });
 });
 
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 describe("slot frames", () => {
   const unit = fc.constantFrom("a", "<", "&", "天", "🚀", "\uD83D", "\uDE80", " ");
   const text = fc.string({ unit, minLength: 1, maxLength: 8 });
@@ -464,10 +472,34 @@ describe("slot frames", () => {
             expect(renderer.itemChars?.(slot, it, ctx)).toBe(cpLength(line));
             expect(frame?.line(it, i)).toBe(line);
             expect(frame?.lineChars?.(it, i)).toBe(cpLength(line));
+            // A frozen item's size is remembered: asked twice, through either door.
+            const frozen = deepFreeze(structuredClone(it));
+            for (let k = 0; k < 2; k++) {
+              expect(renderer.itemChars?.(slot, frozen, ctx)).toBe(cpLength(line));
+              expect(frame?.lineChars?.(frozen, i)).toBe(cpLength(line));
+            }
           }
         },
       ),
     );
+  });
+
+  it("measure an item that is not frozen again each time (it may have changed)", () => {
+    const en = getRenderer("en");
+    const slot = { kind: "profile" };
+    const item: SourceItem = { id: "p", text: "city: Beijing" };
+    item.data = { type: "profile", key: "city", value: "Beijing" };
+    expect(en.itemChars?.(slot, item, ctx)).toBe(cpLength("- city: Beijing"));
+    item.data = { type: "profile", key: "city", value: "Shanghai 上海" };
+    expect(en.itemChars?.(slot, item, ctx)).toBe(cpLength("- city: Shanghai 上海"));
+    // Frozen, but with data that is not: measured anew too.
+    const shallow = Object.freeze({
+      ...item,
+      data: { type: "profile" as const, key: "a", value: "b" },
+    });
+    expect(en.itemChars?.(slot, shallow, ctx)).toBe(cpLength("- a: b"));
+    (shallow.data as { value: string }).value = "bcd";
+    expect(en.itemChars?.(slot, shallow, ctx)).toBe(cpLength("- a: bcd"));
   });
 
   it("reject a locale whose item prefix is not well-formed", () => {
