@@ -122,9 +122,10 @@ export function rankItems(items: readonly SourcedItem[]): RankedItem[] {
 
 /**
  * A fill's items in rank order, as {@link rankItems} gives them. A slot filled by one
- * part alone keeps that part's ranking with it: a part is never changed, and the
- * assembler hands the same part to later assemblies while its source's data is
- * unchanged (`fill.ts`), so its items are not keyed and sorted again. Each call gets
+ * part alone keeps the ranking of that part's items array: it is never changed, and the
+ * assembler hands the same array to later assemblies while its source's data is
+ * unchanged (a kept part, `fill.ts`; a caller's items equal to last time,
+ * `validate-items.ts`), so its items are not keyed and sorted again. Each call gets
  * fresh entries (their decisions are the caller's to set).
  */
 export function rankFill(
@@ -133,10 +134,10 @@ export function rankFill(
 ): RankedItem[] {
   const only = parts.length === 1 ? parts[0] : undefined;
   if (only === undefined) return rankItems(items);
-  let order = rankedParts.get(only);
+  let order = rankedParts.get(only.items);
   if (order === undefined) {
     order = rankItems(only.items);
-    rankedParts.set(only, order);
+    rankedParts.set(only.items, order);
   }
   const out: RankedItem[] = new Array(order.length);
   for (let i = 0; i < order.length; i++) {
@@ -153,7 +154,7 @@ export function rankFill(
   return out;
 }
 
-/** Per part, its items ranked once (entries never handed out: each call copies them). */
+/** Per part's items, ranked once (entries never handed out: each call copies them). */
 const rankedParts = new WeakMap<object, readonly RankedItem[]>();
 
 /**

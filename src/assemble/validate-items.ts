@@ -11,14 +11,27 @@ import { type ContextSource, type SourceItem, SourceItemSchema } from "../source
 import { isValidated } from "../sources/validated.js";
 import type { SourcedItem } from "./pack.js";
 
-/** Per source and slot kind, the items that passed last time, by id. */
-const lastValid = new WeakMap<ContextSource, Map<string, Map<string, SourceItem>>>();
+/** Per source and slot kind, the items that passed last time: by id, and as returned. */
+const lastValid = new WeakMap<ContextSource, Map<string, LastValid>>();
+
+interface LastValid {
+  byId: Map<string, SourceItem>;
+  /** The sourced items returned last time, in the source's order. */
+  out: readonly SourcedItem[];
+}
 
 /**
  * `raw` as the items `source` returned for a slot of `kind`, each validated (or known
- * valid). Throws naming the first invalid item; a non-array is an error too.
+ * valid). Throws naming the first invalid item; a non-array is an error too. When every
+ * item equals, in order, what the source returned and passed last time, the very array
+ * returned then comes back: its items are the same objects, so what was made of them
+ * (their rank order, their line sizes) holds again.
  */
-export function validateItems(raw: unknown, source: ContextSource, kind: string): SourcedItem[] {
+export function validateItems(
+  raw: unknown,
+  source: ContextSource,
+  kind: string,
+): readonly SourcedItem[] {
   const sourceId = source.id;
   // Plain loops, no closures per call: see "Object shapes" in docs/performance.md.
   if (isValidated(raw)) {
@@ -34,18 +47,29 @@ export function validateItems(raw: unknown, source: ContextSource, kind: string)
     lastValid.set(source, byKind);
   }
   const last = byKind.get(kind);
+  if (last !== undefined && sameInOrder(raw, last.out, sourceId)) return last.out;
   const next = new Map<string, SourceItem>();
   const out: SourcedItem[] = new Array(raw.length);
   for (let i = 0; i < raw.length; i++) {
     const item: unknown = raw[i];
     const id = typeof item === "object" && item !== null ? (item as { id?: unknown }).id : null;
-    const prev = typeof id === "string" ? last?.get(id) : undefined;
+    const prev = typeof id === "string" ? last?.byId.get(id) : undefined;
     const valid = prev !== undefined && sameJson(item, prev) ? prev : parseItem(item, i);
     next.set(valid.id, valid);
     out[i] = { item: valid, sourceId };
   }
-  byKind.set(kind, next);
+  byKind.set(kind, { byId: next, out });
   return out;
+}
+
+// Whether `raw` is, item for item and in order, what `out` was made from.
+function sameInOrder(raw: readonly unknown[], out: readonly SourcedItem[], sourceId: string) {
+  if (raw.length !== out.length) return false;
+  for (let i = 0; i < raw.length; i++) {
+    const s = out[i] as SourcedItem;
+    if (s.sourceId !== sourceId || !sameJson(raw[i], s.item)) return false;
+  }
+  return true;
 }
 
 function parseItem(item: unknown, i: number): SourceItem {

@@ -4,7 +4,9 @@
  * is unchanged: the assembler reuses their items. Assemblies are byte-identical to ones
  * over the same sources seen through plain wrappers (always fetched), whatever changes in
  * between; reused items are frozen; sources that read caller functions (planner, recall)
- * are fetched every time.
+ * are fetched every time. A caller's source whose items are unchanged gives back the same
+ * validated items (and so their kept rank order): its assemblies equal those over a new
+ * source object each time, whatever the caller changes in place.
  */
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
@@ -143,6 +145,42 @@ describe("fetches skipped for unchanged built-in sources", () => {
           const reused = await assemble(input(direct, registry));
           const fetched = await assemble(input(wrapped, registry));
           expect(comparable(reused)).toBe(comparable(fetched));
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("a caller's source gives the same assemblies as a new source object each time (property)", async () => {
+    type Op = { op: "text" | "score" | "swap" | "add" | "drop" | "none"; n: number };
+    const op: fc.Arbitrary<Op> = fc.record({
+      op: fc.constantFrom<Op["op"]>("text", "score", "swap", "add", "drop", "none"),
+      n: fc.nat({ max: 20 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 10 }), async (steps) => {
+        const registry = schemas();
+        // Plain objects the caller changes in place between fetches.
+        const items: Array<{ id: string; text: string; score: number }> = WORDS.slice(0, 5).map(
+          (w, i) => ({ id: `k${i}`, text: `${w} doc`, score: 1 - i / 8 }),
+        );
+        let next = 5;
+        const fetch = () => items;
+        const kept: ContextSource = { id: "kb", supports: (k) => k === "kb", fetch };
+        // Every other slot served by the built-in sources of the world; kb by the caller.
+        const others = Object.values(world().sources).filter((x) => x.id !== "kb");
+        for (const st of steps) {
+          const at = items.length === 0 ? -1 : st.n % items.length;
+          if (st.op === "text" && at >= 0) (items[at] as { text: string }).text += " x";
+          else if (st.op === "score" && at >= 0) (items[at] as { score: number }).score = st.n / 20;
+          else if (st.op === "swap" && items.length > 1) items.push(items.shift() as never);
+          else if (st.op === "add")
+            items.push({ id: `k${next++}`, text: `new ${st.n}`, score: 0.5 });
+          else if (st.op === "drop" && at >= 0) items.splice(at, 1);
+          const fresh: ContextSource = { id: "kb", supports: (k) => k === "kb", fetch };
+          const a = await assemble(input([...others, kept], registry));
+          const b = await assemble(input([...others, fresh], registry));
+          expect(comparable(a)).toBe(comparable(b));
         }
       }),
       { numRuns: 60 },
