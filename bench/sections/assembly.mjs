@@ -396,14 +396,7 @@ export async function run(ctx) {
       limit: TARGET_COLD_MS,
       shownLimit: `${TARGET_COLD_MS} ms`,
     }),
-    judge("assembly", {
-      check: "cold assemble, cpu median",
-      figure: m.cold.cpuMedianMs,
-      shown: ms(m.cold.cpuMedianMs),
-      op: "<=",
-      limit: TARGET_COLD_MS,
-      shownLimit: `${TARGET_COLD_MS} ms`,
-    }),
+
     judge("assembly", {
       check: "new turn (beginTurn), wall median",
       figure: m.sessionTurn.medianMs,
@@ -412,14 +405,7 @@ export async function run(ctx) {
       limit: TARGET_TURN_MS,
       shownLimit: `${TARGET_TURN_MS} ms`,
     }),
-    judge("assembly", {
-      check: "new turn (beginTurn), cpu median",
-      figure: m.sessionTurn.cpuMedianMs,
-      shown: ms(m.sessionTurn.cpuMedianMs),
-      op: "<=",
-      limit: TARGET_TURN_MS,
-      shownLimit: `${TARGET_TURN_MS} ms`,
-    }),
+
     judge("assembly", {
       check: "cold assemble, steady state, wall median",
       figure: steady.cold.medianMs,
@@ -436,11 +422,34 @@ export async function run(ctx) {
       limit: TARGET_TURN_MS,
       shownLimit: `${TARGET_TURN_MS} ms`,
     }),
+    judge("assembly", {
+      check: "cold assemble, steady state, cpu median",
+      figure: steady.cold.cpuMedianMs,
+      shown: ms(steady.cold.cpuMedianMs),
+      op: "<=",
+      limit: TARGET_COLD_MS,
+      shownLimit: `${TARGET_COLD_MS} ms`,
+    }),
+    judge("assembly", {
+      check: "new turn, steady state, cpu median",
+      figure: steady.sessionTurn.cpuMedianMs,
+      shown: ms(steady.sessionTurn.cpuMedianMs),
+      op: "<=",
+      limit: TARGET_TURN_MS,
+      shownLimit: `${TARGET_TURN_MS} ms`,
+    }),
   ]);
   console.log(
-    "  wall = elapsed time (the target); cpu = process CPU time of the run, shown because",
+    "  wall = elapsed time (the target); cpu = process CPU time of the run (all threads), shown",
   );
-  console.log("  other processes on a shared machine stretch wall time, not CPU time.");
+  console.log("  because other processes on a shared machine stretch wall time, not CPU time.");
+  console.log(
+    "  CPU is judged in steady state only: a run right after a forced GC also pays for the",
+  );
+  console.log(
+    "  collector's helper threads finishing that GC (with --single-threaded-gc its cpu median",
+  );
+  console.log("  equals its wall median, and the wall median is unchanged).");
 
   // Per slot: what its sources returned and what the assembly kept.
   const layers = cold.manifest.layers;
