@@ -72,10 +72,8 @@ async function fetchOne(
   query: SourceQuery,
   signal: AbortSignal,
 ): Promise<FillPart> {
-  const reusable = reusablePart(source, slot);
+  const { upfront, kept, reusable } = held(source, slot.kind);
   if (reusable !== null) return reusable;
-  const upfront = upfrontVersion(source, slot.kind);
-  const kept = upfront === null ? undefined : keptParts.get(source)?.get(slot.kind);
   // A sync throw and an async rejection are the same failure.
   const raw = await Promise.resolve().then(() => source.fetch(slot, query, signal));
   const part: FillPart = {
@@ -89,19 +87,22 @@ async function fetchOne(
   return part;
 }
 
-/** The part kept for `source` and `slot` that a fetch now would equal, else null. */
-function reusablePart(source: ContextSource, slot: SlotSpec): FillPart | null {
-  const upfront = upfrontVersion(source, slot.kind);
-  if (upfront === null) return null;
-  const kept = keptParts.get(source)?.get(slot.kind);
-  return kept?.part && kept.version === upfront ? kept.part : null;
+/**
+ * What is held for `source` and `kind`: the token its next fetch would carry (null: not
+ * known upfront), what was kept, and the kept part a fetch now would equal (else null).
+ */
+function held(source: ContextSource, kind: string) {
+  const upfront = upfrontVersion(source, kind);
+  const kept = upfront === null ? undefined : keptParts.get(source)?.get(kind);
+  const reusable = kept?.part && kept.version === upfront ? kept.part : null;
+  return { upfront, kept, reusable };
 }
 
 /** Every source's reusable part, in source order, or null when one has none. */
 function allKept(sources: readonly ContextSource[], slot: SlotSpec): FillPart[] | null {
   const parts: FillPart[] = [];
   for (const source of sources) {
-    const part = reusablePart(source, slot);
+    const part = held(source, slot.kind).reusable;
     if (part === null) return null;
     parts.push(part);
   }

@@ -139,7 +139,6 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
   if (!parsed.success) throw invalidFromZod(parsed.error, ["locale"]);
   const table: LocaleTable = parsed.data as LocaleTable;
   const templates = new Templates();
-  const prefixChars = cpLength(table.itemPrefix);
   const headingText = (slot: { kind: string; title?: string }): string => {
     if (slot.title !== undefined) return slot.title;
     return Object.hasOwn(table.headings, slot.kind)
@@ -169,11 +168,10 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
       : (item: SourceItem) =>
           item.data === undefined ? null : dataFills(item.data, formats, templates);
   // Recall lines show their figures; structured items read as the table's formats.
-  const formatOf = (kind: string): ItemFormat | null =>
-    kind === "recall_memory" ? recallFills : dataLines;
-  const recallMeter = new LineMeter(prefixChars, recallFills, templates);
-  const dataMeter = new LineMeter(prefixChars, dataLines, templates);
-  const meterOf = (kind: string): LineMeter => (kind === "recall_memory" ? recallMeter : dataMeter);
+  const recallLines = new ListLines(table.itemPrefix, recallFills, templates);
+  const dataListLines = new ListLines(table.itemPrefix, dataLines, templates);
+  const linesOf = (kind: string): ListLines =>
+    kind === "recall_memory" ? recallLines : dataListLines;
   const frame = (slot: { kind: string; title?: string; itemStyle?: "list" | "block" }) => {
     const heading = templates.fill({
       template: table.headingFormat,
@@ -181,8 +179,7 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
     });
     // Documents (instruction files, skill bodies) read as blocks, not as list items.
     if (slot.itemStyle === "block") return new BlockFrame(heading);
-    const kind = slot.kind;
-    return new ListFrame(heading, table.itemPrefix, formatOf(kind), templates, meterOf(kind));
+    return new ListFrame(heading, linesOf(slot.kind));
   };
   return {
     name,
@@ -190,11 +187,9 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
     frame,
     // What one item renders to: its line in the slot's frame (no heading needed for that).
     renderItem: (slot, item) =>
-      slot.itemStyle === "block"
-        ? item.text
-        : listLine(table.itemPrefix, formatOf(slot.kind), item, templates),
+      slot.itemStyle === "block" ? item.text : linesOf(slot.kind).line(item),
     itemChars: (slot, item) =>
-      slot.itemStyle === "block" ? cpLength(item.text) : meterOf(slot.kind).chars(item),
+      slot.itemStyle === "block" ? cpLength(item.text) : linesOf(slot.kind).chars(item),
   };
 }
 
@@ -230,32 +225,43 @@ function listLineChars(
 }
 
 /**
- * Code points of an item's list line under one format, remembered per item when the item
- * is frozen — the assembler's items are (a kept source's, a validated caller's), and a
- * frozen item's line cannot change — so a slot priced again over the same items (every
- * assembly over long-lived sources) measures each line once.
+ * Items as list lines under one format: each line, and its code points — remembered per
+ * item when the item is frozen (the assembler's items are: a kept source's, a validated
+ * caller's; a frozen item's line cannot change), so a slot priced again over the same
+ * items (every assembly over long-lived sources) measures each line once.
  */
-class LineMeter {
+class ListLines {
   /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
-  static readonly #shape = new LineMeter(0, null, new Templates());
+  static readonly #shape = new ListLines("", null, new Templates());
   readonly #known = new WeakMap<SourceItem, number>();
+  /** The prefix is well-formed (validated), so it never pairs with the text after it. */
+  readonly #prefixChars: number;
 
   constructor(
-    private readonly prefixChars: number,
+    private readonly prefix: string,
     private readonly format: ItemFormat | null,
     private readonly templates: Templates,
-  ) {}
+  ) {
+    this.#prefixChars = cpLength(prefix);
+  }
+
+  line(item: SourceItem): string {
+    return listLine(this.prefix, this.format, item, this.templates);
+  }
 
   chars(item: SourceItem): number {
-    if (!lineFrozen(item))
-      return listLineChars(this.prefixChars, this.format, item, this.templates);
+    if (!lineFrozen(item)) return this.#measure(item);
     let n = this.#known.get(item);
     if (n === undefined) {
-      n = listLineChars(this.prefixChars, this.format, item, this.templates);
+      n = this.#measure(item);
       this.#known.set(item, n);
     }
     return n;
+  }
+
+  #measure(item: SourceItem): number {
+    return listLineChars(this.#prefixChars, this.format, item, this.templates);
   }
 }
 
@@ -291,36 +297,26 @@ class BlockFrame implements SlotFrame {
 }
 
 /**
- * One prefixed line per item: `heading\n- text\n- text`. `format` gives an item's own
- * line(s) when it has them (recall figures, structured items; null = the item's text),
- * each line prefixed.
+ * One prefixed line per item: `heading\n- text\n- text`, the lines as the slot kind's
+ * {@link ListLines} give them (recall figures, structured items, or the item's text).
  */
 class ListFrame implements SlotFrame {
   /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
-  static readonly #shape = new ListFrame(
-    "",
-    "",
-    null,
-    new Templates(),
-    new LineMeter(0, null, new Templates()),
-  );
+  static readonly #shape = new ListFrame("", new ListLines("", null, new Templates()));
   readonly separator = "\n";
   readonly tail = "";
   constructor(
     private readonly heading: string,
-    private readonly prefix: string,
-    private readonly format: ItemFormat | null,
-    private readonly templates: Templates,
-    private readonly meter: LineMeter,
+    private readonly lines: ListLines,
   ) {}
   head(): string {
     return `${this.heading}\n`;
   }
   line(item: SourceItem): string {
-    return listLine(this.prefix, this.format, item, this.templates);
+    return this.lines.line(item);
   }
   lineChars(item: SourceItem): number {
-    return this.meter.chars(item);
+    return this.lines.chars(item);
   }
 }
