@@ -31,10 +31,9 @@ import {
   taskMemorySource,
   toolStateSource,
 } from "../../src/sources/index.js";
+import { comparable, iso, WORDS } from "./helpers.js";
 
 const NOW_MS = Date.parse("2026-11-30T09:00:00Z");
-const iso = (ms: number) => new Date(ms).toISOString();
-const WORDS = ["deploy", "migration", "天气", "tests fail", "rm -rf", "API key", "🚀", "index"];
 
 function world() {
   const buffer = new TaskMemoryBuffer(5);
@@ -119,11 +118,6 @@ function input(sources: readonly ContextSource[], registry: SchemaRegistry): Ass
     schemas: registry,
     tokenizer: "o200k_base",
   };
-}
-
-function comparable(a: Awaited<ReturnType<typeof assemble>>): string {
-  const { timings: _t, ...manifest } = a.manifest;
-  return JSON.stringify({ ...a, manifest });
 }
 
 type Op = "observe" | "clear" | "call" | "clearCalls" | "task" | "none";

@@ -247,3 +247,24 @@ export function contentsOf(prompt: string, boundary = DEFAULT_CACHE_BOUNDARY): s
   if (prompt === "") return [];
   return prompt.split(boundary).flatMap((tier) => tier.split(SEGMENT_SEPARATOR));
 }
+
+/** An ISO timestamp of `ms`. */
+export const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Words for item texts: prose, CJK, shell, a secret-looking phrase, an emoji. */
+export const WORDS = [
+  "deploy",
+  "migration",
+  "天气",
+  "tests fail",
+  "rm -rf",
+  "API key",
+  "🚀",
+  "index",
+];
+
+/** An assembly as compared byte for byte: everything but the wall-clock timings. */
+export function comparable(a: Awaited<ReturnType<typeof assemble>>): string {
+  const { timings: _t, ...manifest } = a.manifest;
+  return JSON.stringify({ ...a, manifest });
+}

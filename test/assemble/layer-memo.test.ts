@@ -28,10 +28,9 @@ import {
   toolStateSource,
 } from "../../src/sources/index.js";
 import { getTokenCounter } from "../../src/tokens/index.js";
+import { comparable, iso, WORDS } from "./helpers.js";
 
 const NOW_MS = Date.parse("2026-11-30T09:00:00Z");
-const iso = (ms: number) => new Date(ms).toISOString();
-const WORDS = ["deploy", "migration", "天气", "tests fail", "rm -rf", "API key", "🚀", "index"];
 
 function candidate(i: number, text: string, score: number, scope = "u1"): CandidateInput {
   return {
@@ -121,12 +120,6 @@ const schemas = () => {
     budgetChars: 1600,
   });
 };
-
-/** An assembly as compared: everything but the wall-clock timings. */
-function comparable(a: Awaited<ReturnType<typeof assemble>>): string {
-  const { timings: _t, ...manifest } = a.manifest;
-  return JSON.stringify({ ...a, manifest });
-}
 
 type Step =
   | { op: "observe" | "call" | "recallChange" | "task"; n: number }

@@ -4,6 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { deepFreeze } from "../../src/assemble/validate-items.js";
 import { InvalidInputError } from "../../src/errors/index.js";
 import { renderMemoryBlock, renderMemoryHit } from "../../src/memory/index.js";
 import {
@@ -390,14 +391,6 @@ describe("tagged renderer", () => {
     );
   });
 });
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 describe("slot frames", () => {
   const unit = fc.constantFrom("a", "<", "&", "天", "🚀", "\uD83D", "\uDE80", " ");
