@@ -6,10 +6,11 @@
  */
 import type { ContextSource, SlotSpec, SourceQuery } from "../sources/index.js";
 import { upfrontVersion, versionOf } from "../sources/validated.js";
+import { deepFreeze } from "../text/index.js";
 import { inStep, type TraceStep } from "../trace/otel.js";
 import type { SourcedItem } from "./pack.js";
 import { startFetchSpan } from "./spans.js";
-import { deepFreeze, validateItems } from "./validate-items.js";
+import { knownUniqueIds, validateItems } from "./validate-items.js";
 
 /**
  * What one source returned for a slot: its items, and the version token its data had
@@ -59,12 +60,6 @@ interface Kept {
   /** The part to reuse; null after the first fetch under `version`. */
   part: FillPart | null;
 }
-
-/**
- * Parts found to have unique item ids when they alone filled a slot: a kept part that
- * fills a slot alone again needs no check (its items are the same).
- */
-const uniqueParts = new WeakSet<FillPart>();
 
 async function fetchOne(
   source: ContextSource,
@@ -220,11 +215,11 @@ export async function fillSlot(
 
 /**
  * The slot's items from its sources' parts (all fetched): their items in order, failing
- * the slot when two share an id.
+ * the slot when two share an id. One part whose ids validation found unique needs no check.
  */
 function mergeParts(fetched: readonly FillPart[], ids: string[]): SlotFill {
   const only = fetched.length === 1 ? fetched[0] : undefined;
-  if (only !== undefined && uniqueParts.has(only)) {
+  if (only !== undefined && knownUniqueIds(only.items)) {
     return { status: "ok", items: [...only.items], sourceIds: ids, parts: [only] };
   }
   const items: SourcedItem[] = [];
@@ -247,6 +242,5 @@ function mergeParts(fetched: readonly FillPart[], ids: string[]): SlotFill {
       items.push(s);
     }
   }
-  if (only !== undefined) uniqueParts.add(only);
   return { status: "ok", items, sourceIds: ids, parts };
 }

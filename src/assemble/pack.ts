@@ -67,8 +67,11 @@ export interface RankedItem {
   readonly score: number;
   /** The source's rank, +∞ when unranked. */
   readonly rank: number;
-  /** `createdAt` in milliseconds, null when undated. */
-  readonly time: number | null;
+  /**
+   * `createdAt` in milliseconds, null when undated; undefined until first read through
+   * {@link timeOf} — most orders are settled by score or rank, and most filters ask no age.
+   */
+  time: number | null | undefined;
   decision: ItemDecision | null;
 }
 
@@ -88,23 +91,51 @@ export function compareItems(a: SourcedItem, b: SourcedItem): number {
 }
 
 function rankKeys(s: SourcedItem): RankedItem {
-  const createdAt = s.item.createdAt;
   return {
     s,
     pinned: s.item.pinned === true,
     score: s.item.score ?? -1,
     rank: s.item.rank ?? Number.POSITIVE_INFINITY,
-    time: createdAt === undefined ? null : instantMillis(createdAt),
+    time: undefined,
     decision: null,
   };
+}
+
+/** `r`'s `createdAt` in milliseconds (null when undated), read once. */
+function timeOf(r: RankedItem): number | null {
+  let t = r.time;
+  if (t === undefined) {
+    t = itemTime(r.s.item);
+    r.time = t;
+  }
+  return t;
+}
+
+/**
+ * Instants of frozen items, parsed once: an unchanged item a source hands out again (a
+ * task buffer's observations) is not parsed again on the next turn. A frozen item's
+ * `createdAt` cannot change, and the weak map holds no item alive.
+ */
+const frozenTimes = new WeakMap<SourceItem, number | null>();
+
+function itemTime(item: SourceItem): number | null {
+  const createdAt = item.createdAt;
+  if (createdAt === undefined) return null;
+  if (!Object.isFrozen(item)) return instantMillis(createdAt);
+  let t = frozenTimes.get(item);
+  if (t === undefined) {
+    t = instantMillis(createdAt);
+    frozenTimes.set(item, t);
+  }
+  return t;
 }
 
 function compareRanked(a: RankedItem, b: RankedItem): number {
   if (a.pinned !== b.pinned) return a.pinned ? -1 : 1;
   if (a.score !== b.score) return b.score - a.score;
   if (a.rank !== b.rank) return a.rank < b.rank ? -1 : 1;
-  const ta = a.time;
-  const tb = b.time;
+  const ta = timeOf(a);
+  const tb = timeOf(b);
   if (ta !== tb) {
     if (ta === null) return 1;
     if (tb === null) return -1;
@@ -213,8 +244,9 @@ function filterReason(
     );
     return { reason: "low_confidence", detail };
   }
-  if (maxAgeHours !== undefined && maxAgeHours > 0 && r.time !== null) {
-    const ageHours = (nowMs - r.time) / 3_600_000;
+  if (maxAgeHours !== undefined && maxAgeHours > 0) {
+    const time = timeOf(r);
+    const ageHours = time === null ? 0 : (nowMs - time) / 3_600_000;
     if (ageHours > maxAgeHours) {
       const hours = Math.floor(ageHours);
       const detail = details.age.get(hours, () => `${hours}h old; maxAgeHours is ${maxAgeHours}`);

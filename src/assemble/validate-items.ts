@@ -8,7 +8,8 @@
  */
 import { formatPath } from "../errors/index.js";
 import { type ContextSource, type SourceItem, SourceItemSchema } from "../sources/index.js";
-import { isValidated } from "../sources/validated.js";
+import { hasUniqueIds, isValidated } from "../sources/validated.js";
+import { deepFreeze } from "../text/index.js";
 import type { SourcedItem } from "./pack.js";
 
 /** Per source and slot kind, the items that passed last time: by id, and as returned. */
@@ -18,6 +19,17 @@ interface LastValid {
   byId: Map<string, SourceItem>;
   /** The sourced items returned last time, in the source's order. */
   out: readonly SourcedItem[];
+}
+
+/**
+ * Arrays returned by {@link validateItems} whose items are known to have unique ids: a
+ * package source's that rules duplicates out, or a caller's found so while validating.
+ */
+const uniqueIdItems = new WeakSet<readonly SourcedItem[]>();
+
+/** Whether no two of `items` (an array {@link validateItems} returned) share an id. */
+export function knownUniqueIds(items: readonly SourcedItem[]): boolean {
+  return uniqueIdItems.has(items);
 }
 
 /**
@@ -37,6 +49,7 @@ export function validateItems(
   if (isValidated(raw)) {
     const out: SourcedItem[] = new Array(raw.length);
     for (let i = 0; i < raw.length; i++) out[i] = { item: raw[i] as SourceItem, sourceId };
+    if (hasUniqueIds(raw)) uniqueIdItems.add(out);
     return out;
   }
   if (!Array.isArray(raw))
@@ -58,6 +71,8 @@ export function validateItems(
     next.set(valid.id, valid);
     out[i] = { item: valid, sourceId };
   }
+  // The by-id map holds one entry per id: fewer than items means a shared id.
+  if (next.size === out.length) uniqueIdItems.add(out);
   byKind.set(kind, { byId: next, out });
   return out;
 }
@@ -82,15 +97,6 @@ function parseItem(item: unknown, i: number): SourceItem {
     );
   }
   return deepFreeze(parsed.data as SourceItem);
-}
-
-/** `value` and every object and array inside it, frozen (in place); returns it. */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 const isPlain = (x: object) => {

@@ -7,10 +7,11 @@
  * `planConversation`'s (which is a fresh planner per call).
  */
 import { InvalidInputError, invalidFromZod, PromptBudgetError } from "../errors/index.js";
+import { deepFreeze } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import { type Choice, decideAll, type PlanRecord, planOf } from "./decide.js";
 import type { ConversationPlan, PlanConversationRequest } from "./plan.js";
-import { deepFreeze, type MessagePrice, PriceBook } from "./price.js";
+import { type MessagePrice, PriceBook } from "./price.js";
 import {
   type ConversationPolicy,
   ConversationPolicySchema,

@@ -4,6 +4,7 @@
  * subtractions. Each message is priced once per planner and settings (memoized by the
  * message object), so a conversation that grows is not recounted every turn.
  */
+import { deepFreeze } from "../text/index.js";
 import { messageTokens } from "./count.js";
 import type { Message } from "./schema.js";
 import { type Transform, type TransformSettings, transformMessage } from "./transforms.js";
@@ -115,16 +116,4 @@ export class PriceBook {
       this.sumCleared.push((this.sumCleared[u] as number) + (sendable ? cleared : 0));
     }
   }
-}
-
-/**
- * Freezes a value and everything in it: messages a planner returns are shared between
- * its plans (and memoized), so nobody may change them in place.
- */
-export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }

@@ -6,7 +6,7 @@
  * formats the sources also put in `text`.
  */
 import { z } from "zod";
-import { textString } from "../text/index.js";
+import { deepFreeze, textString } from "../text/index.js";
 
 /** How recall lines (kind `recall_memory`) show importance and combined score. */
 export interface RecallLineFormat {
@@ -101,14 +101,6 @@ export const LocaleTableSchema = z.object({
     })
     .optional(),
 });
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 const EN: LocaleTable = {
   headings: {

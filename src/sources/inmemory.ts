@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { InvalidInputError } from "../errors/index.js";
 import type { CandidateInput } from "../memory/index.js";
-import { isoTimestamp, nonBlankString, textString } from "../text/index.js";
+import { deepFreeze, isoTimestamp, nonBlankString, textString } from "../text/index.js";
 import { parse, rejectDuplicate, singleKindSource } from "./single-kind.js";
 import type { ContextSource, SourceItem } from "./types.js";
 
@@ -165,7 +165,8 @@ function copyObservation(o: Observation): Observation {
 let observationItems: (buffer: TaskMemoryBuffer) => SourceItem[];
 let observationsVersion: (buffer: TaskMemoryBuffer) => object;
 
-// An observation as a task-memory item (tags copied: the buffer keeps its own).
+// An observation as a task-memory item (tags copied: the buffer keeps its own), frozen: the
+// buffer hands the same item out on every fetch while it holds the observation.
 function observationItem(o: Observation): SourceItem {
   const item: SourceItem = {
     id: o.id,
@@ -175,7 +176,7 @@ function observationItem(o: Observation): SourceItem {
   };
   if (o.tags !== undefined) item.tags = [...o.tags];
   if (o.score !== undefined) item.score = o.score;
-  return item;
+  return deepFreeze(item);
 }
 
 /**
@@ -190,13 +191,17 @@ function observationItem(o: Observation): SourceItem {
 export class TaskMemoryBuffer {
   readonly capacity: number;
   #items: Observation[] = [];
+  /** Each held observation's item, built when it was added (observations never change). */
+  #sourceItems: SourceItem[] = [];
   #counter = 0;
   /** A new token on every change of the held observations (see `markValidated`). */
   #version = {};
 
   static {
-    // The source reads the held observations without copying them twice.
-    observationItems = (buffer) => buffer.#items.map(observationItem);
+    // The source hands out the held observations' items: an unchanged observation is the
+    // same frozen item on every fetch, so what the assembler made of it (its instant, its
+    // line size) holds on the next turn.
+    observationItems = (buffer) => buffer.#sourceItems.slice();
     observationsVersion = (buffer) => buffer.#version;
   }
 
@@ -225,7 +230,11 @@ export class TaskMemoryBuffer {
     }
     const stored: Observation = copyObservation({ ...obs, id });
     this.#items.push(stored);
-    while (this.#items.length > this.capacity) this.#items.shift();
+    this.#sourceItems.push(observationItem(stored));
+    while (this.#items.length > this.capacity) {
+      this.#items.shift();
+      this.#sourceItems.shift();
+    }
     this.#version = {};
     return copyObservation(stored);
   }
@@ -238,13 +247,15 @@ export class TaskMemoryBuffer {
   /** Drops every observation (ids keep counting up). */
   clear(): void {
     this.#items = [];
+    this.#sourceItems = [];
     this.#version = {};
   }
 }
 
 /**
  * Task observations from the buffer's snapshot at fetch time, oldest first: id, text,
- * createdAt, tags, score, category (default `observation`).
+ * createdAt, tags, score, category (default `observation`). Each observation's item is
+ * built once and frozen; every fetch returns a new array of them.
  */
 export function taskMemorySource(buffer: TaskMemoryBuffer, id = "task_memory"): ContextSource {
   return singleKindSource(id, "task_memory", () => observationItems(buffer), true, {

@@ -47,8 +47,9 @@ export interface SourceVersion {
 /**
  * A source serving exactly one kind, from a function evaluated at fetch time. With
  * `validated`, `produce` builds its items from data validated when it came in, so they are
- * valid by construction and the assembler does not parse them again; `version` then gives
- * the data's version token.
+ * valid by construction, with unique ids (the data's keys were checked when it came in),
+ * and the assembler does not parse or check them again; `version` then gives the data's
+ * version token.
  */
 export function singleKindSource(
   id: string,
@@ -64,7 +65,7 @@ export function singleKindSource(
     fetch: (slot, query) => {
       if (slot.kind !== kind) return [];
       const items = produce(slot, query);
-      return validated ? markValidated(items, version?.current() ?? null) : items;
+      return validated ? markValidated(items, version?.current() ?? null, true) : items;
     },
   };
   if (!validated || version === undefined || !version.upfront) return source;

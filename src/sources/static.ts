@@ -32,7 +32,7 @@ export function staticSource(
       if (!served.has(slot.kind)) return [];
       if (fixed !== null) {
         const copies = fixed.items.map(copyItem);
-        return fixed.valid ? markValidated(copies, version) : copies;
+        return fixed.valid ? markValidated(copies, version, fixed.uniqueIds) : copies;
       }
       return (items as (slot: SlotSpec, query: SourceQuery) => readonly SourceItem[])(slot, query);
     },
@@ -44,16 +44,23 @@ export function staticSource(
 /**
  * Fixed items taken when the source is built: validated then, and kept as validated
  * (unknown fields dropped, as the assembler's check would) when all are valid; kept as
- * given otherwise, so the slot fails at fetch time naming the bad item.
+ * given otherwise, so the slot fails at fetch time naming the bad item. Whether their ids
+ * are unique is noted (two items with one id still fail the slot that gets them).
  */
-function fixedItems(items: readonly SourceItem[]): { items: SourceItem[]; valid: boolean } {
+function fixedItems(items: readonly SourceItem[]): {
+  items: SourceItem[];
+  valid: boolean;
+  uniqueIds: boolean;
+} {
   const parsed: SourceItem[] = [];
+  const ids = new Set<string>();
   for (const item of items) {
     const r = SourceItemSchema.safeParse(item);
-    if (!r.success) return { items: items.map(copyItem), valid: false };
+    if (!r.success) return { items: items.map(copyItem), valid: false, uniqueIds: false };
     parsed.push(r.data);
+    ids.add(r.data.id);
   }
-  return { items: parsed, valid: true };
+  return { items: parsed, valid: true, uniqueIds: ids.size === parsed.length };
 }
 
 // A copy sharing nothing mutable with `i` (tags and memory fields included).

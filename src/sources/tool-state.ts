@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { InvalidInputError } from "../errors/index.js";
-import { isBlank, isoTimestamp, nonBlankString, textString } from "../text/index.js";
+import { deepFreeze, isBlank, isoTimestamp, nonBlankString, textString } from "../text/index.js";
 import { parse, rejectDuplicate, singleKindSource } from "./single-kind.js";
 import type { ContextSource, SourceItem } from "./types.js";
 
@@ -40,11 +40,14 @@ let toolStateVersion: (state: ToolState) => object;
 export class ToolState {
   readonly maxCalls: number;
   readonly #tools: ToolSpec[];
-  /** Each tool's line, built once: tools are fixed at construction. */
-  readonly #toolLines: string[];
+  /** Each tool's item, built once and frozen: tools are fixed at construction. */
+  readonly #toolItems: SourceItem[];
   #calls: RecordedToolCall[] = [];
-  /** Each held call's line, built when it was recorded (calls never change). */
-  #callLines: string[] = [];
+  /**
+   * Each held call's line and data, built when it was recorded (calls never change; the
+   * data is frozen and shared by every fetch — only a call's rank moves as calls come in).
+   */
+  #callParts: Array<{ text: string; data: NonNullable<SourceItem["data"]> }> = [];
   #counter = 0;
   /** A new token on every change of the recent calls (see `markValidated`). */
   #version = {};
@@ -65,7 +68,7 @@ export class ToolState {
       throw new InvalidInputError(`maxCalls must be an integer ≥ 0, got ${maxCalls}`, "maxCalls");
     }
     this.maxCalls = maxCalls;
-    this.#toolLines = this.#tools.map(toolLine);
+    this.#toolItems = this.#tools.map(toolItem);
   }
 
   /** Records a call (validated; path `call.…`) and returns a copy with its id. */
@@ -73,10 +76,13 @@ export class ToolState {
     const c = parse(ToolCallSchema, call, ["call"]);
     const recorded: RecordedToolCall = { ...c, id: `call-${++this.#counter}` };
     this.#calls.push(recorded);
-    this.#callLines.push(toolCallLine(recorded));
+    this.#callParts.push({
+      text: toolCallLine(recorded),
+      data: deepFreeze({ type: "call", tool: c.tool, ok: c.ok, summary: c.summary }),
+    });
     while (this.#calls.length > this.maxCalls) {
       this.#calls.shift();
-      this.#callLines.shift();
+      this.#callParts.shift();
     }
     this.#version = {};
     return { ...recorded };
@@ -84,34 +90,23 @@ export class ToolState {
 
   // Tools in registration order, then recent calls newest first (see toolStateSource).
   #sourceItems(): SourceItem[] {
-    const tools = this.#tools.length;
+    const tools = this.#toolItems.length;
+    const calls = this.#calls.length;
     // Plain loops, no closures per call: see "Object shapes" in docs/performance.md.
-    const items: SourceItem[] = [];
-    for (let i = 0; i < tools; i++) {
-      const t = this.#tools[i] as ToolSpec;
-      items.push({
-        id: `tool:${t.name}`,
-        text: this.#toolLines[i] as string,
-        category: "tool",
-        rank: i,
-        data: {
-          type: "tool",
-          name: t.name,
-          description: t.description,
-          requiredArgs: [...t.requiredArgs],
-        },
-      });
-    }
-    for (let j = this.#calls.length - 1; j >= 0; j--) {
+    const items: SourceItem[] = new Array(tools + calls);
+    for (let i = 0; i < tools; i++) items[i] = this.#toolItems[i] as SourceItem;
+    for (let k = 0; k < calls; k++) {
+      const j = calls - 1 - k;
       const c = this.#calls[j] as RecordedToolCall;
-      items.push({
+      const part = this.#callParts[j] as { text: string; data: SourceItem["data"] };
+      items[tools + k] = {
         id: c.id,
-        text: this.#callLines[j] as string,
+        text: part.text,
         category: "call",
         createdAt: c.at,
-        rank: tools + (this.#calls.length - 1 - j),
-        data: { type: "call", tool: c.tool, ok: c.ok, summary: c.summary },
-      });
+        rank: tools + k,
+        data: part.data,
+      };
     }
     return items;
   }
@@ -129,9 +124,25 @@ export class ToolState {
   /** Forgets the recent calls (ids keep counting up). */
   clearCalls(): void {
     this.#calls = [];
-    this.#callLines = [];
+    this.#callParts = [];
     this.#version = {};
   }
+}
+
+// A registered tool as its item (rank = registration order), frozen.
+function toolItem(t: ToolSpec, rank: number): SourceItem {
+  return deepFreeze({
+    id: `tool:${t.name}`,
+    text: toolLine(t),
+    category: "tool",
+    rank,
+    data: {
+      type: "tool",
+      name: t.name,
+      description: t.description,
+      requiredArgs: [...t.requiredArgs],
+    },
+  });
 }
 
 /** `name(arg1, arg2) — description` (no dash part when the description is blank). */
@@ -150,7 +161,9 @@ export function toolCallLine(call: ToolCall): string {
  * Tool state at fetch time: one item per tool in registration order (id `tool:NAME`,
  * category `tool`), then one per recent call **newest first** (id `call-N`, category
  * `call`, createdAt = `at`), so a top-k cut keeps the latest calls. `rank` carries this
- * order into the assembler's item ranking.
+ * order into the assembler's item ranking. Tool items and every item's `data` are built
+ * once and frozen (shared by every fetch); a call's item is new on each fetch, as its
+ * rank moves with every call recorded after it.
  */
 export function toolStateSource(state: ToolState, id = "tool_state"): ContextSource {
   return singleKindSource(id, "tool_state", () => toolStateItems(state), true, {

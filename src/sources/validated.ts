@@ -7,29 +7,45 @@
  */
 import type { SourceItem } from "./types.js";
 
-/** Registered arrays, each with its version token (null: none given). */
-const valid = new WeakMap<readonly SourceItem[], object | null>();
+/** What was registered with an array. */
+interface Mark {
+  /** The version token (null: none given). */
+  version: object | null;
+  /** Whether no two of its items share an id. */
+  uniqueIds: boolean;
+}
+
+/** Registered arrays. */
+const valid = new WeakMap<readonly SourceItem[], Mark>();
 
 /**
  * Registers `items` (a fresh array built from validated data) as valid; returns it.
  * `version`, when given, is the source's token for the data the items were built from:
  * the source hands out the same token exactly as long as that data is unchanged (a new
  * token object on every change), so equal tokens mean equal items and the assembler may
- * reuse what it made of them last time.
+ * reuse what it made of them last time. `uniqueIds` says the source's data rules out two
+ * items with one id (keys or ids checked when the data came in), so the assembler need
+ * not check again when the items fill a slot alone.
  */
 export function markValidated<T extends readonly SourceItem[]>(
   items: T,
   version: object | null = null,
+  uniqueIds = false,
 ): T {
-  valid.set(items, version);
+  valid.set(items, { version, uniqueIds });
   return items;
 }
 
 /** The version token `items` was registered with, or null. */
 export function versionOf(items: unknown): object | null {
   return typeof items === "object" && items !== null
-    ? (valid.get(items as readonly SourceItem[]) ?? null)
+    ? (valid.get(items as readonly SourceItem[])?.version ?? null)
     : null;
+}
+
+/** Whether `items` was registered with `uniqueIds` (see {@link markValidated}). */
+export function hasUniqueIds(items: readonly SourceItem[]): boolean {
+  return valid.get(items)?.uniqueIds === true;
 }
 
 /** Whether `items` is an array registered by {@link markValidated}. */

@@ -1,7 +1,8 @@
 /**
  * Text rules (docs/text-and-tokens.md): code points and well-formed text, whitespace,
  * normalization, escaping, numbers, timestamps, Markdown masking, the regex-safety check
- * and the exact linear-time regex scan — each defined once. May import only errors.
+ * and the exact linear-time regex scan — each defined once — plus the deep freeze of plain
+ * data every stage shares. May import only errors.
  */
 export {
   compareCodePoints,
@@ -11,6 +12,7 @@ export {
   isWellFormedText,
 } from "./chars.js";
 export { escapedLength, escapeText } from "./escape.js";
+export { deepFreeze } from "./frozen.js";
 export { findImports, maskMarkdownCode } from "./markdown.js";
 export { casefold, normalizeKey } from "./normalize.js";
 export { formatFixed, formatScore } from "./numbers.js";

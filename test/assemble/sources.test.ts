@@ -125,6 +125,31 @@ describe("an optional source that fails", () => {
     expect(layer(a.manifest.layers, "constraints").status).toBe("included");
   });
 
+  it("duplicate ids fail the slot on every assembly: a caller's items or a static source's", async () => {
+    const dup = [
+      { id: "a", text: "one" },
+      { id: "a", text: "two" },
+    ];
+    const msg = (id: string) => `duplicate item id "a" from ${id} and ${id}`;
+    // The same source object each time: what the assembler remembers of its last fetch
+    // (validated items, kept parts) never lets a repeat pass.
+    const caller = source("caller", "profile", () => dup.map((i) => ({ ...i })));
+    const fixed = staticSource("fixed", ["profile"], dup);
+    for (const [src, id] of [
+      [caller, "caller"],
+      [fixed, "fixed"],
+    ] as const) {
+      for (let round = 0; round < 3; round++) {
+        const a = await chat(chatSources(src));
+        expect(layer(a.manifest.layers, "profile")).toMatchObject({
+          status: "skipped",
+          reason: "source_failed",
+          detail: msg(id),
+        });
+      }
+    }
+  });
+
   it("times out quickly, aborts its signal, and is skipped with source_timeout", async () => {
     const { src, seen } = hanging("slow", "profile");
     const started = performance.now();

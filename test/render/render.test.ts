@@ -4,7 +4,6 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { deepFreeze } from "../../src/assemble/validate-items.js";
 import { InvalidInputError } from "../../src/errors/index.js";
 import { renderMemoryBlock, renderMemoryHit } from "../../src/memory/index.js";
 import {
@@ -15,7 +14,7 @@ import {
   taggedRenderer,
 } from "../../src/render/index.js";
 import type { ItemData, SourceItem } from "../../src/sources/index.js";
-import { cpLength } from "../../src/text/index.js";
+import { cpLength, deepFreeze } from "../../src/text/index.js";
 
 const ctx = { userScope: "u1" };
 

@@ -293,6 +293,33 @@ describe("TaskMemoryBuffer and taskMemorySource", () => {
     expect(items).toHaveLength(2); // what was fetched is frozen
     expect(await fetchKind(s, "task_memory")).toHaveLength(3);
   });
+
+  it("hands out each held observation's frozen item, the same object on every fetch", async () => {
+    const b = new TaskMemoryBuffer(2);
+    const s = taskMemorySource(b);
+    b.add({ text: "one", createdAt: at(1), tags: ["db"] });
+    b.add({ text: "two", createdAt: at(2) });
+    const first = await fetchKind(s, "task_memory");
+    const again = await fetchKind(s, "task_memory");
+    expect(again).not.toBe(first); // a new array each fetch
+    expect(again[0]).toBe(first[0]);
+    expect(again[1]).toBe(first[1]);
+    for (const item of first) expect(Object.isFrozen(item)).toBe(true);
+    const tags = first[0]?.tags as string[];
+    expect(Object.isFrozen(tags)).toBe(true);
+    expect(() => tags.push("x")).toThrow(TypeError);
+    // The buffer keeps its own: the snapshot is untouched and still a mutable copy.
+    const snap = b.snapshot();
+    snap[0]?.tags?.push("mine");
+    expect(b.snapshot()[0]?.tags).toEqual(["db"]);
+    // Eviction drops the oldest item; the held one stays the same object.
+    b.add({ text: "three", createdAt: at(3) });
+    const after = await fetchKind(s, "task_memory");
+    expect(after.map((i) => i.id)).toEqual(["obs-2", "obs-3"]);
+    expect(after[0]).toBe(first[1]);
+    b.clear();
+    expect(await fetchKind(s, "task_memory")).toEqual([]);
+  });
 });
 
 describe("ToolState and toolStateSource", () => {
@@ -401,6 +428,31 @@ describe("ToolState and toolStateSource", () => {
     state.tools()[0]?.requiredArgs.push("mutated");
     expect(state.tools()[0]?.requiredArgs).toEqual(["path"]);
     expect(state.maxCalls).toBe(20);
+  });
+
+  it("tool items and call data are frozen and shared by fetches; call ranks move", async () => {
+    const at = (m: number) => `2026-08-17T09:0${m}:00Z`;
+    const state = new ToolState(tools, { maxCalls: 3 });
+    const s = toolStateSource(state);
+    state.recordCall({ tool: "run_tests", ok: true, summary: "green", at: at(1) });
+    const first = await fetchKind(s, "tool_state");
+    const toolData = first[0]?.data as { requiredArgs: string[] };
+    expect(() => toolData.requiredArgs.push("x")).toThrow(TypeError);
+    expect(state.tools()[0]?.requiredArgs).toEqual(["path"]);
+    state.recordCall({ tool: "now", ok: false, summary: "clock skew", at: at(2) });
+    const second = await fetchKind(s, "tool_state");
+    expect(second[0]).toBe(first[0]); // a tool's item is built once
+    const oldCall = (items: readonly SourceItem[]) => items.find((i) => i.id === "call-1");
+    expect(oldCall(second)?.data).toBe(oldCall(first)?.data);
+    expect(Object.isFrozen(oldCall(first)?.data)).toBe(true);
+    expect([oldCall(first)?.rank, oldCall(second)?.rank]).toEqual([3, 4]);
+    expect(second.map((i) => [i.id, i.rank])).toEqual([
+      ["tool:run_tests", 0],
+      ["tool:http_get", 1],
+      ["tool:now", 2],
+      ["call-2", 3],
+      ["call-1", 4],
+    ]);
   });
 
   it("validates tools and calls with a path", () => {
