@@ -168,8 +168,9 @@ export function createHeadingRenderer(name: string, locale: LocaleTable): SlotRe
       : (item: SourceItem) =>
           item.data === undefined ? null : dataFills(item.data, formats, templates);
   // Recall lines show their figures; structured items read as the table's formats.
-  const recallLines = new ListLines(table.itemPrefix, recallFills, templates);
-  const dataListLines = new ListLines(table.itemPrefix, dataLines, templates);
+  const recallLines = new ListLines(table.itemPrefix, recallFills, templates, false);
+  // With item formats, a structured item's line is made of its data alone.
+  const dataListLines = new ListLines(table.itemPrefix, dataLines, templates, dataLines !== null);
   const linesOf = (kind: string): ListLines =>
     kind === "recall_memory" ? recallLines : dataListLines;
   const frame = (slot: { kind: string; title?: string; itemStyle?: "list" | "block" }) => {
@@ -228,13 +229,17 @@ function listLineChars(
  * Items as list lines under one format: each line, and its code points — remembered per
  * item when the item is frozen (the assembler's items are: a kept source's, a validated
  * caller's; a frozen item's line cannot change), so a slot priced again over the same
- * items (every assembly over long-lived sources) measures each line once.
+ * items (every assembly over long-lived sources) measures each line once. When the line
+ * of a structured item is made of its data alone (`dataOnly`), the size is remembered per
+ * frozen data instead: a tool call's data outlives its item, which is new on every fetch
+ * (its rank moves with each later call).
  */
 class ListLines {
   /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
-  static readonly #shape = new ListLines("", null, new Templates());
-  readonly #known = new WeakMap<SourceItem, number>();
+  static readonly #shape = new ListLines("", null, new Templates(), false);
+  /** Line sizes by frozen item, or by frozen data for lines made of data alone. */
+  readonly #known = new WeakMap<object, number>();
   /** The prefix is well-formed (validated), so it never pairs with the text after it. */
   readonly #prefixChars: number;
 
@@ -242,6 +247,7 @@ class ListLines {
     private readonly prefix: string,
     private readonly format: ItemFormat | null,
     private readonly templates: Templates,
+    private readonly dataOnly: boolean,
   ) {
     this.#prefixChars = cpLength(prefix);
   }
@@ -251,13 +257,21 @@ class ListLines {
   }
 
   chars(item: SourceItem): number {
-    if (!lineFrozen(item)) return this.#measure(item);
-    let n = this.#known.get(item);
+    const key = this.#memoKey(item);
+    if (key === null) return this.#measure(item);
+    let n = this.#known.get(key);
     if (n === undefined) {
       n = this.#measure(item);
-      this.#known.set(item, n);
+      this.#known.set(key, n);
     }
     return n;
+  }
+
+  /** What `item`'s line size is remembered under: its frozen data, itself, or nothing. */
+  #memoKey(item: SourceItem): object | null {
+    const data = item.data;
+    if (this.dataOnly && data !== undefined && dataFrozen(data)) return data;
+    return Object.isFrozen(item) && (data === undefined || dataFrozen(data)) ? item : null;
   }
 
   #measure(item: SourceItem): number {
@@ -265,11 +279,8 @@ class ListLines {
   }
 }
 
-/** Whether every value a line of `item` is made of is frozen (its text, figures and data). */
-function lineFrozen(item: SourceItem): boolean {
-  if (!Object.isFrozen(item)) return false;
-  const data = item.data;
-  if (data === undefined) return true;
+/** Whether `data` and every value inside it a line reads is frozen. */
+function dataFrozen(data: ItemData): boolean {
   return Object.isFrozen(data) && (data.type !== "tool" || Object.isFrozen(data.requiredArgs));
 }
 
@@ -303,7 +314,7 @@ class BlockFrame implements SlotFrame {
 class ListFrame implements SlotFrame {
   /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
-  static readonly #shape = new ListFrame("", new ListLines("", null, new Templates()));
+  static readonly #shape = new ListFrame("", new ListLines("", null, new Templates(), false));
   readonly separator = "\n";
   readonly tail = "";
   constructor(

@@ -470,6 +470,19 @@ describe("slot frames", () => {
               expect(renderer.itemChars?.(slot, frozen, ctx)).toBe(cpLength(line));
               expect(frame?.lineChars?.(frozen, i)).toBe(cpLength(line));
             }
+            // Items that are not frozen sharing frozen data (a tool call's data outlives its
+            // item): each is measured as its own line, whatever else differs.
+            if (frozen.data !== undefined) {
+              const variants: SourceItem[] = [
+                { ...it, data: frozen.data },
+                { ...it, text: `${it.text} more`, score: 0.5, importance: 0.9, data: frozen.data },
+              ];
+              for (const v of variants) {
+                const own = renderer.renderItem?.(slot, v, ctx) ?? "";
+                expect(renderer.itemChars?.(slot, v, ctx)).toBe(cpLength(own));
+                expect(frame?.lineChars?.(v, i)).toBe(cpLength(own));
+              }
+            }
           }
         },
       ),
