@@ -15,10 +15,12 @@ import { checkRecallItems, isMemorySlot, packMemorySlot, withoutMinScore } from 
 import {
   filterRanked,
   type ItemDecision,
+  noDecisions,
   type PackedSlot,
   packRanked,
   type RankedItem,
   rankFill,
+  type SlotDecisions,
   type SlotRendering,
   type SourcedItem,
 } from "./pack.js";
@@ -73,8 +75,9 @@ function packLayer(slot: ResolvedSlot, filled: OkFill, ctx: LayerContext): Fille
   if (fill.status !== "ok") return unfilledLayer(slot, fill);
   const rendering = new LayerRendering(ctx.renderer, slot, ctx.scope);
   const filter = slot.filter ?? {};
+  const decisions = noDecisions(ranked.length);
   if (isMemorySlot(slot, fill.items)) {
-    const kept = filterRanked(ranked, withoutMinScore(filter), ctx.nowMs);
+    const kept = filterRanked(ranked, withoutMinScore(filter), ctx.nowMs, decisions);
     const { packed, plan } = packMemorySlot(
       slot,
       kept,
@@ -82,15 +85,18 @@ function packLayer(slot: ResolvedSlot, filled: OkFill, ctx: LayerContext): Fille
       ctx.scope,
       rendering,
       ctx.counter,
+      decisions,
       ctx.renderer.renderItem === undefined ? undefined : rendering,
     );
-    return { slot, fill, packed, decisions: decisionsOf(ranked), memoryPlan: plan };
+    return { slot, fill, packed, decisions: everyDecision(decisions), memoryPlan: plan };
   }
-  const kept = filterRanked(ranked, filter, ctx.nowMs);
+  const kept = filterRanked(ranked, filter, ctx.nowMs, decisions);
   // Items with cascade levels (KB tiers) are packed by the cascade, not greedily.
-  if (isCascadeSlot(fill.items)) return cascadeLayer(slot, fill, ranked, kept, rendering, ctx);
-  const packed = packRanked(kept, filter, rendering, ctx.counter, slot.kind);
-  return { slot, fill, packed, decisions: decisionsOf(ranked), memoryPlan: null };
+  if (isCascadeSlot(fill.items)) {
+    return cascadeLayer(slot, fill, kept, decisions, rendering, ctx);
+  }
+  const packed = packRanked(kept, filter, rendering, ctx.counter, slot.kind, decisions);
+  return { slot, fill, packed, decisions: everyDecision(decisions), memoryPlan: null };
 }
 
 /** The fields of a slot a renderer reads. */
@@ -188,8 +194,8 @@ function unfilledLayer(slot: ResolvedSlot, fill: Exclude<SlotFill, OkFill>): Fil
 function cascadeLayer(
   slot: ResolvedSlot,
   fill: OkFill,
-  ranked: readonly RankedItem[],
   kept: readonly RankedItem[],
+  decisions: SlotDecisions,
   rendering: SlotRendering,
   ctx: LayerContext,
 ): FilledLayer {
@@ -201,21 +207,27 @@ function cascadeLayer(
     slot.kind,
   );
   const byKey = new Map(packed.decisions.map((d) => [`${d.sourceId}\u0000${d.id}`, d]));
-  for (const r of kept) r.decision = byKey.get(`${r.s.sourceId}\u0000${r.s.item.id}`) ?? null;
+  for (const r of kept) {
+    decisions[r.pos] = byKey.get(`${r.s.sourceId}\u0000${r.s.item.id}`) ?? null;
+  }
   return {
     slot,
     fill,
     packed,
-    decisions: decisionsOf(ranked),
+    decisions: everyDecision(decisions),
     memoryPlan: null,
     cascade: (items) => rendering.render(items),
   };
 }
 
-// Item decisions in the slot's rank order, whatever stage made them (each entry has one).
-function decisionsOf(ranked: readonly RankedItem[]): ItemDecision[] {
-  const out: ItemDecision[] = new Array(ranked.length);
-  for (let i = 0; i < ranked.length; i++)
-    out[i] = (ranked[i] as RankedItem).decision as ItemDecision;
-  return out;
+/**
+ * The slot's item decisions in rank order, whatever stage made them. Every entry gets one
+ * (filter, gates, packer or cascade); a gap would be a bug, so it throws rather than
+ * listing fewer decisions than items.
+ */
+function everyDecision(decisions: SlotDecisions): ItemDecision[] {
+  for (let i = 0; i < decisions.length; i++) {
+    if (decisions[i] === null) throw new Error(`internal: ranked entry ${i} has no decision`);
+  }
+  return decisions as ItemDecision[];
 }

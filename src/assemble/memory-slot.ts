@@ -23,6 +23,7 @@ import {
   type PackedSlot,
   packRanked,
   type RankedItem,
+  type SlotDecisions,
   type SlotRendering,
   type SourcedItem,
 } from "./pack.js";
@@ -147,6 +148,7 @@ export function packMemorySlot(
   scope: string,
   rendering: SlotRendering,
   counter: TokenCounter,
+  slotDecisions: SlotDecisions,
   itemLines?: ItemLines,
 ): { packed: PackedSlot; plan: MemoryPlan } {
   // Plain loops, no closures per call: see "Object shapes" in docs/performance.md.
@@ -165,7 +167,14 @@ export function packMemorySlot(
   const gates = gateCandidates(candidates, scope, minScore, counter, chars);
   const survivors: RankedItem[] = [];
   for (const id of gates.passed) survivors.push(byId.get(id) as RankedItem);
-  const packed = packRanked(survivors, withoutMinScore(filter), rendering, counter, slot.kind);
+  const packed = packRanked(
+    survivors,
+    withoutMinScore(filter),
+    rendering,
+    counter,
+    slot.kind,
+    slotDecisions,
+  );
   // The selected hits' lines, in the slot's order.
   const lines = new Map<string, string>();
   for (const s of packed.selected) {
@@ -176,7 +185,8 @@ export function packMemorySlot(
   }
   const decisions: MemoryDecision[] = new Array(gates.decisions.length);
   for (let i = 0; i < decisions.length; i++) {
-    decisions[i] = settleHit(gates.decisions[i] as MemoryDecision, byId, lines, counter);
+    const d = gates.decisions[i] as MemoryDecision;
+    decisions[i] = settleHit(d, byId, lines, counter, slotDecisions);
   }
   const head = { scope, minScore, candidateCount: kept.length, tokenizer: counter.name };
   const context =
@@ -194,11 +204,12 @@ function settleHit(
   byId: ReadonlyMap<string, RankedItem>,
   lines: ReadonlyMap<string, string>,
   counter: TokenCounter,
+  slotDecisions: SlotDecisions,
 ): MemoryDecision {
   const entry = byId.get(d.memoryId) as RankedItem;
-  const p = entry.decision;
+  const p = slotDecisions[entry.pos] ?? null;
   if (d.status !== "selected" || p === null) {
-    entry.decision = gateDecision(entry, d);
+    slotDecisions[entry.pos] = gateDecision(entry, d);
     return d;
   }
   const line = lines.get(d.memoryId);

@@ -59,7 +59,12 @@ export interface PackedSlot {
   decisions: ItemDecision[];
 }
 
-/** An item with its rank keys read once, and its decision once made. */
+/**
+ * An item with its rank keys read once and its place in the slot's rank order. Entries are
+ * never changed once ranked (only the instant, read on first use, is filled in), so one
+ * ranking serves every assembly over the same items array; an assembly's decisions are
+ * kept apart, by position ({@link SlotDecisions}).
+ */
 export interface RankedItem {
   readonly s: SourcedItem;
   readonly pinned: boolean;
@@ -72,7 +77,16 @@ export interface RankedItem {
    * {@link timeOf} — most orders are settled by score or rank, and most filters ask no age.
    */
   time: number | null | undefined;
-  decision: ItemDecision | null;
+  /** Position in the slot's rank order: the index of the entry's decision. */
+  readonly pos: number;
+}
+
+/** One slot's item decisions by rank position, each null until a stage makes it. */
+export type SlotDecisions = (ItemDecision | null)[];
+
+/** A slot's decisions, none made yet, for `n` ranked entries. */
+export function noDecisions(n: number): SlotDecisions {
+  return new Array<ItemDecision | null>(n).fill(null);
 }
 
 /** How a slot renders: the whole slot, and optionally its pieces (see {@link SlotFrame}). */
@@ -87,18 +101,25 @@ export interface SlotRendering {
  * point — never input order.
  */
 export function compareItems(a: SourcedItem, b: SourcedItem): number {
-  return compareRanked(rankKeys(a), rankKeys(b));
+  return compareRanked(rankKeys(a, 0), rankKeys(b, 0));
 }
 
-function rankKeys(s: SourcedItem): RankedItem {
+function rankKeys(s: SourcedItem, pos: number): RankedItem {
   return {
     s,
     pinned: s.item.pinned === true,
     score: s.item.score ?? -1,
     rank: s.item.rank ?? Number.POSITIVE_INFINITY,
     time: undefined,
-    decision: null,
+    pos,
   };
+}
+
+/** `items` as entries in their own order (positions 0, 1, …). */
+function entriesInOrder(items: readonly SourcedItem[]): RankedItem[] {
+  const out: RankedItem[] = new Array(items.length);
+  for (let i = 0; i < items.length; i++) out[i] = rankKeys(items[i] as SourcedItem, i);
+  return out;
 }
 
 /** `r`'s `createdAt` in milliseconds (null when undated), read once. */
@@ -148,7 +169,10 @@ function compareRanked(a: RankedItem, b: RankedItem): number {
 
 /** `items` in rank order ({@link compareItems}), each with its keys read once. */
 export function rankItems(items: readonly SourcedItem[]): RankedItem[] {
-  return items.map(rankKeys).sort(compareRanked);
+  const entries = entriesInOrder(items).sort(compareRanked);
+  // Positions follow the sort: each entry is still the ranking's own, so it is set here once.
+  for (let i = 0; i < entries.length; i++) (entries[i] as { pos: number }).pos = i;
+  return entries;
 }
 
 /**
@@ -156,13 +180,13 @@ export function rankItems(items: readonly SourcedItem[]): RankedItem[] {
  * part alone keeps the ranking of that part's items array: it is never changed, and the
  * assembler hands the same array to later assemblies while its source's data is
  * unchanged (a kept part, `fill.ts`; a caller's items equal to last time,
- * `validate-items.ts`), so its items are not keyed and sorted again. Each call gets
- * fresh entries (their decisions are the caller's to set).
+ * `validate-items.ts`), so its items are not keyed and sorted again — and, the entries
+ * being unchanging, the very same ranking is returned.
  */
 export function rankFill(
   items: readonly SourcedItem[],
   parts: readonly { readonly items: readonly SourcedItem[] }[],
-): RankedItem[] {
+): readonly RankedItem[] {
   const only = parts.length === 1 ? parts[0] : undefined;
   if (only === undefined) return rankItems(items);
   let order = rankedParts.get(only.items);
@@ -170,50 +194,49 @@ export function rankFill(
     order = rankItems(only.items);
     rankedParts.set(only.items, order);
   }
-  const out: RankedItem[] = new Array(order.length);
-  for (let i = 0; i < order.length; i++) {
-    const k = order[i] as RankedItem;
-    out[i] = {
-      s: k.s,
-      pinned: k.pinned,
-      score: k.score,
-      rank: k.rank,
-      time: k.time,
-      decision: null,
-    };
-  }
-  return out;
+  return order;
 }
 
-/** Per part's items, ranked once (entries never handed out: each call copies them). */
+/** Per part's items, ranked once. */
 const rankedParts = new WeakMap<object, readonly RankedItem[]>();
 
 /**
  * Detail sentences by key: thousands of items rejected for the same category, age or
- * size share one string instead of building one each.
+ * size share one string instead of building one each. Callers write
+ * `details.get(k) ?? details.set(k, sentence)`, so a sentence is built only for a new key
+ * and no closure is made per item.
  */
 class Details {
   /** An instance kept for the life of the class: see "Object shapes" in docs/performance.md. */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shape alive
   static readonly #shape = new Details();
   private readonly byKey = new Map<string | number | null, string>();
-  get(key: string | number | null, make: () => string): string {
-    let d = this.byKey.get(key);
-    if (d === undefined) {
-      d = make();
-      this.byKey.set(key, d);
-    }
-    return d;
+  get(key: string | number | null): string | undefined {
+    return this.byKey.get(key);
+  }
+  set(key: string | number | null, detail: string): string {
+    this.byKey.set(key, detail);
+    return detail;
   }
 }
 
-/** The declarative part of a filter (categories, tags, minScore, age) on one item. */
-function filterReason(
+/** The filter's shared detail sentences, one memo per reason. */
+interface FilterDetails {
+  category: Details;
+  score: Details;
+  age: Details;
+}
+
+/**
+ * The declarative part of a filter (categories, tags, minScore, age) on one item: its
+ * rejection, or null when the filter keeps it.
+ */
+function filterDecision(
   r: RankedItem,
   filter: SlotFilter,
   nowMs: number,
-  details: { category: Details; score: Details; age: Details },
-): { reason: ItemReason; detail: string } | null {
+  details: FilterDetails,
+): ItemDecision | null {
   const item = r.s.item;
   const categories = filter.categories;
   if (
@@ -221,36 +244,44 @@ function filterReason(
     categories.length > 0 &&
     (item.category === undefined || !categories.includes(item.category))
   ) {
-    const detail = details.category.get(
-      item.category ?? null,
-      () =>
-        `category ${JSON.stringify(item.category ?? null)} is not one of ${categories.join(", ")}`,
-    );
-    return { reason: "category_filtered", detail };
+    const category = item.category ?? null;
+    const detail =
+      details.category.get(category) ??
+      details.category.set(
+        category,
+        `category ${JSON.stringify(category)} is not one of ${categories.join(", ")}`,
+      );
+    return decide(r.s, "rejected", "category_filtered", detail);
   }
   const tags = filter.requireTags;
   if (tags !== undefined && tags.length > 0) {
     const missing = tags.filter((t) => !(item.tags ?? []).includes(t));
     if (missing.length > 0) {
-      return { reason: "tag_filtered", detail: `missing required tags ${missing.join(", ")}` };
+      const detail = `missing required tags ${missing.join(", ")}`;
+      return decide(r.s, "rejected", "tag_filtered", detail);
     }
   }
   const { minScore, maxAgeHours } = filter;
   if (minScore !== undefined && item.score !== undefined && item.score < minScore) {
     const score = item.score;
-    const detail = details.score.get(
-      Object.is(score, -0) ? "-0" : score,
-      () => `score ${formatScore(score)} is below minScore ${formatScore(minScore)}`,
-    );
-    return { reason: "low_confidence", detail };
+    const key = Object.is(score, -0) ? "-0" : score;
+    const detail =
+      details.score.get(key) ??
+      details.score.set(
+        key,
+        `score ${formatScore(score)} is below minScore ${formatScore(minScore)}`,
+      );
+    return decide(r.s, "rejected", "low_confidence", detail);
   }
   if (maxAgeHours !== undefined && maxAgeHours > 0) {
     const time = timeOf(r);
     const ageHours = time === null ? 0 : (nowMs - time) / 3_600_000;
     if (ageHours > maxAgeHours) {
       const hours = Math.floor(ageHours);
-      const detail = details.age.get(hours, () => `${hours}h old; maxAgeHours is ${maxAgeHours}`);
-      return { reason: "too_old", detail };
+      const detail =
+        details.age.get(hours) ??
+        details.age.set(hours, `${hours}h old; maxAgeHours is ${maxAgeHours}`);
+      return decide(r.s, "rejected", "too_old", detail);
     }
   }
   return null;
@@ -258,19 +289,24 @@ function filterReason(
 
 /**
  * The entries the declarative filter keeps, in their order; each other entry gets its
- * rejection as its decision. Pinned items are never filtered.
+ * rejection in `decisions`. Pinned items are never filtered.
  */
 export function filterRanked(
   ranked: readonly RankedItem[],
   filter: SlotFilter,
   nowMs: number,
+  decisions: SlotDecisions,
 ): RankedItem[] {
   const kept: RankedItem[] = [];
-  const details = { category: new Details(), score: new Details(), age: new Details() };
+  const details: FilterDetails = {
+    category: new Details(),
+    score: new Details(),
+    age: new Details(),
+  };
   for (const r of ranked) {
-    const out = r.pinned ? null : filterReason(r, filter, nowMs, details);
-    if (out === null) kept.push(r);
-    else r.decision = decide(r.s, "rejected", out.reason, out.detail);
+    const rejected = r.pinned ? null : filterDecision(r, filter, nowMs, details);
+    if (rejected === null) kept.push(r);
+    else decisions[r.pos] = rejected;
   }
   return kept;
 }
@@ -281,9 +317,9 @@ export function applyFilter(
   filter: SlotFilter,
   nowMs: number,
 ): { kept: SourcedItem[]; decisions: ItemDecision[] } {
-  const entries = items.map(rankKeys);
-  const kept = filterRanked(entries, filter, nowMs).map((r) => r.s);
-  const decisions = entries.flatMap((r) => (r.decision === null ? [] : [r.decision]));
+  const made = noDecisions(items.length);
+  const kept = filterRanked(entriesInOrder(items), filter, nowMs, made).map((r) => r.s);
+  const decisions = made.filter((d): d is ItemDecision => d !== null);
   return { kept, decisions };
 }
 
@@ -324,7 +360,8 @@ export function overSlotBudget(
 }
 
 /**
- * Packs ranked entries into a slot, giving each its decision: pinned items always
+ * Packs ranked entries into a slot, giving each its decision (in `decisions`, at the
+ * entry's position; the packed slot lists them too, pinned first): pinned items always
  * (failing closed with {@link PromptBudgetError} if they alone break the slot budget),
  * then each other item while `topK` and the char/token budgets of the slot's own
  * rendering hold. Items are atomic; one that does not fit is skipped and smaller ones may
@@ -337,8 +374,10 @@ export function packRanked(
   rendering: SlotRendering,
   counter: TokenCounter,
   slotName: string,
+  decisions: SlotDecisions,
 ): PackedSlot {
   const pricer = new SlotPricer(rendering, filter, counter);
+  const made: ItemDecision[] = [];
   // Plain loops, no closures per call: see "Object shapes" in docs/performance.md.
   const pinned: RankedItem[] = [];
   const others: RankedItem[] = [];
@@ -354,7 +393,7 @@ export function packRanked(
     }
     for (const r of pinned) {
       pricer.add(r.s);
-      r.decision = decide(r.s, "selected", "pinned", "pinned: never dropped");
+      record(decisions, made, r, decide(r.s, "selected", "pinned", "pinned: never dropped"));
     }
   }
   const topK =
@@ -363,29 +402,33 @@ export function packRanked(
   const overDetails = new Details();
   for (const r of others) {
     if (pricer.selected.length >= topK) {
-      r.decision = decide(r.s, "rejected", "top_k_reached", topKDetail);
+      record(decisions, made, r, decide(r.s, "rejected", "top_k_reached", topKDetail));
       continue;
     }
     const over = pricer.priceOne(r.s);
     if (over !== null) {
       const reason = over.unit === "chars" ? "char_budget_exceeded" : "token_budget_exceeded";
-      const detail = overDetails.get(
-        over.unit === "chars" ? over.used : -1 - over.used,
-        () => `would use ${over.used} ${over.unit}; slot budget is ${over.budget}`,
-      );
-      r.decision = decide(r.s, "rejected", reason, detail);
+      const key = over.unit === "chars" ? over.used : -1 - over.used;
+      const detail =
+        overDetails.get(key) ??
+        overDetails.set(key, `would use ${over.used} ${over.unit}; slot budget is ${over.budget}`);
+      record(decisions, made, r, decide(r.s, "rejected", reason, detail));
       continue;
     }
     pricer.add(r.s);
-    r.decision = decide(r.s, "selected", "selected", `selected as item ${pricer.selected.length}`);
+    const detail = `selected as item ${pricer.selected.length}`;
+    record(decisions, made, r, decide(r.s, "selected", "selected", detail));
   }
-  const decisions: ItemDecision[] = [];
-  for (const r of pinned) decisions.push(r.decision as ItemDecision);
-  for (const r of others) decisions.push(r.decision as ItemDecision);
-  return { ...pricer.finish(), decisions };
+  return { ...pricer.finish(), decisions: made };
 }
 
 const entryItem = (r: RankedItem): SourcedItem => r.s;
+
+// `d` as `r`'s decision, in the slot's decisions and in the packer's own list.
+function record(decisions: SlotDecisions, made: ItemDecision[], r: RankedItem, d: ItemDecision) {
+  decisions[r.pos] = d;
+  made.push(d);
+}
 
 /**
  * Packs already-ranked items into a slot (see {@link packRanked}); `frame`, when given,
@@ -399,5 +442,7 @@ export function packItems(
   slotName: string,
   frame?: SlotFrame,
 ): PackedSlot {
-  return packRanked(ranked.map(rankKeys), filter, { render, frame }, counter, slotName);
+  const entries = entriesInOrder(ranked);
+  const rendering = { render, frame };
+  return packRanked(entries, filter, rendering, counter, slotName, noDecisions(entries.length));
 }

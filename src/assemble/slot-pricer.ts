@@ -49,21 +49,18 @@ export class SlotPricer {
   /** The first budget the slot rendering exactly `items` breaks (chars before tokens). */
   overWith(items: readonly SourcedItem[]): BudgetOverrun | null {
     const text = this.rendering.render(items);
-    return this.check(cpLength(text), () => text);
+    return this.overrun(cpLength(text), text, null);
   }
 
   /** The first budget the selected items plus `s` break, or null when `s` fits. */
   priceOne(s: SourcedItem): BudgetOverrun | null {
     const { charBudget, tokenBudget } = this.filter;
     if (charBudget === undefined && tokenBudget === undefined) return null;
-    let text: string | null = null;
-    const whole = () => {
-      text ??= this.rendering.render([...this.selected, s]);
-      return text;
-    };
+    // Without a frame the slot is rendered once, for chars and tokens alike.
+    const text = this.frame === undefined ? this.rendering.render([...this.selected, s]) : null;
     const chars =
-      charBudget === undefined ? 0 : this.frame ? this.framedChars(s) : cpLength(whole());
-    return this.check(chars, whole);
+      charBudget === undefined ? 0 : text === null ? this.framedChars(s) : cpLength(text);
+    return this.overrun(chars, text, s);
   }
 
   add(s: SourcedItem): void {
@@ -85,13 +82,18 @@ export class SlotPricer {
     };
   }
 
-  private check(chars: number, text: () => string): BudgetOverrun | null {
+  /**
+   * The first budget broken by a rendering of `chars` code points: `text`, or (null) the
+   * selected items plus `s`, rendered only when tokens must be counted and the chars fit.
+   */
+  private overrun(chars: number, text: string | null, s: SourcedItem | null): BudgetOverrun | null {
     const { charBudget, tokenBudget } = this.filter;
     if (charBudget !== undefined && chars > charBudget) {
       return { unit: "chars", field: "charBudget", used: chars, budget: charBudget };
     }
     if (tokenBudget !== undefined) {
-      const used = this.counter.count(text());
+      const whole = text ?? this.rendering.render([...this.selected, s as SourcedItem]);
+      const used = this.counter.count(whole);
       if (used > tokenBudget)
         return { unit: "tokens", field: "tokenBudget", used, budget: tokenBudget };
     }
