@@ -67,6 +67,14 @@ export interface PackedSlot {
  */
 export interface RankedItem {
   readonly s: SourcedItem;
+  /**
+   * The item's id, score (null when unscored) and category, read once with the rank keys:
+   * items come in many shapes, and the loops that decide every item of every assembly
+   * then read one shape only.
+   */
+  readonly id: string;
+  readonly itemScore: number | null;
+  readonly category: string | undefined;
   readonly pinned: boolean;
   /** The score, -1 when unscored. */
   readonly score: number;
@@ -105,11 +113,16 @@ export function compareItems(a: SourcedItem, b: SourcedItem): number {
 }
 
 function rankKeys(s: SourcedItem, pos: number): RankedItem {
+  const item = s.item;
+  const score = item.score;
   return {
     s,
-    pinned: s.item.pinned === true,
-    score: s.item.score ?? -1,
-    rank: s.item.rank ?? Number.POSITIVE_INFINITY,
+    id: item.id,
+    itemScore: score ?? null,
+    category: item.category,
+    pinned: item.pinned === true,
+    score: score ?? -1,
+    rank: item.rank ?? Number.POSITIVE_INFINITY,
     time: undefined,
     pos,
   };
@@ -237,33 +250,33 @@ function filterDecision(
   nowMs: number,
   details: FilterDetails,
 ): ItemDecision | null {
-  const item = r.s.item;
   const categories = filter.categories;
   if (
     categories !== undefined &&
     categories.length > 0 &&
-    (item.category === undefined || !categories.includes(item.category))
+    (r.category === undefined || !categories.includes(r.category))
   ) {
-    const category = item.category ?? null;
+    const category = r.category ?? null;
     const detail =
       details.category.get(category) ??
       details.category.set(
         category,
         `category ${JSON.stringify(category)} is not one of ${categories.join(", ")}`,
       );
-    return decide(r.s, "rejected", "category_filtered", detail);
+    return decideRanked(r, "rejected", "category_filtered", detail);
   }
   const tags = filter.requireTags;
   if (tags !== undefined && tags.length > 0) {
-    const missing = tags.filter((t) => !(item.tags ?? []).includes(t));
+    const own = r.s.item.tags ?? [];
+    const missing = tags.filter((t) => !own.includes(t));
     if (missing.length > 0) {
       const detail = `missing required tags ${missing.join(", ")}`;
-      return decide(r.s, "rejected", "tag_filtered", detail);
+      return decideRanked(r, "rejected", "tag_filtered", detail);
     }
   }
   const { minScore, maxAgeHours } = filter;
-  if (minScore !== undefined && item.score !== undefined && item.score < minScore) {
-    const score = item.score;
+  const score = r.itemScore;
+  if (minScore !== undefined && score !== null && score < minScore) {
     const key = Object.is(score, -0) ? "-0" : score;
     const detail =
       details.score.get(key) ??
@@ -271,7 +284,7 @@ function filterDecision(
         key,
         `score ${formatScore(score)} is below minScore ${formatScore(minScore)}`,
       );
-    return decide(r.s, "rejected", "low_confidence", detail);
+    return decideRanked(r, "rejected", "low_confidence", detail);
   }
   if (maxAgeHours !== undefined && maxAgeHours > 0) {
     const time = timeOf(r);
@@ -281,7 +294,7 @@ function filterDecision(
       const detail =
         details.age.get(hours) ??
         details.age.set(hours, `${hours}h old; maxAgeHours is ${maxAgeHours}`);
-      return decide(r.s, "rejected", "too_old", detail);
+      return decideRanked(r, "rejected", "too_old", detail);
     }
   }
   return null;
@@ -340,6 +353,16 @@ export function decide(
   };
 }
 
+/** {@link decide} for a ranked entry, from the fields read when it was ranked. */
+function decideRanked(
+  r: RankedItem,
+  status: ItemDecision["status"],
+  reason: ItemReason,
+  detail: string,
+): ItemDecision {
+  return { id: r.id, sourceId: r.s.sourceId, status, reason, score: r.itemScore, detail };
+}
+
 /** The first slot budget `text` breaks (chars checked before tokens), or null. */
 export function overSlotBudget(
   text: string,
@@ -393,7 +416,7 @@ export function packRanked(
     }
     for (const r of pinned) {
       pricer.add(r.s);
-      record(decisions, made, r, decide(r.s, "selected", "pinned", "pinned: never dropped"));
+      record(decisions, made, r, decideRanked(r, "selected", "pinned", "pinned: never dropped"));
     }
   }
   const topK =
@@ -402,7 +425,7 @@ export function packRanked(
   const overDetails = new Details();
   for (const r of others) {
     if (pricer.selected.length >= topK) {
-      record(decisions, made, r, decide(r.s, "rejected", "top_k_reached", topKDetail));
+      record(decisions, made, r, decideRanked(r, "rejected", "top_k_reached", topKDetail));
       continue;
     }
     const over = pricer.priceOne(r.s);
@@ -412,12 +435,12 @@ export function packRanked(
       const detail =
         overDetails.get(key) ??
         overDetails.set(key, `would use ${over.used} ${over.unit}; slot budget is ${over.budget}`);
-      record(decisions, made, r, decide(r.s, "rejected", reason, detail));
+      record(decisions, made, r, decideRanked(r, "rejected", reason, detail));
       continue;
     }
     pricer.add(r.s);
     const detail = `selected as item ${pricer.selected.length}`;
-    record(decisions, made, r, decide(r.s, "selected", "selected", detail));
+    record(decisions, made, r, decideRanked(r, "selected", "selected", detail));
   }
   return { ...pricer.finish(), decisions: made };
 }
