@@ -14,7 +14,7 @@ import {
   withHitTokens,
 } from "../memory/index.js";
 import type { PromptPlan } from "../plan/index.js";
-import type { SlotFilter } from "../sources/index.js";
+import type { SlotFilter, SourceItem } from "../sources/index.js";
 import { cpLength } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import type { SlotFill } from "./fill.js";
@@ -100,6 +100,34 @@ export function settleMemoryPlan(
   };
 }
 
+/**
+ * Candidates of frozen items, made once and frozen: an unchanged recall source hands the
+ * same frozen items to every assembly, so the gates see the same candidates and what they
+ * derive from one (its normalized text) is not derived again. The weak map holds no item
+ * alive.
+ */
+const frozenCandidates = new WeakMap<SourceItem, Candidate>();
+
+function candidateOf(s: SourcedItem, slot: string): Candidate {
+  if (!frozenMemory(s.item)) return toCandidate(s, slot);
+  let c = frozenCandidates.get(s.item);
+  if (c === undefined) {
+    c = Object.freeze(toCandidate(s, slot));
+    frozenCandidates.set(s.item, c);
+  }
+  return c;
+}
+
+// Whether every value a candidate is made of is frozen: the item, its memory fields and
+// their provenance (a candidate copies the scope and rank out of them).
+function frozenMemory(item: SourceItem): boolean {
+  const m = item.memory;
+  return (
+    Object.isFrozen(item) &&
+    (m === undefined || (Object.isFrozen(m) && Object.isFrozen(m.provenance)))
+  );
+}
+
 function toCandidate(s: SourcedItem, slot: string): Candidate {
   const m = s.item.memory;
   if (m === undefined || s.item.score === undefined) {
@@ -160,7 +188,7 @@ export function packMemorySlot(
   for (let i = 0; i < kept.length; i++) {
     const r = kept[i] as RankedItem;
     byId.set(r.s.item.id, r);
-    candidates[i] = toCandidate(r.s, slot.kind);
+    candidates[i] = candidateOf(r.s, slot.kind);
     if (chars !== undefined) chars[i] = (itemLines as ItemLines).chars(r.s);
   }
   const minScore = filter.minScore ?? DEFAULT_MEMORY_MIN_SCORE;

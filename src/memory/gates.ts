@@ -4,7 +4,7 @@ import type { TokenCounter } from "../tokens/index.js";
 import { BlockMeter } from "./block-meter.js";
 import { decision, type MemoryDecision } from "./decision.js";
 import type { Ranked } from "./rank.js";
-import type { Policy } from "./schema.js";
+import type { Candidate, Policy } from "./schema.js";
 
 /**
  * One selection's state: the texts and slots seen so far, the block being packed and one
@@ -82,7 +82,7 @@ export class Selection {
   private dedupe(r: Ranked, slot: string | null): MemoryDecision | null {
     // Texts are compared within their slot (or among slot-less hits): a map of texts per
     // slot, keyed by the normalized text itself (no joined key to build and hash).
-    const text = normalizeKey(r.text);
+    const text = textKey(r);
     let texts = slot === null ? this.slotless : this.slotTexts.get(slot);
     if (texts === undefined) {
       texts = new Map();
@@ -148,4 +148,23 @@ export class Selection {
     this.usedTokens = tokens;
     return decision(r, "selected", "selected", null, `selected as hit ${meter.count}`);
   }
+}
+
+/**
+ * Normalized texts of frozen candidates, computed once: a caller that hands the same
+ * frozen candidates to every selection (the assembler's recall slot, over an unchanged
+ * recall source) does not normalize them again. A frozen candidate's text cannot change,
+ * and the weak map holds no candidate alive.
+ */
+const frozenTextKeys = new WeakMap<Candidate, string>();
+
+// The dedupe key of `r`'s text.
+function textKey(r: Ranked): string {
+  if (!Object.isFrozen(r.c)) return normalizeKey(r.text);
+  let key = frozenTextKeys.get(r.c);
+  if (key === undefined) {
+    key = normalizeKey(r.text);
+    frozenTextKeys.set(r.c, key);
+  }
+  return key;
 }

@@ -249,4 +249,31 @@ describe("lazy slot packing", () => {
       );
     }
   });
+
+  it("reads a memory item's scope afresh unless its memory fields are frozen too", () => {
+    const slot = resolveSlot({ kind: "recall_memory", required: false });
+    const ctx: LayerContext = {
+      renderer: getRenderer("en"),
+      scope: "u1",
+      nowMs: Date.parse(NOW),
+      counter: getTokenCounter("o200k_base"),
+    };
+    const memory = {
+      userScope: "u1",
+      sourceRank: 1,
+      provenance: { sourceId: "s", sourceType: "chat", title: "t", capturedAt: hoursAgo(1) },
+    };
+    // Frozen, but not all the way down: a candidate made of it cannot be kept.
+    const item = Object.freeze({ id: "m1", text: "deploys on Friday", score: 0.9, memory });
+    const fill: SlotFill = {
+      status: "ok",
+      items: [{ item, sourceId: "recall" }],
+      sourceIds: ["recall"],
+      parts: [],
+    };
+    const reasons = () => toLayer(slot, fill, ctx).decisions.map((d) => d.reason);
+    expect(reasons()).toEqual(["selected"]);
+    memory.userScope = "u2";
+    expect(reasons()).toEqual(["scope_mismatch"]);
+  });
 });

@@ -5,10 +5,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   type CandidateInput,
+  CandidateSchema,
+  gateCandidates,
   type MemoryPlan,
   selectMemoryContext,
 } from "../../src/memory/index.js";
-import { cpLength, escapeText, normalizeKey, trimWs } from "../../src/text/index.js";
+import { cpLength, deepFreeze, escapeText, normalizeKey, trimWs } from "../../src/text/index.js";
 import {
   createTokenCounter,
   getTokenCounter,
@@ -186,5 +188,52 @@ describe("selection properties", () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe("gates over frozen candidates", () => {
+  it("decide as over fresh copies, on the first call and on the next (property)", () => {
+    const counter = getTokenCounter("o200k_base");
+    fc.assert(
+      fc.property(arbRequest, fc.constantFrom(0, 0.3), (req, minScore) => {
+        const seen = new Set<string>();
+        const parsed = req.candidates
+          .map((c) => CandidateSchema.parse(c))
+          .filter((c) => !seen.has(c.memoryId) && seen.add(c.memoryId) !== undefined);
+        const scope = trimWs(req.userScope);
+        const fresh = () => gateCandidates(structuredClone(parsed), scope, minScore, counter);
+        // Frozen candidates keep their normalized texts between calls.
+        const frozen = deepFreeze(structuredClone(parsed));
+        const expected = JSON.stringify(fresh());
+        expect(JSON.stringify(gateCandidates(frozen, scope, minScore, counter))).toBe(expected);
+        expect(JSON.stringify(gateCandidates(frozen, scope, minScore, counter))).toBe(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("normalize a candidate that is not frozen each time (its text may have changed)", () => {
+    const counter = getTokenCounter("o200k_base");
+    const base = (id: string, text: string) =>
+      CandidateSchema.parse({
+        memoryId: id,
+        text,
+        userScope: "u1",
+        score: 0.9,
+        sourceRank: id === "a" ? 1 : 2,
+        provenance: {
+          sourceId: "s",
+          sourceType: "chat",
+          title: "t",
+          capturedAt: "2026-08-17T09:00:00Z",
+        },
+      });
+    const a = base("a", "Use Python");
+    const b = base("b", "use  python");
+    const first = gateCandidates([a, b], "u1", 0, counter);
+    expect(first.decisions.map((d) => d.reason)).toEqual(["selected", "duplicate_content"]);
+    b.text = "use go";
+    const second = gateCandidates([a, b], "u1", 0, counter);
+    expect(second.decisions.map((d) => d.reason)).toEqual(["selected", "selected"]);
   });
 });
