@@ -59,6 +59,15 @@ export function judge(section, { check, figure, shown, op, limit, shownLimit, ba
   return [check, shown, baseline, `${op} ${shownLimit ?? limit}`, verdict(ok)];
 }
 
+/**
+ * A row shown beside judged targets but not judged: a figure that is not one of the
+ * targets (another setup), with how it compares to the limit (`meets` / `misses`).
+ */
+export function reference({ check, figure, shown, op, limit, shownLimit, baseline = "" }) {
+  const ok = Number.isFinite(figure) && (op === "<=" ? figure <= limit : figure >= limit);
+  return [check, shown, baseline, `${op} ${shownLimit ?? limit}`, ok ? "(meets)" : "(misses)"];
+}
+
 /** Prints judged rows (see {@link judge}) under one header. */
 export function targetTable(rows) {
   table([["target", "figure", "baseline (same run)", "limit", "result"], ...rows]);
