@@ -10,13 +10,6 @@ import { performance } from "node:perf_hooks";
 
 const gc = typeof globalThis.gc === "function" ? globalThis.gc : null;
 
-/**
- * A complete collection: V8's last-resort major GC returns only once the heap is swept. A
- * plain `gc()` leaves sweeping to helper threads that keep running into the next timed
- * run (their CPU time shows above the run's wall time, and on 2 vCPUs they slow it).
- */
-const COMPLETE_GC = { type: "major", execution: "sync", flavor: "last-resort" };
-
 /** True when runs are preceded by a forced GC (node --expose-gc). */
 export const hasGc = gc !== null;
 
@@ -58,13 +51,12 @@ export function round3(x) {
  * another round would exceed the budget (counted from the first warm-up), but never
  * before `minRuns` measured rounds. Returns, per variant, the timing summary and the
  * result of its last measured run (for sanity checks and reporting), as `timings`, and
- * the number of measured rounds as `runs`. `completeGc: true` makes the forced GC a
- * complete one (see COMPLETE_GC). `forceGc: false` skips the forced GC before
+ * the number of measured rounds as `runs`. `forceGc: false` skips the forced GC before
  * each run (steady state: V8 keeps its optimized code, see the planner section).
  */
 export async function measure(
   variants,
-  { runs, warmup, budgetMs = Infinity, minRuns = 3, forceGc = true, completeGc = false },
+  { runs, warmup, budgetMs = Infinity, minRuns = 3, forceGc = true },
 ) {
   const names = Object.keys(variants);
   const samples = Object.fromEntries(names.map((n) => [n, []]));
@@ -81,10 +73,7 @@ export async function measure(
     for (const name of round % 2 === 0 ? names : [...names].reverse()) {
       const v = variants[name];
       const state = v.setup ? await v.setup() : undefined;
-      if (gc && forceGc) {
-        if (completeGc) gc(COMPLETE_GC);
-        else gc();
-      }
+      if (gc && forceGc) gc();
       const c0 = process.cpuUsage();
       const t0 = performance.now();
       const result = await v.run(state);

@@ -22,10 +22,8 @@
  *   slot is refetched; the session's layer memo repacks the two whose sources changed and
  *   reuses the others; its counter is warm from earlier turns).
  *
- * Every run above follows a forced, complete GC (with --expose-gc; V8's last-resort
- * collection, which returns with the heap swept, so the collector's work on earlier runs'
- * garbage does not run on helper threads during the timed run). Cold and new turn are
- * then measured again in steady state — no forced GC, more warm-up — see `steady` in run().
+ * Every run above follows a forced GC (with --expose-gc). Cold and new turn are then
+ * measured again in steady state — no forced GC, more warm-up — see `steady` in run().
  */
 import { measure, round3 } from "../lib/measure.mjs";
 import { importDist } from "../lib/modules.mjs";
@@ -312,11 +310,10 @@ export async function run(ctx) {
   const forced = {
     runs: ctx.runs * FORCED_RUNS_FACTOR,
     warmup: Math.max(ctx.warmup, FORCED_WARMUP),
-    completeGc: true,
   };
   console.log(
-    `  median of ${forced.runs} interleaved runs after ${forced.warmup} warm-up (a complete ` +
-      `forced GC before each); steady state: ${ctx.runs * STEADY_RUNS_FACTOR} after ${STEADY_WARMUP}`,
+    `  median of ${forced.runs} interleaved runs after ${forced.warmup} warm-up (a forced ` +
+      `GC before each); steady state: ${ctx.runs * STEADY_RUNS_FACTOR} after ${STEADY_WARMUP}`,
   );
 
   const variants = {
@@ -461,12 +458,12 @@ export async function run(ctx) {
   );
   console.log("  because other processes on a shared machine stretch wall time, not CPU time.");
   console.log(
-    "  The forced GC is complete (V8's last-resort collection returns with the heap swept):",
+    "  CPU is judged in steady state only: a run right after a forced GC also pays for the",
   );
   console.log(
-    "  after a plain gc() the collector's helper threads kept sweeping during the timed run",
+    "  collector's helper threads finishing that GC (with --single-threaded-gc its cpu median",
   );
-  console.log("  (CPU ~1.6× wall, and a slower run on 2 vCPUs). CPU is judged in steady state.");
+  console.log("  equals its wall median, and the wall median is unchanged).");
 
   // Per slot: what its sources returned and what the assembly kept.
   const layers = cold.manifest.layers;
