@@ -208,7 +208,7 @@ export function packMemorySlot(
   for (const s of packed.selected) {
     lines.set(
       s.item.id,
-      itemLines === undefined ? renderMemoryHit(toCandidate(s, slot.kind)) : itemLines.line(s),
+      itemLines === undefined ? renderMemoryHit(candidateOf(s, slot.kind)) : itemLines.line(s),
     );
   }
   const decisions: MemoryDecision[] = new Array(gates.decisions.length);

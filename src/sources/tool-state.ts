@@ -30,6 +30,12 @@ export type ToolCall = z.infer<typeof ToolCallSchema>;
 /** A recorded call with its sequence id (`call-1`, `call-2`, …). */
 export type RecordedToolCall = ToolCall & { id: string };
 
+/** What a recorded call's item is made of besides its rank. */
+interface CallPart {
+  text: string;
+  data: NonNullable<SourceItem["data"]>;
+}
+
 let toolStateItems: (state: ToolState) => SourceItem[];
 let toolStateVersion: (state: ToolState) => object;
 
@@ -47,7 +53,7 @@ export class ToolState {
    * Each held call's line and data, built when it was recorded (calls never change; the
    * data is frozen and shared by every fetch — only a call's rank moves as calls come in).
    */
-  #callParts: Array<{ text: string; data: NonNullable<SourceItem["data"]> }> = [];
+  #callParts: CallPart[] = [];
   #counter = 0;
   /** A new token on every change of the recent calls (see `markValidated`). */
   #version = {};
@@ -98,7 +104,7 @@ export class ToolState {
     for (let k = 0; k < calls; k++) {
       const j = calls - 1 - k;
       const c = this.#calls[j] as RecordedToolCall;
-      const part = this.#callParts[j] as { text: string; data: SourceItem["data"] };
+      const part = this.#callParts[j] as CallPart;
       items[tools + k] = {
         id: c.id,
         text: part.text,

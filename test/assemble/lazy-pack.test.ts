@@ -147,6 +147,16 @@ function toItems(
   });
 }
 
+/** Packing in English for scope u1 at NOW, o200k_base. */
+function enContext(): LayerContext {
+  return {
+    renderer: getRenderer("en"),
+    scope: "u1",
+    nowMs: Date.parse(NOW),
+    counter: getTokenCounter("o200k_base"),
+  };
+}
+
 type Outcome = { ok: true; layer: FilledLayer } | { ok: false; error: string };
 
 function attempt(f: () => FilledLayer): Outcome {
@@ -233,12 +243,7 @@ describe("lazy slot packing", () => {
 
   it("leaves failed and sourceless fills to the same verdict", () => {
     const slot = resolveSlot({ kind: "kb", required: false });
-    const ctx: LayerContext = {
-      renderer: getRenderer("en"),
-      scope: "u1",
-      nowMs: Date.parse(NOW),
-      counter: getTokenCounter("o200k_base"),
-    };
+    const ctx = enContext();
     for (const fill of [
       { status: "no_source", items: [], sourceIds: [] },
       { status: "source_failed", sourceId: "a", message: "a: boom", sourceIds: ["a"] },
@@ -252,12 +257,7 @@ describe("lazy slot packing", () => {
 
   it("reads a memory item's scope afresh unless its memory fields are frozen too", () => {
     const slot = resolveSlot({ kind: "recall_memory", required: false });
-    const ctx: LayerContext = {
-      renderer: getRenderer("en"),
-      scope: "u1",
-      nowMs: Date.parse(NOW),
-      counter: getTokenCounter("o200k_base"),
-    };
+    const ctx = enContext();
     const memory = {
       userScope: "u1",
       sourceRank: 1,
