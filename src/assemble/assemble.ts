@@ -18,7 +18,7 @@ import { assertWellFormed, instantMillis, trimWs } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import type { AssemblyManifest, TraceOptions, TraceStep } from "../trace/index.js";
 import { cascadeGlobally } from "./cascade.js";
-import { type FetchTiming, fillSlot, type SlotFill } from "./fill.js";
+import { Deadlines, type FetchTiming, fillSlot, type SlotFill } from "./fill.js";
 import {
   type AssembleSegment,
   type AssemblyLayout,
@@ -145,27 +145,34 @@ function prepareRun(input: AssembleInput): AssemblyRun {
   return { nowMs, scope, counter, renderer, registry, schema, fallbackFrom, slots, query };
 }
 
-// Every slot's sources are asked at once; the fills come back in schema order.
-function fillAll(
+// Every slot's sources are asked at once (sharing a deadline per timeout value); the
+// fills come back in schema order.
+async function fillAll(
   run: AssemblyRun,
   timeoutMs: number | undefined,
   clock: () => number,
   fetchTimings: FetchTiming[],
   step: TraceStep,
 ): Promise<SlotFill[]> {
-  return Promise.all(
-    run.slots.map((slot) =>
-      fillSlot(
-        slot,
-        run.registry.sourcesFor(slot.kind),
-        run.query,
-        slot.timeoutMs ?? timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        clock,
-        fetchTimings,
-        step,
+  const deadlines = new Deadlines();
+  try {
+    return await Promise.all(
+      run.slots.map((slot) =>
+        fillSlot(
+          slot,
+          run.registry.sourcesFor(slot.kind),
+          run.query,
+          slot.timeoutMs ?? timeoutMs ?? DEFAULT_TIMEOUT_MS,
+          deadlines,
+          clock,
+          fetchTimings,
+          step,
+        ),
       ),
-    ),
-  );
+    );
+  } finally {
+    deadlines.clear();
+  }
 }
 
 // Each slot's fill packed into its layer, in schema order (a required slot's failure throws).
@@ -279,17 +286,24 @@ async function assembleSteps(input: AssembleInput, root: TraceStep): Promise<Ass
   );
   const memoryPlan = settledMemoryPlan(layers, segmentPlan, run.counter);
   const manifest = root.within(ASSEMBLE_SPANS.manifest, () =>
-    buildManifest(layers, extra, segmentPlan, memoryPlan, {
-      layout: input.layout ?? "cache",
-      mode: run.schema.mode,
-      fallbackFrom: run.fallbackFrom,
-      renderer: run.renderer.name,
-      now: input.now,
-      tokenizer: run.counter.name,
-      instructions: instructionsReport(layers, run.registry, run.query),
-      skills: skillsReport(layers, run.registry, run.query),
-      timings: { totalMs: clock() - started, fetch: sortedTimings(fetchTimings) },
-    }),
+    buildManifest(
+      layers,
+      extra,
+      segmentPlan,
+      memoryPlan,
+      {
+        layout: input.layout ?? "cache",
+        mode: run.schema.mode,
+        fallbackFrom: run.fallbackFrom,
+        renderer: run.renderer.name,
+        now: input.now,
+        tokenizer: run.counter.name,
+        instructions: instructionsReport(layers, run.registry, run.query),
+        skills: skillsReport(layers, run.registry, run.query),
+        timings: { totalMs: clock() - started, fetch: sortedTimings(fetchTimings) },
+      },
+      input.layerMemo?.manifest,
+    ),
   );
   return { prompt: segmentPlan.prompt, manifest, memoryPlan, segmentPlan };
 }

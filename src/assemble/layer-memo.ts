@@ -16,6 +16,7 @@ import type { SlotRenderer } from "../render/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import type { FillPart, SlotFill } from "./fill.js";
 import type { FilledLayer } from "./layers.js";
+import { ManifestMemo } from "./manifest.js";
 import type { ResolvedSlot } from "./schema.js";
 import { sameJson } from "./validate-items.js";
 
@@ -52,6 +53,11 @@ type OkFill = Extract<SlotFill, { status: "ok" }>;
  */
 export class LayerMemo {
   readonly #bySlot = new Map<string, Entry>();
+  /**
+   * What the manifest keeps: hashes of lately versioned texts and the entries of layers
+   * made from the same inputs — an unchanged assembly's manifest is mostly looked up.
+   */
+  readonly manifest = new ManifestMemo();
   /** The last global plans (a cascade slot replans), most recent last. */
   #plans: Array<{ request: PlanPromptRequest; counter: TokenCounter; plan: PromptPlan }> = [];
 

@@ -3,7 +3,13 @@
  * items and source failures; plain segments with their refs), the plan's figures and
  * cache keys, and both decision logs.
  */
-import { type CacheKeys, computeCacheKeys, promptVersion, versionId } from "../cache/index.js";
+import {
+  type CacheKeys,
+  computeCacheKeys,
+  HashMemo,
+  promptVersion,
+  versionId,
+} from "../cache/index.js";
 import type { MemoryPlan } from "../memory/index.js";
 import {
   CACHE_TIERS,
@@ -13,6 +19,7 @@ import {
   type PromptPlan,
   SEGMENT_SEPARATOR,
 } from "../plan/index.js";
+import { deepFreeze } from "../text/index.js";
 import type { AssemblyManifest, LayerManifest, SourceFailure } from "../trace/index.js";
 import type { SlotFill } from "./fill.js";
 import type { AssembleSegment } from "./global-plan.js";
@@ -34,7 +41,85 @@ export type ManifestMeta = Pick<
 
 type FailedFill = Extract<SlotFill, { status: "source_failed" | "source_timeout" }>;
 
-function segmentLayer(d: PlanDecision, e: AssembleSegment): LayerManifest {
+/**
+ * What {@link buildManifest} keeps from one assembly to the next (a {@link LayerMemo}
+ * holds one): the hashes of lately versioned texts, and each layer's entry with what it
+ * was made from. An entry made from the same inputs — the same frozen plan decision, the
+ * same kept packing and decision list, equal slot settings and source ids — is the same,
+ * so the entry itself is handed out again (deep-frozen): a warm service's answers share
+ * it, and its JSON (see the server's encoder) is written once.
+ */
+export class ManifestMemo {
+  /** Hashes of lately versioned texts: layer contents, prompt prefixes, the prompt. */
+  readonly hashes = new HashMemo();
+  readonly #layers = new Map<string, { inputs: readonly unknown[]; entry: LayerManifest }>();
+
+  /**
+   * The entry `make()` gave for `name` last time from the same `inputs` (each compared
+   * with `Object.is`), else `make()`'s; kept, deep-frozen, when `keep` (everything under
+   * it is frozen already or new).
+   */
+  layer(
+    name: string,
+    inputs: readonly unknown[],
+    keep: boolean,
+    make: () => LayerManifest,
+  ): LayerManifest {
+    const known = this.#layers.get(name);
+    if (known !== undefined && sameInputs(known.inputs, inputs)) return known.entry;
+    const entry = make();
+    if (keep) this.#layers.set(name, { inputs, entry: deepFreeze(entry) });
+    return entry;
+  }
+}
+
+function sameInputs(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+  return true;
+}
+
+// A segment's entry, kept when its plan decision is a kept (frozen) one.
+function keptSegmentLayer(
+  d: PlanDecision,
+  e: AssembleSegment,
+  memo: ManifestMemo | undefined,
+): LayerManifest {
+  if (memo === undefined) return segmentLayer(d, e);
+  const inputs = [d, e.content, e.cacheTier, e.neverTruncate, ...(e.sourceRefs ?? [])];
+  return memo.layer(d.name, inputs, Object.isFrozen(d), () => segmentLayer(d, e, memo.hashes));
+}
+
+// A slot's entry, kept when its plan decision and its decision list are kept (frozen) ones.
+function keptSlotLayer(
+  d: PlanDecision,
+  l: FilledLayer,
+  failed: FailedFill | null,
+  memo: ManifestMemo | undefined,
+): LayerManifest {
+  if (memo === undefined) return slotLayer(d, l, failed);
+  const filter = l.slot.filter;
+  const inputs = [
+    d,
+    l.packed,
+    l.decisions,
+    l.slot.neverTruncate,
+    l.slot.cacheTier,
+    filter?.charBudget,
+    filter?.tokenBudget,
+    l.fill.status,
+    failed?.message,
+    ...l.fill.sourceIds,
+  ];
+  const keep = Object.isFrozen(d) && Object.isFrozen(l.decisions);
+  return memo.layer(d.name, inputs, keep, () => {
+    const entry = slotLayer(d, l, failed, memo.hashes);
+    // The fill's own list stays unfrozen: the entry gets a copy.
+    return keep ? { ...entry, sources: [...entry.sources] } : entry;
+  });
+}
+
+function segmentLayer(d: PlanDecision, e: AssembleSegment, hashes?: HashMemo): LayerManifest {
   const included = d.status === "included";
   return {
     id: d.name,
@@ -48,7 +133,7 @@ function segmentLayer(d: PlanDecision, e: AssembleSegment): LayerManifest {
     status: d.status,
     reason: d.reason,
     detail: d.detail,
-    versionId: versionId(e.content ?? ""),
+    versionId: versionId(e.content ?? "", hashes),
     sourceRefs: [...(e.sourceRefs ?? [])],
     sources: [d.provenance],
     error: null,
@@ -57,7 +142,12 @@ function segmentLayer(d: PlanDecision, e: AssembleSegment): LayerManifest {
 }
 
 // A slot whose source failed is reported skipped with the failure, whatever the planner said.
-function slotLayer(d: PlanDecision, l: FilledLayer, failed: FailedFill | null): LayerManifest {
+function slotLayer(
+  d: PlanDecision,
+  l: FilledLayer,
+  failed: FailedFill | null,
+  hashes?: HashMemo,
+): LayerManifest {
   const included = d.status === "included";
   const content = l.packed?.rendered ?? "";
   const filter = l.slot.filter ?? {};
@@ -80,7 +170,7 @@ function slotLayer(d: PlanDecision, l: FilledLayer, failed: FailedFill | null): 
       : l.fill.status === "no_source"
         ? "no source serves this slot"
         : d.detail,
-    versionId: versionId(content),
+    versionId: versionId(content, hashes),
     sourceRefs: (l.packed?.selected ?? []).map((s) =>
       s.item.memory !== undefined
         ? `memory:${s.item.id}`
@@ -104,6 +194,7 @@ function priorityCacheKeys(
   plan: PromptPlan,
   layers: readonly FilledLayer[],
   extra: readonly AssembleSegment[],
+  hashes?: HashMemo,
 ): CacheKeys {
   const tierOf = new Map<string, CacheTier>([
     ...layers.map((l) => [l.slot.kind, l.slot.cacheTier] as const),
@@ -124,25 +215,31 @@ function priorityCacheKeys(
       end += (i > 0 ? separator.length : 0) + (contentOf.get(name) ?? "").length;
       holdsTier ||= t === tier;
     }
-    keys[tier] = holdsTier ? versionId(plan.prompt.slice(0, end)) : null;
+    keys[tier] = holdsTier ? versionId(plan.prompt.slice(0, end), hashes) : null;
   }
   return keys;
 }
 
-/** The manifest of an assembly: its layers in plan order, its failures, figures and logs. */
+/**
+ * The manifest of an assembly: its layers in plan order, its failures, figures and logs.
+ * With `memo` (a layer memo's), versions and cache keys are hashed through its hash memo
+ * and a layer's entry made from the same inputs as last time is the one made then.
+ */
 export function buildManifest(
   layers: readonly FilledLayer[],
   extra: readonly AssembleSegment[],
   plan: PromptPlan,
   memoryPlan: MemoryPlan | null,
   meta: ManifestMeta,
+  memo?: ManifestMemo,
 ): AssemblyManifest {
+  const hashes = memo?.hashes;
   const byName = new Map(layers.map((l) => [l.slot.kind, l]));
   const failures: SourceFailure[] = [];
   const extraByName = new Map(extra.map((e) => [e.name, e]));
   const layerManifests: LayerManifest[] = plan.decisions.map((d) => {
     const e = extraByName.get(d.name);
-    if (e !== undefined) return segmentLayer(d, e);
+    if (e !== undefined) return keptSegmentLayer(d, e, memo);
     const l = byName.get(d.name) as FilledLayer;
     const failed =
       l.fill.status === "source_failed" || l.fill.status === "source_timeout" ? l.fill : null;
@@ -153,12 +250,14 @@ export function buildManifest(
         reason: failed.status,
         message: failed.message,
       });
-    return slotLayer(d, l, failed);
+    return keptSlotLayer(d, l, failed, memo);
   });
   return {
-    promptVersion: promptVersion(plan.prompt),
+    promptVersion: promptVersion(plan.prompt, hashes),
     cacheKeys:
-      meta.layout === "priority" ? priorityCacheKeys(plan, layers, extra) : computeCacheKeys(plan),
+      meta.layout === "priority"
+        ? priorityCacheKeys(plan, layers, extra, hashes)
+        : computeCacheKeys(plan, hashes),
     tokenizer: meta.tokenizer,
     layout: meta.layout,
     mode: meta.mode,

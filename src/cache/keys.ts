@@ -5,7 +5,7 @@
  */
 import { InvalidInputError } from "../errors/index.js";
 import { CACHE_TIERS, type CacheTier, type PromptPlan } from "../plan/index.js";
-import { sha256Hex, shortHash } from "./hash.js";
+import { type HashMemo, sha256HexWith, shortHash } from "./hash.js";
 
 /** One key per cache tier: a short hash of the prompt prefix ending with that tier. */
 export type CacheKeys = Record<CacheTier, string | null>;
@@ -22,7 +22,8 @@ export type CacheKeySource = Pick<PromptPlan, "prompt" | "tiers">;
  * Because each key covers a prefix, changing only dynamic content never changes the
  * static or session key, while changing static content changes every key after it.
  * Throws {@link InvalidInputError} when a tier's offsets do not lie inside the prompt
- * (e.g. a plan edited after planning).
+ * (e.g. a plan edited after planning). With a {@link HashMemo}, prefixes hashed lately are
+ * looked up (same keys).
  *
  * @example
  * const plan = planPrompt({
@@ -35,7 +36,7 @@ export type CacheKeySource = Pick<PromptPlan, "prompt" | "tiers">;
  * computeCacheKeys(plan);
  * // { static: "213c22ed7234eb11", session: null, dynamic: "b86a6ce7975c8b6a" }
  */
-export function computeCacheKeys(plan: CacheKeySource): CacheKeys {
+export function computeCacheKeys(plan: CacheKeySource, memo?: HashMemo): CacheKeys {
   const keys: CacheKeys = { static: null, session: null, dynamic: null };
   let previousEnd = 0;
   plan.tiers.forEach((t, i) => {
@@ -51,7 +52,7 @@ export function computeCacheKeys(plan: CacheKeySource): CacheKeys {
         ["tiers", i],
       );
     }
-    keys[t.tier] = shortHash(plan.prompt.slice(0, t.end));
+    keys[t.tier] = shortHash(plan.prompt.slice(0, t.end), memo);
     previousEnd = t.end;
   });
   return keys;
@@ -88,20 +89,21 @@ export function cacheBreak(
 }
 
 /**
- * The version of a whole prompt (docs/manifest-wire-guard.md `promptVersion`): its full SHA-256, 64 hex digits.
+ * The version of a whole prompt (docs/manifest-wire-guard.md `promptVersion`): its full SHA-256, 64 hex digits
+ * (looked up in `memo` when given).
  *
  * @example promptVersion("Be brief.") // "213c22ed7234eb11116e1e88f314c73cb3a019b5c87fe224b6ce5665bd9ec50e"
  */
-export function promptVersion(prompt: string): string {
-  return sha256Hex(prompt);
+export function promptVersion(prompt: string, memo?: HashMemo): string {
+  return sha256HexWith(prompt, memo);
 }
 
 /**
  * The version of one layer's rendered content (docs/manifest-wire-guard.md `versionId`): the first 16 hex
- * digits of its SHA-256.
+ * digits of its SHA-256 (looked up in `memo` when given).
  *
  * @example versionId("") // "e3b0c44298fc1c14"
  */
-export function versionId(text: string): string {
-  return shortHash(text);
+export function versionId(text: string, memo?: HashMemo): string {
+  return shortHash(text, memo);
 }

@@ -126,7 +126,8 @@ type Step =
   | { op: "recallSame" | "clearCalls" | "none" }
   | { op: "clock"; n: number }
   | { op: "query"; n: number }
-  | { op: "scope"; n: number };
+  | { op: "scope"; n: number }
+  | { op: "segment" | "segmentRef"; n: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({
@@ -143,6 +144,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ op: fc.constant("clock" as const), n: fc.nat({ max: 30 }) }),
   fc.record({ op: fc.constant("query" as const), n: fc.nat({ max: 7 }) }),
   fc.record({ op: fc.constant("scope" as const), n: fc.nat({ max: 1 }) }),
+  fc.record({
+    op: fc.constantFrom("segment", "segmentRef") as fc.Arbitrary<"segment" | "segmentRef">,
+    n: fc.nat({ max: 3 }),
+  }),
 );
 
 describe("layer memo", () => {
@@ -156,16 +161,22 @@ describe("layer memo", () => {
         let now = NOW_MS;
         let q = "why does the deploy fail";
         let scope = "u1";
+        // The same segment objects every time, changed in place (the manifest memo must see it).
+        const rules = { name: "rules", content: "Be brief.", sourceRefs: ["rules.md"] };
+        const segments = [rules];
         const input = (): AssembleInput => ({
           mode: "react",
           query: { text: q, userScope: scope },
           now: iso(now),
           sources: w.sources,
+          segments,
           schemas: s,
           tokenCounter: counter,
         });
         for (const st of [{ op: "none" } as Step, ...steps]) {
           if (st.op === "clock") now += st.n * 3.6e6;
+          else if (st.op === "segment") rules.content = `Be brief ${st.n}.`;
+          else if (st.op === "segmentRef") rules.sourceRefs[0] = `rules.md@${st.n}`;
           else if (st.op === "query") q = `${WORDS[st.n]} again`;
           else if (st.op === "scope") scope = st.n === 0 ? "u1" : "u2";
           else if (st.op !== "none") w.ops[st.op]((st as { n?: number }).n ?? 0);
@@ -206,6 +217,14 @@ describe("layer memo", () => {
       expect(items(second, id), id).toBe(items(first, id));
     }
     expect(items(second, "task_memory")).not.toBe(items(first, "task_memory"));
+    // A layer's whole manifest entry made from the same inputs is the same frozen object.
+    const entry = (a: typeof first, id: string) => a.manifest.layers.find((l) => l.id === id);
+    const third = await assemble(input);
+    for (const id of ["constraints", "profile", "kb", "task_memory"]) {
+      expect(entry(third, id), id).toBe(entry(second, id));
+      expect(Object.isFrozen(entry(third, id)?.sources), id).toBe(true);
+    }
+    expect(entry(second, "task_memory")).not.toBe(entry(first, "task_memory"));
     // Shared lists are frozen: one assembly's manifest cannot alter another's.
     const shared = items(second, "profile") as unknown as object[];
     expect(Object.isFrozen(shared)).toBe(true);

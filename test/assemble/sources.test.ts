@@ -188,6 +188,44 @@ describe("an optional source that fails", () => {
     expect(layer(a.manifest.layers, "kb").error).toBe("slow: timed out after 30 ms");
   });
 
+  it("slots with the same timeout time out together; another timeout and fast sources are not touched", async () => {
+    const slowKb = hanging("slow-kb", "kb");
+    const slowProfile = hanging("slow-profile", "profile");
+    const seenFast: AbortSignal[] = [];
+    const fast = source("fast", "constraints", (_slot, _query, signal) => {
+      seenFast.push(signal);
+      return [{ id: "r", text: "no rm -rf" }];
+    });
+    const a = await assemble({
+      mode: "t",
+      query: QUERY,
+      now: NOW,
+      timeoutMs: 40,
+      schemas: schemaWith([
+        { kind: "constraints", timeoutMs: 60_000 },
+        { kind: "kb" },
+        { kind: "profile" },
+      ]),
+      sources: [fast, slowKb.src, slowProfile.src],
+    });
+    expect(slowKb.seen[0]?.aborted).toBe(true);
+    expect(slowProfile.seen[0]?.aborted).toBe(true);
+    expect(layer(a.manifest.layers, "kb").error).toBe("slow-kb: timed out after 40 ms");
+    expect(layer(a.manifest.layers, "profile").error).toBe("slow-profile: timed out after 40 ms");
+    expect(layer(a.manifest.layers, "constraints").status).toBe("included");
+    expect(seenFast[0]?.aborted).toBe(false);
+  });
+
+  it("leaves no timer behind once every slot is filled", async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+    const before = timers();
+    const a = await chat(chatSources(staticSource("p", ["profile"], [{ id: "x", text: "hi" }])), {
+      timeoutMs: 600_000,
+    });
+    expect(a.manifest.failures).toEqual([]);
+    expect(timers()).toBe(before);
+  });
+
   it("fails the whole slot when one of its sources fails, naming that source", async () => {
     const good = staticSource(
       "good",

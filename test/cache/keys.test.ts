@@ -5,6 +5,7 @@ import {
   type CacheKeys,
   cacheBreak,
   computeCacheKeys,
+  HashMemo,
   promptVersion,
   SHORT_HASH_LENGTH,
   sha256Hex,
@@ -206,5 +207,40 @@ describe("cache keys under planning (property)", () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("HashMemo", () => {
+  it("gives the hash of the text, remembered or not, across generations (property)", () => {
+    const text = fc.oneof(
+      fc.string({ unit: "binary", maxLength: 40 }),
+      fc.constantFrom("", "\ud800 lone", "é"),
+      // Past a generation's ~1 M characters: the memo turns over while it is used.
+      fc.nat({ max: 3 }).map((n) => `${"x".repeat(400_000)}${n}`),
+    );
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 30 }), (texts) => {
+        const memo = new HashMemo();
+        for (const t of [...texts, ...texts.reverse()]) {
+          expect(memo.sha256Hex(t)).toBe(sha256Hex(t));
+          expect(versionId(t, memo)).toBe(versionId(t));
+          expect(promptVersion(t, memo)).toBe(promptVersion(t));
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("keys a plan the same with a memo as without", () => {
+    const memo = new HashMemo();
+    const plan = planPrompt({
+      segments: [
+        { name: "rules", content: "Be brief.", cacheTier: "static" },
+        { name: "user", content: "Likes tabs.", cacheTier: "session" },
+        { name: "memory", content: "Saw a bug.", cacheTier: "dynamic" },
+      ],
+    });
+    for (let i = 0; i < 2; i++)
+      expect(computeCacheKeys(plan, memo)).toEqual(computeCacheKeys(plan));
   });
 });
