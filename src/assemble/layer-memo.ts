@@ -8,10 +8,11 @@
  * a source of this package gives a version token with its items (a new token whenever
  * its data changes), and for any other source the validation memo hands back the very
  * item objects it validated last time when they are unchanged, so reference equality
- * suffices. A memoized layer's decision lists are frozen: assemblies that share them
- * cannot alter each other's manifests.
+ * suffices. A memoized layer's decision lists and a memoized plan are frozen: assemblies
+ * that share them cannot alter each other's manifests.
  */
 import type { PlanPromptRequest, PromptPlan } from "../plan/index.js";
+import { deepFreeze } from "../text/index.js";
 import type { SlotRenderer } from "../render/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import type { FillPart, SlotFill } from "./fill.js";
@@ -86,11 +87,8 @@ export class LayerMemo {
   plan(request: PlanPromptRequest, counter: TokenCounter, make: () => PromptPlan): PromptPlan {
     const known = this.#plans.find((p) => p.counter === counter && sameJson(p.request, request));
     if (known !== undefined) return known.plan;
-    const plan = make();
-    for (const list of [plan.decisions, plan.includedNames, plan.droppedNames, plan.tiers]) {
-      for (const x of list) if (typeof x === "object") Object.freeze(x);
-      Object.freeze(list);
-    }
+    // Shared by every assembly that plans the same: frozen all the way down.
+    const plan = deepFreeze(make());
     this.#plans = [...this.#plans.slice(-(MAX_PLANS - 1)), { request, counter, plan }];
     return plan;
   }

@@ -1,4 +1,7 @@
-/** JSON answers as bytes: serialized as Fastify serializes them, encoded in one pass. */
+/**
+ * JSON answers as bytes: the bytes of `JSON.stringify` (Fastify's default serializer), with
+ * the JSON of data the service hands out again and again encoded once.
+ */
 
 const encoder = new TextEncoder();
 
@@ -8,9 +11,15 @@ const MAX_SCRATCH = 8 * 1024 * 1024;
 /** A character `JSON.stringify` escapes (or may: a surrogate, when it is alone). */
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
+/** Texts this long are compared with the last one escaped before they are escaped. */
+const LONG_TEXT = 256;
+
+/** Thrown inside the walk when a value needs `JSON.stringify`'s own handling. */
+const AS_A_WHOLE = Symbol("as a whole");
+
 /**
  * `JSON.stringify(v)` for a primitive, without the call where the answer is plain: the
- * builtin costs ~0.2 µs a call here, which is most of the walk's time.
+ * builtin costs ~0.2 µs a call here, which would be most of the walk's time.
  */
 function primitiveJson(v: unknown): string | undefined {
   switch (typeof v) {
@@ -25,87 +34,12 @@ function primitiveJson(v: unknown): string | undefined {
   }
 }
 
-/** Texts this long are compared with the last one escaped before they are escaped. */
-const LONG_TEXT = 256;
-
-/** Thrown inside the walk when a value needs `JSON.stringify`'s own handling (`toJSON`). */
-const AS_A_WHOLE = Symbol("as a whole");
-
-/**
- * `JSON.stringify` that remembers the JSON of deeply frozen plain data. A warm service
- * answers with many of the same objects from one request to the next (a kept layer's
- * decisions, the plan's decision list), frozen where they are kept; their JSON is written
- * once and spliced into every later answer. An object's JSON is remembered only when it
- * and everything under it is frozen plain data — arrays and objects whose prototype is
- * `Array.prototype`, `Object.prototype` or null, without `toJSON` — so what is remembered
- * can never differ from what `JSON.stringify` would write now. Other arrays and plain
- * objects are walked; anything else on the way (a `toJSON` method — its key argument would
- * differ —, a boxed primitive, a class instance, a cycle) sends the whole value through
- * `JSON.stringify`.
- */
-class FrozenJsonMemo {
-  readonly #json = new WeakMap<object, string>();
-  /** The last escaped text and its JSON: an answer holds its prompt twice (and so does the next). */
-  #lastText = "";
-  #lastJson = '""';
-
-  stringify(value: unknown): string | undefined {
-    try {
-      return this.#value(value);
-    } catch (err) {
-      // JSON.stringify's own answer or error (a cycle overflows the walk's stack).
-      if (err === AS_A_WHOLE || err instanceof RangeError) return JSON.stringify(value);
-      throw err;
-    }
-  }
-
-  // The JSON of `v`, or undefined where JSON.stringify leaves a property out.
-  #value(v: unknown): string | undefined {
-    if (typeof v === "string" && v.length >= LONG_TEXT && ESCAPED.test(v)) {
-      if (v !== this.#lastText) {
-        this.#lastText = v;
-        this.#lastJson = JSON.stringify(v);
-      }
-      return this.#lastJson;
-    }
-    if (typeof v !== "object" || v === null) return primitiveJson(v);
-    const frozen = Object.isFrozen(v);
-    if (frozen) {
-      const known = this.#json.get(v);
-      if (known !== undefined) return known;
-    }
-    // Boxed primitives, dates, class instances: JSON.stringify has rules of its own.
-    if (!Array.isArray(v)) {
-      const proto = Object.getPrototypeOf(v);
-      if (proto !== Object.prototype && proto !== null) throw AS_A_WHOLE;
-    }
-    if (typeof (v as { toJSON?: unknown }).toJSON === "function") throw AS_A_WHOLE;
-    if (frozen) {
-      const json = JSON.stringify(v);
-      if (frozenPlain(v)) this.#json.set(v, json);
-      return json;
-    }
-    if (Array.isArray(v)) {
-      let out = "[";
-      for (let i = 0; i < v.length; i++) {
-        if (i > 0) out += ",";
-        out += this.#value(v[i]) ?? "null";
-      }
-      return `${out}]`;
-    }
-    let out = "{";
-    let first = true;
-    for (const key of Object.keys(v)) {
-      const json = this.#value((v as Record<string, unknown>)[key]);
-      if (json === undefined) continue;
-      out += `${first ? "" : ","}${primitiveJson(key)}:${json}`;
-      first = false;
-    }
-    return `${out}}`;
-  }
+// What JSON.stringify leaves out of an object (and writes as null in an array).
+function omitted(v: unknown): boolean {
+  return v === undefined || typeof v === "function" || typeof v === "symbol";
 }
 
-// Whether `v` and everything under it is frozen plain data (see FrozenJsonMemo). A frozen
+// Whether `v` and everything under it is frozen plain data (see AnswerEncoder). A frozen
 // object's own properties and prototype cannot change; only what is under it can still be
 // unfrozen, so a negative answer is worked out again next time.
 function frozenPlain(v: object): boolean {
@@ -129,33 +63,177 @@ function frozenPlain(v: object): boolean {
 }
 
 /**
+ * An answer's JSON as it is written: text, and the bytes of parts encoded before, in order.
+ * Consecutive text is joined; {@link Pieces.size} bounds the UTF-8 length.
+ */
+class Pieces {
+  readonly list: Array<string | Uint8Array> = [];
+  text = "";
+  /** Upper bound of the UTF-8 bytes (a UTF-16 code unit takes at most 3). */
+  size = 0;
+
+  add(json: string): void {
+    this.text += json;
+    this.size += json.length * 3;
+  }
+
+  addBytes(bytes: Uint8Array): void {
+    if (this.text !== "") this.list.push(this.text);
+    this.text = "";
+    this.list.push(bytes);
+    this.size += bytes.length;
+  }
+
+  done(): Array<string | Uint8Array> {
+    if (this.text !== "") this.list.push(this.text);
+    this.text = "";
+    return this.list;
+  }
+}
+
+/**
+ * The encoder behind {@link createJsonEncoder}. A warm service answers with many of the
+ * same objects from one request to the next (a kept layer's manifest entry, the plan),
+ * frozen where they are kept; their JSON is encoded to UTF-8 once and copied into every
+ * later answer. An object's bytes are remembered only when it and everything under it is
+ * frozen plain data — arrays and objects whose prototype is `Array.prototype`,
+ * `Object.prototype` or null, with data properties only and no `toJSON` — so what is
+ * remembered can never differ from what `JSON.stringify` would write now. Other arrays
+ * and plain objects are walked; anything else on the way (a `toJSON` method — its key
+ * argument would differ —, a boxed primitive, a class instance, a cycle) sends the whole
+ * value through `JSON.stringify`.
+ */
+class AnswerEncoder {
+  readonly #bytes = new WeakMap<object, Uint8Array>();
+  /** The last long escaped text and its bytes: an answer holds its prompt twice (and so does the next). */
+  #lastText = "";
+  #lastBytes: Uint8Array = new Uint8Array(0);
+  #scratch = new Uint8Array(0);
+
+  encode(value: unknown): Buffer {
+    let pieces: Array<string | Uint8Array>;
+    let size: number;
+    try {
+      const out = new Pieces();
+      if (omitted(value)) throw AS_A_WHOLE;
+      this.#value(value, out);
+      pieces = out.done();
+      size = out.size;
+    } catch (err) {
+      // JSON.stringify's own answer or error (a cycle overflows the walk's stack).
+      if (err !== AS_A_WHOLE && !(err instanceof RangeError)) throw err;
+      const json = JSON.stringify(value) as string | undefined;
+      if (json === undefined) {
+        throw new TypeError("not a JSON value (undefined, a function or a symbol)");
+      }
+      pieces = [json];
+      size = json.length * 3;
+    }
+    return this.#join(pieces, size);
+  }
+
+  // The pieces' UTF-8 bytes in one new buffer (through the scratch, reused across answers).
+  #join(pieces: ReadonlyArray<string | Uint8Array>, size: number): Buffer {
+    if (size > MAX_SCRATCH) {
+      return Buffer.concat(pieces.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : p)));
+    }
+    if (this.#scratch.length < size) this.#scratch = new Uint8Array(Math.max(size, 64 * 1024));
+    const scratch = this.#scratch;
+    let at = 0;
+    for (const p of pieces) {
+      if (typeof p === "string") {
+        const { read, written } = encoder.encodeInto(p, scratch.subarray(at));
+        if (read !== p.length) throw new Error("scratch buffer too small for an answer");
+        at += written;
+      } else {
+        scratch.set(p, at);
+        at += p.length;
+      }
+    }
+    return Buffer.from(scratch.subarray(0, at));
+  }
+
+  // Writes the JSON of `v` (never one JSON.stringify leaves out: callers check `omitted`).
+  #value(v: unknown, out: Pieces): void {
+    if (typeof v === "string" && v.length >= LONG_TEXT && ESCAPED.test(v)) {
+      if (v !== this.#lastText) {
+        this.#lastBytes = encoder.encode(JSON.stringify(v));
+        this.#lastText = v;
+      }
+      out.addBytes(this.#lastBytes);
+      return;
+    }
+    if (typeof v !== "object" || v === null) {
+      out.add(primitiveJson(v) as string);
+      return;
+    }
+    const frozen = Object.isFrozen(v);
+    if (frozen) {
+      const known = this.#bytes.get(v);
+      if (known !== undefined) {
+        out.addBytes(known);
+        return;
+      }
+    }
+    // Boxed primitives, dates, class instances: JSON.stringify has rules of its own.
+    if (!Array.isArray(v)) {
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) throw AS_A_WHOLE;
+    }
+    if (typeof (v as { toJSON?: unknown }).toJSON === "function") throw AS_A_WHOLE;
+    if (frozen) this.#frozen(v, out);
+    else if (Array.isArray(v)) this.#array(v, out);
+    else this.#object(v as Record<string, unknown>, out);
+  }
+
+  #frozen(v: object, out: Pieces): void {
+    const json = JSON.stringify(v);
+    if (!frozenPlain(v)) {
+      out.add(json);
+      return;
+    }
+    const bytes = encoder.encode(json);
+    this.#bytes.set(v, bytes);
+    out.addBytes(bytes);
+  }
+
+  #array(v: readonly unknown[], out: Pieces): void {
+    out.add("[");
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) out.add(",");
+      const x = v[i];
+      if (omitted(x)) out.add("null");
+      else this.#value(x, out);
+    }
+    out.add("]");
+  }
+
+  #object(v: Record<string, unknown>, out: Pieces): void {
+    out.add("{");
+    let first = true;
+    for (const key of Object.keys(v)) {
+      const x = v[key];
+      if (omitted(x)) continue;
+      out.add(`${first ? "" : ","}${primitiveJson(key)}:`);
+      first = false;
+      this.#value(x, out);
+    }
+    out.add("}");
+  }
+}
+
+/**
  * A JSON encoder with its own scratch buffer and memo (one per route, reused across its
- * answers): `encode(value)` gives the UTF-8 bytes of `JSON.stringify(value)` (Fastify's
- * default serializer), the same bytes as `Buffer.from(json)`. Deeply frozen plain data met
- * before is not serialized again (see FrozenJsonMemo). Encoding into the scratch and
- * copying out the used part costs half of `Buffer.from`, which measures the string first.
+ * answers): `encode(value)` gives the UTF-8 bytes of `JSON.stringify(value)` — the same
+ * bytes as `Buffer.from(JSON.stringify(value))` — and throws what `JSON.stringify` throws
+ * (a `TypeError` for a cycle or a BigInt, and for a value it would not serialize at all).
+ * Deeply frozen plain data met before is copied as the bytes written then (see
+ * AnswerEncoder); text is encoded into the scratch and the used part copied out, half the
+ * cost of `Buffer.from`, which measures the string first.
  *
  * @example createJsonEncoder().encode({ a: "é" }).toString("utf8") // '{"a":"é"}'
  */
-export function createJsonEncoder(): {
-  encode(value: unknown): Buffer;
-  stringify(value: unknown): string | undefined;
-} {
-  let scratch = new Uint8Array(0);
-  const memo = new FrozenJsonMemo();
-  return {
-    stringify: (value) => memo.stringify(value),
-    encode(value) {
-      const json = memo.stringify(value);
-      if (json === undefined)
-        throw new TypeError("not a JSON value (undefined, a function or a symbol)");
-      // A UTF-16 code unit never takes more than 3 bytes of UTF-8.
-      const bound = json.length * 3;
-      if (bound > MAX_SCRATCH) return Buffer.from(json, "utf8");
-      if (scratch.length < bound) scratch = new Uint8Array(Math.max(bound, 64 * 1024));
-      const { read, written } = encoder.encodeInto(json, scratch);
-      if (read !== json.length) return Buffer.from(json, "utf8");
-      return Buffer.from(scratch.subarray(0, written));
-    },
-  };
+export function createJsonEncoder(): { encode(value: unknown): Buffer } {
+  const answers = new AnswerEncoder();
+  return { encode: (value) => answers.encode(value) };
 }
