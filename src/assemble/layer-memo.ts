@@ -12,8 +12,8 @@
  * that share them cannot alter each other's manifests.
  */
 import type { PlanPromptRequest, PromptPlan } from "../plan/index.js";
-import { deepFreeze } from "../text/index.js";
 import type { SlotRenderer } from "../render/index.js";
+import { deepFreeze } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import type { FillPart, SlotFill } from "./fill.js";
 import type { FilledLayer } from "./layers.js";
