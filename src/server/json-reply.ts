@@ -94,8 +94,8 @@ class Pieces {
 /**
  * The encoder behind {@link createJsonEncoder}. A warm service answers with many of the
  * same objects from one request to the next (a kept layer's manifest entry, the plan),
- * frozen where they are kept; their JSON is encoded to UTF-8 once and copied into every
- * later answer. An object's bytes are remembered only when it and everything under it is
+ * frozen where they are kept; their JSON is encoded to UTF-8 when a later answer meets
+ * one again, and copied into every answer after. An object's bytes are remembered only when it and everything under it is
  * frozen plain data — arrays and objects whose prototype is `Array.prototype`,
  * `Object.prototype` or null, with data properties only and no `toJSON` — so what is
  * remembered can never differ from what `JSON.stringify` would write now. Other arrays
@@ -105,12 +105,16 @@ class Pieces {
  */
 class AnswerEncoder {
   readonly #bytes = new WeakMap<object, Uint8Array>();
+  /** The answer (by number) that first met a frozen object not kept yet. */
+  readonly #seenIn = new WeakMap<object, number>();
+  #answer = 0;
   /** The last long escaped text and its bytes: an answer holds its prompt twice (and so does the next). */
   #lastText = "";
   #lastBytes: Uint8Array = new Uint8Array(0);
   #scratch = new Uint8Array(0);
 
   encode(value: unknown): Buffer {
+    this.#answer++;
     let pieces: Array<string | Uint8Array>;
     let size: number;
     try {
@@ -186,8 +190,17 @@ class AnswerEncoder {
     else this.#object(v as Record<string, unknown>, out);
   }
 
+  // A frozen object's bytes are kept when a later answer meets it again: most frozen
+  // objects of an answer that changed belong to that answer alone (some twice in it), and
+  // checking them would cost more than writing them.
   #frozen(v: object, out: Pieces): void {
     const json = JSON.stringify(v);
+    const seen = this.#seenIn.get(v);
+    if (seen === undefined || seen === this.#answer) {
+      if (seen === undefined) this.#seenIn.set(v, this.#answer);
+      out.add(json);
+      return;
+    }
     if (!frozenPlain(v)) {
       out.add(json);
       return;
