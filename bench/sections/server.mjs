@@ -4,8 +4,9 @@
  * The server runs in this process on 127.0.0.1 (port 0) over the example workspace and a
  * temp memory store imported from examples/workspace/memories.jsonl (the demo's store),
  * request logs off. autocannon fires from a worker thread (so the load generator does not
- * share the server's event loop), 10 connections, time-boxed: 2 s of warm-up (discarded)
- * and then 10 s measured per target:
+ * share the server's event loop), 10 connections, time-boxed: 2 s of warm-up per target
+ * (discarded), then 3 rounds of 5 s per target, the targets interleaved within each round
+ * (so a busy spell of the machine falls on every target alike):
  * - `POST /v1/assemble`: one fixed body (the demo query, `now` pinned, o200k_base), so
  *   every request is the full workspace job: config, instruction files, skills, KB,
  *   store recall, packing, rendering.
@@ -18,9 +19,10 @@
  * The same two targets are then fired at `promptctx serve --workers 2` (node:cluster, both
  * cores) in a child process over the same workspace and store.
  *
- * Figures: requests/s (mean over the seconds), latency p50/p99 (autocannon's resolution is
- * 1 ms), errors, timeouts and non-2xx answers, which must all be zero (the section fails
- * otherwise, in either setup). Targets (issue 15), judged for the service as it runs on
+ * Figures: per round, requests/s (mean over the seconds) and latency p50/p99 (autocannon's
+ * resolution is 1 ms); per target, the median of the rounds (every round is printed too)
+ * and the errors, timeouts and non-2xx answers of all rounds, which must all be zero (the
+ * section fails otherwise, in either setup). Targets (issue 15), judged for the service as it runs on
  * this machine — `serve --workers 2`, both cores — with `/healthz` of the same setup as the
  * baseline, for the fixed body and for the varied queries alike: `/v1/assemble` ≥ 1,000
  * requests/s, 0 errors, p99 < 30 ms. The one-process figures (one event loop) are printed
@@ -31,6 +33,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { median } from "../lib/measure.mjs";
 import { importDist, MissingModuleError } from "../lib/modules.mjs";
 import { heading, int, judge, ms, reference, table, targetTable } from "../lib/report.mjs";
 
@@ -45,7 +48,8 @@ const NOW = "2026-11-30T09:00:00Z";
 const QUERY = "add an index on invoices.created_at in a new migration";
 const CONNECTIONS = 10;
 const WARMUP_SECONDS = 2;
-const SECONDS = Number(process.env.BENCH_SERVER_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_SERVER_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_SERVER_ROUNDS ?? 3);
 const ASSEMBLE_BODY = JSON.stringify({ query: QUERY, now: NOW, tokenizer: "o200k_base" });
 const ASKS = [
   "add an index on",
@@ -175,12 +179,32 @@ async function fireTargets(autocannon, base) {
     },
     "GET /healthz": { url: `${base}/healthz` },
   };
-  const out = {};
-  for (const [name, opts] of Object.entries(targets)) {
-    await fire(autocannon, { ...opts, duration: WARMUP_SECONDS });
-    out[name] = figures(await fire(autocannon, { ...opts, duration: SECONDS }));
+  const entries = Object.entries(targets);
+  for (const [, opts] of entries) await fire(autocannon, { ...opts, duration: WARMUP_SECONDS });
+  const rounds = Object.fromEntries(entries.map(([name]) => [name, []]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const [name, opts] of entries) {
+      rounds[name].push(figures(await fire(autocannon, { ...opts, duration: SECONDS })));
+    }
   }
-  return out;
+  return Object.fromEntries(entries.map(([name]) => [name, combined(rounds[name])]));
+}
+
+/** A target's rounds as one figure: medians of the rates and latencies, sums of the counts. */
+function combined(list) {
+  const mid = (key) => median(list.map((f) => f[key]));
+  const sum = (key) => list.reduce((n, f) => n + f[key], 0);
+  return {
+    requests: sum("requests"),
+    reqPerSec: Math.round(mid("reqPerSec")),
+    p50Ms: mid("p50Ms"),
+    p99Ms: mid("p99Ms"),
+    meanMs: mid("meanMs"),
+    errors: sum("errors"),
+    timeouts: sum("timeouts"),
+    non2xx: sum("non2xx"),
+    rounds: list,
+  };
 }
 
 /** Sanity: the fixed body is a real assembly with recalled memory; its prompt's chars. */
@@ -200,7 +224,18 @@ async function probe(base) {
 function printSetup(title, targets) {
   console.log(`  ${title}`);
   table([
-    ["target", "requests", "req/s", "p50", "p99", "mean", "errors", "timeouts", "non-2xx"],
+    [
+      "target",
+      "requests",
+      "req/s",
+      "p50",
+      "p99",
+      "mean",
+      "errors",
+      "timeouts",
+      "non-2xx",
+      "rounds: req/s, p99",
+    ],
     ...Object.entries(targets).map(([name, f]) => [
       name,
       int(f.requests),
@@ -211,6 +246,7 @@ function printSetup(title, targets) {
       f.errors,
       f.timeouts,
       f.non2xx,
+      f.rounds.map((r) => `${int(r.reqPerSec)}, ${latency(r.p99Ms)}`).join(" · "),
     ]),
   ]);
 }
@@ -289,10 +325,17 @@ export async function run() {
 
     heading(meta.title);
     console.log(
-      `  ${CONNECTIONS} connections, autocannon in a worker thread, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target; ` +
+      `  ${CONNECTIONS} connections, autocannon in a worker thread, ${WARMUP_SECONDS} s warm-up per target, then ` +
+        `${ROUNDS} rounds of ${SECONDS} s per target (targets interleaved; medians of the rounds); ` +
         `assemble prompt ${int(promptChars)} chars`,
     );
-    const out = { connections: CONNECTIONS, seconds: SECONDS, promptChars, targets: {} };
+    const out = {
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      promptChars,
+      targets: {},
+    };
     out.targets = await fireTargets(autocannon, base);
     await app.close();
     app = undefined;
