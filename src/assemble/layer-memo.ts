@@ -71,7 +71,7 @@ export class LayerMemo {
       e.counter !== inputs.counter ||
       e.scope !== inputs.scope ||
       !Object.is(e.clock, clockOf(slot, inputs)) ||
-      !sameJson(e.slot, slot) ||
+      (e.slot !== slot && !sameJson(e.slot, slot)) ||
       !sameParts(e.parts, fill.parts)
     ) {
       return null;

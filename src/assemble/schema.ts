@@ -5,6 +5,7 @@
 import { InvalidInputError } from "../errors/index.js";
 import { type CacheTier, DEFAULT_CACHE_TIER } from "../plan/index.js";
 import type { SlotSpec } from "../sources/index.js";
+import { deepFreeze } from "../text/index.js";
 
 /** The six cognitive slot kinds with their default global priority (lower = kept longer). */
 export const DEFAULT_SLOT_PRIORITY: Readonly<Record<string, number>> = {
@@ -67,8 +68,8 @@ function slot(kind: string, required = false): SlotSpec {
   return required ? { ...ref, required: true } : ref;
 }
 
-/** The four default schemas of docs/assembler.md. */
-export const DEFAULT_SCHEMAS: readonly ModeSchema[] = [
+/** The four default schemas of docs/assembler.md (frozen: shared by every registry). */
+export const DEFAULT_SCHEMAS: readonly ModeSchema[] = deepFreeze([
   { mode: "chat", slots: [slot("constraints"), slot("profile"), slot("recall_memory")] },
   {
     mode: "tool",
@@ -86,7 +87,7 @@ export const DEFAULT_SCHEMAS: readonly ModeSchema[] = [
       slot("recall_memory"),
     ],
   },
-];
+]);
 
 /** Mode every unknown mode falls back to (recorded as `fallbackFrom`). */
 export const FALLBACK_MODE = "chat";
@@ -163,13 +164,42 @@ export interface ResolvedSlot extends SlotSpec {
   neverTruncate: boolean;
 }
 
-/** Applies kind defaults: priority, tier, and neverTruncate for constraints (red lines). */
+/** The resolved slot of each spec frozen all the way down (it cannot change): made once. */
+const resolvedOfFrozen = new WeakMap<SlotSpec, ResolvedSlot>();
+
+/**
+ * Applies kind defaults: priority, tier, and neverTruncate for constraints (red lines).
+ * A spec frozen with its filter (the default schemas', a warm workspace's) is resolved
+ * once: the same frozen slot is returned every time, so an assembly's layer memo knows it
+ * by identity.
+ *
+ * @example resolveSlot({ kind: "constraints" }).neverTruncate // true
+ */
 export function resolveSlot(spec: SlotSpec): ResolvedSlot {
-  return {
+  const frozen = frozenSpec(spec);
+  if (frozen) {
+    const known = resolvedOfFrozen.get(spec);
+    if (known !== undefined) return known;
+  }
+  const resolved: ResolvedSlot = {
     ...spec,
     required: spec.required ?? false,
     priority: spec.priority ?? DEFAULT_SLOT_PRIORITY[spec.kind] ?? CUSTOM_SLOT_PRIORITY,
     cacheTier: spec.cacheTier ?? DEFAULT_SLOT_TIER[spec.kind] ?? DEFAULT_CACHE_TIER,
     neverTruncate: spec.neverTruncate ?? spec.kind === "constraints",
   };
+  if (frozen) resolvedOfFrozen.set(spec, Object.freeze(resolved));
+  return resolved;
+}
+
+// A spec, its filter and the filter's lists all frozen (what a slot spec holds).
+function frozenSpec(spec: SlotSpec): boolean {
+  if (!Object.isFrozen(spec)) return false;
+  const filter = spec.filter;
+  if (filter === undefined) return true;
+  if (!Object.isFrozen(filter)) return false;
+  for (const v of Object.values(filter)) {
+    if (typeof v === "object" && v !== null && !Object.isFrozen(v)) return false;
+  }
+  return true;
 }

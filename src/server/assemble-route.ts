@@ -84,6 +84,10 @@ const JSON_TYPE = "application/json; charset=utf-8";
 export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteContext): void {
   const json = createJsonEncoder();
   app.post("/v1/assemble", async (request, reply) => {
+    // Before any await: a check of the workspace that begins after this saw every change
+    // made before the request was sent (WarmWorkspaces.arrival).
+    const workspaces = ctx.workspaces();
+    const arrivedAt = workspaces.arrival();
     const parsed = AssembleRequestSchema.safeParse(request.body);
     if (!parsed.success) throw invalidFromZod(parsed.error);
     // A scoped token's scope replaces the request's `user`: what runs, and what is recorded.
@@ -93,11 +97,10 @@ export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteCo
       throw new InvalidInputError("give either a tokenizer or a model, not both", "tokenizer");
     }
     const workspace = await resolveWorkspace(ctx.root, r.workspace);
-    const workspaces = ctx.workspaces();
     const recorder = ctx.recorder;
     const recorded = recorder === null ? null : recordRequest(r, workspace, ctx.storePath());
     try {
-      const out = await assembleIn(workspace, r, ctx.counters(), workspaces);
+      const out = await assembleIn(workspace, r, ctx.counters(), workspaces, arrivedAt);
       if (recorded !== null) recorder?.recordLine("assemble", recorded, out);
       const body = {
         prompt: out.prompt,
@@ -121,14 +124,16 @@ async function assembleIn(
   r: z.output<typeof AssembleRequestSchema>,
   counters: CounterPool,
   workspaces: WarmWorkspaces,
+  arrivedAt: number,
 ): Promise<Assembly> {
   // The pooled counter for the tokenizer this assembly will use (request, else config).
   const name =
     r.model !== undefined
       ? tokenizerForModel(r.model)
-      : (r.tokenizer ?? (await workspaces.config(workspace)).tokenizer);
+      : (r.tokenizer ?? (await workspaces.config(workspace, arrivedAt)).tokenizer);
   const tokenCounter = counters.forRequest(name);
   return workspaces.assemble(workspace, {
+    arrivedAt,
     query: r.query,
     now: r.now,
     ...(tokenCounter !== undefined ? { tokenCounter } : {}),

@@ -32,11 +32,14 @@ import {
   workspaceSources,
 } from "./workspace.js";
 
-/** What one assembly over a warm workspace takes (its files and store are the cache's). */
+/**
+ * What one assembly over a warm workspace takes (its files and store are the cache's), and
+ * `arrivedAt`: the {@link WarmWorkspaces.arrival} stamp taken when the request arrived.
+ */
 export type WarmAssembleOptions = Omit<
   WorkspaceAssembleOptions,
   "workspace" | "store" | "openStore" | "cwd" | "userFiles" | "home" | "toolState"
->;
+> & { arrivedAt?: number };
 
 /** One loaded workspace. */
 interface Entry {
@@ -44,6 +47,8 @@ interface Entry {
   sigs: Signatures;
   /** False when something changed while it was read: it is read again at next use. */
   stable: boolean;
+  /** The stamp taken just before its signatures were last found to hold. */
+  checkedAt: number;
   sources: ContextSource[];
   segments: AssembleSegment[];
   schemas: Map<string, SchemaRegistry>;
@@ -75,20 +80,37 @@ export class WarmWorkspaces {
   readonly #stores = new Map<string, MemoryStore>();
   readonly #shared: MemoryStore | null;
   readonly #maxEntries: number;
+  /** Stamps of arrivals and checks, in the order they happened. */
+  #clock = 0;
 
   constructor(options: { store?: MemoryStore | null; maxEntries?: number } = {}) {
     this.#shared = options.store ?? null;
     this.#maxEntries = options.maxEntries ?? 64;
   }
 
-  /** The workspace's config, as of now. */
-  async config(root: string): Promise<WorkspaceConfig> {
-    return (await this.#get(root)).files.config;
+  /**
+   * A stamp for a request that has just arrived. Passed back as `arrivedAt`, it lets the
+   * request use a check of the workspace's signatures that began after it arrived — that
+   * check saw every change made before the request was sent — instead of checking again:
+   * requests that arrive together under load share one check, and a change on disk is
+   * still seen by every request sent after it. Without it, every use checks.
+   *
+   * @example
+   * const arrivedAt = workspaces.arrival(); // first thing in the request handler
+   * await workspaces.assemble(root, { query, now, arrivedAt });
+   */
+  arrival(): number {
+    return ++this.#clock;
+  }
+
+  /** The workspace's config, as of now (or as of a check after `arrivedAt`). */
+  async config(root: string, arrivedAt?: number): Promise<WorkspaceConfig> {
+    return (await this.#get(root, arrivedAt)).files.config;
   }
 
   /** Assembles `options.query` over the workspace at `root`, as {@link assembleWorkspace} would. */
   async assemble(root: string, options: WarmAssembleOptions): Promise<Assembly> {
-    const entry = await this.#get(root);
+    const entry = await this.#get(root, options.arrivedAt);
     const { config } = entry.files;
     const { mode, user, tokenCounter, renderer, budgetChars, budgetTokens } = assemblySettings(
       { ...options, workspace: root },
@@ -126,11 +148,15 @@ export class WarmWorkspaces {
 
   // The entry of `root`: the loaded one while its signatures hold, else read again (one
   // read at a time per root, shared by the requests that wait for it).
-  #get(root: string): Promise<Entry> {
+  #get(root: string, arrivedAt?: number): Promise<Entry> {
     const pending = this.#loading.get(root);
     if (pending !== undefined) return pending;
     const entry = this.#entries.get(root);
-    if (entry?.stable && unchanged(entry.sigs)) {
+    // Checked after the request arrived: that check saw what the request could.
+    const fresh = arrivedAt !== undefined && entry !== undefined && entry.checkedAt > arrivedAt;
+    const checkedAt = ++this.#clock;
+    if (entry?.stable && (fresh || unchanged(entry.sigs))) {
+      if (!fresh) entry.checkedAt = checkedAt;
       // Most recently used last: the first entry is the one evicted.
       this.#entries.delete(root);
       this.#entries.set(root, entry);
@@ -142,6 +168,7 @@ export class WarmWorkspaces {
   }
 
   async #load(root: string, previous: Signatures | null): Promise<Entry> {
+    const checkedAt = ++this.#clock;
     let before = previous === null ? null : signaturesOf(previous.keys());
     for (let read = 1; ; read++) {
       const files = await readWorkspaceFiles(root, {});
@@ -152,7 +179,9 @@ export class WarmWorkspaces {
       const sigs = signaturesOf(paths);
       // Stable: every path had the same signature before the reads began.
       const stable = before !== null && sameSignatures(before, sigs);
-      if (stable || read >= MAX_READS) return this.#keep(root, files, sigs, stable, store);
+      if (stable || read >= MAX_READS) {
+        return this.#keep(root, files, sigs, stable, store, checkedAt);
+      }
       before = sigs;
     }
   }
@@ -163,11 +192,13 @@ export class WarmWorkspaces {
     sigs: Signatures,
     stable: boolean,
     store: MemoryStore | null,
+    checkedAt: number,
   ): Entry {
     const entry: Entry = {
       files,
       sigs,
       stable,
+      checkedAt,
       sources: workspaceSources(files, store),
       segments: configSegments(files.config),
       schemas: new Map(),

@@ -38,6 +38,7 @@ import {
   toolStateSource,
 } from "../sources/index.js";
 import type { MemoryStore, OpenedStore } from "../store/index.js";
+import { deepFreeze } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../tokens/index.js";
 import type { TraceOptions } from "../trace/index.js";
 import { type WorkspaceConfig, WorkspaceConfigSchema } from "./config.js";
@@ -53,8 +54,9 @@ export const WORKSPACE_PATHS = {
 /** Default global budget of a workspace assembly (the config's `budgets.chars` overrides). */
 export const WORKSPACE_BUDGET_CHARS = 12000;
 
-// Caller-defined slots a workspace adds to every mode's schema.
-const WORKSPACE_SLOTS: readonly SlotSpec[] = [
+// Caller-defined slots a workspace adds to every mode's schema (frozen, like the defaults:
+// a slot spec frozen all the way down is resolved once).
+const WORKSPACE_SLOTS: readonly SlotSpec[] = deepFreeze([
   {
     kind: "instructions",
     priority: 0.5,
@@ -78,15 +80,15 @@ const WORKSPACE_SLOTS: readonly SlotSpec[] = [
     title: "Knowledge base",
     filter: { charBudget: 2000 },
   },
-];
+]);
 
 /** The recall slot's filter in a workspace (the reference `react` one allows 200 chars, 2 hits). */
-export const WORKSPACE_RECALL_FILTER: SlotFilter = {
+export const WORKSPACE_RECALL_FILTER: SlotFilter = deepFreeze({
   categories: ["episodic", "fact", "general", "tool_failure"],
   topK: 4,
   minScore: 0.3,
   charBudget: 800,
-};
+});
 
 /** What `assemble --workspace` takes. `now` is required: the caller owns the clock. */
 export interface WorkspaceAssembleOptions {
@@ -168,7 +170,7 @@ export function workspaceSchema(mode: string): {
   const own = new Set(schema.slots.map((s) => s.kind));
   // Extends the schema that serves `mode` (chat for an unknown mode), so the registry still
   // falls back and the manifest records `fallbackFrom`.
-  const extended: ModeSchema = {
+  const extended: ModeSchema = deepFreeze({
     ...schema,
     slots: [
       // A workspace prompt is larger than the reference budgets assume: give recall room.
@@ -177,7 +179,7 @@ export function workspaceSchema(mode: string): {
       ),
       ...WORKSPACE_SLOTS.filter((s) => !own.has(s.kind)),
     ],
-  };
+  });
   return { schemas: defaults.register(extended), mode };
 }
 

@@ -9,6 +9,7 @@ import {
   createSchemaRegistry,
   DEFAULT_GLOBAL_BUDGET_CHARS,
   DEFAULT_SCHEMAS,
+  resolveSlot,
 } from "../../src/assemble/index.js";
 import { InvalidInputError, PromptBudgetError } from "../../src/errors/index.js";
 import { SEGMENT_SEPARATOR } from "../../src/plan/index.js";
@@ -85,6 +86,28 @@ describe("default schemas", () => {
     const only = createSchemaRegistry([{ mode: "solo", slots: [{ kind: "kb" }] }]);
     expect(only.modes()).toEqual(["solo"]);
     expect(() => only.resolve("x")).toThrow(InvalidInputError);
+  });
+});
+
+describe("resolved slots", () => {
+  it("the default schemas are frozen; a frozen spec resolves once, any other every time", () => {
+    const { schema } = createSchemaRegistry().resolve("react");
+    expect(Object.isFrozen(schema)).toBe(true);
+    const spec = schema.slots[0] as (typeof schema.slots)[number];
+    expect(Object.isFrozen(spec.filter)).toBe(true);
+    const once = resolveSlot(spec);
+    expect(resolveSlot(spec)).toBe(once);
+    expect(Object.isFrozen(once)).toBe(true);
+    expect(once).toMatchObject({ kind: "constraints", neverTruncate: true, cacheTier: "static" });
+    // Not frozen all the way down: resolved again, so a change shows.
+    const filter = { charBudget: 10, categories: ["a"] };
+    const open = Object.freeze({ kind: "kb", filter });
+    const first = resolveSlot(open);
+    filter.charBudget = 20;
+    expect(resolveSlot(open)).not.toBe(first);
+    expect(resolveSlot(open).filter?.charBudget).toBe(20);
+    const listOpen = Object.freeze({ kind: "kb", filter: Object.freeze({ categories: ["a"] }) });
+    expect(resolveSlot(listOpen)).not.toBe(resolveSlot(listOpen));
   });
 });
 

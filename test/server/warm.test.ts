@@ -7,6 +7,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildServer } from "../../src/server/index.js";
@@ -192,6 +193,69 @@ describe("WarmWorkspaces", () => {
       );
     } finally {
       await warm.close();
+    }
+  });
+
+  it("a request sees every change made before it arrived, whoever checked (property)", async () => {
+    // Ops on one warm workspace: edit the instruction file (a new marker), a request that
+    // arrives (its stamp and the marker on disk then noted), a request answered (one that
+    // arrived earlier: it may share a check made after its arrival, never an older one).
+    type Op = { op: "edit" } | { op: "arrive" } | { op: "answer"; pick: number };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.constant({ op: "edit" as const }),
+      fc.constant({ op: "arrive" as const }),
+      fc.record({ op: fc.constant("answer" as const), pick: fc.nat({ max: 7 }) }),
+    );
+    const root = join(dir, "arrivals");
+    cpSync(WORKSPACE, root, { recursive: true });
+    const file = join(root, "AGENTS.md");
+    const original = readFileSync(file, "utf8");
+    const counter = getTokenCounter("o200k_base");
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 12 }), async (ops) => {
+          const warm = new WarmWorkspaces();
+          let version = 0;
+          // Each version a different size: signatures tell it apart even within one clock tick.
+          const write = () =>
+            writeFileSync(file, `${original}\nmarker-${version}${".".repeat(version)}\n`);
+          write();
+          const waiting: Array<{ arrivedAt: number; atLeast: number }> = [];
+          const answer = async (r: { arrivedAt: number; atLeast: number }) => {
+            const a = await warm.assemble(root, {
+              query: QUERY,
+              now: NOW,
+              tokenCounter: counter,
+              arrivedAt: r.arrivedAt,
+            });
+            const seen = Number(/marker-(\d+)/.exec(a.prompt)?.[1]);
+            expect(seen).toBeGreaterThanOrEqual(r.atLeast);
+          };
+          try {
+            for (const o of [
+              ...ops,
+              { op: "arrive" as const },
+              { op: "answer" as const, pick: 0 },
+            ]) {
+              if (o.op === "edit") {
+                version += 1;
+                write();
+              } else if (o.op === "arrive") {
+                waiting.push({ arrivedAt: warm.arrival(), atLeast: version });
+              } else if (waiting.length > 0) {
+                const [r] = waiting.splice(o.pick % waiting.length, 1);
+                await answer(r as { arrivedAt: number; atLeast: number });
+              }
+            }
+            for (const r of waiting) await answer(r);
+          } finally {
+            await warm.close();
+          }
+        }),
+        { numRuns: 40 },
+      );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });
