@@ -44,8 +44,8 @@ type FailedFill = Extract<SlotFill, { status: "source_failed" | "source_timeout"
 /**
  * What {@link buildManifest} keeps from one assembly to the next (a {@link LayerMemo}
  * holds one): the hashes of lately versioned texts, and each layer's entry with what it
- * was made from. An entry made from the same inputs — the same frozen plan decision, the
- * same kept packing and decision list, equal slot settings and source ids — is the same,
+ * was made from. An entry made from the same inputs — equal plan decision values, the same
+ * kept packing and decision list, equal slot settings and source ids — is the same,
  * so the entry itself is handed out again (deep-frozen): a warm service's answers share
  * it, and its JSON (see the server's encoder) is written once.
  */
@@ -79,18 +79,42 @@ function sameInputs(a: readonly unknown[], b: readonly unknown[]): boolean {
   return true;
 }
 
-// A segment's entry, kept when its plan decision is a kept (frozen) one.
+// What a layer entry reads of its plan decision: equal values give an equal entry, whether
+// the plan was kept or made again (a warm service's static layers keep their entries while
+// the query-dependent ones change the plan).
+function decisionInputs(d: PlanDecision): unknown[] {
+  return [
+    d.name,
+    d.priority,
+    d.budgetPriority,
+    d.required,
+    d.status,
+    d.reason,
+    d.detail,
+    d.renderedChars,
+    d.renderedTokens,
+    d.provenance,
+  ];
+}
+
+// A segment's entry: made of values and copies only, so it can always be kept.
 function keptSegmentLayer(
   d: PlanDecision,
   e: AssembleSegment,
   memo: ManifestMemo | undefined,
 ): LayerManifest {
   if (memo === undefined) return segmentLayer(d, e);
-  const inputs = [d, e.content, e.cacheTier, e.neverTruncate, ...(e.sourceRefs ?? [])];
-  return memo.layer(d.name, inputs, Object.isFrozen(d), () => segmentLayer(d, e, memo.hashes));
+  const inputs = [
+    ...decisionInputs(d),
+    e.content,
+    e.cacheTier,
+    e.neverTruncate,
+    ...(e.sourceRefs ?? []),
+  ];
+  return memo.layer(d.name, inputs, true, () => segmentLayer(d, e, memo.hashes));
 }
 
-// A slot's entry, kept when its plan decision and its decision list are kept (frozen) ones.
+// A slot's entry, kept when its decision list is a kept (frozen) one.
 function keptSlotLayer(
   d: PlanDecision,
   l: FilledLayer,
@@ -100,7 +124,7 @@ function keptSlotLayer(
   if (memo === undefined) return slotLayer(d, l, failed);
   const filter = l.slot.filter;
   const inputs = [
-    d,
+    ...decisionInputs(d),
     l.packed,
     l.decisions,
     l.slot.neverTruncate,
@@ -111,7 +135,7 @@ function keptSlotLayer(
     failed?.message,
     ...l.fill.sourceIds,
   ];
-  const keep = Object.isFrozen(d) && Object.isFrozen(l.decisions);
+  const keep = Object.isFrozen(l.decisions);
   return memo.layer(d.name, inputs, keep, () => {
     const entry = slotLayer(d, l, failed, memo.hashes);
     // The fill's own list stays unfrozen: the entry gets a copy.
