@@ -11,6 +11,7 @@ import type { Assembly } from "../assemble/index.js";
 import { InvalidInputError, invalidFromZod, toErrorObject } from "../errors/index.js";
 import { type CounterPool, tokenizerForModel } from "../tokens/index.js";
 import {
+  type Arrival,
   type AssembleRecordRequest,
   assembleRequestFields,
   type Recorder,
@@ -124,7 +125,7 @@ async function assembleIn(
   r: z.output<typeof AssembleRequestSchema>,
   counters: CounterPool,
   workspaces: WarmWorkspaces,
-  arrivedAt: number,
+  arrivedAt: Arrival,
 ): Promise<Assembly> {
   // The pooled counter for the tokenizer this assembly will use (request, else config).
   const name =

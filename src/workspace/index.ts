@@ -68,7 +68,7 @@ export {
   type StoreSpec,
 } from "./record/schema.js";
 export { type LayerSpan, layerSpans } from "./record/spans.js";
-export { type WarmAssembleOptions, WarmWorkspaces } from "./warm.js";
+export { type Arrival, type WarmAssembleOptions, WarmWorkspaces } from "./warm.js";
 export {
   assembleWorkspace,
   loadWorkspace,

@@ -33,13 +33,21 @@ import {
 } from "./workspace.js";
 
 /**
+ * When a request arrived, as {@link WarmWorkspaces.arrival} stamped it: opaque, and only
+ * ever read by the workspaces that issued it (any other object counts as no stamp).
+ */
+export interface Arrival {
+  readonly arrival: true;
+}
+
+/**
  * What one assembly over a warm workspace takes (its files and store are the cache's), and
  * `arrivedAt`: the {@link WarmWorkspaces.arrival} stamp taken when the request arrived.
  */
 export type WarmAssembleOptions = Omit<
   WorkspaceAssembleOptions,
   "workspace" | "store" | "openStore" | "cwd" | "userFiles" | "home" | "toolState"
-> & { arrivedAt?: number };
+> & { arrivedAt?: Arrival };
 
 /** One loaded workspace. */
 interface Entry {
@@ -82,6 +90,8 @@ export class WarmWorkspaces {
   readonly #maxEntries: number;
   /** Stamps of arrivals and checks, in the order they happened. */
   #clock = 0;
+  /** The stamp of each arrival this instance issued (a forged one is not in it). */
+  readonly #arrivals = new WeakMap<Arrival, number>();
 
   constructor(options: { store?: MemoryStore | null; maxEntries?: number } = {}) {
     this.#shared = options.store ?? null;
@@ -99,12 +109,14 @@ export class WarmWorkspaces {
    * const arrivedAt = workspaces.arrival(); // first thing in the request handler
    * await workspaces.assemble(root, { query, now, arrivedAt });
    */
-  arrival(): number {
-    return ++this.#clock;
+  arrival(): Arrival {
+    const stamp: Arrival = Object.freeze({ arrival: true });
+    this.#arrivals.set(stamp, ++this.#clock);
+    return stamp;
   }
 
   /** The workspace's config, as of now (or as of a check after `arrivedAt`). */
-  async config(root: string, arrivedAt?: number): Promise<WorkspaceConfig> {
+  async config(root: string, arrivedAt?: Arrival): Promise<WorkspaceConfig> {
     return (await this.#get(root, arrivedAt)).files.config;
   }
 
@@ -148,12 +160,13 @@ export class WarmWorkspaces {
 
   // The entry of `root`: the loaded one while its signatures hold, else read again (one
   // read at a time per root, shared by the requests that wait for it).
-  #get(root: string, arrivedAt?: number): Promise<Entry> {
+  #get(root: string, arrivedAt?: Arrival): Promise<Entry> {
     const pending = this.#loading.get(root);
     if (pending !== undefined) return pending;
     const entry = this.#entries.get(root);
     // Checked after the request arrived: that check saw what the request could.
-    const fresh = arrivedAt !== undefined && entry !== undefined && entry.checkedAt > arrivedAt;
+    const arrived = arrivedAt === undefined ? undefined : this.#arrivals.get(arrivedAt);
+    const fresh = arrived !== undefined && entry !== undefined && entry.checkedAt > arrived;
     const checkedAt = ++this.#clock;
     if (entry?.stable && (fresh || unchanged(entry.sigs))) {
       if (!fresh) entry.checkedAt = checkedAt;

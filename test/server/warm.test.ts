@@ -12,7 +12,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildServer } from "../../src/server/index.js";
 import { getTokenCounter } from "../../src/tokens/index.js";
-import { assembleWorkspace, WarmWorkspaces } from "../../src/workspace/index.js";
+import { type Arrival, assembleWorkspace, WarmWorkspaces } from "../../src/workspace/index.js";
 import { exampleStore, NOW, post, QUERY, WORKSPACE } from "./helpers.js";
 
 interface Answer {
@@ -220,8 +220,8 @@ describe("WarmWorkspaces", () => {
           const write = () =>
             writeFileSync(file, `${original}\nmarker-${version}${".".repeat(version)}\n`);
           write();
-          const waiting: Array<{ arrivedAt: number; atLeast: number }> = [];
-          const answer = async (r: { arrivedAt: number; atLeast: number }) => {
+          const waiting: Array<{ arrivedAt: Arrival; atLeast: number }> = [];
+          const answer = async (r: { arrivedAt: Arrival; atLeast: number }) => {
             const a = await warm.assemble(root, {
               query: QUERY,
               now: NOW,
@@ -244,7 +244,7 @@ describe("WarmWorkspaces", () => {
                 waiting.push({ arrivedAt: warm.arrival(), atLeast: version });
               } else if (waiting.length > 0) {
                 const [r] = waiting.splice(o.pick % waiting.length, 1);
-                await answer(r as { arrivedAt: number; atLeast: number });
+                await answer(r as { arrivedAt: Arrival; atLeast: number });
               }
             }
             for (const r of waiting) await answer(r);
@@ -255,6 +255,31 @@ describe("WarmWorkspaces", () => {
         { numRuns: 40 },
       );
     } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("a stamp it did not issue counts as none: the request checks", async () => {
+    const root = join(dir, "forged");
+    cpSync(WORKSPACE, root, { recursive: true });
+    const file = join(root, "AGENTS.md");
+    const counter = getTokenCounter("o200k_base");
+    const warm = new WarmWorkspaces();
+    const other = new WarmWorkspaces();
+    try {
+      const ask = (arrivedAt: Arrival) =>
+        warm.assemble(root, { query: QUERY, now: NOW, tokenCounter: counter, arrivedAt });
+      await ask(warm.arrival()); // loads and checks after this stamp
+      const early = warm.arrival();
+      await ask(early);
+      writeFileSync(file, `${readFileSync(file, "utf8")}\nforged-1\n`);
+      // Look-alike and foreign stamps are not trusted: each checks and sees the edit.
+      expect((await ask({ arrival: true })).prompt).toContain("forged-1");
+      writeFileSync(file, `${readFileSync(file, "utf8")}\nforged-22\n`);
+      expect((await ask(other.arrival())).prompt).toContain("forged-22");
+    } finally {
+      await warm.close();
+      await other.close();
       rmSync(root, { recursive: true, force: true });
     }
   });
