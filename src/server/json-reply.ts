@@ -95,10 +95,11 @@ class Pieces {
  * The encoder behind {@link createJsonEncoder}. A warm service answers with many of the
  * same objects from one request to the next (a kept layer's manifest entry, the plan),
  * frozen where they are kept; their JSON is encoded to UTF-8 when a later answer meets
- * one again, and copied into every answer after. An object's bytes are remembered only when it and everything under it is
- * frozen plain data — arrays and objects whose prototype is `Array.prototype`,
- * `Object.prototype` or null, with data properties only and no `toJSON` — so what is
- * remembered can never differ from what `JSON.stringify` would write now. Other arrays
+ * one again, and copied into every answer after. An object's bytes are remembered only
+ * when it and everything under it is frozen plain data — arrays and objects whose
+ * prototype is `Array.prototype`, `Object.prototype` or null, with data properties only
+ * and no `toJSON` — so what is remembered can never differ from what `JSON.stringify`
+ * would write now. Other arrays
  * and plain objects are walked; anything else on the way (a `toJSON` method — its key
  * argument would differ —, a boxed primitive, a class instance, a cycle) sends the whole
  * value through `JSON.stringify`.
@@ -108,7 +109,7 @@ class AnswerEncoder {
   /** The answer (by number) that first met a frozen object not kept yet. */
   readonly #seenIn = new WeakMap<object, number>();
   #answer = 0;
-  /** The last long escaped text and its bytes: an answer holds its prompt twice (and so does the next). */
+  /** The last long escaped text and its bytes: an answer holds its prompt twice. */
   #lastText = "";
   #lastBytes: Uint8Array = new Uint8Array(0);
   #scratch = new Uint8Array(0);
