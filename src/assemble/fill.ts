@@ -161,18 +161,15 @@ export class Deadlines {
     const known = this.#byMs.get(timeoutMs);
     if (known !== undefined) return known;
     const controller = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let expire: (err: SourceTimeout) => void = () => {};
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort(new SourceTimeout(`timed out after ${timeoutMs} ms`));
-        reject(new SourceTimeout(`timed out after ${timeoutMs} ms`));
-      }, timeoutMs);
+      expire = reject;
     });
-    const entry = {
-      signal: controller.signal,
-      expired,
-      timer: timer as ReturnType<typeof setTimeout>,
-    };
+    const timer = setTimeout(() => {
+      controller.abort(new SourceTimeout(`timed out after ${timeoutMs} ms`));
+      expire(new SourceTimeout(`timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+    const entry = { signal: controller.signal, expired, timer };
     this.#byMs.set(timeoutMs, entry);
     return entry;
   }

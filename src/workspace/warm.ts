@@ -167,9 +167,7 @@ export class WarmWorkspaces {
     // Checked after the request arrived: that check saw what the request could.
     const arrived = arrivedAt === undefined ? undefined : this.#arrivals.get(arrivedAt);
     const fresh = arrived !== undefined && entry !== undefined && entry.checkedAt > arrived;
-    const checkedAt = ++this.#clock;
-    if (entry?.stable && (fresh || unchanged(entry.sigs))) {
-      if (!fresh) entry.checkedAt = checkedAt;
+    if (entry?.stable && (fresh || this.#check(entry))) {
       // Most recently used last: the first entry is the one evicted.
       this.#entries.delete(root);
       this.#entries.set(root, entry);
@@ -178,6 +176,14 @@ export class WarmWorkspaces {
     const load = this.#load(root, entry?.sigs ?? null).finally(() => this.#loading.delete(root));
     this.#loading.set(root, load);
     return load;
+  }
+
+  // Whether the entry's signatures still hold; when they do, it was checked as of now.
+  #check(entry: Entry): boolean {
+    const checkedAt = ++this.#clock;
+    if (!unchanged(entry.sigs)) return false;
+    entry.checkedAt = checkedAt;
+    return true;
   }
 
   async #load(root: string, previous: Signatures | null): Promise<Entry> {
