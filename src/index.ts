@@ -2,6 +2,7 @@
  * promptctx — deterministic, budgeted, explainable context assembly for LLM agents.
  * Each stage is a pure function over plain data; see the README for a tour.
  */
+export * from "./agent/index.js";
 export * from "./assemble/index.js";
 export * from "./cache/index.js";
 export * from "./conversation/index.js";

@@ -20,6 +20,7 @@ const LAYERS = [
   "render",
   "trace",
   "assemble",
+  "agent",
   "workspace",
   "server",
   "cli",

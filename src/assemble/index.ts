@@ -1,7 +1,8 @@
 /**
  * The assembler and the session (docs/assembler.md, docs/session-and-cache.md): modes,
- * schemas, slots filled concurrently from sources, the two-layer budget, the manifest, and
- * the provider-neutral chat loop. May import every stage below it (errors … trace).
+ * schemas, slots filled concurrently from sources, the two-layer budget and the manifest.
+ * Prompt assembly only: the whole agent request and the loop live in src/agent. May import
+ * every stage below it (errors … trace).
  */
 export {
   type AssembleInput,
@@ -31,30 +32,6 @@ export {
   packItems,
   type SourcedItem,
 } from "./pack.js";
-export {
-  type AssembledRequest,
-  type AssembleRequestInput,
-  anthropicSummarizer,
-  assembleRequest,
-  type ContextReport,
-  type ConversationState,
-  contextMetadata,
-  MIDDLEWARE_RESPONSE_RESERVE,
-  type OpenAISummarizerOptions,
-  openAISummarizer,
-  type PlannedRequest,
-  type PromptctxMiddlewareOptions,
-  planRequest,
-  promptctxMiddleware,
-  type RequestBudget,
-  RequestBudgetSchema,
-  type RequestInput,
-  type StablePrefix,
-  SUMMARY_INSTRUCTIONS,
-  SUMMARY_TOOL_OUTPUT_MAX_TOKENS,
-  type SummarizerOptions,
-  summaryTranscript,
-} from "./request/index.js";
 export {
   CUSTOM_SLOT_PRIORITY,
   createSchemaRegistry,

@@ -5,7 +5,8 @@
  * The anchor is carried from one plan to the next, so a transcript shows the window
  * moving in batches and the cached prefix holding.
  */
-import { type Assembly, type PlannedRequest, planRequest } from "../assemble/index.js";
+import { type PlannedRequest, planRequest } from "../agent/index.js";
+import type { Assembly } from "../assemble/index.js";
 import type { MessageInput } from "../conversation/index.js";
 import { InvalidInputError } from "../errors/index.js";
 import type { TokenCounter } from "../tokens/index.js";

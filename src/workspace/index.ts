@@ -9,7 +9,7 @@ export {
   runChatTurn,
   turnRedLines,
   type WorkspaceChat,
-} from "./chat.js";
+} from "./agent.js";
 export {
   type WorkspaceConfig,
   WorkspaceConfigSchema,

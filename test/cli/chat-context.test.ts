@@ -10,7 +10,7 @@ import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { SUMMARY_INSTRUCTIONS } from "../../src/assemble/index.js";
+import { SUMMARY_INSTRUCTIONS } from "../../src/agent/index.js";
 import { type Loopback, type Recorded, startLoopback } from "../assemble/loopback.js";
 import { WORKSPACE as EXAMPLE, NOW } from "../server/helpers.js";
 import { type CliResult, spawnCli } from "./run-cli.js";

@@ -1,7 +1,7 @@
 /** The workspace registry as the model sees it: provider tool definitions with the built-in tools' argument descriptions. */
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
-import { toAnthropicTools, toOpenAITools } from "../../assemble/chat/index.js";
+import { toAnthropicTools, toOpenAITools } from "../../agent/index.js";
 import type { ToolSpec } from "../../sources/index.js";
 import { BUILTIN_ARGS, isBuiltin } from "../tools.js";
 

@@ -3,7 +3,7 @@
  * through the official SDKs, running the workspace's tools, and checking every draft
  * against the red lines before the user sees it. This module is the command's edge (flags,
  * stdin lines, printing); the provider conversations and the tool rounds are in
- * src/assemble/chat/, one user turn over a workspace in src/workspace/chat.ts.
+ * src/agent/loop/, one user turn over a workspace in src/workspace/agent.ts.
  *
  * How one user line is handled (decisions documented so peers can mirror them):
  * - Input: one user message per stdin line (blank lines skipped; `/exit` or `/quit`
@@ -64,7 +64,7 @@
  */
 import { createInterface } from "node:readline";
 import { type Command, Option } from "commander";
-import { CHAT_PROVIDERS, openConversation } from "../../assemble/chat/index.js";
+import { CHAT_PROVIDERS, openConversation } from "../../agent/index.js";
 import { type RecordedToolCall, type ToolCall, ToolState } from "../../sources/index.js";
 import {
   type ChatRecordRequest,

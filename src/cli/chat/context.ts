@@ -4,7 +4,7 @@
  * history and the tool results in it, the reserves and what is left, with the cache
  * breakpoints and every decision (conversation and segments).
  */
-import type { PlannedRequest } from "../../assemble/index.js";
+import type { PlannedRequest } from "../../agent/index.js";
 import type { ConversationDecision } from "../../conversation/index.js";
 import { type Column, renderTable, type TableStyle } from "../table.js";
 import { segmentDecisionTable } from "../tables.js";

@@ -1,5 +1,5 @@
 /** The provider, key, model and base URL of `promptctx chat`, read from the environment. */
-import type { ChatConnection, ChatProvider } from "../../assemble/chat/index.js";
+import type { ChatConnection, ChatProvider } from "../../agent/index.js";
 import { InvalidInputError } from "../../errors/index.js";
 
 /** Provider, key, model and base URL taken from the environment. */

@@ -1,10 +1,10 @@
-/** `promptctx chat`: the command and its CLI parts (the agent loop itself: src/assemble/chat/ and src/workspace/chat.ts). */
+/** `promptctx chat`: the command and its CLI parts (the agent loop itself: src/agent/ and src/workspace/agent.ts). */
 export {
   CHAT_MAX_TOKENS,
   CHAT_PROVIDERS,
   type ChatProvider,
   WITHHELD_PLACEHOLDER,
-} from "../../assemble/chat/index.js";
+} from "../../agent/index.js";
 export { turnRedLines } from "../../workspace/index.js";
 export { anthropicTools, builtinArgDocs, openAITools } from "./builtin-tools.js";
 export { registerChatCommand } from "./command.js";

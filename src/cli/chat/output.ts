@@ -1,5 +1,5 @@
 /** Prints the chat's events: one JSON object per line (`--json`), or text lines for people. */
-import type { ChatEvent, ChatReplyEvent, ChatTurnEvent } from "../../assemble/chat/index.js";
+import type { ChatEvent, ChatReplyEvent, ChatTurnEvent } from "../../agent/index.js";
 import type { ChatIO } from "./io.js";
 
 /** Why the chat ended: input ran out, `/exit` or `/quit`, or `--max-turns` lines answered. */

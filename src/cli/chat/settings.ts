@@ -6,7 +6,7 @@ import {
   CHAT_MAX_TOKENS,
   type ChatContextOptions,
   type ChatProvider,
-} from "../../assemble/chat/index.js";
+} from "../../agent/index.js";
 import { InvalidInputError } from "../../errors/index.js";
 import { contextWindowFor } from "../../render/index.js";
 import { instantMillis } from "../../text/index.js";

@@ -12,7 +12,7 @@ import type { Assembly } from "../../assemble/index.js";
 import type { ConversationPlan } from "../../conversation/index.js";
 import { type FieldPath, invalidFromZod } from "../../errors/index.js";
 import { ToolState } from "../../sources/index.js";
-import { createChatSession } from "../chat.js";
+import { createChatSession } from "../agent.js";
 import {
   loadWorkspace,
   loadWorkspaceConfig,

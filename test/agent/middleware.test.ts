@@ -15,9 +15,9 @@ import {
 } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type ContextReport, promptctxMiddleware } from "../../src/assemble/index.js";
-import { cacheControls, useLoopback } from "./loopback.js";
-import { MODEL, stableSystem, words } from "./wire-fixtures.js";
+import { type ContextReport, promptctxMiddleware } from "../../src/agent/index.js";
+import { cacheControls, useLoopback } from "../assemble/loopback.js";
+import { MODEL, stableSystem, words } from "../assemble/wire-fixtures.js";
 
 const loop = useLoopback();
 

@@ -9,7 +9,7 @@ import {
   type ChatToolRunner,
   type Conversation,
   runToolRounds,
-} from "../assemble/chat/index.js";
+} from "../agent/index.js";
 import { createSession, type Session } from "../assemble/index.js";
 import type { ToolState } from "../sources/index.js";
 import { type CompiledRedLines, compileRedLines, redLinesFromSkills } from "../trace/index.js";

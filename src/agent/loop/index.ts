@@ -1,4 +1,4 @@
-/** The chat library: provider conversations, tool definitions and the agent loop of one user message. */
+/** The agent loop: provider connections, tool definitions and the tool rounds of one user message. */
 export { AnthropicConversation } from "./anthropic.js";
 export { openConversation } from "./connect.js";
 export {

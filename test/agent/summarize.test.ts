@@ -12,14 +12,14 @@ import {
   openAISummarizer,
   SUMMARY_INSTRUCTIONS,
   summaryTranscript,
-} from "../../src/assemble/index.js";
+} from "../../src/agent/index.js";
 import {
   compactConversation,
   type Message,
   planConversation,
 } from "../../src/conversation/index.js";
 import { getTokenCounter } from "../../src/tokens/index.js";
-import { useLoopback } from "./loopback.js";
+import { useLoopback } from "../assemble/loopback.js";
 
 const loop = useLoopback();
 

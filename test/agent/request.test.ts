@@ -10,13 +10,13 @@ import Anthropic from "@anthropic-ai/sdk";
 import { generateText } from "ai";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { assembleRequest, type PlannedRequest, planRequest } from "../../src/assemble/index.js";
+import { assembleRequest, type PlannedRequest, planRequest } from "../../src/agent/index.js";
 import type { Message } from "../../src/conversation/index.js";
 import { contextWindowFor } from "../../src/render/index.js";
 import { constraintsSource } from "../../src/sources/index.js";
 import { getTokenCounter } from "../../src/tokens/index.js";
-import { cacheControls, useLoopback } from "./loopback.js";
-import { MODEL, stableSystem, words } from "./wire-fixtures.js";
+import { cacheControls, useLoopback } from "../assemble/loopback.js";
+import { MODEL, stableSystem, words } from "../assemble/wire-fixtures.js";
 
 const loop = useLoopback();
 

@@ -30,7 +30,7 @@ import {
 } from "../../render/index.js";
 import { nonBlankString } from "../../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../../tokens/index.js";
-import { type AssembleInput, type Assembly, assemble } from "../assemble.js";
+import { type AssembleInput, type Assembly, assemble } from "../../assemble/index.js";
 
 const count = z.number().int().min(0);
 
