@@ -5,6 +5,7 @@
  * decision logs.
  */
 import { z } from "zod";
+import { type AssembleInput, type Assembly, assemble } from "../../assemble/index.js";
 import {
   type ConversationDecision,
   type ConversationPlan,
@@ -30,7 +31,6 @@ import {
 } from "../../render/index.js";
 import { nonBlankString } from "../../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../../tokens/index.js";
-import { type AssembleInput, type Assembly, assemble } from "../../assemble/index.js";
 
 const count = z.number().int().min(0);
 
