@@ -78,13 +78,19 @@ function pinnedUnits(layout: ConversationLayout, pinned: readonly string[]): num
   return [...units].sort((a, b) => a - b);
 }
 
-/** The anchor's unit when it names a sendable unit's first message before the current turn. */
+/**
+ * The anchor's unit when it names a sendable unit's first message at or before the
+ * current turn, and that unit opens a turn (a user message) or the conversation: an
+ * anchor elsewhere (a plan from an older version) is ignored, so the window never starts
+ * on an assistant message.
+ */
 function anchorUnit(layout: ConversationLayout, anchor: string | null): number | null {
   const i = anchor === null ? undefined : layout.ids.get(anchor);
   if (i === undefined) return null;
   const unit = layout.units[layout.unitOf[i] as number] as Unit;
   const usable = unit.members[0] === i && unit.orphan === null;
-  return usable && unit.index <= layout.currentStart ? unit.index : null;
+  const opensTurn = unit.index === 0 || layout.messages[i]?.role === "user";
+  return usable && opensTurn && unit.index <= layout.currentStart ? unit.index : null;
 }
 
 function budgetError(

@@ -72,23 +72,30 @@ export function totalFrom(v: WindowView, s: number): number {
   return total;
 }
 
-// The first sendable unit at or after `u` (the current turn's first unit is sendable).
-function sendableFrom(layout: ConversationLayout, u: number): number {
-  while (layout.units[u]?.orphan != null) u++;
-  return u;
-}
-
-/** The oldest sendable start whose total is at most `limit`, or -1 if none is. */
+/**
+ * The oldest turn start (a user unit, or the current turn's) whose total is at most
+ * `limit`, or -1 if none is. The window moves by whole turns so that every request opens
+ * on a user message: Bedrock and others reject a conversation that starts with the
+ * assistant, and a turn cut in half loses the ask its tool calls answer.
+ */
 export function oldestWithin(v: WindowView, limit: number): number {
   if (totalFrom(v, v.currentStart) > limit) return -1;
+  const starts = v.layout.userUnits;
   let lo = 0;
-  let hi = v.currentStart;
+  let hi = starts.length - 1; // the current turn's start fits
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (totalFrom(v, mid) <= limit) hi = mid;
+    if (totalFrom(v, starts[mid] as number) <= limit) hi = mid;
     else lo = mid + 1;
   }
-  return sendableFrom(v.layout, lo);
+  return starts[lo] as number;
+}
+
+// The first sendable unit: the whole conversation, when it all fits.
+function firstSendable(layout: ConversationLayout): number {
+  let u = 0;
+  while (layout.units[u]?.orphan != null) u++;
+  return u;
 }
 
 /** Where the window starts, and why the units before it are out. */
@@ -103,7 +110,7 @@ export interface Start {
  * is, the oldest that fits. The required units must fit (the caller checked).
  */
 export function chooseStart(v: WindowView, budget: number, lowWaterRatio: number): Start {
-  const first = sendableFrom(v.layout, 0);
+  const first = firstSendable(v.layout);
   if (totalFrom(v, first) <= budget) return { unit: first, why: "" };
   const low = Math.floor(lowWaterRatio * budget);
   if (low < budget) {

@@ -116,6 +116,10 @@ function expectedStart(input: Input, p: ConversationPlan): string {
   const starts = units.flatMap((u, i) =>
     !u.orphan && (u.members[0] as number) <= lastUser ? [i] : [],
   );
+  const firstRole = (i: number) =>
+    (messages[(units[i] as { members: number[] }).members[0] as number] as MessageInput).role;
+  // The window moves by whole turns: a moved window opens on a user message.
+  const turnStarts = starts.filter((i) => firstRole(i) === "user");
   const total = (s: number) =>
     units.reduce(
       (t, u, i) => t + (i >= s && !u.orphan && !required[i] ? (tokens[i] as number) : 0),
@@ -125,12 +129,14 @@ function expectedStart(input: Input, p: ConversationPlan): string {
     const first = (units[i] as { members: number[] }).members[0] as number;
     return (messages[first] as MessageInput).id;
   };
-  const anchor = starts.find((i) => idOf(i) === input.policy.anchor);
+  const anchor = starts.find(
+    (i) => idOf(i) === input.policy.anchor && (i === 0 || firstRole(i) === "user"),
+  );
   if (anchor !== undefined && total(anchor) <= budgetTokens) return idOf(anchor);
   if (total(starts[0] as number) <= budgetTokens) return idOf(starts[0] as number);
   const low = Math.floor((input.policy.lowWaterRatio ?? 1) * budgetTokens);
-  const under = starts.find((s) => total(s) <= low);
-  return idOf(under ?? (starts.find((s) => total(s) <= budgetTokens) as number));
+  const under = turnStarts.find((s) => total(s) <= low);
+  return idOf(under ?? (turnStarts.find((s) => total(s) <= budgetTokens) as number));
 }
 
 const counters: Record<string, { make: () => TokenCounter; count: (t: string) => number }> = {

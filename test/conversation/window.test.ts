@@ -56,7 +56,7 @@ describe("the window", () => {
     expect(p.decisions[5]?.detail).toContain("before the cache anchor");
   });
 
-  it("ignores an anchor that does not fit, names no unit start, or names an orphan", () => {
+  it("ignores an anchor that does not fit, names no unit start, an orphan, or no turn start", () => {
     expect(run(110, { anchor: "u2" }).firstKeptId).toBe("u5");
     expect(run(110, { anchor: "nope" }).firstKeptId).toBe("u5");
     const convo: MessageInput[] = [
@@ -69,7 +69,8 @@ describe("the window", () => {
     ];
     expect(run(1000, { anchor: "t1" }, convo).firstKeptId).toBe("u0");
     expect(run(1000, { anchor: "a2" }, convo).firstKeptId).toBe("u0");
-    expect(run(1000, { anchor: "a1" }, convo).firstKeptId).toBe("a1");
+    // a1 starts a unit but not a turn: a window never opens on an assistant message.
+    expect(run(1000, { anchor: "a1" }, convo).firstKeptId).toBe("u0");
   });
 
   it("an anchor inside the current turn never cuts the turn", () => {
@@ -95,18 +96,19 @@ describe("the window", () => {
       user("u2", "third"),
     ];
     const p = run(200, { pinned: ["t2"] }, convo);
-    expect(kept(p)).toEqual(["a1", "t1", "t2", "a2", "u2"]);
+    // The window moves by whole turns: u1's turn (u1, a2) does not fit, so it starts at u2.
+    expect(kept(p)).toEqual(["a1", "t1", "t2", "u2"]);
     expect(p.decisions.map((d) => d.reason)).toEqual([
       "history_window",
       "pinned",
       "pinned",
       "pinned",
       "history_window",
-      "kept",
+      "history_window",
       "required",
     ]);
     expect(p.decisions[3]?.detail).toBe("pinned");
-    expect(p.firstKeptId).toBe("a2");
+    expect(p.firstKeptId).toBe("u2");
   });
 
   it("fails closed when the current turn and pinned units cannot fit", () => {

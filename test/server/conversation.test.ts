@@ -18,7 +18,7 @@ describe("POST /v1/plan-conversation", () => {
     expect(a.json).toEqual(
       JSON.parse(JSON.stringify(planConversation(conversationRequest as never))),
     );
-    expect(a.json).toMatchObject({ firstKeptId: "a2", usedTokens: 40 });
+    expect(a.json).toMatchObject({ firstKeptId: "u2", usedTokens: 30 });
   });
 
   it("400 with the field path on invalid input", async () => {
