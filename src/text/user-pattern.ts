@@ -99,7 +99,7 @@ class Translator {
       if (c === "\\") this.escape();
       else if (this.inClass) this.classChar(c);
       else if (c === "[") this.openClass();
-      else if (c === "(" && this.s[this.i + 1] === "?") this.group();
+      else if (c === "(") this.group();
       else this.copy(1);
     }
     return this.out;
@@ -122,12 +122,22 @@ class Translator {
     if (c === "]") this.inClass = false;
     if (c === "[" && this.s[this.i + 1] === ":") {
       const end = this.s.indexOf(":]", this.i + 2);
-      if (end >= 0) return this.copy(end + 2 - this.i);
+      if (end >= 0) {
+        this.copy(end + 2 - this.i);
+        return;
+      }
     }
     this.copy(1);
   }
 
+  /** A group: captures become non-capturing (nothing reads them; the search is cheaper). */
   private group(): void {
+    const named = /^\(\?P?<[A-Za-z_][A-Za-z0-9_]*>/.exec(this.s.slice(this.i, this.i + 40));
+    if (this.s[this.i + 1] !== "?" || named !== null) {
+      this.out += "(?:";
+      this.i += named === null ? 1 : named[0].length;
+      return;
+    }
     const rest = this.s.slice(this.i + 2, this.i + 4);
     if (rest.startsWith("=") || rest.startsWith("!")) {
       throw new Unsupported(`lookahead (?${rest[0]}…) is not supported`);
@@ -154,9 +164,11 @@ class Translator {
     } else if (e === "u") this.unicodeEscape();
     else if ((e === "p" || e === "P") && this.s[this.i + 2] === "{") {
       const m = /^\{(?:Script|sc)=([^}]*)\}/.exec(this.s.slice(this.i + 2));
-      if (m === null) return this.copy(2);
-      this.out += `\\${e}{${m[1]}}`;
-      this.i += 2 + m[0].length;
+      if (m === null) this.copy(2);
+      else {
+        this.out += `\\${e}{${m[1]}}`;
+        this.i += 2 + m[0].length;
+      }
     } else {
       if (!this.inClass && (e === "A" || e === "z")) this.lineProbeSafe = false;
       const unit = this.s.charCodeAt(this.i + 1); // the escaped code point: one or two units
@@ -173,7 +185,10 @@ class Translator {
       return;
     }
     const pair = /^\\u([0-9A-Fa-f]{4})(?:\\u([0-9A-Fa-f]{4}))?/.exec(this.s.slice(this.i));
-    if (pair === null) return this.copy(2); // RE2 reports the bad escape
+    if (pair === null) {
+      this.copy(2); // RE2 reports the bad escape
+      return;
+    }
     const hi = Number.parseInt(pair[1] as string, 16);
     const lo = pair[2] === undefined ? -1 : Number.parseInt(pair[2], 16);
     if (hi >= 0xd800 && hi <= 0xdbff && lo >= 0xdc00 && lo <= 0xdfff) {

@@ -66,7 +66,7 @@ export const DEFAULT_MAX_MATCHES_PER_LINE = 20;
  * Default `maxScanSteps`: engine work units over the whole check (a tested code unit costs
  * 1, a code unit a span search may cross costs the pattern's program size).
  */
-export const DEFAULT_MAX_SCAN_STEPS = 50_000_000;
+export const DEFAULT_MAX_SCAN_STEPS = 5_000_000;
 /** Code points of context either side of a match in an excerpt. */
 export const EXCERPT_CONTEXT = 40;
 
@@ -288,7 +288,10 @@ function patternSpans(
 ): PatternSpans {
   const spans: Array<[number, number]> = [];
   const p = line.pattern as UserPattern;
-  const over = (units: number) => (budget.left -= units) < 0;
+  const over = (units: number) => {
+    budget.left -= units;
+    return budget.left < 0;
+  };
   if (over(sub.text.length + 1)) return { incomplete: "scan_budget_exceeded" };
   if (!mayMatchSomeLine(p, sub.text)) return { spans, capped: false };
   for (const [base, end] of lines) {
