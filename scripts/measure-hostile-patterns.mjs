@@ -10,8 +10,8 @@ import { checkDraft, compileRedLines, selectSkills } from "../dist/index.js";
 
 const N = 200_000;
 const PATTERNS = [
-  "\\w{0,15}".repeat(8) + "xy",
-  "\\d{1,15}".repeat(5) + "!",
+  `${"\\w{0,15}".repeat(8)}xy`,
+  `${"\\d{1,15}".repeat(5)}!`,
   "(a+)+$",
   "(a|aa)+$",
   "(.*a){12}",
@@ -29,9 +29,8 @@ const DRAFTS = {
   "a×200k+xy!bz c": `${"a".repeat(N - 8)}xy!bz c`,
   "a×200k": "a".repeat(N),
   "1×200k+!": `${"1".repeat(N - 1)}!`,
-  "ab random":
-    Array.from({ length: N - 1 }, (_, i) => ((i * 7919) % 13 < 6 ? "a" : "b")).join("") + "c",
-  "word lines": ("word ".repeat(39) + "word\n").repeat(N / 200 - 1) + "aaa!",
+  "ab random": `${Array.from({ length: N - 1 }, (_, i) => ((i * 7919) % 13 < 6 ? "a" : "b")).join("")}c`,
+  "word lines": `${(`${"word ".repeat(39)}word\n`).repeat(N / 200 - 1)}aaa!`,
   "30k a+xy": `${"a".repeat(30_000)}xy`,
 };
 
