@@ -7,7 +7,6 @@
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
 import {
-  InvalidInputError,
   type PromptctxError,
   UnsupportedPatternError,
 } from "../../src/errors/index.js";
