@@ -157,6 +157,12 @@ class Translator {
     if (e === "k" && this.s[this.i + 2] === "<") {
       throw new Unsupported("backreference \\k<…> is not supported");
     }
+    if (e === "Q") {
+      // RE2's quoting: everything up to `\E` is literal, copied as is.
+      const end = this.s.indexOf("\\E", this.i + 2);
+      this.copy(end < 0 ? this.s.length - this.i : end + 2 - this.i);
+      return;
+    }
     if (e === "s" || e === "S") {
       const items = e === "s" ? WS_ITEMS : NON_WS_ITEMS;
       this.out += this.inClass ? items : `[${items}]`;

@@ -86,6 +86,8 @@ describe("compileUserPattern", () => {
     expect(t("[[:alpha:]]+\\]", "ab]")).toBe(true);
     expect(t("[]a]+", "]")).toBe(true);
     expect(t("\\\\s", "\\s")).toBe(true); // an escaped backslash, then a literal s
+    expect(t("^\\Q[(?=\\s\\E$", "[(?=\\s")).toBe(true); // RE2 quoting: all literal
+    expect(compileUserPattern("\\Q[\\E(?m)^x", "p").lineProbeSafe).toBe(false);
   });
 
   it("\\s and \\S are the text rules' whitespace, inside and outside classes", () => {

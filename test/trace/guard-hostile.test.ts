@@ -182,6 +182,56 @@ describe("red lines: generated hostile patterns on the linear-time engine", () =
     );
   });
 
+  it("property: the whole-draft probe never hides a line's match (anchors, flags, CRLF)", () => {
+    const piece = fc.constantFrom(
+      "^",
+      "$",
+      "\\A",
+      "\\z",
+      "\\b",
+      "a",
+      "b+",
+      "\\s",
+      ".",
+      "(?m)",
+      "(?-m)",
+      "(?i)",
+      "[^a]",
+    );
+    fc.assert(
+      fc.property(
+        fc.array(piece, { minLength: 1, maxLength: 5 }).map((xs) => xs.join("")),
+        fc.array(fc.constantFrom("a", "B", "b", " ", "\n", "\r\n", "\r"), { maxLength: 14 }),
+        (pattern, chars) => {
+          const set = compiled(pattern);
+          if (!("lines" in set)) return;
+          const draft = chars.join("");
+          const got = checkDraft(draft, set, { maxMatchesPerLine: 100 }).violations.map(
+            (v) => v.span,
+          );
+          // Reference: each line searched on its own, no probe.
+          const engine = set.lines[0]?.pattern?.engine as RE2JS;
+          const want: Array<{ start: number; end: number }> = [];
+          let base = 0;
+          for (const raw of draft.split("\n")) {
+            const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+            const m = engine.matcher(line);
+            for (let from = 0; from <= line.length && m.find(from); ) {
+              if (m.end() === m.start()) from = m.start() + 1;
+              else {
+                want.push({ start: base + m.start(), end: base + m.end() });
+                from = m.end();
+              }
+            }
+            base += raw.length + 1;
+          }
+          expect([pattern, draft, got]).toEqual([pattern, draft, want]);
+        },
+      ),
+      { numRuns: 500, seed: 9 },
+    );
+  });
+
   it("generated patterns with lookaround or backreferences are refused at load, never run", () => {
     const poison = fc.constantFrom("(?=a)", "(?!b)", "(?<=x)", "(?<!y)", "(a)\\1", "(?<n>a)\\k<n>");
     fc.assert(
