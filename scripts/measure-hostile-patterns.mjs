@@ -22,6 +22,8 @@ const PATTERNS = [
   "[\\s\\S]{0,500}z",
   "\\w{150,}!",
   "(?:a|b)*a(?:a|b){14}c",
+  "(?:a|b)*a(?:a|b){20}c", // outgrows RE2's DFA cache: the NFA runs
+  "[ab]*a[ab]{30}c",
   "[a-zA-Z0-9_.+-]{1,64}@[a-zA-Z0-9-]{1,63}(?:\\.[a-zA-Z0-9-]{1,63}){1,8}",
   "\\bsk-[A-Za-z0-9]{20,}",
 ];
