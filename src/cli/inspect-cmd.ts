@@ -17,7 +17,7 @@ import {
   toRecordResponse,
 } from "../workspace/index.js";
 import { nowFlag } from "./assemble-cmd.js";
-import { intFlag, reportError } from "./io.js";
+import { collectHosts, intFlag, reportError } from "./io.js";
 import { recordedAt } from "./record.js";
 import { readRecordingFile } from "./replay-cmd.js";
 import { summaryOf } from "./verbs.js";
@@ -31,6 +31,7 @@ interface InspectFlags {
   host: string;
   query: string;
   now?: string;
+  allowHost: string[];
 }
 
 /** One assembly of the workspace as a one-line recording (its error object when it fails). */
@@ -73,6 +74,7 @@ async function runInspect(file: string | undefined, flags: InspectFlags): Promis
     {
       port,
       host: flags.host,
+      allowHosts: flags.allowHost,
       logger: false,
       inspect,
       ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
@@ -90,11 +92,17 @@ export function registerInspectCommand(program: Command, setExit: (code: number)
     .option("--workspace <dir>", "workspace: assembled when no FILE is given; the service's root")
     .option("--port <port>", "port to listen on (0 picks a free one)", String(INSPECT_PORT))
     .option("--host <host>", "interface to bind (loopback by default)", DEFAULT_HOST)
+    .option(
+      "--allow-host <name>",
+      "also answer requests whose Host is NAME or NAME:PORT (repeatable; required to bind beyond loopback)",
+      collectHosts,
+      [],
+    )
     .option("--query <text>", "without FILE: the query to assemble", "")
     .option("--now <iso>", "without FILE: the clock (default: the current time)")
     .addHelpText(
       "after",
-      "\nPrints `inspector on URL` and serves until SIGINT or SIGTERM. The page loads nothing from the network.",
+      "\nPrints `inspector on URL` and serves until SIGINT or SIGTERM. The page loads nothing from the network.\nOnly requests whose Host is 127.0.0.1, localhost or [::1] with the bound port (or an\n--allow-host NAME) are answered: another page cannot read the recording by DNS rebinding.",
     )
     .action(async (file: string | undefined, flags: InspectFlags) => {
       try {

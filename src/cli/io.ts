@@ -70,3 +70,12 @@ export function intFlag(value: string | undefined, flag: string): number | undef
   }
   return Number(value.trim());
 }
+
+/**
+ * Commander's collector for a repeatable `--allow-host NAME` (`serve`, `inspect`).
+ *
+ * @example program.option("--allow-host <name>", "…", collectHosts, [])
+ */
+export function collectHosts(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}

@@ -14,11 +14,12 @@ import {
   DEFAULT_BODY_LIMIT,
   DEFAULT_HOST,
   DEFAULT_PORT,
+  isLoopbackHost,
   runCluster,
   runServer,
   type StartOptions,
 } from "../server/index.js";
-import { intFlag, reportError } from "./io.js";
+import { collectHosts, intFlag, reportError } from "./io.js";
 import { recorderFor } from "./record.js";
 import { type SetExit, summaryOf } from "./verbs.js";
 
@@ -31,6 +32,7 @@ interface ServeFlags {
   log: boolean;
   record?: string;
   workers: string;
+  allowHost: string[];
 }
 
 /** Registers `serve` on the program. */
@@ -40,6 +42,12 @@ export function registerServeCommand(program: Command, setExit: SetExit): void {
     .description(summaryOf("serve"))
     .option("--port <port>", "port to listen on (0 picks a free one)", String(DEFAULT_PORT))
     .option("--host <host>", "interface to bind (loopback by default)", DEFAULT_HOST)
+    .option(
+      "--allow-host <name>",
+      "also answer requests whose Host is NAME or NAME:PORT (repeatable; required to bind beyond loopback)",
+      collectHosts,
+      [],
+    )
     .option(
       "--workspace <dir>",
       "workspace root: assemble requests default to it and must stay inside it (default: the current directory)",
@@ -65,7 +73,7 @@ export function registerServeCommand(program: Command, setExit: SetExit): void {
     )
     .addHelpText(
       "after",
-      '\nEvery request names its own clock (`now`; /v1/recall\'s `asOf` defaults to the server\'s and echoes it).\nSIGTERM or SIGINT stops accepting, lets in-flight requests finish, closes the store and exits 0\n(with --workers, the primary stops every worker that way).\n\nTokens (environment): PROMPTCTX_TOKEN=T (any scope), PROMPTCTX_TOKENS=T1:scope1,T2:scope2\nor PROMPTCTX_TOKENS_FILE=tokens.json ({"T": "scope"}): then every request needs\n`Authorization: Bearer T` (401 otherwise), and a scoped token reads and writes its scope only.\nWithout any, the service is open: keep it on loopback.',
+      '\nEvery request names its own clock (`now`; /v1/recall\'s `asOf` defaults to the server\'s and echoes it).\nSIGTERM or SIGINT stops accepting, lets in-flight requests finish, closes the store and exits 0\n(with --workers, the primary stops every worker that way).\n\nTokens (environment): PROMPTCTX_TOKEN=T (any scope), PROMPTCTX_TOKENS=T1:scope1,T2:scope2\nor PROMPTCTX_TOKENS_FILE=tokens.json ({"T": "scope"}): then every request needs\n`Authorization: Bearer T` (401 otherwise), and a scoped token reads and writes its scope only.\nWithout any, the service is open: keep it on loopback.\n\nHost check: only requests whose Host is 127.0.0.1, localhost or [::1] with the bound port\n(or an --allow-host NAME) are answered (421 host_not_allowed otherwise: no DNS rebinding);\na cross-origin request with a body (Origin not one of those, Sec-Fetch-Site: cross-site)\ngets 403 origin_not_allowed. Binding 0.0.0.0 or another non-loopback address needs --allow-host.',
     )
     .action(async (flags: ServeFlags) => {
       try {
@@ -83,7 +91,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
   const workers = intFlag(flags.workers, "--workers") as number;
   const auth = authFromEnv(process.env, (path) => readFileSync(path, "utf8"));
   // Said once: by the primary of a cluster, not again by each worker.
-  if (auth === undefined && cluster.isPrimary && !/^(127\.|::1$|localhost$)/.test(flags.host)) {
+  if (auth === undefined && cluster.isPrimary && !isLoopbackHost(flags.host)) {
     process.stderr.write(
       `promptctx serve: warning: no PROMPTCTX_TOKEN: the service is open to anyone who reaches ${flags.host}\n`,
     );
@@ -98,6 +106,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
   const server: StartOptions = {
     port,
     host: flags.host,
+    allowHosts: flags.allowHost,
     bodyLimit,
     logger: flags.log,
     ...(auth !== undefined ? { auth } : {}),

@@ -18,6 +18,9 @@ export type ErrorCode =
   | "unauthorized"
   | "not_found"
   | "unsupported_version"
+  | "unsupported_pattern"
+  | "host_not_allowed"
+  | "origin_not_allowed"
   | "internal_error";
 
 /** A path into a request: object keys and array indices. */
@@ -117,6 +120,20 @@ export class UnsupportedVersionError extends PromptctxError {
     this.name = "UnsupportedVersionError";
     this.version = version;
     this.supported = supported;
+  }
+}
+
+/**
+ * A user-supplied pattern (skill trigger, red line) the linear-time engine cannot run:
+ * lookaround, backreferences, a repetition count over 1000, a program too large. `path`
+ * names the field, the message the pattern and why; refused at load, never run.
+ *
+ * @example throw new UnsupportedPatternError("/(?=x)/: lookahead is not supported", "redLines[0].pattern");
+ */
+export class UnsupportedPatternError extends PromptctxError {
+  constructor(message: string, path: FieldPath | string | null = null) {
+    super("unsupported_pattern", message, path);
+    this.name = "UnsupportedPatternError";
   }
 }
 

@@ -19,6 +19,7 @@ import {
   answerFrameworkError,
   registerErrorHandlers,
 } from "./error-handlers.js";
+import { registerHostGuard } from "./host-guard.js";
 import { type InspectSource, recordingSource } from "./inspect/data.js";
 import { INSPECTOR_ASSETS, registerInspectRoutes } from "./inspect/routes.js";
 import { registerJsonParser } from "./json-body.js";
@@ -76,6 +77,13 @@ export interface ServerOptions {
    * there is a recorder, else nothing.
    */
   inspect?: InspectSource;
+  /**
+   * Host names the service answers to besides the loopback names (`127.0.0.1`,
+   * `localhost`, `[::1]`, with the bound port): `NAME` or `NAME:PORT`. A request with
+   * another `Host` is refused (421 `host_not_allowed`), and so is a cross-origin request
+   * with a body (403 `origin_not_allowed`); see host-guard.ts.
+   */
+  allowHosts?: readonly string[];
 }
 
 function positiveInt(value: number, name: string): number {
@@ -145,6 +153,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
 
   let shared: SharedStore = { store: null, own: false, path: null };
   const app = createApp(options.logger, bodyLimit);
+  registerHostGuard(app, options.allowHosts); // first: before the token check and the body
   const counters = createRequestCounters(resetBytes);
   registerJsonParser(app, counters.countBytes);
   registerErrorHandlers(app, bodyLimit);

@@ -16,7 +16,10 @@ import {
 export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   invalid_input: 400,
   unsupported_version: 400,
+  unsupported_pattern: 400,
   unauthorized: 401,
+  origin_not_allowed: 403,
+  host_not_allowed: 421,
   not_found: 404,
   payload_too_large: 413,
   prompt_budget_exceeded: 422,

@@ -26,6 +26,14 @@ export {
   toHttpError,
 } from "./errors.js";
 export {
+  HostNotAllowedError,
+  isLoopbackHost,
+  LOOPBACK_NAMES,
+  OriginNotAllowedError,
+  parseAllowHosts,
+  registerHostGuard,
+} from "./host-guard.js";
+export {
   DEFAULT_PRICING,
   type InspectSource,
   inspectData,

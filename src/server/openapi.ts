@@ -145,7 +145,7 @@ export function openApiDocument(version: string): {
       title: "promptctx",
       version,
       description:
-        "Deterministic, budgeted, explainable context assembly for LLM agents (spec 08 HTTP service). Every non-2xx response is an error object. Without configured tokens the service is open (bound to loopback by default); with them every request needs `Authorization: Bearer <token>` (401 otherwise), and a token bound to a scope reads and writes that scope only, whatever the body says.",
+        "Deterministic, budgeted, explainable context assembly for LLM agents (spec 08 HTTP service). Every non-2xx response is an error object. Without configured tokens the service is open (bound to loopback by default); with them every request needs `Authorization: Bearer <token>` (401 otherwise), and a token bound to a scope reads and writes that scope only, whatever the body says. A request whose Host is not one of the service's names (127.0.0.1, localhost, [::1] with the bound port, or an allowed host) gets 421 host_not_allowed; a cross-origin request with a body gets 403 origin_not_allowed.",
     },
     security: [{}, { bearer: [] }],
     paths: {

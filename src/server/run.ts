@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { InvalidInputError, nodeErrorCode } from "../errors/index.js";
 import { buildServer, type ServerOptions } from "./app.js";
+import { isLoopbackHost } from "./host-guard.js";
 
 /** Default port of `promptctx serve`. */
 export const DEFAULT_PORT = 8787;
@@ -18,7 +19,10 @@ export const DEFAULT_GRACE_MS = 10_000;
 export interface StartOptions extends ServerOptions {
   /** Port (default 8787; 0 picks a free one). */
   port?: number;
-  /** Interface to bind (default 127.0.0.1). */
+  /**
+   * Interface to bind (default 127.0.0.1). Another than loopback (`0.0.0.0`, a LAN
+   * address) needs `allowHosts`: the names clients reach the service by.
+   */
   host?: string;
 }
 
@@ -43,6 +47,12 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     throw new InvalidInputError(`port must be an integer in [0, 65535], got ${port}`, "port");
   }
   const host = options.host ?? DEFAULT_HOST;
+  if (!isLoopbackHost(host) && (options.allowHosts ?? []).length === 0) {
+    throw new InvalidInputError(
+      `binding ${host} (not loopback) needs the Host names clients use: --allow-host NAME (allowHosts)`,
+      "allowHosts",
+    );
+  }
   const app = await buildServer(options);
   try {
     await app.listen({ port, host });

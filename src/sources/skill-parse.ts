@@ -5,14 +5,14 @@
  */
 import { parseDocument } from "yaml";
 import { shortHash } from "../cache/index.js";
+import { PromptctxError } from "../errors/index.js";
 import {
   collapseWs,
   compareCodePoints,
-  compileScanRegex,
+  compileUserPattern,
   cpLength,
   isBlank,
   normalizeKey,
-  regexSafetyProblem,
   trimWs,
 } from "../text/index.js";
 import {
@@ -60,23 +60,17 @@ function stringList(value: unknown, where: string): string[] {
 }
 
 /**
- * Compiles a regex source under the pattern rules (length, syntax, the static regex-safety
- * check of `text/regex-safety.ts`), or fails with the reason.
+ * Compiles a pattern for the linear-time engine (`compileUserPattern`: length, syntax,
+ * what RE2 cannot run; a red line must not match the empty string), or fails with the
+ * reason, which names the field and the pattern.
  */
-function checkPattern(source: string, where: string): string {
-  const n = cpLength(source);
-  if (n > MAX_SKILL_PATTERN_LENGTH) {
-    fail(`${where}: pattern is ${n} chars, the limit is ${MAX_SKILL_PATTERN_LENGTH}`);
-  }
+function checkPattern(source: string, where: string, refuseEmptyMatch = false): string {
   try {
-    new RegExp(source, "u");
+    compileUserPattern(source, where, { maxLength: MAX_SKILL_PATTERN_LENGTH, refuseEmptyMatch });
   } catch (err) {
-    fail(`${where}: invalid regex /${source}/u: ${(err as Error).message}`);
+    if (err instanceof PromptctxError) fail(`${where}: ${err.message}`);
+    throw err;
   }
-  const problem = regexSafetyProblem(source);
-  if (problem !== null) fail(`${where}: unsafe regex /${source}/u: ${problem}`);
-  const scan = compileScanRegex(source);
-  if (typeof scan === "string") fail(`${where}: regex /${source}/u: ${scan}`);
   return source;
 }
 
@@ -127,7 +121,7 @@ function parseRedLines(value: unknown): RedLine[] {
       if (typeof pattern !== "string" || pattern === "") {
         fail(`${where}.pattern: must be a non-empty string`);
       }
-      line.pattern = checkPattern(pattern, `${where}.pattern`);
+      line.pattern = checkPattern(pattern, `${where}.pattern`, true);
     }
     return line;
   });

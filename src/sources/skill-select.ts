@@ -6,14 +6,13 @@
 import { InvalidInputError } from "../errors/index.js";
 import {
   compareCodePoints,
-  compileScanRegex,
+  compileUserPattern,
   normalizeKey,
-  regexSafetyProblem,
-  type ScanRegex,
-  scanMatchStarts,
+  type UserPattern,
 } from "../text/index.js";
 import {
   DEFAULT_SKILL_CAP,
+  MAX_SKILL_PATTERN_LENGTH,
   SKILL_QUERY_GUARD,
   type SkillCatalog,
   type SkillMatch,
@@ -72,34 +71,17 @@ function cpPrefix(s: string, n: number): string {
   return s.slice(0, i);
 }
 
-/** Why a trigger pattern cannot run (syntax, the static safety check, the exact scan), or null. */
-function patternProblem(p: string): string | null {
-  try {
-    new RegExp(p, "u");
-  } catch (err) {
-    return `invalid regex /${p}/u: ${(err as Error).message}`;
-  }
-  const unsafe = regexSafetyProblem(p);
-  if (unsafe !== null) return `unsafe regex /${p}/u: ${unsafe}`;
-  const scan = compileScanRegex(p);
-  return typeof scan === "string" ? `regex /${p}/u: ${scan}` : null;
-}
-
 /**
- * Every trigger pattern of the catalog compiled for the exact linear-time scan. Refuses
- * (fails closed) a pattern that did not pass the load-time checks — possible only for a
+ * Every trigger pattern of the catalog compiled for the linear-time engine. A pattern that
+ * does not compile is refused with its field path (fails closed) — possible only for a
  * hand-built catalog: `parseSkill` already makes such a skill invalid.
  */
-function compilePatterns(catalog: SkillCatalog): Map<string, ScanRegex> {
-  const out = new Map<string, ScanRegex>();
+function compilePatterns(catalog: SkillCatalog): Map<string, UserPattern> {
+  const out = new Map<string, UserPattern>();
   catalog.skills.forEach((skill, i) => {
     (skill.triggers.patterns ?? []).forEach((p, j) => {
-      if (out.has(p)) return;
-      const compiled = checkedPattern(p);
-      if (typeof compiled === "string") {
-        throw new InvalidInputError(compiled, ["catalog", "skills", i, "triggers", "patterns", j]);
-      }
-      out.set(p, compiled);
+      if (!out.has(p))
+        out.set(p, checkedPattern(p, ["catalog", "skills", i, "triggers", "patterns", j]));
     });
   });
   return out;
@@ -108,30 +90,20 @@ function compilePatterns(catalog: SkillCatalog): Map<string, ScanRegex> {
 /** Most distinct patterns remembered by {@link checkedPattern} before it starts over. */
 const MAX_CHECKED_PATTERNS = 1024;
 /**
- * Pattern text → its compiled scan, or the problem that refuses it. Both are functions of
- * the text alone, so one memo per process is right: a served workspace selects skills on
- * every request, and the checks (syntax, safety, compilation) cost far more than a scan.
+ * Pattern text → its compiled form. A function of the text alone, so one memo per process
+ * is right: a served workspace selects skills on every request, and compiling costs far
+ * more than a test. Refusals are not remembered (their error names the field path).
  */
-const CHECKED = new Map<string, ScanRegex | string>();
+const CHECKED = new Map<string, UserPattern>();
 
-function checkedPattern(p: string): ScanRegex | string {
+function checkedPattern(p: string, path: ReadonlyArray<string | number>): UserPattern {
   let c = CHECKED.get(p);
   if (c === undefined) {
-    c = patternProblem(p) ?? (compileScanRegex(p) as ScanRegex);
+    c = compileUserPattern(p, path, { maxLength: MAX_SKILL_PATTERN_LENGTH });
     if (CHECKED.size >= MAX_CHECKED_PATTERNS) CHECKED.clear();
     CHECKED.set(p, c);
   }
   return c;
-}
-
-/**
- * Does the pattern match anywhere in the guarded query? The exact linear-time scan, so a
- * safe pattern costs one pass (a native search of 10,000 code points can be quadratic);
- * its work is bounded by the query guard times the pattern's states.
- */
-function patternMatches(scan: ScanRegex, cps: Int32Array): boolean {
-  const starts = scanMatchStarts(scan, cps, { left: Number.POSITIVE_INFINITY });
-  return starts?.includes(1) === true;
 }
 
 const keywordReason = (k: string) => `keyword:${JSON.stringify(k)}`;
@@ -153,12 +125,9 @@ export function selectSkills(
   if (!Number.isSafeInteger(cap) || cap < 0) {
     throw new InvalidInputError("cap must be a non-negative integer", "cap");
   }
-  const scans = compilePatterns(catalog);
+  const compiled = compilePatterns(catalog);
   const normalized = normalizeKey(query.text);
-  const guarded = Int32Array.from(
-    cpPrefix(query.text, SKILL_QUERY_GUARD),
-    (c) => c.codePointAt(0) as number,
-  );
+  const guarded = cpPrefix(query.text, SKILL_QUERY_GUARD);
   const all: SkillMatch[] = [];
   const firedBy = new Map<string, string[]>(); // keyword/pattern reason → skill names
   for (const skill of catalog.skills) {
@@ -168,7 +137,7 @@ export function selectSkills(
       if (containsWord(normalized, k)) reasons.push(keywordReason(k));
     }
     for (const p of t.patterns ?? []) {
-      if (patternMatches(scans.get(p) as ScanRegex, guarded)) reasons.push(patternReason(p));
+      if ((compiled.get(p) as UserPattern).engine.test(guarded)) reasons.push(patternReason(p));
     }
     for (const m of t.modes ?? []) {
       if (m === query.mode) reasons.push(`mode:${m}`);

@@ -20,13 +20,13 @@
  * - Keywords match case-insensitively as whole words on `normalizeKey` of both sides.
  *   A keyword edge that is a Han/Hiragana/Katakana character needs no word boundary on
  *   that side (those scripts are written without spaces).
- * - Patterns are compiled with the `u` flag (case-sensitive unless written otherwise),
- *   rejected above 500 code points, and tested on the raw query's first 10,000 code
- *   points. JavaScript cannot interrupt a running regex, so every pattern (trigger or red
- *   line) must pass the static `regexSafetyProblem` check (text/regex-safety.ts): an unsafe
- *   one makes its skill invalid with the reason, and `selectSkills` refuses a hand-built
- *   catalog holding one. Triggers are matched with the exact linear-time scan of
- *   `text/regex-scan.ts` (a native search can be quadratic even for a safe pattern).
+ * - Patterns (trigger or red line) are user patterns (`compileUserPattern`,
+ *   text/user-pattern.ts): RE2 syntax on the linear-time engine, case-sensitive unless
+ *   written `(?i)`, rejected above 500 code points, and tested on the raw query's first
+ *   10,000 code points. A pattern RE2 cannot run (lookaround, backreferences) makes its
+ *   skill invalid with the reason, and `selectSkills` refuses a hand-built catalog holding
+ *   one (`unsupported_pattern` at the pattern's path). JavaScript's backtracking engine
+ *   never runs a user pattern.
  * - On a name clash the earlier root wins; the later one is reported in `shadowed`. Only
  *   valid skills take part: an invalid skill is reported and shadows nothing.
  * - SKILL.md must be UTF-8 and at most 1 MiB; its `sha256` is the first 16 hex of the
@@ -44,7 +44,7 @@ export interface SkillRoots {
 /** When a skill's body enters the prompt. Keywords are stored normalized (`normalizeKey`). */
 export interface SkillTriggers {
   keywords?: string[];
-  /** Regex sources, validated at load (compiled with the `u` flag). */
+  /** Pattern sources (RE2 syntax), validated at load (`compileUserPattern`). */
   patterns?: string[];
   modes?: string[];
 }

@@ -1,7 +1,7 @@
 /**
  * Text rules (docs/text-and-tokens.md): code points and well-formed text, whitespace,
- * normalization, escaping, numbers, timestamps, Markdown masking, the regex-safety check
- * and the exact linear-time regex scan — each defined once — plus the deep freeze of plain
+ * normalization, escaping, numbers, timestamps, Markdown masking, the compilation of
+ * user-supplied patterns for the linear-time engine — each defined once — plus the deep freeze of plain
  * data every stage shares. May import only errors.
  */
 export {
@@ -16,14 +16,6 @@ export { deepFreeze } from "./frozen.js";
 export { findImports, maskMarkdownCode } from "./markdown.js";
 export { casefold, normalizeKey } from "./normalize.js";
 export { formatFixed, formatScore } from "./numbers.js";
-export { regexSafetyProblem } from "./regex-safety.js";
-export {
-  compileScanRegex,
-  MAX_SCAN_STATES,
-  type ScanBudget,
-  type ScanRegex,
-  scanMatchStarts,
-} from "./regex-scan.js";
 export {
   assertWellFormed,
   ILL_FORMED_MESSAGE,
@@ -40,4 +32,11 @@ export {
   parseInstant,
   parseInstantParts,
 } from "./time.js";
+export {
+  compileUserPattern,
+  MAX_PATTERN_PROGRAM,
+  mayMatchSomeLine,
+  type UserPattern,
+  type UserPatternOptions,
+} from "./user-pattern.js";
 export { collapseWs, isBlank, trimWs, WS_CLASS } from "./whitespace.js";

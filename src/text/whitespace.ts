@@ -5,7 +5,7 @@
  */
 
 /** The whitespace code points, as [first, last] ranges; all are in the BMP. */
-const WS_RANGES: ReadonlyArray<readonly [number, number]> = [
+export const WS_RANGES: ReadonlyArray<readonly [number, number]> = [
   [0x09, 0x0d],
   [0x1c, 0x20],
   [0x85, 0x85],

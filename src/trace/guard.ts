@@ -15,29 +15,22 @@
  *   the original draft; a cluster that folds to several characters (`ß` → `ss`) is
  *   matched as a whole. A literal edge that is a letter, digit or mark needs a word
  *   boundary on that side, except Han / Hiragana / Katakana (written without spaces).
- * - Patterns are JavaScript regexes compiled with the `u` flag, case-sensitive unless
- *   written otherwise (as skill trigger patterns), at most 500 code points, and must not
- *   match the empty string. They are matched line by line over the whole draft, exactly
- *   (a match never spans a line break; `^` and `$` anchor at the true line edges; spans
- *   are the true start and end, whatever the line's length or the match's position).
- * - Catastrophic backtracking: JavaScript cannot interrupt a running regex, so
- *   `regexSafetyProblem` (text/regex-safety.ts) rejects at load, with the reason, every
- *   pattern whose backtracking is worse than one linear scan per start position: nested
- *   variable quantifiers under an unbounded repetition (`(a+)+`, `(a*)*`), ambiguous
- *   alternation under repetition (`(a|a)*`, `(a|ab)+`), two wide quantifiers in sequence
- *   that can share characters (`a*a*`, `.*x.*`, `\w+\d+`), bounded repetitions with more
- *   than 10,000 combinations, and backreferences. It is conservative: some safe patterns
- *   are rejected (rewrite `(\w+\s)+` as `[\w\s]+`).
- * - Even a safe pattern is quadratic when the native engine searches a long line (each
- *   start position costs a scan), so match starts come from the exact linear-time scan of
- *   `text/regex-scan.ts`, and the native engine runs once per match found, anchored at its
- *   start (linear for a safe pattern), for the match's true end. The scan's work is counted
- *   against `maxScanSteps` (deterministic: state visits, not time).
+ * - Patterns are user patterns (`compileUserPattern`, text/user-pattern.ts): RE2 syntax,
+ *   run on the linear-time engine `re2js` — never on JavaScript's backtracking engine —
+ *   case-sensitive unless written `(?i)`, at most 500 code points, and must not match the
+ *   empty string. What RE2 cannot run (lookaround, backreferences) is refused at load with
+ *   `unsupported_pattern`. They are matched line by line over the whole draft, exactly (a
+ *   match never spans a line break; `^` and `$` anchor at the true line edges; spans are
+ *   the true start and end, whatever the line's length or the match's position).
+ * - Cost: one pass over the whole draft per pattern (the `m`-flag probe) tells whether any
+ *   line can match; then each line is tested (linear), and only a line with a match is
+ *   searched for spans. The work is counted against `maxScanSteps` before it runs
+ *   (deterministic, not a clock): a code unit tested costs 1, a code unit a span search
+ *   may cross costs the pattern's program size.
  * - Fail closed: a draft longer than `maxDraftChars` code points is not checked at all,
  *   and a check that would exceed `maxScanSteps` stops; either way the result is
  *   `incomplete` (`draft_too_long` / `scan_budget_exceeded`), `blocked` (the caller must
- *   not send the draft) and `flagged`, with `checkedChars: 0`. Should the native engine
- *   ever disagree with the scan, the result is `incomplete: "scan_mismatch"`, blocked.
+ *   not send the draft) and `flagged`, with `checkedChars: 0`.
  * - At most `maxMatchesPerLine` violations are reported per red line (leftmost first,
  *   non-overlapping); a red line that reaches the cap is listed in `capped`.
  * - Spans are `[start, end)` code-point offsets into the draft. The excerpt is up to 40
@@ -53,9 +46,8 @@ import {
   collapseWs,
   compareCodePoints,
   cpOffsets,
-  type ScanBudget,
-  type ScanRegex,
-  scanMatchStarts,
+  mayMatchSomeLine,
+  type UserPattern,
   WS_CLASS,
 } from "../text/index.js";
 import {
@@ -70,8 +62,11 @@ import {
 export const DEFAULT_MAX_DRAFT_CHARS = 200_000;
 /** Default `maxMatchesPerLine` (per red line). */
 export const DEFAULT_MAX_MATCHES_PER_LINE = 20;
-/** Default `maxScanSteps`: state visits of the pattern scan, over the whole check. */
-export const DEFAULT_MAX_SCAN_STEPS = 50_000_000;
+/**
+ * Default `maxScanSteps`: engine work units over the whole check (a tested code unit costs
+ * 1, a code unit a span search may cross costs the pattern's program size).
+ */
+export const DEFAULT_MAX_SCAN_STEPS = 5_000_000;
 /** Code points of context either side of a match in an excerpt. */
 export const EXCERPT_CONTEXT = 40;
 
@@ -88,7 +83,7 @@ export interface Violation {
 }
 
 /** Why a check could not decide (the draft is then blocked: fail closed). */
-export type IncompleteReason = "draft_too_long" | "scan_budget_exceeded" | "scan_mismatch";
+export type IncompleteReason = "draft_too_long" | "scan_budget_exceeded";
 
 /** The result of {@link checkDraft}: goes to the trace as is. */
 export interface DraftCheck {
@@ -249,71 +244,75 @@ function literalSpans(folded: Folded, key: string, cap: number): Spans {
   return { spans, capped: false };
 }
 
-/** The draft's code points and where each line ends (for the pattern scan). */
+/** The draft with, for every UTF-16 unit, its code-point index (for pattern spans). */
 interface Subject {
   text: string;
   offsets: Uint32Array;
   toCp: Uint32Array;
-  cps: Int32Array;
 }
 
 function subject(text: string, offsets: Uint32Array): Subject {
-  const n = offsets.length - 1;
-  const cps = new Int32Array(n);
-  for (let k = 0; k < n; k++) cps[k] = text.codePointAt(offsets[k] as number) as number;
-  return { text, offsets, toCp: unitToCp(offsets, text.length), cps };
+  return { text, offsets, toCp: unitToCp(offsets, text.length) };
 }
 
-/** Code-point ranges `[start, end)` of the lines (split at `\n`, a trailing `\r` dropped). */
-function lineRanges(sub: Subject): Array<[number, number]> {
-  const { text, offsets, toCp } = sub;
+/** UTF-16 ranges `[start, end)` of the lines (split at `\n`, a trailing `\r` dropped). */
+function lineRanges(text: string): Array<[number, number]> {
   const out: Array<[number, number]> = [];
-  const total = offsets.length - 1;
-  for (let lineStart = 0; lineStart <= total; ) {
-    const from = offsets[lineStart] as number;
+  for (let from = 0; from <= text.length; ) {
     let nl = text.indexOf("\n", from);
     if (nl < 0) nl = text.length;
-    const endUnit = nl > from && text[nl - 1] === "\r" ? nl - 1 : nl;
-    out.push([lineStart, toCp[endUnit] as number]);
-    lineStart = (toCp[nl] as number) + 1;
+    out.push([from, nl > from && text[nl - 1] === "\r" ? nl - 1 : nl]);
+    from = nl + 1;
   }
   return out;
+}
+
+/** Remaining engine work of one check (see {@link DEFAULT_MAX_SCAN_STEPS}). */
+interface Budget {
+  left: number;
 }
 
 type PatternSpans = Spans | { incomplete: IncompleteReason };
 
 /**
- * Leftmost, non-overlapping matches of a pattern, line by line, exactly: the scan gives
- * every position where a match starts; the native engine, anchored there, gives its end.
+ * Leftmost, non-overlapping matches of a pattern, line by line, on the linear-time engine.
+ * A line is searched for spans only when a boolean test says it has a match; each search
+ * is charged `programSize × units left on the line` before it runs.
  */
 function patternSpans(
   sub: Subject,
   lines: ReadonlyArray<[number, number]>,
   line: CompiledRedLine,
   cap: number,
-  budget: ScanBudget,
+  budget: Budget,
 ): PatternSpans {
   const spans: Array<[number, number]> = [];
-  const sticky = new RegExp((line.regex as RegExp).source, "uy");
-  for (const [lineStart, lineEnd] of lines) {
-    const starts = scanMatchStarts(
-      line.scan as ScanRegex,
-      sub.cps.subarray(lineStart, lineEnd),
-      budget,
-    );
-    if (starts === null) return { incomplete: "scan_budget_exceeded" };
-    const base = sub.offsets[lineStart] as number;
-    const lineText = sub.text.slice(base, sub.offsets[lineEnd]);
-    for (let s = 0; s <= lineEnd - lineStart; s++) {
-      if (starts[s] !== 1) continue;
-      sticky.lastIndex = (sub.offsets[lineStart + s] as number) - base;
-      const m = sticky.exec(lineText);
-      if (m === null) return { incomplete: "scan_mismatch" };
-      if (m[0] === "") continue; // zero-width: step over one code point
-      const end = sub.toCp[base + m.index + m[0].length] as number;
+  const p = line.pattern as UserPattern;
+  const over = (units: number) => {
+    budget.left -= units;
+    return budget.left < 0;
+  };
+  if (over(sub.text.length + 1)) return { incomplete: "scan_budget_exceeded" };
+  if (!mayMatchSomeLine(p, sub.text)) return { spans, capped: false };
+  for (const [base, end] of lines) {
+    const text = sub.text.slice(base, end);
+    if (over(text.length + 1)) return { incomplete: "scan_budget_exceeded" };
+    if (!p.engine.test(text)) continue;
+    const m = p.engine.matcher(text);
+    for (let from = 0; from <= text.length; ) {
+      if (over(p.programSize * (text.length - from + 1))) {
+        return { incomplete: "scan_budget_exceeded" };
+      }
+      if (!m.find(from)) break;
+      const [s, e] = [m.start(), m.end()];
+      if (e === s) {
+        // zero-width: step over one code point
+        from = s + ((text.codePointAt(s) ?? 0) > 0xffff ? 2 : 1);
+        continue;
+      }
       if (spans.length === cap) return { spans, capped: true };
-      spans.push([lineStart + s, end]);
-      s = end - lineStart - 1; // the next match starts at or after this one's end
+      spans.push([sub.toCp[base + s] as number, sub.toCp[base + e] as number]);
+      from = e;
     }
   }
   return { spans, capped: false };
@@ -357,8 +356,8 @@ function findViolations(
   const needsPatterns = set.lines.some((l) => l.kind === "pattern");
   const folded = needsLiterals ? fold(draft, offsets) : null;
   const sub = needsPatterns ? subject(draft, offsets) : null;
-  const lines = sub === null ? [] : lineRanges(sub);
-  const budget: ScanBudget = { left: opts.maxScanSteps };
+  const lines = sub === null ? [] : lineRanges(draft);
+  const budget: Budget = { left: opts.maxScanSteps };
   const violations: Violation[] = [];
   const capped: string[] = [];
   for (const line of set.lines) {

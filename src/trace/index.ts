@@ -3,8 +3,6 @@
  * wire contract, tails, red-line loading, the draft check and the OpenTelemetry span
  * helpers. May import every stage below it (errors … render) and `@opentelemetry/api`.
  */
-// The regex-safety check lives in text (lower stages use it); re-exported here as before.
-export { regexSafetyProblem } from "../text/index.js";
 export {
   type CheckDraftOptions,
   checkDraft,

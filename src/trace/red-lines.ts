@@ -1,19 +1,18 @@
 /**
  * Loading of the red lines of docs/manifest-wire-guard.md: validates raw red lines (one of `literal` and
- * `pattern`, unique ids, a severity), rejects unsafe or empty-matching patterns with the
- * reason, and compiles them once for `checkDraft` (the matching rules are in `guard.ts`).
+ * `pattern`, unique ids, a severity), compiles patterns for the linear-time engine
+ * (`compileUserPattern`: what it cannot run, or a pattern matching the empty string, is
+ * refused with the reason), once, for `checkDraft` (the matching rules are in `guard.ts`).
  */
 import { z } from "zod";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import type { RedLine, Skill } from "../sources/index.js";
 import {
-  compileScanRegex,
-  cpLength,
+  compileUserPattern,
   isBlank,
   normalizeKey,
-  regexSafetyProblem,
-  type ScanRegex,
   textString,
+  type UserPattern,
 } from "../text/index.js";
 
 /** Longest accepted red-line regex source, in code points. */
@@ -31,10 +30,8 @@ export interface CompiledRedLine {
   source: string;
   /** Literal: its normalized form (`normalizeKey`). */
   key: string | null;
-  /** Pattern: compiled with `gu`. */
-  regex: RegExp | null;
-  /** Pattern: compiled for the exact linear-time scan (`text/regex-scan.ts`). */
-  scan: ScanRegex | null;
+  /** Pattern: compiled for the linear-time engine (`compileUserPattern`). */
+  pattern: UserPattern | null;
 }
 
 /** The output of {@link compileRedLines}: pass it to `checkDraft` as often as needed. */
@@ -58,8 +55,10 @@ export function isCompiled(x: unknown): x is CompiledRedLines {
 }
 
 /**
- * Validates and compiles red lines at load. Throws invalid input naming the line and the
- * reason (`redLines[3].pattern: nested quantifier …`); `prefix` replaces `redLines`.
+ * Validates and compiles red lines at load. Throws `invalid_input` or, for a pattern the
+ * linear-time engine cannot run, `unsupported_pattern`, naming the line and the reason
+ * (`redLines[3].pattern: /(?=x)/: lookahead (?=…) is not supported …`); `prefix` replaces
+ * `redLines`.
  *
  * @example
  * const lines = compileRedLines([
@@ -95,40 +94,21 @@ export function compileRedLines(lines: unknown, prefix = "redLines"): CompiledRe
         kind: "literal",
         source: line.literal,
         key: normalizeKey(line.literal),
-        regex: null,
-        scan: null,
+        pattern: null,
       };
     }
     const source = line.pattern as string;
-    const where = [prefix, i, "pattern"];
-    const fail = (why: string): never => {
-      throw new InvalidInputError(`/${source}/u: ${why}`, where);
-    };
-    if (source === "") fail("must not be empty");
-    const n = cpLength(source);
-    if (n > MAX_RED_LINE_PATTERN_LENGTH) {
-      fail(`pattern is ${n} code points, the limit is ${MAX_RED_LINE_PATTERN_LENGTH}`);
-    }
-    let regex: RegExp;
-    try {
-      regex = new RegExp(source, "gu");
-    } catch (err) {
-      return fail(`invalid regex: ${(err as Error).message}`);
-    }
-    const problem = regexSafetyProblem(source);
-    if (problem !== null) fail(problem);
-    regex.lastIndex = 0;
-    if (regex.test("")) fail("matches the empty string");
-    const scan = compileScanRegex(source);
-    if (typeof scan === "string") fail(scan);
+    const pattern = compileUserPattern(source, [prefix, i, "pattern"], {
+      maxLength: MAX_RED_LINE_PATTERN_LENGTH,
+      refuseEmptyMatch: true,
+    });
     return {
       id: line.id,
       severity: line.severity,
       kind: "pattern",
       source,
       key: null,
-      regex,
-      scan: scan as ScanRegex,
+      pattern,
     };
   });
   return { compiled: true, lines: out };

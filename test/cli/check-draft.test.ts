@@ -103,16 +103,16 @@ describe("check-draft CLI (bin/promptctx.js)", () => {
     );
   });
 
-  it("exits 2 with the error object for a hostile regex, naming redLines[i].pattern", async () => {
-    const bad = [...RED_LINES, { id: "evil", severity: "block", pattern: "(a+)+$" }];
+  it("exits 2 with the error object for a pattern RE2 cannot run, naming redLines[i].pattern", async () => {
+    const bad = [...RED_LINES, { id: "evil", severity: "block", pattern: "(a)\\1" }];
     const r = await checkDraftCli(["--red-lines", file("bad.json", bad)], "aaaa");
     expect(r.code).toBe(2);
     const obj = JSON.parse(r.stdout);
-    expect(obj.error.code).toBe("invalid_input");
+    expect(obj.error.code).toBe("unsupported_pattern");
     expect(obj.error.path).toBe("redLines[3].pattern");
-    expect(obj.error.message).toMatch(/nested quantifier/);
+    expect(obj.error.message).toMatch(/^\/\(a\)\\1\/: backreference \\1 is not supported/);
     expect(r.stderr).toMatch(
-      /^promptctx check-draft: invalid_input: .*\(at redLines\[3\]\.pattern\)\n$/,
+      /^promptctx check-draft: unsupported_pattern: .*\(at redLines\[3\]\.pattern\)\n$/,
     );
     noStack(r.stdout + r.stderr);
   });

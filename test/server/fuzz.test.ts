@@ -284,11 +284,12 @@ describe("fuzz: hostile bodies never get a 5xx", () => {
         socket.setTimeout(5_000, () => socket.destroy());
         socket.end(text);
       });
+    const host = new URL(base).host; // a Host the server answers to (issue 25: no other)
     const garbage = [
       "GARBAGE\r\n\r\n",
-      "POST /v1/plan-prompt HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}",
-      "POST /v1/plan-prompt HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nZZZ\r\n{}\r\n0\r\n\r\n",
-      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(100_000)}\r\n\r\n`,
+      `POST /v1/plan-prompt HTTP/1.1\r\nHost: ${host}\r\nContent-Length: abc\r\n\r\n{}`,
+      `POST /v1/plan-prompt HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nZZZ\r\n{}\r\n0\r\n\r\n`,
+      `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${"a".repeat(100_000)}\r\n\r\n`,
       "GET /\x00 HTTP/1.1\r\n\r\n",
     ];
     for (const g of garbage) {

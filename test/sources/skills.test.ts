@@ -173,10 +173,10 @@ describe("parseSkill", () => {
     );
     expect(parsed(md(`name: s\ndescription: ${"😀".repeat(1024)}`)).description).toHaveLength(2048);
     expect(rejected(ok("s", "\ntriggers:\n  patterns: ['(unclosed']"))).toMatch(
-      /^triggers\.patterns\[0\]: invalid regex \/\(unclosed\/u: /,
+      /^triggers\.patterns\[0\]: \/\(unclosed\/: invalid regex: missing closing \)/,
     );
     expect(rejected(ok("s", `\ntriggers:\n  patterns: ['${"a".repeat(501)}']`))).toBe(
-      "triggers.patterns[0]: pattern is 501 chars, the limit is 500",
+      "triggers.patterns[0]: pattern is 501 code points, the limit is 500",
     );
     expect(rejected(ok("s", "\ntriggers:\n  keywords: migration"))).toBe(
       "triggers.keywords: must be a list of strings, got string",
@@ -211,7 +211,10 @@ describe("parseSkill", () => {
       "redLines[0].id: must be a non-blank string",
     );
     expect(rl("  - { id: a, severity: warn, pattern: '[z-a]' }")).toMatch(
-      /^redLines\[0\]\.pattern: invalid regex/,
+      /^redLines\[0\]\.pattern: \/\[z-a\]\/: invalid regex/,
+    );
+    expect(rl("  - { id: a, severity: warn, pattern: 'x*' }")).toBe(
+      "redLines[0].pattern: /x*/: matches the empty string",
     );
     expect(
       rl("  - { id: a, severity: warn, literal: x }\n  - { id: a, severity: warn, literal: y }"),

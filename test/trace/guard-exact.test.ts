@@ -70,7 +70,17 @@ describe("checkDraft: exact pattern scan", () => {
   });
 
   it("property: spans equal a native line-by-line scan (short drafts, where it is cheap)", () => {
-    const patterns = ["sk-[a-z0-9]{3,}", "\\bab+\\b", "(?<=x)y+", "a(?!b)", "^ab|c$", "😀+b"];
+    const patterns = [
+      "sk-[a-z0-9]{3,}",
+      "\\bab+\\b",
+      "xy+",
+      "a[^b]",
+      "^ab|c$",
+      "😀+b",
+      "(?:a|ab)(?:c|bcd)",
+      "\\s+é",
+      "\\Bk",
+    ];
     const set = compileRedLines(
       patterns.map((pattern, i) => ({ id: `p${i}`, severity: "warn", pattern })),
     );
