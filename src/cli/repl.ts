@@ -30,7 +30,7 @@ import {
   type ReplFixture,
   skillBody,
 } from "./session-fixture.js";
-import { renderTable, type TableStyle } from "./table.js";
+import { fitText, renderTable, type TableStyle } from "./table.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 
 /** Flags of `promptctx repl`. */
@@ -161,7 +161,7 @@ export class Repl {
     if (cmd === undefined || cmd.startsWith("#")) return { output: "", quit: false };
     if (cmd === "quit" || cmd === "exit") return { output: "", quit: true };
     try {
-      return { output: await this.dispatch(cmd, args, line), quit: false };
+      return { output: fitText(await this.dispatch(cmd, args, line), this.style), quit: false };
     } catch (err) {
       this.errors++;
       const { error } = toErrorObject(err);
@@ -169,7 +169,10 @@ export class Repl {
       if (error.code === "internal_error" && process.env.PROMPTCTX_DEBUG && err instanceof Error) {
         process.stderr.write(`${err.stack ?? err.message}\n`);
       }
-      return { output: `error: ${error.code}: ${error.message}${at}`, quit: false };
+      return {
+        output: fitText(`error: ${error.code}: ${error.message}${at}`, this.style),
+        quit: false,
+      };
     }
   }
 

@@ -41,3 +41,4 @@ export {
   parseInstantParts,
 } from "./time.js";
 export { collapseWs, isBlank, trimWs, WS_CLASS } from "./whitespace.js";
+export { displayWidth, shorten, wrapToWidth } from "./width.js";
