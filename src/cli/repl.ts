@@ -160,8 +160,9 @@ export class Repl {
     const [cmd, ...args] = words;
     if (cmd === undefined || cmd.startsWith("#")) return { output: "", quit: false };
     if (cmd === "quit" || cmd === "exit") return { output: "", quit: true };
+    let output: string;
     try {
-      return { output: fitText(await this.dispatch(cmd, args, line), this.style), quit: false };
+      output = await this.dispatch(cmd, args, line);
     } catch (err) {
       this.errors++;
       const { error } = toErrorObject(err);
@@ -169,11 +170,9 @@ export class Repl {
       if (error.code === "internal_error" && process.env.PROMPTCTX_DEBUG && err instanceof Error) {
         process.stderr.write(`${err.stack ?? err.message}\n`);
       }
-      return {
-        output: fitText(`error: ${error.code}: ${error.message}${at}`, this.style),
-        quit: false,
-      };
+      output = `error: ${error.code}: ${error.message}${at}`;
     }
+    return { output: fitText(output, this.style), quit: false };
   }
 
   private async dispatch(cmd: string, args: string[], line: string): Promise<string> {
