@@ -123,7 +123,8 @@ const NO_MEMORY_EVENT: Fired = { memoryEvent: false };
  */
 export class Repl {
   private readonly fixture: ReplFixture;
-  private readonly style: TableStyle;
+  /** How output is drawn: tables and text fitted to its width. */
+  readonly style: TableStyle;
   private readonly conversation: ReplConversation;
   private query = REPL_QUERY;
   private last: Assembly | null = null;
@@ -160,9 +161,8 @@ export class Repl {
     const [cmd, ...args] = words;
     if (cmd === undefined || cmd.startsWith("#")) return { output: "", quit: false };
     if (cmd === "quit" || cmd === "exit") return { output: "", quit: true };
-    let output: string;
     try {
-      output = await this.dispatch(cmd, args, line);
+      return { output: await this.dispatch(cmd, args, line), quit: false };
     } catch (err) {
       this.errors++;
       const { error } = toErrorObject(err);
@@ -170,9 +170,8 @@ export class Repl {
       if (error.code === "internal_error" && process.env.PROMPTCTX_DEBUG && err instanceof Error) {
         process.stderr.write(`${err.stack ?? err.message}\n`);
       }
-      output = `error: ${error.code}: ${error.message}${at}`;
+      return { output: `error: ${error.code}: ${error.message}${at}`, quit: false };
     }
-    return { output: fitText(output, this.style), quit: false };
   }
 
   private async dispatch(cmd: string, args: string[], line: string): Promise<string> {
@@ -477,7 +476,7 @@ export async function runRepl(repl: Repl, io: ReplIo): Promise<number> {
     for await (const line of rl) {
       if (!io.interactive && line.trim() !== "") write(`> ${line.trim()}`);
       const { output, quit } = await repl.execute(line);
-      write(output);
+      write(fitText(output, repl.style));
       if (quit || failure.output !== null) break;
       if (io.interactive) rl.prompt();
       else if (output !== "") write("\n");
