@@ -41,4 +41,4 @@ export {
   parseInstantParts,
 } from "./time.js";
 export { collapseWs, isBlank, trimWs, WS_CLASS } from "./whitespace.js";
-export { displayWidth, shorten, wrapToWidth } from "./width.js";
+export { displayWidth, shorten, WIDE_RANGES, wrapToWidth } from "./width.js";

@@ -5,7 +5,7 @@
  */
 
 /** East Asian wide code points (two columns each), as inclusive ranges: the one list. */
-const WIDE: ReadonlyArray<readonly [number, number]> = [
+export const WIDE_RANGES: ReadonlyArray<readonly [number, number]> = [
   [0x1100, 0x115f],
   [0x2e80, 0xa4cf],
   [0xac00, 0xd7a3],
@@ -18,7 +18,7 @@ const WIDE: ReadonlyArray<readonly [number, number]> = [
 ];
 
 function charWidth(cp: number): number {
-  for (const [lo, hi] of WIDE) if (cp >= lo && cp <= hi) return 2;
+  for (const [lo, hi] of WIDE_RANGES) if (cp >= lo && cp <= hi) return 2;
   return 1;
 }
 
@@ -26,9 +26,9 @@ const hex = (n: number) => `\\u${n.toString(16).padStart(4, "0")}`;
 
 // Without surrogates and wide BMP characters, every UTF-16 unit is one character one
 // column wide: most cells, measured by a native scan instead of a loop over characters.
-// Built from WIDE's BMP ranges and the surrogate block.
+// Built from WIDE_RANGES's BMP ranges and the surrogate block.
 const NARROW = new RegExp(
-  `^[^${[...WIDE.filter(([, hi]) => hi <= 0xffff), [0xd800, 0xdfff]]
+  `^[^${[...WIDE_RANGES.filter(([, hi]) => hi <= 0xffff), [0xd800, 0xdfff]]
     .map(([lo, hi]) => `${hex(lo)}-${hex(hi)}`)
     .join("")}]*$`,
 );
