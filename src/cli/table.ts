@@ -154,6 +154,24 @@ function layout<Row>(natural: readonly number[], columns: readonly Column<Row>[]
   return { row, below: below.sort((a, b) => a - b), widths } satisfies Layout;
 }
 
+// The `header: value · …` lines under a row for the columns moved there (empty cells left
+// out), wrapped to `max` with a hanging indent.
+function belowLines<Row>(
+  below: readonly number[],
+  columns: readonly Column<Row>[],
+  data: Row,
+  cells: readonly string[],
+  max: number,
+): string[] {
+  const fields = below
+    .filter((i) => {
+      const v = columns[i]?.cell(data) ?? null;
+      return v !== null && v !== "";
+    })
+    .map((i) => (columns[i]?.header ? `${columns[i]?.header}: ${cells[i]}` : cells[i]));
+  return fields.length === 0 ? [] : wrapToWidth(`${BELOW}${fields.join(" · ")}`, max, BELOW);
+}
+
 // A cell as text on one line: null is "-", newlines are spaces.
 function cellText<Row>(c: Column<Row>, row: Row): string {
   const v = c.cell(row);
@@ -205,6 +223,7 @@ export function renderTable<Row>(
   full.forEach((cells, r) => {
     const data = rows[r] as Row;
     const tones = row.map((i) => columns[i]?.tone?.(data) ?? null);
+    // Cells wrap inside their column (only free text is ever narrower than its text).
     const pieces = row.map((i) => wrapToWidth(cells[i] as string, widths[i] as number));
     const height = Math.max(...pieces.map((p) => p.length));
     for (let k = 0; k < height; k++)
@@ -214,16 +233,8 @@ export function renderTable<Row>(
           tones,
         ),
       );
-    if (max === null || below.length === 0) return;
-    const fields = below
-      .filter((i) => {
-        const v = columns[i]?.cell(data) ?? null;
-        return v !== null && v !== "";
-      })
-      .map((i) => (columns[i]?.header ? `${columns[i]?.header}: ${cells[i]}` : cells[i]));
-    if (fields.length === 0) return;
-    for (const l of wrapToWidth(`${BELOW}${fields.join(" · ")}`, max, BELOW))
-      lines.push(paint(l, "muted"));
+    if (max === null) return;
+    for (const l of belowLines(below, columns, data, cells, max)) lines.push(paint(l, "muted"));
   });
   return lines.join("\n");
 }
