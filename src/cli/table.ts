@@ -94,6 +94,9 @@ const CODES: Record<Exclude<Tone, null>, string> = { good: "32", bad: "31", mute
 /** The narrowest a free-text column gets on the row before it moves under the row. */
 const ELASTIC_MIN = 16;
 
+/** A free-text column on the row is wide enough for its longest word, up to this width. */
+const WORD_MAX = 40;
+
 /** Indentation of the `header: value` lines under a row. */
 const BELOW = "    ";
 
@@ -110,21 +113,31 @@ interface Layout {
 const isKey = <Row>(c: Column<Row>, i: number) =>
   i === 0 || c.whole === true || c.align === "right";
 
-// The least an elastic column takes on the row: its header, and ELASTIC_MIN columns (or its
-// natural width when smaller).
-function elasticFloor(natural: number, header: string): number {
-  return Math.min(natural, Math.max(ELASTIC_MIN, displayWidth(header)));
+// The least an elastic column takes on the row: its header, ELASTIC_MIN columns and its
+// longest word up to WORD_MAX (so words rarely break), or its natural width when smaller.
+function elasticFloor(natural: number, longestWord: number, header: string): number {
+  return Math.min(
+    natural,
+    Math.max(ELASTIC_MIN, displayWidth(header), Math.min(longestWord, WORD_MAX)),
+  );
 }
 
 // Moves columns under the row until the row fits: free text first, then other non-key
-// columns, then keys (never the first), each time the rightmost. Then gives elastic columns
-// on the row the room left, one column at a time to the narrowest, up to their natural width.
-function layout<Row>(natural: readonly number[], columns: readonly Column<Row>[], max: number) {
+// columns, then keys (never the first), each time the rightmost; then brings back, left to
+// right, free text that fits again. Then gives elastic columns on the row the room left,
+// one column at a time to the narrowest, up to their natural width.
+function layout<Row>(
+  natural: readonly number[],
+  longestWord: readonly number[],
+  columns: readonly Column<Row>[],
+  max: number,
+): Layout {
   const row = columns.map((_, i) => i);
   const below: number[] = [];
   const floor = (i: number) => {
     const c = columns[i] as Column<Row>;
-    return c.elastic ? elasticFloor(natural[i] as number, c.header) : (natural[i] as number);
+    const n = natural[i] as number;
+    return c.elastic ? elasticFloor(n, longestWord[i] as number, c.header) : n;
   };
   const need = () => row.reduce((a, i) => a + floor(i), 0) + 2 * (row.length - 1);
   const rightmost = (pick: (c: Column<Row>, i: number) => boolean) =>
@@ -139,6 +152,15 @@ function layout<Row>(natural: readonly number[], columns: readonly Column<Row>[]
     row.splice(row.indexOf(i), 1);
     below.push(i);
   }
+  for (const i of [...below].sort((a, b) => a - b)) {
+    if (!columns[i]?.elastic) continue;
+    const back = [...row, i].sort((a, b) => a - b);
+    const fits = back.reduce((a, j) => a + floor(j), 0) + 2 * (back.length - 1) <= max;
+    if (fits) {
+      row.splice(0, row.length, ...back);
+      below.splice(below.indexOf(i), 1);
+    }
+  }
   const widths = natural.map((w, i) => (columns[i]?.elastic ? floor(i) : w));
   // The first column alone wider than the line: it wraps at the line's width.
   if (row.length === 1 && need() > max) widths[0] = max;
@@ -151,7 +173,7 @@ function layout<Row>(natural: readonly number[], columns: readonly Column<Row>[]
     widths[next] = (widths[next] as number) + 1;
     extra--;
   }
-  return { row, below: below.sort((a, b) => a - b), widths } satisfies Layout;
+  return { row, below: below.sort((a, b) => a - b), widths };
 }
 
 // The `header: value · …` lines under a row for the columns moved there (empty cells left
@@ -195,11 +217,14 @@ export function renderTable<Row>(
   const natural = columns.map((c, i) =>
     Math.max(displayWidth(c.header), ...full.map((t) => displayWidth(t[i] as string))),
   );
+  const longestWord = columns.map((_, i) =>
+    Math.max(0, ...full.map((t) => Math.max(...(t[i] as string).split(" ").map(displayWidth)))),
+  );
   const max = style.width;
   const { row, below, widths } =
     max === null
       ? { row: columns.map((_, i) => i), below: [], widths: natural }
-      : layout(natural, columns, max);
+      : layout(natural, longestWord, columns, max);
   const paint = (s: string, tone: Tone) =>
     style.color && tone && s !== "" ? `\u001b[${CODES[tone]}m${s}\u001b[0m` : s;
   const line = (cells: readonly string[], tones: readonly Tone[]) =>
