@@ -16,8 +16,9 @@ import type { Recorder } from "../workspace/record/recorder.js";
 import type { AssembleRecordRequest } from "../workspace/record/schema.js";
 import type { WorkspaceAssembly } from "../workspace/workspace.js";
 import { EXIT, intFlag, reportError } from "./io.js";
-import { type TableStyle, tableStyle } from "./table.js";
+import { fitText, type TableStyle } from "./table.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
+import { stdoutStyle } from "./terminal.js";
 import { type SetExit, summaryOf } from "./verbs.js";
 
 /**
@@ -63,7 +64,7 @@ function userInstructionFiles(home: string): string[] {
   );
 }
 
-/** The people's view: layers, both decision tables, then the prompt. */
+/** The people's view: layers, both decision tables, then the prompt, fitted to the style's width. */
 export function formatAssembly(out: WorkspaceAssembly, style: TableStyle): string {
   const parts = [layerTable(out.manifest, style)];
   if (out.memoryPlan !== null) parts.push(memoryDecisionTable(out.memoryPlan, style));
@@ -84,7 +85,7 @@ export function formatAssembly(out: WorkspaceAssembly, style: TableStyle): strin
   ];
   parts.push(notes.join("\n"));
   parts.push(`Prompt\n======\n${out.prompt}\n`);
-  return parts.join("\n\n");
+  return fitText(parts.join("\n\n"), style);
 }
 
 /** The machines' view: exactly `{prompt, manifest, memoryPlan, segmentPlan}`. */
@@ -241,11 +242,14 @@ export function registerAssembleCommand(program: Command, setExit: SetExit): voi
     )
     .addOption(new Option("--renderer <name>", "slot renderer").choices(["en", "zh-CN", "tagged"]))
     .option("--no-user-files", "ignore ~/.config/promptctx/AGENTS.md and ~/.claude/CLAUDE.md")
-    .option("--wide", "tables at full width (default: fitted to the terminal, 100 when piped)")
+    .option(
+      "--wide",
+      "tables and text at full width (default: fitted to the terminal, else COLUMNS, else 80)",
+    )
     .option("--record <file>", "append the request and its result to FILE as one JSON line")
     .action(async (flags: AssembleFlags) => {
       try {
-        setExit(await runAssemble(flags, tableStyle(flags.wide)));
+        setExit(await runAssemble(flags, stdoutStyle(flags.wide)));
       } catch (err) {
         setExit(reportError(err, "assemble"));
       }

@@ -22,7 +22,8 @@ import { type Command, Option } from "commander";
 import { InvalidInputError, nodeErrorCode } from "../errors/index.js";
 import { checkDraft, compileRedLines, type DraftCheck } from "../trace/index.js";
 import { EXIT, parseJson, readInput, reportError } from "./io.js";
-import { renderTable, type TableStyle, type Tone, tableStyle } from "./table.js";
+import { fitText, renderTable, type TableStyle, type Tone } from "./table.js";
+import { stdoutStyle } from "./terminal.js";
 import { summaryOf } from "./verbs.js";
 
 /** Exit code of `check-draft` when a `block` red line was crossed. */
@@ -47,7 +48,7 @@ export function formatDraftCheck(result: DraftCheck, style: TableStyle): string 
         result.violations,
         [
           { header: "SEVERITY", cell: (v) => v.severity, tone: (v) => TONE[v.severity] ?? null },
-          { header: "RED LINE", cell: (v) => v.redLineId },
+          { header: "RED LINE", cell: (v) => v.redLineId, whole: true },
           { header: "SPAN", cell: (v) => `${v.span.start}-${v.span.end}`, align: "right" },
           { header: "FLAG", cell: (v) => (v.flagged ? "review" : "") },
           { header: "EXCERPT", cell: (v) => v.excerpt, elastic: true },
@@ -71,7 +72,7 @@ export function formatDraftCheck(result: DraftCheck, style: TableStyle): string 
   if (result.capped.length > 0) {
     lines.push(`capped (more matches not listed): ${result.capped.join(", ")}`);
   }
-  return `${lines.join("\n")}\n`;
+  return `${fitText(lines.join("\n"), style)}\n`;
 }
 
 async function readRedLines(file: string): Promise<unknown> {
@@ -114,7 +115,10 @@ export function registerCheckDraftCommand(program: Command, setExit: (code: numb
     )
     .option("--input <file>", "the draft text (default: stdin)")
     .option("--json", "print the check result as JSON")
-    .option("--wide", "table at full width (default: fitted to the terminal, 100 when piped)")
+    .option(
+      "--wide",
+      "table and text at full width (default: fitted to the terminal, else COLUMNS, else 80)",
+    )
     .addOption(
       new Option("--max-draft-chars <n>", "withhold, unchecked, a longer draft").default(
         undefined,
@@ -138,7 +142,7 @@ export function registerCheckDraftCommand(program: Command, setExit: (code: numb
         process.stdout.write(
           opts.json
             ? `${JSON.stringify(result)}\n`
-            : formatDraftCheck(result, tableStyle(opts.wide)),
+            : formatDraftCheck(result, stdoutStyle(opts.wide)),
         );
         setExit(result.blocked ? EXIT_BLOCKED : EXIT.ok);
       } catch (err) {

@@ -11,7 +11,7 @@ import {
 } from "./assemble-cmd.js";
 import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
 import { EXIT, reportError } from "./io.js";
-import { tableStyle } from "./table.js";
+import { stdoutStyle } from "./terminal.js";
 import { type SetExit, summaryOf } from "./verbs.js";
 
 interface DemoFlags {
@@ -36,7 +36,7 @@ async function runDemoCommand(opts: DemoFlags): Promise<number> {
       const budgetChars = budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, 12000);
       const result = runDemo({ budgetChars, tokenizer: opts.tokenizer });
       process.stdout.write(
-        opts.json ? `${JSON.stringify(result)}\n` : formatDemo(result, tableStyle(opts.wide)),
+        opts.json ? `${JSON.stringify(result)}\n` : formatDemo(result, stdoutStyle(opts.wide)),
       );
     } else {
       const config = await loadWorkspaceConfig(exampleWorkspace());
@@ -50,7 +50,7 @@ async function runDemoCommand(opts: DemoFlags): Promise<number> {
         opts.record === undefined ? null : (await import("./record.js")).recorderFor(opts.record),
       );
       process.stdout.write(
-        opts.json ? `${assemblyJson(out)}\n` : formatAssembly(out, tableStyle(opts.wide)),
+        opts.json ? `${assemblyJson(out)}\n` : formatAssembly(out, stdoutStyle(opts.wide)),
       );
     }
     return EXIT.ok;
@@ -71,7 +71,10 @@ export function registerDemoCommand(program: Command, setExit: SetExit): void {
     )
     .addOption(new Option("--renderer <name>", "slot renderer").choices(["en", "zh-CN", "tagged"]))
     .option("--json", "print {prompt, manifest, memoryPlan, segmentPlan} as JSON")
-    .option("--wide", "tables at full width (default: fitted to the terminal, 100 when piped)")
+    .option(
+      "--wide",
+      "tables and text at full width (default: fitted to the terminal, else COLUMNS, else 80)",
+    )
     .option(
       "--segments",
       "the offline ten-segment fixture instead: six recall candidates and the spec 03 planner",

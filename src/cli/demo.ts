@@ -8,7 +8,7 @@ import { type MemoryPlan, selectMemoryContext } from "../memory/index.js";
 import { type PromptPlan, planPrompt } from "../plan/index.js";
 import { resolveTokenCounter } from "../tokens/index.js";
 import { DEMO_CANDIDATES, DEMO_USER, demoSegments } from "./demo-fixture.js";
-import type { TableStyle } from "./table.js";
+import { fitText, type TableStyle } from "./table.js";
 import { memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 
 /** Reads PROMPT_BUDGET_CHARS: a non-negative integer or absent. */
@@ -47,9 +47,9 @@ export function runDemo(options: { budgetChars: number; tokenizer: string }): De
   return { memoryPlan, segmentPlan };
 }
 
-/** The demo as people read it: two tables, then the prompt. */
+/** The demo as people read it: two tables, then the prompt, fitted to the style's width. */
 export function formatDemo(result: DemoResult, style: TableStyle): string {
-  return [
+  const text = [
     memoryDecisionTable(result.memoryPlan, style),
     "",
     segmentDecisionTable(result.segmentPlan, style),
@@ -59,4 +59,5 @@ export function formatDemo(result: DemoResult, style: TableStyle): string {
     result.segmentPlan.prompt,
     "",
   ].join("\n");
+  return fitText(text, style);
 }

@@ -26,9 +26,10 @@ import {
   openStoreUrl,
   type StoreRecallHit,
 } from "../store/index.js";
-import { collapseWs, cpLength, formatScore, isBlank, parseInstant } from "../text/index.js";
+import { collapseWs, formatScore, isBlank, parseInstant, shorten } from "../text/index.js";
 import { EXIT, reportError } from "./io.js";
-import { renderTable, type TableStyle, tableStyle } from "./table.js";
+import { fitText, renderTable, type TableStyle } from "./table.js";
+import { stdoutStyle } from "./terminal.js";
 import { summaryOf } from "./verbs.js";
 
 interface StoreFlags {
@@ -324,12 +325,10 @@ interface RecallOpts extends StoreFlags {
   wide?: boolean;
 }
 
-function snippetCell(text: string, max = 60): string {
+// A snippet on one line; fitted tables keep the first 60 columns (--wide: all of it).
+function snippetCell(text: string, style: TableStyle): string {
   const flat = collapseWs(text);
-  if (cpLength(flat) <= max) return flat;
-  return `${Array.from(flat)
-    .slice(0, max - 1)
-    .join("")}…`;
+  return style.width === null ? flat : shorten(flat, 60);
 }
 
 /** The recall table: rank, id, total, lexical, recency, importance, snippet. */
@@ -338,7 +337,7 @@ export function recallTable(hits: readonly StoreRecallHit[], style: TableStyle):
     hits,
     [
       { header: "rank", cell: (h) => h.rank, align: "right" },
-      { header: "id", cell: (h) => h.memoryId },
+      { header: "id", cell: (h) => h.memoryId, whole: true },
       { header: "total", cell: (h) => formatScore(h.scoreBreakdown.total), align: "right" },
       { header: "lexical", cell: (h) => formatScore(h.scoreBreakdown.lexical), align: "right" },
       { header: "recency", cell: (h) => formatScore(h.scoreBreakdown.recency), align: "right" },
@@ -347,7 +346,7 @@ export function recallTable(hits: readonly StoreRecallHit[], style: TableStyle):
         cell: (h) => formatScore(h.scoreBreakdown.importance),
         align: "right",
       },
-      { header: "snippet", cell: (h) => snippetCell(h.snippet), elastic: true },
+      { header: "snippet", cell: (h) => snippetCell(h.snippet, style), elastic: true },
     ],
     style,
   );
@@ -375,7 +374,8 @@ async function runRecall(opts: RecallOpts): Promise<void> {
     const legend = w
       ? `\ntotal = lexical × (${w.lexical} + ${w.recency}×recency + ${w.importance}×importance)\n`
       : "\n(no hits)\n";
-    process.stdout.write(`${recallTable(hits, tableStyle(opts.wide))}\n${legend}`);
+    const style = stdoutStyle(opts.wide);
+    process.stdout.write(fitText(`${recallTable(hits, style)}\n${legend}`, style));
   } finally {
     await store.close();
   }
@@ -457,7 +457,10 @@ export function registerMemoryCommands(program: Command, setExit: (code: number)
     .option("--categories <a,b>", "only these categories")
     .option("--now <iso>", "instant ages are measured against (default: now)")
     .option("--json", "print {userScope, query, asOf, hits} with score breakdowns")
-    .option("--wide", "table at full width (default: fitted to the terminal, 100 when piped)")
+    .option(
+      "--wide",
+      "table and text at full width (default: fitted to the terminal, else COLUMNS, else 80)",
+    )
     .action(async (opts: RecallOpts) => {
       try {
         await runRecall(opts);

@@ -2,14 +2,14 @@
 import { type Command, Option } from "commander";
 import { reportError } from "./io.js";
 import { Repl, type ReplFlags, runRepl } from "./repl.js";
-import { tableStyle } from "./table.js";
+import { stdoutStyle } from "./terminal.js";
 import { type SetExit, summaryOf } from "./verbs.js";
 
 /** Runs `repl` on the process's streams. */
 async function runReplCommand(opts: ReplFlags): Promise<number> {
   let repl: Repl;
   try {
-    repl = new Repl(opts, tableStyle(opts.wide));
+    repl = new Repl(opts, stdoutStyle(opts.wide));
   } catch (err) {
     return reportError(err, "repl");
   }
@@ -17,7 +17,7 @@ async function runReplCommand(opts: ReplFlags): Promise<number> {
     input: process.stdin,
     output: process.stdout,
     interactive: Boolean(process.stdin.isTTY),
-    color: tableStyle().color,
+    color: stdoutStyle().color,
     fd: 0,
   });
 }
@@ -43,7 +43,10 @@ export function registerReplCommand(program: Command, setExit: SetExit): void {
       "initial schema mode: chat, tool, rag, react (others fall back to chat)",
       "chat",
     )
-    .option("--wide", "tables at full width (default: fitted to the terminal, 100 when piped)")
+    .option(
+      "--wide",
+      "tables and text at full width (default: fitted to the terminal, else COLUMNS, else 80)",
+    )
     .addHelpText(
       "after",
       "\nReads one command per line until quit, exit or end of input; the prompt `promptctx> ` shows only on a terminal.\nThe clock starts at 2026-11-30T09:00:00Z and advances one minute per reassembly, so a script replays byte for byte.",

@@ -30,7 +30,7 @@ import {
   type ReplFixture,
   skillBody,
 } from "./session-fixture.js";
-import { renderTable, type TableStyle } from "./table.js";
+import { fitText, renderTable, type TableStyle } from "./table.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 
 /** Flags of `promptctx repl`. */
@@ -123,7 +123,8 @@ const NO_MEMORY_EVENT: Fired = { memoryEvent: false };
  */
 export class Repl {
   private readonly fixture: ReplFixture;
-  private readonly style: TableStyle;
+  /** How output is drawn: tables and text fitted to its width. */
+  readonly style: TableStyle;
   private readonly conversation: ReplConversation;
   private query = REPL_QUERY;
   private last: Assembly | null = null;
@@ -475,7 +476,7 @@ export async function runRepl(repl: Repl, io: ReplIo): Promise<number> {
     for await (const line of rl) {
       if (!io.interactive && line.trim() !== "") write(`> ${line.trim()}`);
       const { output, quit } = await repl.execute(line);
-      write(output);
+      write(fitText(output, repl.style));
       if (quit || failure.output !== null) break;
       if (io.interactive) rl.prompt();
       else if (output !== "") write("\n");

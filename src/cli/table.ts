@@ -1,32 +1,75 @@
 /**
- * Aligned text tables for people, fitted to the terminal: long cells are shortened with
- * "…" (the full values are one flag away: `--wide`, or `--json`). Colour only when the
- * stream is a TTY (and NO_COLOR is unset): machines get `--json`, never ANSI codes.
+ * Aligned text tables for people, fitted to a width the CLI edge passes in (the terminal's,
+ * or COLUMNS, or 80): key columns stay whole, free-text columns wrap inside their column,
+ * and columns that do not fit move under their row as `header: value` lines — no text is
+ * cut (`--wide` prints one line per row, `--json` the data). Colour only when the stream
+ * is a TTY (and NO_COLOR is unset): machines get `--json`, never ANSI codes.
  */
-/** How tables are drawn: colour, and the width to fit (`null`: never shorten). */
+import { displayWidth, wrapToWidth } from "../text/index.js";
+
+/** How tables are drawn: colour, and the width to fit (`null`: one line per row, any width). */
 export interface TableStyle {
   readonly color: boolean;
   readonly width: number | null;
 }
 
-/** Width used when stdout is not a terminal. */
-export const DEFAULT_TABLE_WIDTH = 100;
+/** What the CLI edge knows of its output stream (read once, from the process, by the verb). */
+export interface Terminal {
+  readonly isTTY: boolean;
+  /** The TTY's width in columns, when it reports one. */
+  readonly columns?: number | undefined;
+  /** The environment (COLUMNS, NO_COLOR). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Width used when stdout is not a terminal and COLUMNS is unset. */
+export const DEFAULT_TABLE_WIDTH = 80;
+
+/** The narrowest width fitted to (a narrower terminal gets lines this wide). */
+export const MIN_TABLE_WIDTH = 20;
 
 /**
- * The style for stdout: colour on a TTY without NO_COLOR; the terminal's width (100 when
- * not a TTY); `wide` turns shortening off.
+ * The width to fit: the terminal's columns on a TTY, else COLUMNS when it is a positive
+ * integer, else 80.
  *
- * @example tableStyle(true).width // null
+ * @example terminalWidth({ isTTY: false, env: { COLUMNS: "120" } }) // 120
  */
-export function tableStyle(wide = false): TableStyle {
-  const tty = Boolean(process.stdout.isTTY);
-  const width = wide
-    ? null
-    : tty
-      ? (process.stdout.columns ?? DEFAULT_TABLE_WIDTH)
-      : DEFAULT_TABLE_WIDTH;
-  return { color: tty && !process.env.NO_COLOR, width };
+export function terminalWidth(terminal: Terminal): number {
+  const cols = terminal.columns;
+  if (terminal.isTTY && cols !== undefined && Number.isInteger(cols) && cols > 0) return cols;
+  const env = terminal.env.COLUMNS?.trim() ?? "";
+  if (/^\d{1,6}$/.test(env) && Number(env) > 0) return Number(env);
+  return DEFAULT_TABLE_WIDTH;
 }
+
+/**
+ * The style for a stream: colour on a TTY without NO_COLOR; the {@link terminalWidth}
+ * (at least {@link MIN_TABLE_WIDTH}); `wide` turns fitting off.
+ *
+ * @example tableStyle({ isTTY: false, env: {} }, true).width // null
+ */
+export function tableStyle(terminal: Terminal, wide = false): TableStyle {
+  const width = wide ? null : Math.max(MIN_TABLE_WIDTH, terminalWidth(terminal));
+  return { color: terminal.isTTY && !terminal.env.NO_COLOR, width };
+}
+
+/**
+ * Text fitted to `style.width`: every line wider than the width is word-wrapped (colour
+ * codes take no columns); `null` keeps the text as it is.
+ *
+ * @example fitText("a long line", { color: false, width: 6 }) // "a long\nline"
+ */
+export function fitText(text: string, style: TableStyle): string {
+  const max = style.width;
+  if (max === null) return text;
+  return text
+    .split("\n")
+    .flatMap((line) => (visibleWidth(line) <= max ? [line] : wrapToWidth(line, max)))
+    .join("\n");
+}
+
+const SGR = /\u001b\[[0-9;]*m/g;
+const visibleWidth = (s: string) => displayWidth(s.includes("\u001b") ? s.replace(SGR, "") : s);
 
 export type Tone = "good" | "bad" | "muted" | null;
 
@@ -36,107 +79,132 @@ export interface Column<Row> {
   cell: (row: Row) => string | number | null;
   align?: "left" | "right";
   tone?: (row: Row) => Tone;
-  /** Free text (details, refs, excerpts) that gives up its width first when a table must fit. */
+  /** Free text (details, refs, excerpts): wraps inside its column, or moves under the row first. */
   elastic?: boolean;
-  /** Never shortened (reason codes and statuses: the point of the table). */
+  /**
+   * A key column (reason codes and statuses: the point of the table): stays on the row
+   * while anything else can move. The first column (the row's name) and right-aligned
+   * (numeric) columns are keys too.
+   */
   whole?: boolean;
 }
 
 const CODES: Record<Exclude<Tone, null>, string> = { good: "32", bad: "31", muted: "2" };
 
-// East Asian wide characters take two terminal columns; count them so columns align.
-/** East Asian wide code points (two columns each), as inclusive ranges: the one list. */
-const WIDE: ReadonlyArray<readonly [number, number]> = [
-  [0x1100, 0x115f],
-  [0x2e80, 0xa4cf],
-  [0xac00, 0xd7a3],
-  [0xf900, 0xfaff],
-  [0xfe30, 0xfe4f],
-  [0xff00, 0xff60],
-  [0xffe0, 0xffe6],
-  [0x1f300, 0x1faff],
-  [0x20000, 0x3fffd],
-];
+/** The narrowest a free-text column gets on the row before it moves under the row. */
+const ELASTIC_MIN = 16;
 
-function charWidth(cp: number): number {
-  for (const [lo, hi] of WIDE) if (cp >= lo && cp <= hi) return 2;
-  return 1;
+/** A free-text column on the row is wide enough for its longest word, up to this width. */
+const WORD_MAX = 40;
+
+/** Indentation of the `header: value` lines under a row. */
+const BELOW = "    ";
+
+/** Where each column goes: on the row (at a width) or under it. */
+interface Layout {
+  /** Column indexes on the row line, in order. */
+  row: number[];
+  /** Column indexes shown under the row, in order. */
+  below: number[];
+  /** Width of each column on the row (by column index). */
+  widths: number[];
 }
 
-const hex = (n: number) => `\\u${n.toString(16).padStart(4, "0")}`;
+const isKey = <Row>(c: Column<Row>, i: number) =>
+  i === 0 || c.whole === true || c.align === "right";
 
-// Without surrogates and wide BMP characters, every UTF-16 unit is one character one
-// column wide: most cells, measured by a native scan instead of a loop over characters.
-// Built from WIDE's BMP ranges and the surrogate block.
-const NARROW = new RegExp(
-  `^[^${[...WIDE.filter(([, hi]) => hi <= 0xffff), [0xd800, 0xdfff]]
-    .map(([lo, hi]) => `${hex(lo)}-${hex(hi)}`)
-    .join("")}]*$`,
-);
-
-/**
- * The terminal columns `s` takes (East Asian wide characters count two).
- *
- * @example displayWidth("表a") // 3
- */
-export function displayWidth(s: string): number {
-  if (NARROW.test(s)) return s.length;
-  let w = 0;
-  for (const ch of s) w += charWidth(ch.codePointAt(0) as number);
-  return w;
+// The least an elastic column takes on the row: its header, ELASTIC_MIN columns and its
+// longest word up to WORD_MAX (so words rarely break), or its natural width when smaller.
+function elasticFloor(natural: number, longestWord: number, header: string): number {
+  return Math.min(
+    natural,
+    Math.max(ELASTIC_MIN, displayWidth(header), Math.min(longestWord, WORD_MAX)),
+  );
 }
 
-/**
- * `s` shortened to at most `width` columns, ending in "…" when anything was cut: the
- * characters that fit in `width - 1` columns, then "…".
- *
- * @example shorten("abcdef", 4) // "abc…"
- */
-export function shorten(s: string, width: number): string {
-  if (NARROW.test(s)) return s.length <= width ? s : `${s.slice(0, Math.max(0, width - 1))}…`;
-  let used = 0;
-  let at = 0;
-  let cut = -1;
-  for (const ch of s) {
-    used += charWidth(ch.codePointAt(0) as number);
-    if (cut < 0 && used > width - 1) cut = at;
-    if (used > width) return `${s.slice(0, cut)}…`;
-    at += ch.length;
+// Moves columns under the row until the row fits: free text first, then other non-key
+// columns, then keys (never the first), each time the rightmost; then brings back, left to
+// right, free text that fits again. Then gives elastic columns on the row the room left,
+// one column at a time to the narrowest, up to their natural width.
+function layout<Row>(
+  natural: readonly number[],
+  longestWord: readonly number[],
+  columns: readonly Column<Row>[],
+  max: number,
+): Layout {
+  const row = columns.map((_, i) => i);
+  const below: number[] = [];
+  const floor = (i: number) => {
+    const c = columns[i] as Column<Row>;
+    const n = natural[i] as number;
+    return c.elastic ? elasticFloor(n, longestWord[i] as number, c.header) : n;
+  };
+  const need = () => row.reduce((a, i) => a + floor(i), 0) + 2 * (row.length - 1);
+  const rightmost = (pick: (c: Column<Row>, i: number) => boolean) =>
+    [...row].reverse().filter((i) => i > 0 && pick(columns[i] as Column<Row>, i));
+  const order = [
+    ...rightmost((c) => c.elastic === true),
+    ...rightmost((c, i) => !c.elastic && !isKey(c, i)),
+    ...rightmost((c, i) => !c.elastic && isKey(c, i)),
+  ];
+  for (const i of order) {
+    if (need() <= max) break;
+    row.splice(row.indexOf(i), 1);
+    below.push(i);
   }
-  return s;
-}
-
-// Narrows the widest shortenable column, one column at a time, until the row fits: elastic
-// (free-text) columns first, then the others. Right-aligned (numeric) and `whole` columns
-// are never cut; a column keeps at least its header (and 6 columns unless it is elastic).
-function fitWidths<Row>(widths: number[], columns: readonly Column<Row>[], max: number): number[] {
-  const out = [...widths];
-  const floor = columns.map((c, i) => {
-    const header = displayWidth(c.header);
-    if (c.align === "right" || c.whole) return widths[i] as number;
-    return c.elastic ? header : Math.max(header, Math.min(widths[i] as number, 6));
-  });
-  let excess = out.reduce((a, b) => a + b, 0) + 2 * (out.length - 1) - max;
-  for (const pass of [true, false]) {
-    while (excess > 0) {
-      let best = -1;
-      out.forEach((w, i) => {
-        const eligible = pass ? columns[i]?.elastic === true : true;
-        if (eligible && w > (floor[i] as number) && (best < 0 || w > (out[best] as number))) {
-          best = i;
-        }
-      });
-      if (best < 0) break;
-      out[best] = (out[best] as number) - 1;
-      excess -= 1;
+  for (const i of [...below].sort((a, b) => a - b)) {
+    if (!columns[i]?.elastic) continue;
+    const back = [...row, i].sort((a, b) => a - b);
+    const fits = back.reduce((a, j) => a + floor(j), 0) + 2 * (back.length - 1) <= max;
+    if (fits) {
+      row.splice(0, row.length, ...back);
+      below.splice(below.indexOf(i), 1);
     }
   }
-  return out;
+  const widths = natural.map((w, i) => (columns[i]?.elastic ? floor(i) : w));
+  // The first column alone wider than the line: it wraps at the line's width.
+  if (row.length === 1 && need() > max) widths[0] = max;
+  let extra = max - need();
+  const grow = row.filter((i) => columns[i]?.elastic);
+  while (extra > 0) {
+    const open = grow.filter((i) => (widths[i] as number) < (natural[i] as number));
+    if (open.length === 0) break;
+    const next = open.reduce((a, b) => ((widths[b] as number) < (widths[a] as number) ? b : a));
+    widths[next] = (widths[next] as number) + 1;
+    extra--;
+  }
+  return { row, below: below.sort((a, b) => a - b), widths };
+}
+
+// The `header: value · …` lines under a row for the columns moved there (empty cells left
+// out), wrapped to `max` with a hanging indent.
+function belowLines<Row>(
+  below: readonly number[],
+  columns: readonly Column<Row>[],
+  data: Row,
+  cells: readonly string[],
+  max: number,
+): string[] {
+  const fields = below
+    .filter((i) => {
+      const v = columns[i]?.cell(data) ?? null;
+      return v !== null && v !== "";
+    })
+    .map((i) => (columns[i]?.header ? `${columns[i]?.header}: ${cells[i]}` : cells[i]));
+  return fields.length === 0 ? [] : wrapToWidth(`${BELOW}${fields.join(" · ")}`, max, BELOW);
+}
+
+// A cell as text on one line: null is "-", newlines are spaces.
+function cellText<Row>(c: Column<Row>, row: Row): string {
+  const v = c.cell(row);
+  return v === null ? "-" : String(v).replace(/\r?\n/g, " ");
 }
 
 /**
- * Renders rows as an aligned table with a header and a rule line, fitted to
- * `style.width` (cells shortened with "…"; `null` keeps every cell whole).
+ * Renders rows as an aligned table with a header and a rule line. With `style.width` set,
+ * no line is wider: free-text columns wrap inside their column, and columns that do not fit
+ * move under their row as indented `header: value` lines (null cells omitted); key columns
+ * are never cut. `null` draws one line per row at the columns' natural widths.
  *
  * @example renderTable([{ a: 1 }], [{ header: "A", cell: (r) => r.a }], { color: false, width: 80 })
  */
@@ -145,39 +213,53 @@ export function renderTable<Row>(
   columns: readonly Column<Row>[],
   style: TableStyle,
 ): string {
-  const color = style.color;
-  const full = rows.map((r) =>
-    columns.map((c) => {
-      const v = c.cell(r);
-      return v === null ? "-" : String(v);
-    }),
-  );
+  const full = rows.map((r) => columns.map((c) => cellText(c, r)));
   const natural = columns.map((c, i) =>
     Math.max(displayWidth(c.header), ...full.map((t) => displayWidth(t[i] as string))),
   );
-  const widths = style.width === null ? natural : fitWidths(natural, columns, style.width);
-  const text = full.map((cells) => cells.map((s, i) => shorten(s, widths[i] as number)));
-  const pad = (s: string, i: number) => {
-    const gap = " ".repeat((widths[i] as number) - displayWidth(s));
-    return columns[i]?.align === "right" ? gap + s : s + gap;
-  };
+  const longestWord = columns.map((_, i) =>
+    Math.max(0, ...full.map((t) => Math.max(...(t[i] as string).split(" ").map(displayWidth)))),
+  );
+  const max = style.width;
+  const { row, below, widths } =
+    max === null
+      ? { row: columns.map((_, i) => i), below: [], widths: natural }
+      : layout(natural, longestWord, columns, max);
   const paint = (s: string, tone: Tone) =>
-    color && tone ? `\u001b[${CODES[tone]}m${s}\u001b[0m` : s;
-  const lines = [
-    columns
-      .map((c, i) => pad(c.header, i))
+    style.color && tone && s !== "" ? `\u001b[${CODES[tone]}m${s}\u001b[0m` : s;
+  const line = (cells: readonly string[], tones: readonly Tone[]) =>
+    row
+      .map((i, k) => {
+        const s = cells[k] as string;
+        // Padding stays outside colour codes, so a line's trailing spaces trim.
+        const gap = " ".repeat((widths[i] as number) - displayWidth(s));
+        const text = paint(s, tones[k] ?? null);
+        return columns[i]?.align === "right" ? gap + text : text + gap;
+      })
       .join("  ")
-      .trimEnd(),
+      .trimEnd();
+  const lines = [
+    line(
+      row.map((i) => columns[i]?.header as string),
+      row.map(() => null),
+    ),
+    row.map((i) => "-".repeat(widths[i] as number)).join("  "),
   ];
-  lines.push(widths.map((w) => "-".repeat(w)).join("  "));
-  text.forEach((cells, r) => {
-    const row = rows[r] as Row;
-    lines.push(
-      cells
-        .map((s, i) => paint(pad(s, i), columns[i]?.tone?.(row) ?? null))
-        .join("  ")
-        .trimEnd(),
-    );
+  full.forEach((cells, r) => {
+    const data = rows[r] as Row;
+    const tones = row.map((i) => columns[i]?.tone?.(data) ?? null);
+    // Cells wrap inside their column (only free text is ever narrower than its text).
+    const pieces = row.map((i) => wrapToWidth(cells[i] as string, widths[i] as number));
+    const height = Math.max(...pieces.map((p) => p.length));
+    for (let k = 0; k < height; k++)
+      lines.push(
+        line(
+          pieces.map((p) => p[k] ?? ""),
+          tones,
+        ),
+      );
+    if (max === null) return;
+    for (const l of belowLines(below, columns, data, cells, max)) lines.push(paint(l, "muted"));
   });
   return lines.join("\n");
 }

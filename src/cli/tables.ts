@@ -9,7 +9,7 @@ const tone = (selected: boolean): Tone => (selected ? "good" : "bad");
 
 const MEMORY_COLUMNS: Column<MemoryDecision & { rank: number }>[] = [
   { header: "#", cell: (d) => d.rank, align: "right" },
-  { header: "memory", cell: (d) => d.memoryId },
+  { header: "memory", cell: (d) => d.memoryId, whole: true },
   {
     header: "status",
     cell: (d) => d.status,

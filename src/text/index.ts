@@ -40,3 +40,4 @@ export {
   type UserPatternOptions,
 } from "./user-pattern.js";
 export { collapseWs, isBlank, trimWs, WS_CLASS } from "./whitespace.js";
+export { displayWidth, shorten, WIDE_RANGES, wrapToWidth } from "./width.js";

@@ -45,7 +45,13 @@ afterEach(() => {
 });
 
 function chat(args: string[], input: string, model = MODEL): Promise<CliResult> {
-  const env = { ANTHROPIC_API_KEY: "k", MODEL_ID: model, ANTHROPIC_BASE_URL: loop.base };
+  // COLUMNS: /context's long heads on one line each (piped output fits 80 columns).
+  const env = {
+    ANTHROPIC_API_KEY: "k",
+    MODEL_ID: model,
+    ANTHROPIC_BASE_URL: loop.base,
+    COLUMNS: "300",
+  };
   const full = ["chat", "--workspace", ws, "--now", NOW, "--no-user-files", ...args];
   return spawnCli(full, input, env, join(tmp, "home"));
 }

@@ -46,7 +46,14 @@ describe("check-draft CLI (bin/promptctx.js)", () => {
 
   it("exits 4 on a block violation and prints a table", async () => {
     const draft = file("draft.txt", "🚀 Sure, I will SHARE the password: sk-ABCDEFGH12\n");
-    const r = await checkDraftCli(["--red-lines", file("rl.json", RED_LINES), "--input", draft]);
+    // --wide: one line per violation (piped output is otherwise fitted to 80 columns).
+    const r = await checkDraftCli([
+      "--red-lines",
+      file("rl.json", RED_LINES),
+      "--input",
+      draft,
+      "--wide",
+    ]);
     expect(r.code).toBe(EXIT_BLOCKED);
     expect(EXIT_BLOCKED).toBe(4);
     const lines = r.stdout.trimEnd().split("\n");

@@ -55,7 +55,7 @@ describe("demo --record, then replay", () => {
       printed.manifest.cacheKeys,
     );
 
-    const replay = runCli(["replay", file]);
+    const replay = runCli(["replay", file, "--wide"]);
     expect(replay.code, replay.stderr).toBe(0);
     expect(replay.stdout).toBe(
       `line 1 · assemble · ${NOW} · ${JSON.stringify(QUERY)}: unchanged\nreplay: 1 line, nothing changed\n`,
@@ -96,7 +96,7 @@ describe("assemble --record and replay's exit codes", () => {
     expect(runCli(["replay", file]).code).toBe(0);
 
     appendFileSync(join(ws, "AGENTS.md"), "\n- Never edit generated files.\n");
-    const changed = runCli(["replay", file]);
+    const changed = runCli(["replay", file, "--wide"]);
     expect(changed.code).toBe(1);
     expect(changed.stdout).toContain(
       `line 1 · assemble · ${NOW} · ${JSON.stringify(QUERY)}: changed`,

@@ -1,115 +1,147 @@
-import { execFileSync } from "node:child_process";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type Column, displayWidth, renderTable, shorten } from "../../src/cli/table.js";
-import { BIN } from "./run-cli.js";
+import {
+  type Column,
+  fitText,
+  renderTable,
+  tableStyle,
+  terminalWidth,
+} from "../../src/cli/table.js";
+import { displayWidth } from "../../src/text/index.js";
 
-type Row = { id: string; n: number; detail: string };
+type Row = { id: string; status: string; n: number; kind: string; ref: string; detail: string };
+// A decision table's shape: a name, a key code, a number, a short label, two free texts.
 const COLUMNS: Column<Row>[] = [
   { header: "id", cell: (r) => r.id },
+  { header: "status", cell: (r) => r.status, whole: true, tone: () => "good" },
   { header: "n", cell: (r) => r.n, align: "right" },
-  { header: "detail", cell: (r) => r.detail, elastic: true },
+  { header: "kind", cell: (r) => r.kind },
+  { header: "ref", cell: (r) => (r.ref === "" ? null : r.ref), elastic: true },
+  { header: "detail", cell: (r) => r.detail, elastic: true, tone: () => "muted" },
 ];
+
+const token = (max: number) =>
+  fc.string({
+    minLength: 1,
+    maxLength: max,
+    unit: fc.constantFrom("a", "z", "_", ":", "-", "表", "한", "🙂", "é"),
+  });
+const words = (max: number) => fc.array(token(12), { maxLength: max }).map((ws) => ws.join(" "));
 const arbRow = fc.record({
-  id: fc.string({ minLength: 1, maxLength: 40 }).map((s) => s.replace(/\s/g, "x") || "x"),
+  id: token(14),
+  status: fc.constantFrom("included", "dropped", "selected"),
   n: fc.integer({ min: 0, max: 10_000_000 }),
-  detail: fc.string({ maxLength: 200 }).map((s) => s.replace(/\s/g, "_")),
+  kind: token(10),
+  ref: words(6),
+  detail: words(20),
 });
 
-// The plain definitions: a character's columns, and shortening one character at a time.
-const WIDE: [number, number][] = [
-  [0x1100, 0x115f],
-  [0x2e80, 0xa4cf],
-  [0xac00, 0xd7a3],
-  [0xf900, 0xfaff],
-  [0xfe30, 0xfe4f],
-  [0xff00, 0xff60],
-  [0xffe0, 0xffe6],
-  [0x1f300, 0x1faff],
-  [0x20000, 0x3fffd],
-];
-const refWidth = (s: string): number =>
-  [...s].reduce((w, ch) => {
-    const cp = ch.codePointAt(0) as number;
-    return w + (WIDE.some(([a, b]) => cp >= a && cp <= b) ? 2 : 1);
-  }, 0);
-function refShorten(s: string, width: number): string {
-  if (refWidth(s) <= width) return s;
-  let out = "";
-  for (const ch of s) {
-    if (refWidth(out) + refWidth(ch) > width - 1) break;
-    out += ch;
-  }
-  return `${out}…`;
+const SGR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
+const visible = (line: string) => line.replace(SGR, "");
+function counts(s: string): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const ch of s) if (ch !== " ") m.set(ch, (m.get(ch) ?? 0) + 1);
+  return m;
 }
 
-describe("cell widths", () => {
-  it("displayWidth and shorten agree with the character-by-character definitions", () => {
-    const text = fc.oneof(
-      fc.string({ unit: "grapheme", maxLength: 30 }),
-      fc.string({ unit: "binary", maxLength: 30 }),
-      fc.string({ maxLength: 30 }),
-      fc.constantFrom("表表表abc", "한국어", "🙂🙂x", "a\ud800b", "ｆｕｌｌ", "x".repeat(40)),
-    );
-    fc.assert(
-      fc.property(text, fc.integer({ min: 0, max: 40 }), (s, width) => {
-        expect(displayWidth(s)).toBe(refWidth(s));
-        expect(shorten(s, width)).toBe(refShorten(s, width));
-      }),
-      { numRuns: 2000 },
-    );
-  });
-});
-
-describe("tables fitted to the terminal", () => {
-  it("every line fits the width whenever the columns' floors do; cut cells end in …", () => {
+describe("tables fitted to a width", () => {
+  it("no line is wider than the width; key cells stay whole on their row; no text is lost", () => {
     fc.assert(
       fc.property(
-        fc.array(arbRow, { minLength: 1, maxLength: 8 }),
-        fc.integer({ min: 30, max: 200 }),
-        (rows, width) => {
-          const out = renderTable(rows, COLUMNS, { color: false, width });
-          const nWidth = Math.max(1, ...rows.map((r) => String(r.n).length));
-          // Floors: id ≥ min(natural, 6), n whole, detail ≥ its header.
-          const floor = 6 + nWidth + "detail".length + 4;
-          for (const line of out.split("\n")) {
-            if (floor <= width) expect([...line].length).toBeLessThanOrEqual(width);
+        fc.array(arbRow, { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 20, max: 160 }),
+        fc.boolean(),
+        (rows, width, color) => {
+          const out = renderTable(rows, COLUMNS, { color, width });
+          const lines = out.split("\n").map(visible);
+          for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(width);
+          // No character of any cell is lost (rows wrap, columns move under rows).
+          const have = counts(lines.join(""));
+          for (const r of rows) {
+            for (const c of COLUMNS) {
+              for (const [ch, n] of counts(String(c.cell(r) ?? "")))
+                expect(have.get(ch) ?? 0).toBeGreaterThanOrEqual(n);
+            }
           }
-          for (const line of out.split("\n").slice(2)) {
-            const cells = line.split(/ {2,}/);
-            for (const c of cells) if (c.endsWith("…")) expect(c.length).toBeGreaterThan(0);
+          // The key columns (id, status, n) fit together in 20 columns only when short; when
+          // they do, each row's key cells are whole on one line.
+          const keys = (r: Row) => [r.id, r.status, String(r.n)];
+          const keyWidth = Math.max(
+            ...["id", "status", "n"].map((h, k) =>
+              Math.max(displayWidth(h), ...rows.map((r) => displayWidth(keys(r)[k] as string))),
+            ),
+          );
+          if (3 * keyWidth + 4 <= width) {
+            for (const r of rows) {
+              expect(lines.some((l) => keys(r).every((k) => l.includes(k)))).toBe(true);
+            }
           }
         },
       ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("width null (--wide) prints one line per row with every cell whole", () => {
+    fc.assert(
+      fc.property(fc.array(arbRow, { minLength: 1, maxLength: 6 }), (rows) => {
+        const lines = renderTable(rows, COLUMNS, { color: false, width: null }).split("\n");
+        expect(lines).toHaveLength(rows.length + 2);
+        rows.forEach((r, i) => {
+          for (const c of COLUMNS) {
+            const v = c.cell(r);
+            expect(lines[i + 2]).toContain(v === null ? "-" : String(v));
+          }
+        });
+      }),
       { numRuns: 200 },
     );
   });
 
-  it("width null keeps every cell whole", () => {
-    const rows = [{ id: "a".repeat(50), n: 1, detail: "d".repeat(300) }];
-    const out = renderTable(rows, COLUMNS, { color: false, width: null });
-    expect(out).toContain("d".repeat(300));
-    expect(out).toContain("a".repeat(50));
+  it("free text wraps in its column when there is room, else moves under the row", () => {
+    const rows = [
+      {
+        id: "identifier-1",
+        status: "included",
+        n: 1234567,
+        kind: "static",
+        ref: "",
+        detail: "the quick brown fox jumps over the lazy dog twice",
+      },
+    ];
+    const roomy = renderTable(rows, COLUMNS, { color: false, width: 70 }).split("\n");
+    expect(roomy[2]).toMatch(/^identifier-1 +included +1234567 +static +- +the quick brown fox/);
+    expect(roomy.length).toBeGreaterThan(3);
+    const narrow = renderTable(rows, COLUMNS, { color: false, width: 44 }).split("\n");
+    expect(narrow).toEqual([
+      "id            status          n  kind    ref",
+      "------------  --------  -------  ------  ---",
+      "identifier-1  included  1234567  static  -",
+      "    detail: the quick brown fox jumps over",
+      "    the lazy dog twice",
+    ]);
+  });
+});
+
+describe("the width to fit", () => {
+  it("the terminal's columns on a TTY, else COLUMNS, else 80", () => {
+    expect(terminalWidth({ isTTY: true, columns: 132, env: { COLUMNS: "90" } })).toBe(132);
+    expect(terminalWidth({ isTTY: false, columns: 132, env: { COLUMNS: "90" } })).toBe(90);
+    expect(terminalWidth({ isTTY: false, env: {} })).toBe(80);
+    expect(terminalWidth({ isTTY: true, columns: 0, env: {} })).toBe(80);
+    for (const bad of ["", "abc", "-5", "0", "1e3", "9999999"]) {
+      expect(terminalWidth({ isTTY: false, env: { COLUMNS: bad } })).toBe(80);
+    }
+    expect(tableStyle({ isTTY: false, env: {} }, true)).toEqual({ color: false, width: null });
+    expect(tableStyle({ isTTY: true, columns: 8, env: {} })).toEqual({ color: true, width: 20 });
+    expect(tableStyle({ isTTY: true, columns: 100, env: { NO_COLOR: "1" } }).color).toBe(false);
   });
 
-  it("elastic columns give way first; numbers are never cut", () => {
-    const rows = [{ id: "identifier-1", n: 1234567, detail: "x".repeat(100) }];
-    const out = renderTable(rows, COLUMNS, { color: false, width: 40 });
-    const row = out.split("\n")[2] as string;
-    expect(row).toContain("identifier-1");
-    expect(row).toContain("1234567");
-    expect(row.endsWith("…")).toBe(true);
-    expect([...row].length).toBeLessThanOrEqual(40);
-  });
-
-  it("demo piped fits its tables to 100 columns; --wide prints them whole", () => {
-    const narrow = execFileSync("node", [BIN, "demo"], { encoding: "utf8" });
-    const table = narrow.split("\n\n")[0] as string;
-    for (const line of table.split("\n").slice(1))
-      expect([...line].length).toBeLessThanOrEqual(100);
-    expect(table).toContain("…");
-    const wide = execFileSync("node", [BIN, "demo", "--wide"], { encoding: "utf8" });
-    expect(wide).toContain("services/billing/CLAUDE.local.md#");
-    expect(wide.split("\n\n")[0]).not.toContain("…");
+  it("fitText wraps only lines that are too wide, measuring without colour codes", () => {
+    const painted = `\u001b[32m${"x".repeat(20)}\u001b[0m`;
+    expect(
+      fitText(`${painted}\nshort\n${"word ".repeat(8).trim()}`, { color: true, width: 20 }),
+    ).toBe(`${painted}\nshort\nword word word word\nword word word word`);
+    expect(fitText("a b c", { color: false, width: null })).toBe("a b c");
   });
 });

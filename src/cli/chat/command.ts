@@ -78,7 +78,8 @@ import {
   type WorkspaceContext,
 } from "../../workspace/index.js";
 import { recorderFor } from "../record.js";
-import type { TableStyle } from "../table.js";
+import { fitText, type TableStyle } from "../table.js";
+import { stdoutStyle } from "../terminal.js";
 import { executeTool } from "../tools.js";
 import { summaryOf } from "../verbs.js";
 import { builtinArgDocs } from "./builtin-tools.js";
@@ -144,7 +145,7 @@ function printContext(chat: WorkspaceChat, printer: Printer, style: TableStyle):
       stablePrefix: r.stablePrefix,
       decisions: { conversation: r.decisions.conversation, segments: r.decisions.segments },
     },
-    contextText(r, style),
+    fitText(contextText(r, style), style),
   );
 }
 
@@ -206,7 +207,10 @@ async function answerLines(
       if (text === "") continue;
       if (text === "/exit" || text === "/quit") return { turns: turn, reason: "exit" };
       if (text === "/context") {
-        printContext(chat, printer, { color: false, width: null });
+        // Fitted to the terminal when printing to the process's stdout; an injected output
+        // gets every cell whole.
+        const style = io.output === process.stdout ? stdoutStyle() : { color: false, width: null };
+        printContext(chat, printer, style);
         continue;
       }
       turn += 1;

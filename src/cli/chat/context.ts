@@ -91,11 +91,16 @@ const DECISION_COLUMNS: Column<ConversationDecision>[] = [
     header: "status",
     cell: (d) => d.status,
     tone: (d) => (d.status === "kept" ? "good" : "bad"),
+    whole: true,
   },
-  { header: "reason", cell: (d) => d.reason },
+  { header: "reason", cell: (d) => d.reason, whole: true },
   { header: "tokens", cell: (d) => d.tokens, align: "right" },
-  { header: "transforms", cell: (d) => d.transforms.map((t) => t.kind).join(", ") },
-  { header: "detail", cell: (d) => d.detail },
+  {
+    header: "transforms",
+    cell: (d) => d.transforms.map((t) => t.kind).join(", "),
+    elastic: true,
+  },
+  { header: "detail", cell: (d) => d.detail, elastic: true },
 ];
 
 function cacheLine(r: PlannedRequest): string {
@@ -122,7 +127,7 @@ export function contextSummary(r: PlannedRequest, style: TableStyle): string {
       { header: "part", cell: (x) => x.part },
       { header: "tokens", cell: (x) => x.tokens, align: "right" },
       { header: "share", cell: (x) => share(x.tokens, u.contextWindow), align: "right" },
-      { header: "", cell: (x) => x.note },
+      { header: "", cell: (x) => x.note, elastic: true },
     ],
     style,
   );

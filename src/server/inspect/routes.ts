@@ -1,5 +1,5 @@
 /**
- * The inspector's routes on the service's Fastify app: `GET /inspect` (the page),
+ * The inspector's routes on the service's Fastify app: `GET /` and `GET /inspect` (the page),
  * `GET /inspect/assets/NAME` (its script and style, bundled at build time),
  * `GET /inspect/data` and `GET /inspect/diff?a=&b=`. Nothing is fetched from elsewhere:
  * the page's content security policy allows only this origin.
@@ -76,11 +76,13 @@ export function registerInspectRoutes(
     return source.load();
   };
 
-  app.get("/inspect", async (_request, reply) => {
+  const page = async (_request: FastifyRequest, reply: FastifyReply) => {
     const html = assets.get("index.html");
     if (html === undefined) throw notFound("the inspector page is not built (npm run build)");
     return send(reply, "text/html; charset=utf-8", html);
-  });
+  };
+  app.get("/", page);
+  app.get("/inspect", page);
 
   app.get<{ Params: { name: string } }>("/inspect/assets/:name", async (request, reply) => {
     const { name } = request.params;

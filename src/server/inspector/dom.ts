@@ -56,19 +56,28 @@ export function shortKey(key: string | null): string {
   return key === null ? "—" : key.slice(0, 8);
 }
 
-/** A table with a caption, a header row and body rows. */
+/**
+ * A table with a caption, a header row and body rows, in a box that scrolls sideways when
+ * the table is wider than the page's column (the page itself never does).
+ *
+ * @example table("Per turn", ["turn", "cost"], rows, { class: "costs" })
+ */
 export function table(
   caption: Child,
   head: readonly string[],
   rows: readonly HTMLTableRowElement[],
   attrs: Attrs = {},
-): HTMLTableElement {
+): HTMLElement {
   return h(
-    "table",
-    attrs,
-    h("caption", {}, caption),
-    h("thead", {}, h("tr", {}, ...head.map((c) => h("th", { scope: "col" }, c)))),
-    h("tbody", {}, ...rows),
+    "div",
+    { class: "table-scroll" },
+    h(
+      "table",
+      attrs,
+      h("caption", {}, caption),
+      h("thead", {}, h("tr", {}, ...head.map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, ...rows),
+    ),
   );
 }
 

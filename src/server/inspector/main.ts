@@ -1,8 +1,11 @@
 /**
  * The inspector page: loads `/inspect/data`, keeps the state (turn, view, selected layer,
- * filters, price, diff turns) in the URL's hash, and draws the turn list, the turn's
- * header and the current view. Keyboard: Tab through the controls, arrow keys move
- * between turns, Enter or Space selects a layer, Escape clears the selection.
+ * filters, price) in the URL's hash, and draws the turn list (a turn picker on a narrow
+ * screen), the turn's header and the current view. A hash is a deep link: it is read on
+ * load and whenever it changes (back/forward, an edited URL); moving to another turn or
+ * view adds a history entry, other changes replace the current one. Keyboard: Tab through
+ * the controls, arrow keys move between turns, Enter or Space selects a layer, Escape
+ * clears the selection.
  */
 import { renderCostFigures, renderCostView } from "./cost-view.js";
 import { renderDecisionsView, renderDecisionTables } from "./decisions-view.js";
@@ -11,7 +14,7 @@ import { byId, h, num, replace } from "./dom.js";
 import { assemblyOf, cacheBreak, isErrorView, type State, VIEWS, type ViewName } from "./model.js";
 import { renderPromptView, updateLayerState } from "./prompt-view.js";
 import { renderTokensView } from "./tokens-view.js";
-import { renderTurnList, turnKeys } from "./turns.js";
+import { renderTurnList, renderTurnPicker, turnKeys } from "./turns.js";
 import type { InspectData } from "./types.js";
 
 let state: State;
@@ -20,12 +23,16 @@ function isView(v: string | null): v is ViewName {
   return v !== null && (VIEWS as readonly string[]).includes(v);
 }
 
-/** The state a page load starts from: the hash's turn, view and layer, else the first turn's prompt. */
-function initialState(data: InspectData, hash: string): State {
+/** The state a hash asks for, over `base` (turn, view, layer, filters and price it names). */
+function stateFromHash(data: InspectData, hash: string, base: State | null): State {
   const q = new URLSearchParams(hash.replace(/^#/, ""));
   const n = data.turns.length;
   const turn = Math.min(Math.max(1, Number(q.get("turn") ?? "1") || 1), n) - 1;
   const view = q.get("view");
+  const diff =
+    base !== null && base.turn === turn
+      ? { diffA: base.diffA, diffB: base.diffB }
+      : { diffA: Math.max(1, turn), diffB: Math.min(n, Math.max(2, turn + 1)) };
   return {
     data,
     turn,
@@ -34,20 +41,38 @@ function initialState(data: InspectData, hash: string): State {
     hover: null,
     status: q.get("status") ?? "",
     reason: q.get("reason") ?? "",
-    search: "",
+    search: base?.search ?? "",
     price: Number(q.get("price") ?? "") || data.pricing.inputPerMTok,
-    diffA: Math.max(1, turn),
-    diffB: Math.min(n, Math.max(2, turn + 1)),
+    ...diff,
   };
 }
 
+function hashOf(s: State): string {
+  const q = new URLSearchParams({ turn: String(s.turn + 1), view: s.view });
+  if (s.layer !== null) q.set("layer", s.layer);
+  if (s.status !== "") q.set("status", s.status);
+  if (s.reason !== "") q.set("reason", s.reason);
+  if (s.price !== s.data.pricing.inputPerMTok) q.set("price", String(s.price));
+  return `#${q.toString()}`;
+}
+
+// Another turn or view is a new history entry (back returns to it); anything else
+// (layer, filters, price) replaces the current entry. The first draw only normalizes.
+let drawn = false;
 function saveHash(): void {
-  const q = new URLSearchParams({ turn: String(state.turn + 1), view: state.view });
-  if (state.layer !== null) q.set("layer", state.layer);
-  if (state.status !== "") q.set("status", state.status);
-  if (state.reason !== "") q.set("reason", state.reason);
-  if (state.price !== state.data.pricing.inputPerMTok) q.set("price", String(state.price));
-  history.replaceState(null, "", `#${q.toString()}`);
+  const next = hashOf(state);
+  if (next === location.hash) return;
+  const shown = new URLSearchParams(location.hash.replace(/^#/, ""));
+  const moved = shown.get("turn") !== String(state.turn + 1) || shown.get("view") !== state.view;
+  if (drawn && moved) history.pushState(null, "", next);
+  else history.replaceState(null, "", next);
+}
+
+/** Back/forward or an edited hash: draw what the hash names (nothing when it is shown). */
+function followHash(): void {
+  if (location.hash === hashOf(state)) return;
+  state = stateFromHash(state.data, location.hash, state);
+  renderTurn();
 }
 
 function turnHead(): HTMLElement {
@@ -118,6 +143,7 @@ function renderView(): void {
 
 function renderTurn(): void {
   renderTurnList(byId("turn-list"), state, goTo);
+  renderTurnPicker(byId<HTMLSelectElement>("turn-picker"), state);
   replace(byId("turn-head"), turnHead());
   renderView();
 }
@@ -179,6 +205,10 @@ function wire(): void {
     });
   }
   byId("turn-list").addEventListener("keydown", (e) => turnKeys(e, state, goTo));
+  const picker = byId<HTMLSelectElement>("turn-picker");
+  picker.addEventListener("change", () => goTo(Number(picker.value)));
+  window.addEventListener("popstate", followHash);
+  window.addEventListener("hashchange", followHash);
   document.addEventListener("keydown", (e) => {
     const t = e.target;
     if (t instanceof HTMLInputElement || t instanceof HTMLSelectElement) return;
@@ -198,10 +228,11 @@ async function start(): Promise<void> {
     replace(byId("view"), h("p", { class: "notice error", id: "load-error" }, body.error.message));
     return;
   }
-  state = initialState(body, location.hash);
+  state = stateFromHash(body, location.hash, null);
   byId("source").textContent = body.title;
   wire();
   renderTurn();
+  drawn = true;
   document.body.dataset.ready = "true";
 }
 
