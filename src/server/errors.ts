@@ -15,9 +15,11 @@ import {
 /** HTTP status of each error code. */
 export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   invalid_input: 400,
+  unknown_field: 400,
   unsupported_version: 400,
   unauthorized: 401,
   not_found: 404,
+  store_not_configured: 409,
   payload_too_large: 413,
   prompt_budget_exceeded: 422,
   source_failed: 502,

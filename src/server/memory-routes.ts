@@ -21,7 +21,10 @@ export interface MemoryRouteContext {
 /** The server has no shared memory store. */
 export class NoStoreError extends PromptctxError {
   constructor() {
-    super("not_found", "this server has no memory store (start it with --store)");
+    super(
+      "store_not_configured",
+      "this server has no memory store: start it with `promptctx serve --store FILE` (an absent FILE is created)",
+    );
     this.name = "NoStoreError";
   }
 }

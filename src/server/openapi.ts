@@ -3,20 +3,12 @@
  * validate the requests (`z.toJSONSchema`), so the contract has one source of truth.
  */
 import { z } from "zod";
-import { AssembleContextRequestSchema } from "../assemble/index.js";
-import { PlanConversationJsonRequestSchema } from "../conversation/index.js";
-import { SelectMemoryRequestSchema } from "../memory/index.js";
-import { PlanPromptJsonRequestSchema } from "../plan/index.js";
-import { MemoryRecordSchema } from "../store/index.js";
+import { REQUEST_SCHEMAS } from "./requests.js";
 import {
-  AssembleRequestSchema,
   AssembleResponseSchema,
   ErrorObjectSchema,
   HealthSchema,
-  MAX_MEMORIES_PER_REQUEST,
-  MemoriesRequestSchema,
   MemoriesResponseSchema,
-  RecallRequestSchema,
   RecallResponseSchema,
 } from "./schema.js";
 
@@ -84,27 +76,17 @@ function postOperation(
 /** The request and response schemas, generated from the zod schemas that validate them. */
 function componentSchemas(): Record<string, unknown> {
   return {
-    SelectMemoryRequest: jsonSchema(SelectMemoryRequestSchema, "input"),
-    PlanPromptRequest: jsonSchema(PlanPromptJsonRequestSchema, "input"),
-    PlanConversationRequest: jsonSchema(PlanConversationJsonRequestSchema, "input"),
-    AssembleRequest: jsonSchema(AssembleRequestSchema, "input"),
-    AssembleContextRequest: jsonSchema(AssembleContextRequestSchema, "input"),
+    SelectMemoryRequest: jsonSchema(REQUEST_SCHEMAS["/v1/select-memory"], "input"),
+    PlanPromptRequest: jsonSchema(REQUEST_SCHEMAS["/v1/plan-prompt"], "input"),
+    PlanConversationRequest: jsonSchema(REQUEST_SCHEMAS["/v1/plan-conversation"], "input"),
+    AssembleRequest: jsonSchema(REQUEST_SCHEMAS["/v1/assemble"], "input"),
+    AssembleContextRequest: jsonSchema(REQUEST_SCHEMAS["/v1/assemble-context"], "input"),
     AssembleResponse: jsonSchema(AssembleResponseSchema, "output"),
     Error: jsonSchema(ErrorObjectSchema, "output"),
     Health: jsonSchema(HealthSchema, "output"),
-    // The route checks the envelope, then the store validates each record with this schema.
-    MemoriesRequest: jsonSchema(
-      MemoriesRequestSchema.extend({
-        records: z
-          .array(MemoryRecordSchema)
-          .min(1)
-          .max(MAX_MEMORIES_PER_REQUEST)
-          .describe(MemoriesRequestSchema.shape.records.description ?? ""),
-      }),
-      "input",
-    ),
+    MemoriesRequest: jsonSchema(REQUEST_SCHEMAS["/v1/memories"], "input"),
     MemoriesResponse: jsonSchema(MemoriesResponseSchema, "output"),
-    RecallRequest: jsonSchema(RecallRequestSchema, "input"),
+    RecallRequest: jsonSchema(REQUEST_SCHEMAS["/v1/recall"], "input"),
     RecallResponse: jsonSchema(RecallResponseSchema, "output"),
   };
 }

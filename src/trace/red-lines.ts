@@ -13,6 +13,7 @@ import {
   normalizeKey,
   regexSafetyProblem,
   type ScanRegex,
+  strictSchema,
   textString,
 } from "../text/index.js";
 
@@ -71,7 +72,7 @@ export function compileRedLines(lines: unknown, prefix = "redLines"): CompiledRe
   if (!Array.isArray(lines)) throw new InvalidInputError("must be a list of red lines", prefix);
   const seen = new Set<string>();
   const out = lines.map((raw, i): CompiledRedLine => {
-    const parsed = RedLineSchema.safeParse(raw);
+    const parsed = strictSchema(RedLineSchema).safeParse(raw);
     if (!parsed.success) throw invalidFromZod(parsed.error, [prefix, i]);
     const line = parsed.data;
     if (seen.has(line.id)) {
