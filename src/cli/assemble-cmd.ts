@@ -15,7 +15,14 @@ import { runAssembleRequest, storeTarget } from "../workspace/record/assemble-ru
 import type { Recorder } from "../workspace/record/recorder.js";
 import type { AssembleRecordRequest } from "../workspace/record/schema.js";
 import type { WorkspaceAssembly } from "../workspace/workspace.js";
-import { EXIT, intFlag, reportError } from "./io.js";
+import {
+  budgetCharsFlag,
+  budgetCharsOption,
+  EXIT,
+  formerBudgetOption,
+  intFlag,
+  reportError,
+} from "./io.js";
 import { type TableStyle, tableStyle } from "./table.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 import { type SetExit, summaryOf } from "./verbs.js";
@@ -33,10 +40,12 @@ interface AssembleFlags {
   user?: string;
   tokenizer?: TokenizerName;
   model?: string;
+  budgetChars?: string;
   budget?: string;
   budgetTokens?: string;
   now?: string;
   format: (typeof ASSEMBLE_FORMATS)[number];
+  json?: boolean;
   store?: string;
   cwd?: string;
   renderer?: "en" | "zh-CN" | "tagged";
@@ -99,7 +108,7 @@ export function assemblyJson(out: WorkspaceAssembly): string {
 
 /** The recorded request of `assemble`: the flags resolved (absolute paths, the clock pinned). */
 function assembleRequest(flags: AssembleFlags, home: string): AssembleRecordRequest {
-  const budgetChars = intFlag(flags.budget, "--budget");
+  const budgetChars = budgetCharsFlag(flags);
   const budgetTokens = intFlag(flags.budgetTokens, "--budget-tokens");
   return {
     workspace: resolve(flags.workspace),
@@ -217,12 +226,14 @@ export function registerAssembleCommand(program: Command, setExit: SetExit): voi
         .conflicts("model"),
     )
     .option("--model <name>", "pick the tokenizer from a model name (gpt-4o, gpt-4, claude-…)")
-    .option("--budget <chars>", "global char budget (default: config, else 12000)")
+    .addOption(budgetCharsOption("global char budget (default: config, else 12000)"))
+    .addOption(formerBudgetOption())
     .option("--budget-tokens <n>", "global token budget (default: config, else none)")
     .option(
       "--now <iso>",
       "clock for recency and age filters (default: the current time); pin it to replay",
     )
+    .addOption(new Option("--json", "same as --format json").conflicts("format"))
     .addOption(
       new Option(
         "--format <format>",
@@ -245,7 +256,8 @@ export function registerAssembleCommand(program: Command, setExit: SetExit): voi
     .option("--record <file>", "append the request and its result to FILE as one JSON line")
     .action(async (flags: AssembleFlags) => {
       try {
-        setExit(await runAssemble(flags, tableStyle(flags.wide)));
+        const format = flags.json ? "json" : flags.format;
+        setExit(await runAssemble({ ...flags, format }, tableStyle(flags.wide)));
       } catch (err) {
         setExit(reportError(err, "assemble"));
       }

@@ -77,6 +77,7 @@ import {
   type WorkspaceChat,
   type WorkspaceContext,
 } from "../../workspace/index.js";
+import { budgetCharsOption, formerBudgetOption } from "../io.js";
 import { recorderFor } from "../record.js";
 import type { TableStyle } from "../table.js";
 import { executeTool } from "../tools.js";
@@ -296,7 +297,8 @@ export function registerChatCommand(
       "--store <path|url>",
       "memory store: an SQLite file or postgres://… (default: WORKSPACE/.promptctx/memory.db)",
     )
-    .option("--budget <chars>", "global char budget (default: config, else 12000)")
+    .addOption(budgetCharsOption("global char budget (default: config, else 12000)"))
+    .addOption(formerBudgetOption())
     .option(
       "--context-window <tokens>",
       "the model's context window (default: the model table; required for a model it does not know)",
