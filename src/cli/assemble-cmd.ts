@@ -23,6 +23,7 @@ import {
   intFlag,
   reportError,
 } from "./io.js";
+import { createStoreIfAbsent } from "./store-file.js";
 import { type TableStyle, tableStyle } from "./table.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 import { type SetExit, summaryOf } from "./verbs.js";
@@ -149,6 +150,7 @@ async function runAssemble(flags: AssembleFlags, style: TableStyle): Promise<num
   // The recorder (and the replay runners it checks requests with) loads only for --record.
   const recorder =
     flags.record === undefined ? null : (await import("./record.js")).recorderFor(flags.record);
+  if (flags.store !== undefined) await createStoreIfAbsent(flags.store, "assemble");
   const out = await runRecorded(assembleRequest(flags, homedir()), recorder);
   process.stdout.write(
     flags.format === "json"

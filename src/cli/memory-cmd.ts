@@ -28,6 +28,7 @@ import {
 } from "../store/index.js";
 import { collapseWs, cpLength, formatScore, isBlank, parseInstant } from "../text/index.js";
 import { EXIT, reportError } from "./io.js";
+import { createStoreIfAbsent } from "./store-file.js";
 import { renderTable, type TableStyle, tableStyle } from "./table.js";
 import { summaryOf } from "./verbs.js";
 
@@ -56,17 +57,19 @@ export function resolveStorePath(flags: StoreFlags, cwd = process.cwd()): string
   return join(resolve(cwd, flags.workspace ?? "."), ".promptctx", "memory.db");
 }
 
-function openForWrite(flags: StoreFlags): Promise<OpenedStore> {
+async function openForWrite(flags: StoreFlags): Promise<OpenedStore> {
   const path = resolveStorePath(flags);
+  if (flags.store !== undefined) await createStoreIfAbsent(path, "memory");
   // The workspace layout owns `.promptctx/`; an explicit --store path must already have
   // its directory (a typo should not create directories).
   if (flags.store === undefined) mkdirSync(dirname(path), { recursive: true });
   return openStoreUrl(path);
 }
 
-function openExisting(flags: StoreFlags): Promise<OpenedStore> {
+async function openExisting(flags: StoreFlags): Promise<OpenedStore> {
   const path = resolveStorePath(flags);
   if (isPostgresUrl(path)) return openStoreUrl(path, { mustExist: true });
+  if (flags.store !== undefined) await createStoreIfAbsent(path, "memory");
   if (!existsSync(path)) {
     throw new InvalidInputError(
       `no memory store at ${path} (create one with \`promptctx memory add\` or \`memory import\`)`,

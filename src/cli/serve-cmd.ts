@@ -20,6 +20,7 @@ import {
 } from "../server/index.js";
 import { intFlag, reportError } from "./io.js";
 import { recorderFor } from "./record.js";
+import { createStoreIfAbsent } from "./store-file.js";
 import { type SetExit, summaryOf } from "./verbs.js";
 
 interface ServeFlags {
@@ -88,6 +89,8 @@ async function runServe(flags: ServeFlags): Promise<number> {
       `promptctx serve: warning: no PROMPTCTX_TOKEN: the service is open to anyone who reaches ${flags.host}\n`,
     );
   }
+  if (flags.store !== undefined && cluster.isPrimary)
+    await createStoreIfAbsent(flags.store, "serve");
   const recorder = recorderFor(flags.record);
   if (recorder !== null && workers > 1) {
     throw new InvalidInputError(

@@ -79,6 +79,7 @@ import {
 } from "../../workspace/index.js";
 import { budgetCharsOption, formerBudgetOption } from "../io.js";
 import { recorderFor } from "../record.js";
+import { createStoreIfAbsent } from "../store-file.js";
 import type { TableStyle } from "../table.js";
 import { executeTool } from "../tools.js";
 import { summaryOf } from "../verbs.js";
@@ -220,6 +221,7 @@ async function answerLines(
 
 async function runChat(flags: ChatFlags, io: ChatIO): Promise<number> {
   const settings = chatSettings(flags, io.env);
+  if (flags.store !== undefined) await createStoreIfAbsent(flags.store, "chat");
   const recorder = recorderFor(flags.record);
   const config = await loadWorkspaceConfig(settings.root);
   const toolState = new LoggedToolState(config.tools ?? []);
