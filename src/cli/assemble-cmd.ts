@@ -15,6 +15,7 @@ import { runAssembleRequest, storeTarget } from "../workspace/record/assemble-ru
 import type { Recorder } from "../workspace/record/recorder.js";
 import type { AssembleRecordRequest } from "../workspace/record/schema.js";
 import type { WorkspaceAssembly } from "../workspace/workspace.js";
+import { hintLines } from "./hints.js";
 import {
   budgetCharsFlag,
   budgetCharsOption,
@@ -152,12 +153,16 @@ async function runAssemble(flags: AssembleFlags, style: TableStyle): Promise<num
     flags.record === undefined ? null : (await import("./record.js")).recorderFor(flags.record);
   if (flags.store !== undefined) await createStoreIfAbsent(flags.store, "assemble");
   const out = await runRecorded(assembleRequest(flags, homedir()), recorder);
+  if (flags.format === "anthropic" || flags.format === "openai") {
+    const { providerRequestJson } = await import("./provider-format.js");
+    const body = providerRequestJson(out, flags.format, flags.query, flags.model);
+    process.stdout.write(`${body.json}\n`);
+    // The body goes to the provider as it is: its hints go to stderr.
+    for (const h of body.hints) process.stderr.write(`promptctx assemble: ${hintLines([h])}`);
+    return EXIT.ok;
+  }
   process.stdout.write(
-    flags.format === "json"
-      ? `${assemblyJson(out)}\n`
-      : flags.format === "anthropic" || flags.format === "openai"
-        ? `${(await import("./provider-format.js")).providerRequestJson(out, flags.format, flags.query, flags.model)}\n`
-        : formatAssembly(out, style),
+    flags.format === "json" ? `${assemblyJson(out)}\n` : formatAssembly(out, style),
   );
   return EXIT.ok;
 }

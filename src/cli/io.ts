@@ -13,7 +13,7 @@ export const EXIT = { ok: 0, invalid: 2, budget: 3, internal: 1 } as const;
 export function exitCodeFor(err: unknown): number {
   const code = toErrorObject(err).error.code;
   if (code === "prompt_budget_exceeded") return EXIT.budget;
-  if (code === "internal_error") return EXIT.internal;
+  if (code === "internal_error" || code === "connection_refused") return EXIT.internal;
   return EXIT.invalid;
 }
 

@@ -24,9 +24,11 @@ import {
   type MemoryRecordInput,
   type OpenedStore,
   openStoreUrl,
+  recallHints,
   type StoreRecallHit,
 } from "../store/index.js";
 import { collapseWs, cpLength, formatScore, isBlank, parseInstant } from "../text/index.js";
+import { hintLines } from "./hints.js";
 import { EXIT, reportError } from "./io.js";
 import { createStoreIfAbsent } from "./store-file.js";
 import { renderTable, type TableStyle, tableStyle } from "./table.js";
@@ -368,17 +370,19 @@ async function runRecall(opts: RecallOpts): Promise<void> {
       limit,
       ...(categories === undefined ? {} : { categories }),
     });
+    const hints = recallHints(opts.query);
     if (opts.json) {
-      process.stdout.write(
-        `${JSON.stringify({ userScope: opts.user, query: opts.query, asOf, hits })}\n`,
-      );
+      const answer = { userScope: opts.user, query: opts.query, asOf, hits, hints };
+      process.stdout.write(`${JSON.stringify(answer)}\n`);
       return;
     }
     const w = hits[0]?.scoreBreakdown.weights;
     const legend = w
       ? `\ntotal = lexical × (${w.lexical} + ${w.recency}×recency + ${w.importance}×importance)\n`
       : "\n(no hits)\n";
-    process.stdout.write(`${recallTable(hits, tableStyle(opts.wide))}\n${legend}`);
+    process.stdout.write(
+      `${recallTable(hits, tableStyle(opts.wide))}\n${legend}${hintLines(hints)}`,
+    );
   } finally {
     await store.close();
   }

@@ -15,6 +15,7 @@ export type ErrorCode =
   | "invalid_counter_result"
   | "source_failed"
   | "source_timeout"
+  | "connection_refused"
   | "payload_too_large"
   | "unauthorized"
   | "not_found"

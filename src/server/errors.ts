@@ -23,6 +23,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   payload_too_large: 413,
   prompt_budget_exceeded: 422,
   source_failed: 502,
+  connection_refused: 502,
   source_timeout: 504,
   invalid_counter_result: 500,
   internal_error: 500,

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { invalidFromZod, PromptctxError } from "../errors/index.js";
-import type { MemoryRecordInput, MemoryStore } from "../store/index.js";
+import { type MemoryRecordInput, type MemoryStore, recallHints } from "../store/index.js";
 import type { Principal } from "./auth.js";
 import { MemoriesRequestSchema, RecallRequestSchema } from "./schema.js";
 
@@ -71,6 +71,6 @@ export function registerMemoryRoutes(app: FastifyInstance, ctx: MemoryRouteConte
       limit: r.limit ?? 20,
       ...(r.categories !== undefined ? { categories: r.categories } : {}),
     });
-    return { userScope: r.userScope, query: r.query, asOf, hits };
+    return { userScope: r.userScope, query: r.query, asOf, hits, hints: recallHints(r.query) };
   });
 }

@@ -135,7 +135,10 @@ export function openApiDocument(version: string): {
         "selectMemory",
         "Select recalled memories for a prompt",
         "SelectMemoryRequest",
-        { type: "object", description: "The memory plan: selected memories and a decision per candidate." },
+        {
+          type: "object",
+          description: "The memory plan: selected memories and a decision per candidate.",
+        },
         [400, 401, 413, 500],
       ),
       "/v1/plan-prompt": postOperation(
@@ -149,7 +152,10 @@ export function openApiDocument(version: string): {
         "planConversation",
         "Plan a conversation's messages under a token budget",
         "PlanConversationRequest",
-        { type: "object", description: "The conversation plan: the messages kept and a decision per unit." },
+        {
+          type: "object",
+          description: "The conversation plan: the messages kept and a decision per unit.",
+        },
         [400, 401, 413, 422, 500],
       ),
       "/v1/assemble": postOperation(

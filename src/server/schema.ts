@@ -133,4 +133,9 @@ export const RecallResponseSchema = z.object({
   hits: z
     .array(z.record(z.string(), z.unknown()))
     .describe("Ranked hits with their score breakdowns."),
+  hints: z
+    .array(z.object({ code: z.string(), message: z.string() }))
+    .describe(
+      "Why the answer may be empty or surprising (`query_only_stop_words`); empty when nothing needs saying.",
+    ),
 });
