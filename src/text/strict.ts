@@ -11,20 +11,28 @@ type Schema = z.core.$ZodType;
 type Def = Record<string, unknown> & { type: string };
 type ErrorMap = (issue: z.core.$ZodRawIssue) => unknown;
 
-/** Levenshtein distance of two strings (UTF-16 units are enough for field names). */
+/**
+ * Edit distance of two strings with adjacent transpositions (optimal string alignment:
+ * `nwo` is one edit from `now`); UTF-16 units are enough for field names.
+ */
 function editDistance(a: string, b: string): number {
+  let before: number[] = [];
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min(
+      let d = Math.min(
         (prev[j] as number) + 1,
         (row[j - 1] as number) + 1,
         (prev[j - 1] as number) + cost,
       );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d = Math.min(d, (before[j - 2] as number) + 1);
+      }
+      row[j] = d;
     }
-    prev = row;
+    [before, prev] = [prev, row];
   }
   return prev[b.length] as number;
 }

@@ -147,5 +147,6 @@ describe("closestName", () => {
     expect(closestName("asof", ["asOf", "query"])).toBe("asOf");
     expect(closestName("zzUnknownField", ["query", "now"])).toBeNull();
     expect(closestName("ab", ["ax", "ay"])).toBeNull();
+    expect(closestName("nwo", ["text", "userScope", "now"])).toBe("now");
   });
 });

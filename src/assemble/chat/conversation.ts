@@ -79,7 +79,10 @@ const UNREACHABLE = new Set([
   "ENETUNREACH",
 ]);
 
-/** The network code of a connection failure, looked for along the error's causes. */
+/**
+ * Why the provider could not be reached: the network code found along the error's causes,
+ * else `connection error` for the SDKs' own connection failure; `null` when it was reached.
+ */
 function unreachableCode(err: unknown): string | null {
   let e: unknown = err;
   for (let depth = 0; depth < 6 && typeof e === "object" && e !== null; depth++) {
@@ -87,7 +90,8 @@ function unreachableCode(err: unknown): string | null {
     if (typeof code === "string" && UNREACHABLE.has(code)) return code;
     e = (e as { cause?: unknown }).cause;
   }
-  return null;
+  const name = typeof err === "object" && err !== null ? err.constructor.name : "";
+  return name.startsWith("APIConnection") ? "connection error" : null;
 }
 
 /**
