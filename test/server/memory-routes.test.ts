@@ -88,7 +88,9 @@ describe("POST /v1/memories and POST /v1/recall (open service)", () => {
       expect(store.count()).toBe(3);
       const hits = store.recall("deploys", { userScope: "u1", asOf: ASOF, limit: 20 });
       expect(r.json).toEqual(
-        JSON.parse(JSON.stringify({ userScope: "u1", query: "deploys", asOf: ASOF, hits })),
+        JSON.parse(
+          JSON.stringify({ userScope: "u1", query: "deploys", asOf: ASOF, hits, hints: [] }),
+        ),
       );
       // storedAt defaults to source.capturedAt: the service reads no clock for writes.
       expect(store.get("m1")?.storedAt).toBe("2026-08-10T00:00:00Z");
@@ -156,6 +158,13 @@ describe("POST /v1/memories and POST /v1/recall (open service)", () => {
       expectErrorObject(a, 400, "invalid_input");
       expect((a.json as { error: { path: string | null } }).error.path ?? "").toBe(path);
     }
+    // A query of stop words only says why nothing can match.
+    const stop = await post(base, "/v1/recall", {
+      userScope: "u1",
+      query: "what is the",
+      asOf: ASOF,
+    });
+    expect(stop.json).toMatchObject({ hits: [], hints: [{ code: "query_only_stop_words" }] });
     // A misspelt `asOf` must not fall back to the server's clock.
     const misspelt = await post(base, "/v1/recall", { userScope: "u1", query: "x", asof: ASOF });
     expectErrorObject(misspelt, 400, "unknown_field");
