@@ -24,7 +24,7 @@ import {
   intFlag,
   reportError,
 } from "./io.js";
-import { createStoreIfAbsent } from "./store-file.js";
+import { createStoreIfAbsent } from "./new-store.js";
 import { type TableStyle, tableStyle } from "./table.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 import { type SetExit, summaryOf } from "./verbs.js";

@@ -19,7 +19,12 @@ function newProgram(): Command {
   return (
     new Command("promptctx")
       .description("Deterministic, budgeted, explainable context assembly for LLM agents")
-      .version(packageVersion(), "-V, --version", "print the version")
+      // Read only when asked for: most runs never need package.json.
+      .option("-V, --version", "print the version")
+      .on("option:version", () => {
+        process.stdout.write(`${packageVersion()}\n`);
+        throw new CommanderError(0, "commander.version", "version");
+      })
       .exitOverride()
       // Usage errors are reported by `main`, in the error format of every other error.
       .configureOutput({ outputError: () => {} })

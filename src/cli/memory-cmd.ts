@@ -30,7 +30,7 @@ import {
 import { collapseWs, cpLength, formatScore, isBlank, parseInstant } from "../text/index.js";
 import { hintLines } from "./hints.js";
 import { EXIT, reportError } from "./io.js";
-import { createStoreIfAbsent } from "./store-file.js";
+import { createStoreIfAbsent } from "./new-store.js";
 import { renderTable, type TableStyle, tableStyle } from "./table.js";
 import { summaryOf } from "./verbs.js";
 

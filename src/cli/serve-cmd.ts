@@ -19,8 +19,8 @@ import {
   type StartOptions,
 } from "../server/index.js";
 import { intFlag, reportError } from "./io.js";
+import { createStoreIfAbsent } from "./new-store.js";
 import { recorderFor } from "./record.js";
-import { createStoreIfAbsent } from "./store-file.js";
 import { type SetExit, summaryOf } from "./verbs.js";
 
 interface ServeFlags {

@@ -78,8 +78,8 @@ import {
   type WorkspaceContext,
 } from "../../workspace/index.js";
 import { budgetCharsOption, formerBudgetOption } from "../io.js";
+import { createStoreIfAbsent } from "../new-store.js";
 import { recorderFor } from "../record.js";
-import { createStoreIfAbsent } from "../store-file.js";
 import type { TableStyle } from "../table.js";
 import { executeTool } from "../tools.js";
 import { summaryOf } from "../verbs.js";
