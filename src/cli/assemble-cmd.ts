@@ -179,6 +179,7 @@ export const DEMO_NOW = "2026-11-30T09:00:00Z";
 /** Options of the workspace demo. */
 export interface WorkspaceDemoOptions {
   budgetChars?: number;
+  budgetTokens?: number;
   tokenizer?: TokenizerName;
   renderer?: "en" | "zh-CN" | "tagged";
 }
@@ -196,6 +197,7 @@ export function demoRequest(options: WorkspaceDemoOptions): AssembleRecordReques
     now: DEMO_NOW,
     store: { seed: { jsonl: readFileSync(join(root, "memories.jsonl"), "utf8"), now: DEMO_NOW } },
     ...(options.budgetChars !== undefined ? { budgetChars: options.budgetChars } : {}),
+    ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),
     ...(options.tokenizer !== undefined ? { tokenizer: options.tokenizer } : {}),
     ...(options.renderer !== undefined ? { renderer: options.renderer } : {}),
   };

@@ -10,7 +10,7 @@ import {
   runWorkspaceDemo,
 } from "./assemble-cmd.js";
 import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
-import { budgetCharsFlag, budgetCharsOption, EXIT, reportError } from "./io.js";
+import { budgetCharsFlag, budgetCharsOption, EXIT, intFlag, reportError } from "./io.js";
 import { tableStyle } from "./table.js";
 import { type SetExit, summaryOf } from "./verbs.js";
 
@@ -22,6 +22,7 @@ interface DemoFlags {
   renderer?: "en" | "zh-CN" | "tagged";
   record?: string;
   budgetChars?: string;
+  budgetTokens?: string;
 }
 
 /**
@@ -31,6 +32,12 @@ interface DemoFlags {
 function demoBudget(flag: string | undefined, fallback: number): number {
   const chosen = budgetCharsFlag({ budgetChars: flag }) ?? fallback;
   return budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, chosen);
+}
+
+/** `--budget-tokens`, checked, as the options field it sets (none without the flag). */
+function tokenBudget(flag: string | undefined): { budgetTokens?: number } {
+  const n = intFlag(flag, "--budget-tokens");
+  return n === undefined ? {} : { budgetTokens: n };
 }
 
 /** Runs `demo`: the example workspace, or the offline ten-segment fixture with `--segments`. */
@@ -44,7 +51,8 @@ async function runDemoCommand(opts: DemoFlags): Promise<number> {
         );
       }
       const budgetChars = demoBudget(opts.budgetChars, 12000);
-      const result = runDemo({ budgetChars, tokenizer: opts.tokenizer });
+      const budgetTokens = tokenBudget(opts.budgetTokens);
+      const result = runDemo({ budgetChars, ...budgetTokens, tokenizer: opts.tokenizer });
       process.stdout.write(
         opts.json ? `${JSON.stringify(result)}\n` : formatDemo(result, tableStyle(opts.wide)),
       );
@@ -54,6 +62,7 @@ async function runDemoCommand(opts: DemoFlags): Promise<number> {
       const out = await runWorkspaceDemo(
         {
           budgetChars: demoBudget(opts.budgetChars, fallback),
+          ...tokenBudget(opts.budgetTokens),
           tokenizer: opts.tokenizer,
           ...(opts.renderer ? { renderer: opts.renderer } : {}),
         },
@@ -81,6 +90,7 @@ export function registerDemoCommand(program: Command, setExit: SetExit): void {
     )
     .addOption(new Option("--renderer <name>", "slot renderer").choices(["en", "zh-CN", "tagged"]))
     .addOption(budgetCharsOption("total prompt char budget (default: the workspace's)"))
+    .option("--budget-tokens <n>", "total prompt token budget (default: the workspace's)")
     .option("--json", "print {prompt, manifest, memoryPlan, segmentPlan} as JSON")
     .option("--wide", "tables at full width (default: fitted to the terminal, 100 when piped)")
     .option(

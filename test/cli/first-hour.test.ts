@@ -133,6 +133,10 @@ describe("the same flags across verbs", () => {
       "invalid_input",
       "--budget-chars",
     );
+    const tokens = runCli(["demo", "--json", "--budget-tokens", "900"]);
+    expect(JSON.parse(tokens.stdout).segmentPlan.budgetTokens).toBe(900);
+    const fixture = runCli(["demo", "--segments", "--json", "--budget-tokens", "900"]);
+    expect(JSON.parse(fixture.stdout).segmentPlan.budgetTokens).toBe(900);
   });
 });
 

@@ -150,3 +150,24 @@ describe("closestName", () => {
     expect(closestName("nwo", ["text", "userScope", "now"])).toBe("now");
   });
 });
+
+describe("a workspace's config.json", () => {
+  it("is strict too: a misspelt field is unknown_field under `config`, with the hint", async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { loadWorkspaceConfig } = await import("../../src/workspace/index.js");
+    const dir = mkdtempSync(join(tmpdir(), "promptctx-config-"));
+    try {
+      mkdirSync(join(dir, ".promptctx"));
+      const config = { budgets: { chars: 4000, tokenz: 900 } };
+      writeFileSync(join(dir, ".promptctx", "config.json"), JSON.stringify(config));
+      await expect(loadWorkspaceConfig(dir)).rejects.toMatchObject({
+        code: "unknown_field",
+        path: "config.budgets.tokenz",
+        message: "config.budgets.tokenz: unknown field; did you mean `tokens`?",
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
