@@ -38,9 +38,9 @@ const json = (schema: unknown) => ({ "application/json": { schema } });
 
 function errorResponses(statuses: readonly number[]): Record<string, unknown> {
   const why: Record<number, string> = {
-    400: "invalid input (malformed JSON, wrong content-type, a field that breaks the contract)",
+    400: "invalid input (malformed JSON, wrong content-type, a field that breaks the contract; unknown_field for a field the contract does not have)",
     401: "a bearer token is required (the deployment configured tokens) and none valid was sent",
-    404: "the server has no memory store (started without --store)",
+    409: "store_not_configured: the server has no memory store (start it with --store FILE)",
     413: "request body over the server's limit",
     422: "required content cannot fit the budget (prompt_budget_exceeded)",
     500: "internal error (generic message)",
@@ -177,14 +177,14 @@ export function openApiDocument(version: string): {
         "Add or import a batch of memory records, idempotent by memoryId",
         "MemoriesRequest",
         ref("MemoriesResponse"),
-        [400, 401, 404, 413, 500],
+        [400, 401, 409, 413, 500],
       ),
       "/v1/recall": postOperation(
         "recall",
         "Full-text recall in one scope, with score breakdowns",
         "RecallRequest",
         ref("RecallResponse"),
-        [400, 401, 404, 413, 500],
+        [400, 401, 409, 413, 500],
       ),
       ...META_PATHS,
     },
