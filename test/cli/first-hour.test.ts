@@ -11,7 +11,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { formatPath } from "../../src/errors/index.js";
 import { conversationRequest, planRequest, selectRequest } from "../fixtures/requests.js";
+import { EXAMPLES, FREE_FORM, inject, objectsOf } from "../fixtures/unknown-fields.js";
 import { BIN, runCli, spawnCli } from "./run-cli.js";
 
 const WORKSPACE = new URL("../../examples/workspace", import.meta.url).pathname;
@@ -162,6 +164,34 @@ describe("strict JSON inputs", () => {
       const r = runCli([verb], { input: JSON.stringify(request) });
       expectFailure(r, verb, "unknown_field", path);
       expect(JSON.parse(r.stdout).error.message).toContain(`did you mean \`${meant}\`?`);
+    });
+  }
+
+  // Every object level of each verb's request: one --jsonl batch per verb (one process per
+  // level for assemble-context, which answers one request).
+  for (const verb of ["select-memory", "plan-prompt", "plan-conversation", "assemble-context"]) {
+    it(`${verb}: an unknown field at each object level is unknown_field at its path`, () => {
+      const example = EXAMPLES[`/v1/${verb}` as keyof typeof EXAMPLES];
+      const levels = objectsOf(example).filter((p) => !FREE_FORM.has(formatPath(p)));
+      const bodies = levels.map((p) => JSON.stringify(inject(example, p, "zzUnknown")));
+      const wanted = levels.map((p) => formatPath([...p, "zzUnknown"]));
+      const answers =
+        verb === "assemble-context"
+          ? bodies.map((b) => {
+              const r = runCli([verb], { input: b });
+              expect(r.code).toBe(2);
+              expect(r.stderr).toMatch(new RegExp(`^promptctx ${verb}: unknown_field: `));
+              return r.stdout.trim();
+            })
+          : runCli([verb, "--jsonl"], { input: `${bodies.join("\n")}\n` })
+              .stdout.trim()
+              .split("\n");
+      const got = answers.map(
+        (line) => JSON.parse(line) as { error: { code: string; path: string } },
+      );
+      expect(got.map((a) => [a.error.code, a.error.path])).toEqual(
+        wanted.map((w) => ["unknown_field", w]),
+      );
     });
   }
 

@@ -10,53 +10,9 @@ import { z } from "zod";
 import { formatPath } from "../../src/errors/index.js";
 import { REQUEST_SCHEMAS } from "../../src/server/requests.js";
 import { closestName } from "../../src/text/index.js";
-import { referenceRequest } from "../fixtures/inline-context.js";
-import { conversationRequest, planRequest, prov, selectRequest } from "../fixtures/requests.js";
+import { selectRequest } from "../fixtures/requests.js";
+import { EXAMPLES, FREE_FORM, inject, objectsOf } from "../fixtures/unknown-fields.js";
 import { exampleStore, NOW, post, QUERY, useServer, WORKSPACE } from "./helpers.js";
-
-const record = {
-  memoryId: "strict-1",
-  userScope: "u1",
-  content: "Use Python for scripts",
-  source: prov,
-};
-
-/** A valid request of each route, with every kind of nested object present. */
-const EXAMPLES: Readonly<Record<keyof typeof REQUEST_SCHEMAS, unknown>> = {
-  "/v1/select-memory": { ...selectRequest, policy: { minScore: 0.3 } },
-  "/v1/plan-prompt": planRequest,
-  "/v1/plan-conversation": conversationRequest,
-  "/v1/assemble-context": (() => {
-    const r = referenceRequest();
-    const taskMemory = [{ text: "ran the tests", createdAt: NOW }];
-    return { ...r, sources: { ...r.sources, taskMemory } };
-  })(),
-  "/v1/assemble": { query: QUERY, now: NOW, user: "u-alice", budgetChars: 4000 },
-  "/v1/memories": { records: [record] },
-  "/v1/recall": { userScope: "u1", query: "python", asOf: NOW },
-};
-
-/** Objects whose fields are the caller's own data (free-form JSON), not the contract's. */
-const FREE_FORM = new Set(["messages[1].content[0].input"]);
-
-type Path = Array<string | number>;
-
-/** Every plain object inside `value`, with its path. */
-function objectsOf(value: unknown, path: Path = []): Path[] {
-  if (Array.isArray(value)) return value.flatMap((v, i) => objectsOf(v, [...path, i]));
-  if (typeof value !== "object" || value === null) return [];
-  return [path, ...Object.entries(value).flatMap(([k, v]) => objectsOf(v, [...path, k]))];
-}
-
-/** `value` with `field: 1` added to the object at `path`. */
-function inject(value: unknown, path: Path, field: string): unknown {
-  // A JSON copy: shared objects of the fixture become separate ones.
-  const copy = JSON.parse(JSON.stringify(value)) as Record<string | number, unknown>;
-  let at: Record<string | number, unknown> = copy;
-  for (const p of path) at = at[p] as Record<string | number, unknown>;
-  at[field] = 1;
-  return copy;
-}
 
 /** The JSON Schema nodes that describe an object and still accept undeclared fields. */
 function openObjects(node: unknown, where = "#"): string[] {
