@@ -15,7 +15,16 @@ import { runAssembleRequest, storeTarget } from "../workspace/record/assemble-ru
 import type { Recorder } from "../workspace/record/recorder.js";
 import type { AssembleRecordRequest } from "../workspace/record/schema.js";
 import type { WorkspaceAssembly } from "../workspace/workspace.js";
-import { EXIT, intFlag, reportError } from "./io.js";
+import { hintLines } from "./hints.js";
+import {
+  budgetCharsFlag,
+  budgetCharsOption,
+  EXIT,
+  formerBudgetOption,
+  intFlag,
+  reportError,
+} from "./io.js";
+import { createStoreIfAbsent } from "./new-store.js";
 import { fitText, type TableStyle } from "./table.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 import { stdoutStyle } from "./terminal.js";
@@ -34,10 +43,12 @@ interface AssembleFlags {
   user?: string;
   tokenizer?: TokenizerName;
   model?: string;
+  budgetChars?: string;
   budget?: string;
   budgetTokens?: string;
   now?: string;
   format: (typeof ASSEMBLE_FORMATS)[number];
+  json?: boolean;
   store?: string;
   cwd?: string;
   renderer?: "en" | "zh-CN" | "tagged";
@@ -100,7 +111,7 @@ export function assemblyJson(out: WorkspaceAssembly): string {
 
 /** The recorded request of `assemble`: the flags resolved (absolute paths, the clock pinned). */
 function assembleRequest(flags: AssembleFlags, home: string): AssembleRecordRequest {
-  const budgetChars = intFlag(flags.budget, "--budget");
+  const budgetChars = budgetCharsFlag(flags);
   const budgetTokens = intFlag(flags.budgetTokens, "--budget-tokens");
   return {
     workspace: resolve(flags.workspace),
@@ -141,13 +152,18 @@ async function runAssemble(flags: AssembleFlags, style: TableStyle): Promise<num
   // The recorder (and the replay runners it checks requests with) loads only for --record.
   const recorder =
     flags.record === undefined ? null : (await import("./record.js")).recorderFor(flags.record);
+  if (flags.store !== undefined) await createStoreIfAbsent(flags.store, "assemble");
   const out = await runRecorded(assembleRequest(flags, homedir()), recorder);
+  if (flags.format === "anthropic" || flags.format === "openai") {
+    const { providerRequestJson } = await import("./provider-format.js");
+    const body = providerRequestJson(out, flags.format, flags.query, flags.model);
+    process.stdout.write(`${body.json}\n`);
+    // The body goes to the provider as it is: its hints go to stderr.
+    for (const h of body.hints) process.stderr.write(`promptctx assemble: ${hintLines([h])}`);
+    return EXIT.ok;
+  }
   process.stdout.write(
-    flags.format === "json"
-      ? `${assemblyJson(out)}\n`
-      : flags.format === "anthropic" || flags.format === "openai"
-        ? `${(await import("./provider-format.js")).providerRequestJson(out, flags.format, flags.query, flags.model)}\n`
-        : formatAssembly(out, style),
+    flags.format === "json" ? `${assemblyJson(out)}\n` : formatAssembly(out, style),
   );
   return EXIT.ok;
 }
@@ -164,6 +180,7 @@ export const DEMO_NOW = "2026-11-30T09:00:00Z";
 /** Options of the workspace demo. */
 export interface WorkspaceDemoOptions {
   budgetChars?: number;
+  budgetTokens?: number;
   tokenizer?: TokenizerName;
   renderer?: "en" | "zh-CN" | "tagged";
 }
@@ -181,6 +198,7 @@ export function demoRequest(options: WorkspaceDemoOptions): AssembleRecordReques
     now: DEMO_NOW,
     store: { seed: { jsonl: readFileSync(join(root, "memories.jsonl"), "utf8"), now: DEMO_NOW } },
     ...(options.budgetChars !== undefined ? { budgetChars: options.budgetChars } : {}),
+    ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),
     ...(options.tokenizer !== undefined ? { tokenizer: options.tokenizer } : {}),
     ...(options.renderer !== undefined ? { renderer: options.renderer } : {}),
   };
@@ -218,12 +236,14 @@ export function registerAssembleCommand(program: Command, setExit: SetExit): voi
         .conflicts("model"),
     )
     .option("--model <name>", "pick the tokenizer from a model name (gpt-4o, gpt-4, claude-…)")
-    .option("--budget <chars>", "global char budget (default: config, else 12000)")
+    .addOption(budgetCharsOption("global char budget (default: config, else 12000)"))
+    .addOption(formerBudgetOption())
     .option("--budget-tokens <n>", "global token budget (default: config, else none)")
     .option(
       "--now <iso>",
       "clock for recency and age filters (default: the current time); pin it to replay",
     )
+    .addOption(new Option("--json", "same as --format json").conflicts("format"))
     .addOption(
       new Option(
         "--format <format>",
@@ -249,7 +269,8 @@ export function registerAssembleCommand(program: Command, setExit: SetExit): voi
     .option("--record <file>", "append the request and its result to FILE as one JSON line")
     .action(async (flags: AssembleFlags) => {
       try {
-        setExit(await runAssemble(flags, stdoutStyle(flags.wide)));
+        const format = flags.json ? "json" : flags.format;
+        setExit(await runAssemble({ ...flags, format }, stdoutStyle(flags.wide)));
       } catch (err) {
         setExit(reportError(err, "assemble"));
       }

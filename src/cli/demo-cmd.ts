@@ -10,7 +10,7 @@ import {
   runWorkspaceDemo,
 } from "./assemble-cmd.js";
 import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
-import { EXIT, reportError } from "./io.js";
+import { budgetCharsFlag, budgetCharsOption, EXIT, intFlag, reportError } from "./io.js";
 import { stdoutStyle } from "./terminal.js";
 import { type SetExit, summaryOf } from "./verbs.js";
 
@@ -21,6 +21,23 @@ interface DemoFlags {
   segments?: boolean;
   renderer?: "en" | "zh-CN" | "tagged";
   record?: string;
+  budgetChars?: string;
+  budgetTokens?: string;
+}
+
+/**
+ * The demo's char budget: `--budget-chars` when given, else `fallback`; `PROMPT_BUDGET_CHARS`
+ * can only tighten it.
+ */
+function demoBudget(flag: string | undefined, fallback: number): number {
+  const chosen = budgetCharsFlag({ budgetChars: flag }) ?? fallback;
+  return budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, chosen);
+}
+
+/** `--budget-tokens`, checked, as the options field it sets (none without the flag). */
+function tokenBudget(flag: string | undefined): { budgetTokens?: number } {
+  const n = intFlag(flag, "--budget-tokens");
+  return n === undefined ? {} : { budgetTokens: n };
 }
 
 /** Runs `demo`: the example workspace, or the offline ten-segment fixture with `--segments`. */
@@ -33,8 +50,9 @@ async function runDemoCommand(opts: DemoFlags): Promise<number> {
           "--record",
         );
       }
-      const budgetChars = budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, 12000);
-      const result = runDemo({ budgetChars, tokenizer: opts.tokenizer });
+      const budgetChars = demoBudget(opts.budgetChars, 12000);
+      const budgetTokens = tokenBudget(opts.budgetTokens);
+      const result = runDemo({ budgetChars, ...budgetTokens, tokenizer: opts.tokenizer });
       process.stdout.write(
         opts.json ? `${JSON.stringify(result)}\n` : formatDemo(result, stdoutStyle(opts.wide)),
       );
@@ -43,7 +61,8 @@ async function runDemoCommand(opts: DemoFlags): Promise<number> {
       const fallback = config.budgets?.chars ?? WORKSPACE_BUDGET_CHARS;
       const out = await runWorkspaceDemo(
         {
-          budgetChars: budgetFromEnv(process.env.PROMPT_BUDGET_CHARS, fallback),
+          budgetChars: demoBudget(opts.budgetChars, fallback),
+          ...tokenBudget(opts.budgetTokens),
           tokenizer: opts.tokenizer,
           ...(opts.renderer ? { renderer: opts.renderer } : {}),
         },
@@ -70,6 +89,8 @@ export function registerDemoCommand(program: Command, setExit: SetExit): void {
         .choices([...TOKENIZER_NAMES]),
     )
     .addOption(new Option("--renderer <name>", "slot renderer").choices(["en", "zh-CN", "tagged"]))
+    .addOption(budgetCharsOption("total prompt char budget (default: the workspace's)"))
+    .option("--budget-tokens <n>", "total prompt token budget (default: the workspace's)")
     .option("--json", "print {prompt, manifest, memoryPlan, segmentPlan} as JSON")
     .option(
       "--wide",
@@ -77,7 +98,7 @@ export function registerDemoCommand(program: Command, setExit: SetExit): void {
     )
     .option(
       "--segments",
-      "the offline ten-segment fixture instead: six recall candidates and the spec 03 planner",
+      "the offline ten-segment fixture instead: six recall candidates and the segment planner",
     )
     .option(
       "--record <file>",
@@ -85,7 +106,7 @@ export function registerDemoCommand(program: Command, setExit: SetExit): void {
     )
     .addHelpText(
       "after",
-      "\nEnvironment:\n  PROMPT_BUDGET_CHARS  tighten the total prompt budget (non-negative integer)",
+      "\nEnvironment:\n  PROMPT_BUDGET_CHARS  tighten the total prompt budget (non-negative integer; can only lower --budget-chars)",
     )
     .action(async (opts: DemoFlags) => {
       setExit(await runDemoCommand(opts));

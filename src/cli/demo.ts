@@ -34,14 +34,22 @@ export interface DemoResult {
  *
  * @example runDemo({ budgetChars: 12000, tokenizer: "estimate" }).segmentPlan.prompt
  */
-export function runDemo(options: { budgetChars: number; tokenizer: string }): DemoResult {
+export function runDemo(options: {
+  budgetChars: number;
+  budgetTokens?: number;
+  tokenizer: string;
+}): DemoResult {
   const tokenCounter = resolveTokenCounter(options.tokenizer, "--tokenizer");
   const memoryPlan = selectMemoryContext(
     { userScope: DEMO_USER, candidates: DEMO_CANDIDATES },
     { tokenCounter },
   );
   const segmentPlan = planPrompt(
-    { budgetChars: options.budgetChars, segments: demoSegments(memoryPlan.context) },
+    {
+      budgetChars: options.budgetChars,
+      ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),
+      segments: demoSegments(memoryPlan.context),
+    },
     { tokenCounter },
   );
   return { memoryPlan, segmentPlan };

@@ -3,6 +3,7 @@
  * object (stdout), a one-line message (stderr) and an exit code — never a stack trace.
  */
 import { readFile } from "node:fs/promises";
+import { Option } from "commander";
 import { InvalidInputError, nodeErrorCode, toErrorObject } from "../errors/index.js";
 
 /** Exit codes of docs/surfaces.md. */
@@ -12,7 +13,7 @@ export const EXIT = { ok: 0, invalid: 2, budget: 3, internal: 1 } as const;
 export function exitCodeFor(err: unknown): number {
   const code = toErrorObject(err).error.code;
   if (code === "prompt_budget_exceeded") return EXIT.budget;
-  if (code === "internal_error") return EXIT.internal;
+  if (code === "internal_error" || code === "connection_refused") return EXIT.internal;
   return EXIT.invalid;
 }
 
@@ -78,4 +79,32 @@ export function intFlag(value: string | undefined, flag: string): number | undef
  */
 export function collectHosts(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+/** The char-budget flags of a verb: `--budget-chars`, or its former name `--budget`. */
+export interface BudgetCharsFlags {
+  budgetChars?: string;
+  budget?: string;
+}
+
+/**
+ * `--budget-chars <n>`, the name every verb uses for its char budget (add
+ * {@link formerBudgetOption} next to it where `--budget` was the name).
+ *
+ * @example command.addOption(budgetCharsOption("total char budget"));
+ */
+export function budgetCharsOption(description: string): Option {
+  return new Option("--budget-chars <n>", description);
+}
+
+/** `--budget`, the former name of `--budget-chars`: still read, no longer listed. */
+export function formerBudgetOption(): Option {
+  return new Option("--budget <chars>").hideHelp().conflicts("budgetChars");
+}
+
+/** The char budget of `--budget-chars` (or `--budget`), checked (a non-negative integer). */
+export function budgetCharsFlag(flags: BudgetCharsFlags): number | undefined {
+  return flags.budgetChars !== undefined
+    ? intFlag(flags.budgetChars, "--budget-chars")
+    : intFlag(flags.budget, "--budget");
 }

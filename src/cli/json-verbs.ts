@@ -7,6 +7,7 @@
 import type { Command } from "commander";
 import { invalidFromZod, toErrorObject } from "../errors/index.js";
 import type { SelectMemoryRequest } from "../memory/index.js";
+import { rejectUnknownFields } from "../text/index.js";
 import { type CounterPool, createCounterPool } from "../tokens/index.js";
 import { EXIT, parseJson, readInput, reportError } from "./io.js";
 import { type SetExit, summaryOf } from "./verbs.js";
@@ -27,8 +28,9 @@ function tokenizerOf(request: unknown): unknown {
 const HANDLERS: Readonly<Record<JsonVerb, () => Promise<JsonHandler>>> = {
   // docs/memory-selection.md: the plan for one request.
   "select-memory": async () => {
-    const { selectMemoryContext } = await import("../memory/index.js");
+    const { SelectMemoryRequestSchema, selectMemoryContext } = await import("../memory/index.js");
     return (request, pool) => {
+      rejectUnknownFields(SelectMemoryRequestSchema, request);
       const tokenCounter = pool.forRequest(tokenizerOf(request));
       const options = tokenCounter ? { tokenCounter } : {};
       return selectMemoryContext(request as SelectMemoryRequest, options);
@@ -38,6 +40,7 @@ const HANDLERS: Readonly<Record<JsonVerb, () => Promise<JsonHandler>>> = {
   "plan-prompt": async () => {
     const { PlanPromptJsonRequestSchema, planPrompt } = await import("../plan/index.js");
     return (request, pool) => {
+      rejectUnknownFields(PlanPromptJsonRequestSchema, request);
       const parsed = PlanPromptJsonRequestSchema.safeParse(request);
       if (!parsed.success) throw invalidFromZod(parsed.error);
       const tokenCounter = pool.forRequest(parsed.data.tokenizer);
@@ -50,6 +53,7 @@ const HANDLERS: Readonly<Record<JsonVerb, () => Promise<JsonHandler>>> = {
       "../conversation/index.js"
     );
     return (request, pool) => {
+      rejectUnknownFields(PlanConversationJsonRequestSchema, request);
       const parsed = PlanConversationJsonRequestSchema.safeParse(request);
       if (!parsed.success) throw invalidFromZod(parsed.error);
       const tokenCounter = pool.forRequest(parsed.data.tokenizer);
@@ -58,8 +62,9 @@ const HANDLERS: Readonly<Record<JsonVerb, () => Promise<JsonHandler>>> = {
   },
   // docs/inline-assembly.md: assembly from inline slot data.
   "assemble-context": async () => {
-    const { assembleContext } = await import("../assemble/index.js");
+    const { AssembleContextRequestSchema, assembleContext } = await import("../assemble/index.js");
     return async (request, pool) => {
+      rejectUnknownFields(AssembleContextRequestSchema, request);
       const tokenCounter = pool.forRequest(tokenizerOf(request));
       const out = await assembleContext(request, tokenCounter ? { tokenCounter } : {});
       const { prompt, manifest, memoryPlan, segmentPlan } = out;

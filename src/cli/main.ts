@@ -3,15 +3,73 @@
  * input, call a pure stage, print JSON or a table, exit 0 / 2 (invalid input) / 3
  * (prompt_budget_exceeded). Only the verb a command line names is loaded (verbs.ts).
  */
+import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
+import { InvalidInputError } from "../errors/index.js";
 import { EXIT, reportError } from "./io.js";
 import { type SetExit, VERBS, type Verb } from "./verbs.js";
 
+/** The package's version, from its package.json. */
+function packageVersion(): string {
+  const pkg = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
+  return (JSON.parse(pkg) as { version: string }).version;
+}
+
 function newProgram(): Command {
-  return new Command("promptctx")
-    .description("Deterministic, budgeted, explainable context assembly for LLM agents")
-    .exitOverride()
-    .showHelpAfterError("(run with --help for usage)");
+  return (
+    new Command("promptctx")
+      .description("Deterministic, budgeted, explainable context assembly for LLM agents")
+      // Read only when asked for: most runs never need package.json.
+      .option("-V, --version", "print the version")
+      .on("option:version", () => {
+        process.stdout.write(`${packageVersion()}\n`);
+        throw new CommanderError(0, "commander.version", "version");
+      })
+      .exitOverride()
+      // Usage errors are reported by `main`, in the error format of every other error.
+      .configureOutput({ outputError: () => {} })
+  );
+}
+
+/** Help shows a default as the user types it (`8787`, not `"8787"`), in every verb. */
+function unquoteDefaults(command: Command): void {
+  for (const option of command.options) {
+    if (typeof option.defaultValue === "string" && option.defaultValueDescription === undefined) {
+      option.defaultValueDescription = option.defaultValue;
+    }
+  }
+  for (const sub of command.commands) unquoteDefaults(sub);
+}
+
+// Commander's usage errors that are not errors (help, version) or already shown (no verb).
+const NOT_REPORTED = new Set(["commander.helpDisplayed", "commander.version", "commander.help"]);
+
+/**
+ * A commander usage error (unknown option, missing argument, bad value) as invalid input:
+ * its message without commander's `error: ` prefix, on one line, and the flag it names as
+ * the path.
+ */
+function usageError(err: CommanderError, verb: string): InvalidInputError {
+  const text = err.message
+    .replace(/^error: /, "")
+    .replace(/\s*\n\s*/g, " ")
+    .trim();
+  const flag = /'(-{0,2}[A-Za-z][\w-]*)/.exec(text)?.[1] ?? null;
+  const help = verb === "promptctx" ? "promptctx --help" : `promptctx ${verb} --help`;
+  return new InvalidInputError(`${text} (see \`${help}\`)`, flag);
+}
+
+/**
+ * A closed stdout (`promptctx demo | head -1`) ends the process quietly: what was wanted
+ * has been read. Set once, for every verb.
+ */
+function exitQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code !== "EPIPE") throw err;
+      process.exit(typeof process.exitCode === "number" ? process.exitCode : EXIT.ok);
+    });
+  }
 }
 
 // A verb listed by `--help` without loading its module: the name, the summary, and a hidden
@@ -34,6 +92,7 @@ export async function buildProgram(setExit: SetExit, only?: readonly string[]): 
     if (only === undefined || only.includes(verb.name)) (await verb.load())(program, setExit);
     else stubVerb(program, verb);
   }
+  unquoteDefaults(program);
   return program;
 }
 
@@ -63,6 +122,7 @@ async function zodForVerbs(names: readonly string[]): Promise<void> {
  * @example await main(["node", "promptctx", "demo"]);
  */
 export async function main(argv: string[]): Promise<void> {
+  exitQuietlyOnClosedPipe();
   let code: number = EXIT.ok;
   const names = verbsOf(argv);
   await zodForVerbs(names);
@@ -75,6 +135,8 @@ export async function main(argv: string[]): Promise<void> {
     if (err instanceof CommanderError) {
       // --help and --version are successes; every other usage error is invalid input.
       code = err.exitCode === 0 ? EXIT.ok : EXIT.invalid;
+      if (!NOT_REPORTED.has(err.code))
+        reportError(usageError(err, names[0] ?? "promptctx"), names[0] ?? "promptctx");
     } else {
       code = reportError(err, "promptctx");
     }

@@ -24,10 +24,20 @@ import {
   type MemoryRecordInput,
   type OpenedStore,
   openStoreUrl,
+  recallHints,
   type StoreRecallHit,
 } from "../store/index.js";
-import { collapseWs, formatScore, isBlank, parseInstant, shorten } from "../text/index.js";
+import {
+  collapseWs,
+  cpLength,
+  formatScore,
+  isBlank,
+  parseInstant,
+  shorten,
+} from "../text/index.js";
+import { hintLines } from "./hints.js";
 import { EXIT, reportError } from "./io.js";
+import { createStoreIfAbsent } from "./new-store.js";
 import { fitText, renderTable, type TableStyle } from "./table.js";
 import { stdoutStyle } from "./terminal.js";
 import { summaryOf } from "./verbs.js";
@@ -57,17 +67,19 @@ export function resolveStorePath(flags: StoreFlags, cwd = process.cwd()): string
   return join(resolve(cwd, flags.workspace ?? "."), ".promptctx", "memory.db");
 }
 
-function openForWrite(flags: StoreFlags): Promise<OpenedStore> {
+async function openForWrite(flags: StoreFlags): Promise<OpenedStore> {
   const path = resolveStorePath(flags);
+  if (flags.store !== undefined) await createStoreIfAbsent(path, "memory");
   // The workspace layout owns `.promptctx/`; an explicit --store path must already have
   // its directory (a typo should not create directories).
   if (flags.store === undefined) mkdirSync(dirname(path), { recursive: true });
   return openStoreUrl(path);
 }
 
-function openExisting(flags: StoreFlags): Promise<OpenedStore> {
+async function openExisting(flags: StoreFlags): Promise<OpenedStore> {
   const path = resolveStorePath(flags);
   if (isPostgresUrl(path)) return openStoreUrl(path, { mustExist: true });
+  if (flags.store !== undefined) await createStoreIfAbsent(path, "memory");
   if (!existsSync(path)) {
     throw new InvalidInputError(
       `no memory store at ${path} (create one with \`promptctx memory add\` or \`memory import\`)`,
@@ -364,10 +376,10 @@ async function runRecall(opts: RecallOpts): Promise<void> {
       limit,
       ...(categories === undefined ? {} : { categories }),
     });
+    const hints = recallHints(opts.query);
     if (opts.json) {
-      process.stdout.write(
-        `${JSON.stringify({ userScope: opts.user, query: opts.query, asOf, hits })}\n`,
-      );
+      const answer = { userScope: opts.user, query: opts.query, asOf, hits, hints };
+      process.stdout.write(`${JSON.stringify(answer)}\n`);
       return;
     }
     const w = hits[0]?.scoreBreakdown.weights;
@@ -375,7 +387,9 @@ async function runRecall(opts: RecallOpts): Promise<void> {
       ? `\ntotal = lexical × (${w.lexical} + ${w.recency}×recency + ${w.importance}×importance)\n`
       : "\n(no hits)\n";
     const style = stdoutStyle(opts.wide);
-    process.stdout.write(fitText(`${recallTable(hits, style)}\n${legend}`, style));
+    process.stdout.write(
+      fitText(`${recallTable(hits, style)}\n${legend}${hintLines(hints)}`, style),
+    );
   } finally {
     await store.close();
   }

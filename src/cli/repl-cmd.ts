@@ -1,6 +1,6 @@
 /** `promptctx repl`: an interactive runtime session on the process's streams. */
 import { type Command, Option } from "commander";
-import { reportError } from "./io.js";
+import { budgetCharsOption, formerBudgetOption, reportError } from "./io.js";
 import { Repl, type ReplFlags, runRepl } from "./repl.js";
 import { stdoutStyle } from "./terminal.js";
 import { type SetExit, summaryOf } from "./verbs.js";
@@ -37,7 +37,8 @@ export function registerReplCommand(program: Command, setExit: SetExit): void {
         .default("estimate")
         .choices(["estimate", "o200k_base", "cl100k_base", "claude_estimate"]),
     )
-    .option("--budget <chars>", "global char budget (default: the schema's, 2400)")
+    .addOption(budgetCharsOption("global char budget (default: the schema's, 2400)"))
+    .addOption(formerBudgetOption())
     .option(
       "--mode <mode>",
       "initial schema mode: chat, tool, rag, react (others fall back to chat)",

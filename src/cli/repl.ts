@@ -20,7 +20,7 @@ import { compareCodePoints } from "../text/index.js";
 import { resolveTokenCounter } from "../tokens/index.js";
 import type { AssemblyManifest } from "../trace/index.js";
 import { CONNECTORS, DEMO_CANDIDATES, EXPERTS, SKILLS } from "./demo-fixture.js";
-import { EXIT } from "./io.js";
+import { budgetCharsFlag, EXIT } from "./io.js";
 import { CONVERSATION_HELP, isConversationCommand, ReplConversation } from "./repl-conversation.js";
 import {
   createReplSession,
@@ -39,6 +39,7 @@ export interface ReplFlags {
   tokenizer?: string;
   /** Global char budget as typed (a non-negative integer). */
   budget?: string;
+  budgetChars?: string;
   /** Initial schema mode. */
   mode?: string;
   /** Tables at full width. */
@@ -64,18 +65,6 @@ ${CONVERSATION_HELP}
 
 const MINUTE_MS = 60_000;
 
-/** `--budget` → a non-negative integer of chars. */
-export function parseBudget(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value.trim())) {
-    throw new InvalidInputError(
-      `--budget must be a non-negative integer of chars, got ${JSON.stringify(value)}`,
-      "--budget",
-    );
-  }
-  return Number(value.trim());
-}
-
 /** `policy minScore 0.35, topK 5, maxChars 3000, maxTokens 800 (docs/memory-selection.md defaults)`. */
 function policyLine(used: SessionMemoryPolicy): string {
   const p = used.policy;
@@ -83,7 +72,7 @@ function policyLine(used: SessionMemoryPolicy): string {
   const from = {
     call: "given with the memory",
     schema: "the schema's recall slot",
-    spec02_defaults: "spec 02 defaults",
+    spec02_defaults: "the built-in defaults",
   }[used.from];
   return `policy minScore ${p.minScore}, topK ${n(p.topK)}, maxChars ${n(p.maxChars)}, maxTokens ${n(p.maxTokens)} (${from})`;
 }
@@ -138,7 +127,7 @@ export class Repl {
   constructor(flags: ReplFlags, style: TableStyle) {
     const tokenCounter = resolveTokenCounter(flags.tokenizer ?? "estimate", "--tokenizer");
     const renderer = getRenderer(flags.renderer ?? "en");
-    const budgetChars = parseBudget(flags.budget);
+    const budgetChars = budgetCharsFlag(flags);
     const mode = flags.mode ?? "chat";
     if (mode.trim() === "") throw new InvalidInputError("--mode must not be blank", "--mode");
     this.fixture = createReplSession({

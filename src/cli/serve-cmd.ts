@@ -20,6 +20,7 @@ import {
   type StartOptions,
 } from "../server/index.js";
 import { collectHosts, intFlag, reportError } from "./io.js";
+import { createStoreIfAbsent } from "./new-store.js";
 import { recorderFor } from "./record.js";
 import { type SetExit, summaryOf } from "./verbs.js";
 
@@ -96,6 +97,8 @@ async function runServe(flags: ServeFlags): Promise<number> {
       `promptctx serve: warning: no PROMPTCTX_TOKEN: the service is open to anyone who reaches ${flags.host}\n`,
     );
   }
+  if (flags.store !== undefined && cluster.isPrimary)
+    await createStoreIfAbsent(flags.store, "serve");
   const recorder = recorderFor(flags.record);
   if (recorder !== null && workers > 1) {
     throw new InvalidInputError(

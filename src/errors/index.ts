@@ -10,13 +10,16 @@ export { nodeErrorCode } from "./node-errors.js";
 /** Stable machine-readable error codes. */
 export type ErrorCode =
   | "invalid_input"
+  | "unknown_field"
   | "prompt_budget_exceeded"
   | "invalid_counter_result"
   | "source_failed"
   | "source_timeout"
+  | "connection_refused"
   | "payload_too_large"
   | "unauthorized"
   | "not_found"
+  | "store_not_configured"
   | "unsupported_version"
   | "unsupported_pattern"
   | "host_not_allowed"
@@ -58,9 +61,27 @@ export class PromptctxError extends Error {
  * @example throw new InvalidInputError("score must be in [0, 1]", ["candidates", 0, "score"]);
  */
 export class InvalidInputError extends PromptctxError {
-  constructor(message: string, path: FieldPath | string | null = null) {
-    super("invalid_input", message, path);
+  constructor(
+    message: string,
+    path: FieldPath | string | null = null,
+    code: "invalid_input" | "unknown_field" = "invalid_input",
+  ) {
+    super(code, message, path);
     this.name = "InvalidInputError";
+  }
+}
+
+/**
+ * A request names a field its schema does not have (a typo must never be silently ignored).
+ * `path` is the unknown field's full path; the message says which known field was meant
+ * when one is close.
+ *
+ * @example throw new UnknownFieldError("policy.budgetchars: unknown field", ["policy", "budgetchars"]);
+ */
+export class UnknownFieldError extends InvalidInputError {
+  constructor(message: string, path: FieldPath | string) {
+    super(message, path, "unknown_field");
+    this.name = "UnknownFieldError";
   }
 }
 
@@ -153,17 +174,47 @@ export function toErrorObject(err: unknown): ErrorObject {
   return { error: { code: "internal_error", message: "internal error", path: null } };
 }
 
+type ZodIssue = ZodError["issues"][number];
+
+/**
+ * The first unknown-field issue of a failed parse, with the path it sits under, descending
+ * into unions (the branch with the fewest problems is the one the caller meant).
+ */
+function unknownField(issues: readonly ZodIssue[]): { issue: ZodIssue; at: PropertyKey[] } | null {
+  for (const issue of issues) {
+    if (issue.code === "unrecognized_keys") return { issue, at: [] };
+    if (issue.code !== "invalid_union") continue;
+    const branches = [...issue.errors].sort((a, b) => a.length - b.length);
+    for (const branch of branches) {
+      const inner = unknownField(branch);
+      if (inner) return { issue: inner.issue, at: [...issue.path, ...inner.at] };
+    }
+  }
+  return null;
+}
+
 /**
  * Converts the first issue of a zod validation failure into an {@link InvalidInputError}
- * that names the field path, so every schema in the package reports errors one way.
+ * that names the field path, so every schema in the package reports errors one way. An
+ * unknown field (a strict object's `unrecognized_keys`) becomes an {@link UnknownFieldError}
+ * whose path ends with that field.
+ *
+ * @example throw invalidFromZod(Schema.safeParse(x).error, ["records", 3]);
  */
 export function invalidFromZod(error: ZodError, prefix: FieldPath = []): InvalidInputError {
-  const issue = error.issues[0];
+  // An unknown field first: a misspelt field also makes the one it meant look missing.
+  const unknown = unknownField(error.issues);
+  const issue = unknown?.issue ?? error.issues[0];
   if (!issue) return new InvalidInputError("invalid input", formatPath(prefix));
-  const path = [
-    ...prefix,
-    ...issue.path.filter((p): p is string | number => typeof p !== "symbol"),
-  ];
+  const path = [...prefix, ...(unknown?.at ?? []), ...issue.path].filter(
+    (p): p is string | number => typeof p !== "symbol",
+  );
+  if (issue.code === "unrecognized_keys") {
+    const field = [...path, issue.keys[0] ?? ""];
+    // The strict layer's message carries the hint; zod's own ("Unrecognized key…") does not.
+    const why = issue.message.startsWith("unknown field") ? issue.message : "unknown field";
+    return new UnknownFieldError(`${formatPath(field)}: ${why}`, field);
+  }
   const where = path.length > 0 ? `${formatPath(path)}: ` : "";
   return new InvalidInputError(`${where}${issue.message}`, path.length > 0 ? path : null);
 }

@@ -27,6 +27,7 @@ import { registerMemoryRoutes } from "./memory-routes.js";
 import { registerMetaRoutes } from "./meta-routes.js";
 import { createRequestCounters } from "./request-counters.js";
 import { type LoggerOption, loggerSettings, RequestLineLogController } from "./request-log.js";
+import { registerStrictRequests } from "./requests.js";
 import { openSharedStore, type SharedStore } from "./shared-store.js";
 import { registerStageRoutes } from "./stage-routes.js";
 
@@ -158,6 +159,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   registerJsonParser(app, counters.countBytes);
   registerErrorHandlers(app, bodyLimit);
   const principal = registerAuth(app, options.auth);
+  registerStrictRequests(app);
   const store = () => shared.store;
   registerMetaRoutes(app, () => shared.store !== null);
   registerStageRoutes(app, counters.pool);

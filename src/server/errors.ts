@@ -15,15 +15,18 @@ import {
 /** HTTP status of each error code. */
 export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   invalid_input: 400,
+  unknown_field: 400,
   unsupported_version: 400,
   unsupported_pattern: 400,
   unauthorized: 401,
   origin_not_allowed: 403,
   host_not_allowed: 421,
   not_found: 404,
+  store_not_configured: 409,
   payload_too_large: 413,
   prompt_budget_exceeded: 422,
   source_failed: 502,
+  connection_refused: 502,
   source_timeout: 504,
   invalid_counter_result: 500,
   internal_error: 500,

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { invalidFromZod, PromptctxError } from "../errors/index.js";
-import type { MemoryRecordInput, MemoryStore } from "../store/index.js";
+import { type MemoryRecordInput, type MemoryStore, recallHints } from "../store/index.js";
 import type { Principal } from "./auth.js";
 import { MemoriesRequestSchema, RecallRequestSchema } from "./schema.js";
 
@@ -21,7 +21,10 @@ export interface MemoryRouteContext {
 /** The server has no shared memory store. */
 export class NoStoreError extends PromptctxError {
   constructor() {
-    super("not_found", "this server has no memory store (start it with --store)");
+    super(
+      "store_not_configured",
+      "this server has no memory store: start it with `promptctx serve --store FILE` (an absent FILE is created)",
+    );
     this.name = "NoStoreError";
   }
 }
@@ -68,6 +71,6 @@ export function registerMemoryRoutes(app: FastifyInstance, ctx: MemoryRouteConte
       limit: r.limit ?? 20,
       ...(r.categories !== undefined ? { categories: r.categories } : {}),
     });
-    return { userScope: r.userScope, query: r.query, asOf, hits };
+    return { userScope: r.userScope, query: r.query, asOf, hits, hints: recallHints(r.query) };
   });
 }

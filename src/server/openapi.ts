@@ -3,20 +3,12 @@
  * validate the requests (`z.toJSONSchema`), so the contract has one source of truth.
  */
 import { z } from "zod";
-import { AssembleContextRequestSchema } from "../assemble/index.js";
-import { PlanConversationJsonRequestSchema } from "../conversation/index.js";
-import { SelectMemoryRequestSchema } from "../memory/index.js";
-import { PlanPromptJsonRequestSchema } from "../plan/index.js";
-import { MemoryRecordSchema } from "../store/index.js";
+import { REQUEST_SCHEMAS } from "./requests.js";
 import {
-  AssembleRequestSchema,
   AssembleResponseSchema,
   ErrorObjectSchema,
   HealthSchema,
-  MAX_MEMORIES_PER_REQUEST,
-  MemoriesRequestSchema,
   MemoriesResponseSchema,
-  RecallRequestSchema,
   RecallResponseSchema,
 } from "./schema.js";
 
@@ -46,9 +38,9 @@ const json = (schema: unknown) => ({ "application/json": { schema } });
 
 function errorResponses(statuses: readonly number[]): Record<string, unknown> {
   const why: Record<number, string> = {
-    400: "invalid input (malformed JSON, wrong content-type, a field that breaks the contract)",
+    400: "invalid input (malformed JSON, wrong content-type, a field that breaks the contract; unknown_field for a field the contract does not have)",
     401: "a bearer token is required (the deployment configured tokens) and none valid was sent",
-    404: "the server has no memory store (started without --store)",
+    409: "store_not_configured: the server has no memory store (start it with --store FILE)",
     413: "request body over the server's limit",
     422: "required content cannot fit the budget (prompt_budget_exceeded)",
     500: "internal error (generic message)",
@@ -84,27 +76,17 @@ function postOperation(
 /** The request and response schemas, generated from the zod schemas that validate them. */
 function componentSchemas(): Record<string, unknown> {
   return {
-    SelectMemoryRequest: jsonSchema(SelectMemoryRequestSchema, "input"),
-    PlanPromptRequest: jsonSchema(PlanPromptJsonRequestSchema, "input"),
-    PlanConversationRequest: jsonSchema(PlanConversationJsonRequestSchema, "input"),
-    AssembleRequest: jsonSchema(AssembleRequestSchema, "input"),
-    AssembleContextRequest: jsonSchema(AssembleContextRequestSchema, "input"),
+    SelectMemoryRequest: jsonSchema(REQUEST_SCHEMAS["/v1/select-memory"], "input"),
+    PlanPromptRequest: jsonSchema(REQUEST_SCHEMAS["/v1/plan-prompt"], "input"),
+    PlanConversationRequest: jsonSchema(REQUEST_SCHEMAS["/v1/plan-conversation"], "input"),
+    AssembleRequest: jsonSchema(REQUEST_SCHEMAS["/v1/assemble"], "input"),
+    AssembleContextRequest: jsonSchema(REQUEST_SCHEMAS["/v1/assemble-context"], "input"),
     AssembleResponse: jsonSchema(AssembleResponseSchema, "output"),
     Error: jsonSchema(ErrorObjectSchema, "output"),
     Health: jsonSchema(HealthSchema, "output"),
-    // The route checks the envelope, then the store validates each record with this schema.
-    MemoriesRequest: jsonSchema(
-      MemoriesRequestSchema.extend({
-        records: z
-          .array(MemoryRecordSchema)
-          .min(1)
-          .max(MAX_MEMORIES_PER_REQUEST)
-          .describe(MemoriesRequestSchema.shape.records.description ?? ""),
-      }),
-      "input",
-    ),
+    MemoriesRequest: jsonSchema(REQUEST_SCHEMAS["/v1/memories"], "input"),
     MemoriesResponse: jsonSchema(MemoriesResponseSchema, "output"),
-    RecallRequest: jsonSchema(RecallRequestSchema, "input"),
+    RecallRequest: jsonSchema(REQUEST_SCHEMAS["/v1/recall"], "input"),
     RecallResponse: jsonSchema(RecallResponseSchema, "output"),
   };
 }
@@ -145,34 +127,40 @@ export function openApiDocument(version: string): {
       title: "promptctx",
       version,
       description:
-        "Deterministic, budgeted, explainable context assembly for LLM agents (spec 08 HTTP service). Every non-2xx response is an error object. Without configured tokens the service is open (bound to loopback by default); with them every request needs `Authorization: Bearer <token>` (401 otherwise), and a token bound to a scope reads and writes that scope only, whatever the body says. A request whose Host is not one of the service's names (127.0.0.1, localhost, [::1] with the bound port, or an allowed host) gets 421 host_not_allowed; a cross-origin request with a body gets 403 origin_not_allowed.",
+        "Deterministic, budgeted, explainable context assembly for LLM agents. Every non-2xx response is an error object. Without configured tokens the service is open (bound to loopback by default); with them every request needs `Authorization: Bearer <token>` (401 otherwise), and a token bound to a scope reads and writes that scope only, whatever the body says. A request whose Host is not one of the service's names (127.0.0.1, localhost, [::1] with the bound port, or an allowed host) gets 421 host_not_allowed; a cross-origin request with a body gets 403 origin_not_allowed.",
     },
     security: [{}, { bearer: [] }],
     paths: {
       "/v1/select-memory": postOperation(
         "selectMemory",
-        "Select recalled memories for a prompt (spec 02)",
+        "Select recalled memories for a prompt",
         "SelectMemoryRequest",
-        { type: "object", description: "The memory plan of spec 02." },
+        {
+          type: "object",
+          description: "The memory plan: selected memories and a decision per candidate.",
+        },
         [400, 401, 413, 500],
       ),
       "/v1/plan-prompt": postOperation(
         "planPrompt",
-        "Plan a system prompt under a budget (spec 03)",
+        "Plan a system prompt under a budget",
         "PlanPromptRequest",
-        { type: "object", description: "The segment plan of spec 03." },
+        { type: "object", description: "The segment plan: the prompt and a decision per segment." },
         [400, 401, 413, 422, 500],
       ),
       "/v1/plan-conversation": postOperation(
         "planConversation",
-        "Plan a conversation's messages under a token budget (spec 09)",
+        "Plan a conversation's messages under a token budget",
         "PlanConversationRequest",
-        { type: "object", description: "The conversation plan of spec 09." },
+        {
+          type: "object",
+          description: "The conversation plan: the messages kept and a decision per unit.",
+        },
         [400, 401, 413, 422, 500],
       ),
       "/v1/assemble": postOperation(
         "assemble",
-        "Assemble the prompt for a query over a workspace (spec 04, 06)",
+        "Assemble the prompt for a query over a workspace",
         "AssembleRequest",
         ref("AssembleResponse"),
         [400, 401, 413, 422, 500, 502, 504],
@@ -186,17 +174,17 @@ export function openApiDocument(version: string): {
       ),
       "/v1/memories": postOperation(
         "writeMemories",
-        "Add or import a batch of memory records, idempotent by memoryId (spec 06)",
+        "Add or import a batch of memory records, idempotent by memoryId",
         "MemoriesRequest",
         ref("MemoriesResponse"),
-        [400, 401, 404, 413, 500],
+        [400, 401, 409, 413, 500],
       ),
       "/v1/recall": postOperation(
         "recall",
-        "Full-text recall in one scope, with score breakdowns (spec 06)",
+        "Full-text recall in one scope, with score breakdowns",
         "RecallRequest",
         ref("RecallResponse"),
-        [400, 401, 404, 413, 500],
+        [400, 401, 409, 413, 500],
       ),
       ...META_PATHS,
     },

@@ -78,7 +78,7 @@ export const AssembleResponseSchema = z.object({
   manifest: z
     .record(z.string(), z.unknown())
     .describe(
-      "The layer manifest (spec 07): layers with item decisions (KB chunks: selected, level_skipped, char/token_budget_exceeded with the cascade step), layout, cache keys, both decision logs, and `skills` (matched skills with trigger reasons, cap, capped, ties, overlaps, invalid skills with reasons, abstained) or null.",
+      "The layer manifest: layers with item decisions (KB chunks: selected, level_skipped, char/token_budget_exceeded with the cascade step), layout, cache keys, both decision logs, and `skills` (matched skills with trigger reasons, cap, capped, ties, overlaps, invalid skills with reasons, abstained) or null.",
     ),
   memoryPlan: z.record(z.string(), z.unknown()).nullable(),
   segmentPlan: z.record(z.string(), z.unknown()),
@@ -132,5 +132,10 @@ export const RecallResponseSchema = z.object({
   asOf: z.string(),
   hits: z
     .array(z.record(z.string(), z.unknown()))
-    .describe("Ranked hits with their score breakdowns (spec 06)."),
+    .describe("Ranked hits with their score breakdowns."),
+  hints: z
+    .array(z.object({ code: z.string(), message: z.string() }))
+    .describe(
+      "Why the answer may be empty or surprising (`query_only_stop_words`); empty when nothing needs saying.",
+    ),
 });

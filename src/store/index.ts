@@ -6,6 +6,7 @@
  */
 
 export { StoreOpenError, StoreVersionError } from "./errors.js";
+export { type Hint, recallHints } from "./hints.js";
 export { adapterOptionsFromHits, recallHit } from "./hits.js";
 export { MIGRATIONS, type Migration, STORE_SCHEMA_VERSION } from "./migrations.js";
 export { type OpenAnyStoreOptions, type OpenedStore, openStoreUrl } from "./open-url.js";

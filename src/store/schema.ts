@@ -3,9 +3,9 @@
  * validation and the record types. camelCase in the API and in JSONL.
  */
 import { z } from "zod";
-import { formatPath, InvalidInputError, invalidFromZod } from "../errors/index.js";
+import { invalidFromZod } from "../errors/index.js";
 import { AUTHORITIES, type Authority, type Provenance, provenanceFields } from "../memory/index.js";
-import { isBlank, isoTimestamp, textString } from "../text/index.js";
+import { isBlank, isoTimestamp, strictSchema, textString } from "../text/index.js";
 
 // The stores keep UTF-8: a lone surrogate cannot round-trip, so it is rejected up front
 // (the package-wide rule, `textString`). PostgreSQL text cannot hold U+0000, so no record
@@ -70,7 +70,7 @@ export interface MemoryRecord {
 }
 
 /**
- * Validates one record; the first problem becomes an {@link InvalidInputError} whose path
+ * Validates one record; the first problem becomes an `InvalidInputError` whose path
  * starts with `prefix` (e.g. `records[3].source.capturedAt`). `storedAt` falls back to
  * `now`, then to `source.capturedAt` — the store never reads a clock.
  */
@@ -79,17 +79,8 @@ export function parseRecord(
   prefix: ReadonlyArray<string | number>,
   now?: string,
 ): MemoryRecord {
-  const r = MemoryRecordSchema.safeParse(value);
+  const r = strictSchema(MemoryRecordSchema).safeParse(value);
   if (!r.success) {
-    const issue = r.error.issues[0];
-    if (issue?.code === "unrecognized_keys") {
-      const path = [
-        ...prefix,
-        ...issue.path.filter((p): p is string | number => typeof p !== "symbol"),
-        issue.keys[0] ?? "",
-      ];
-      throw new InvalidInputError(`${formatPath(path)}: unknown field`, path);
-    }
     throw invalidFromZod(r.error, prefix);
   }
   const d = r.data;

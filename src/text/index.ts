@@ -24,6 +24,7 @@ export {
   textString,
   wellFormedJson,
 } from "./schemas.js";
+export { closestName, rejectUnknownFields, strictSchema } from "./strict.js";
 export {
   compareInstantParts,
   compareInstants,

@@ -11,6 +11,7 @@ import {
   compileUserPattern,
   isBlank,
   normalizeKey,
+  strictSchema,
   textString,
   type UserPattern,
 } from "../text/index.js";
@@ -70,7 +71,7 @@ export function compileRedLines(lines: unknown, prefix = "redLines"): CompiledRe
   if (!Array.isArray(lines)) throw new InvalidInputError("must be a list of red lines", prefix);
   const seen = new Set<string>();
   const out = lines.map((raw, i): CompiledRedLine => {
-    const parsed = RedLineSchema.safeParse(raw);
+    const parsed = strictSchema(RedLineSchema).safeParse(raw);
     if (!parsed.success) throw invalidFromZod(parsed.error, [prefix, i]);
     const line = parsed.data;
     if (seen.has(line.id)) {

@@ -38,7 +38,7 @@ import {
   toolStateSource,
 } from "../sources/index.js";
 import type { MemoryStore, OpenedStore } from "../store/index.js";
-import { deepFreeze } from "../text/index.js";
+import { deepFreeze, strictSchema } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../tokens/index.js";
 import type { TraceOptions } from "../trace/index.js";
 import { type WorkspaceConfig, WorkspaceConfigSchema } from "./config.js";
@@ -156,7 +156,7 @@ export async function loadWorkspaceConfig(root: string): Promise<WorkspaceConfig
     const why = err instanceof Error ? err.message : String(err);
     throw new InvalidInputError(`${WORKSPACE_PATHS.config} is not valid JSON: ${why}`, "config");
   }
-  const parsed = WorkspaceConfigSchema.safeParse(raw);
+  const parsed = strictSchema(WorkspaceConfigSchema).safeParse(raw);
   if (!parsed.success) throw invalidFromZod(parsed.error, ["config"]);
   return parsed.data;
 }

@@ -209,7 +209,8 @@ describe("spec 10: errors", () => {
       },
       "sources.constraints[1]",
     );
-    await invalid({ ...req, sources: { ...req.sources, kb: [] } }, "sources");
+    // An unknown slot is an unknown field at its own path.
+    await invalid({ ...req, sources: { ...req.sources, kb: [] } }, "sources.kb");
   });
 
   it("required content over the budget fails closed", async () => {

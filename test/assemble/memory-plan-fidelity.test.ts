@@ -110,7 +110,7 @@ describe("session and repl: the spec 02 policy unless a schema says otherwise", 
     const r = runCli(["repl"], { input: "memory\n" });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(
-      "policy minScore 0.35, topK 5, maxChars 3000, maxTokens 800 (spec 02 defaults)",
+      "policy minScore 0.35, topK 5, maxChars 3000, maxTokens 800 (the built-in defaults)",
     );
     const head = /Memory selection — .*, (\d+) chars \/ \d+ tokens/.exec(r.stdout);
     const row = /\nrecall_memory +\d+ +\d+ +included +fits_budget +(\d+) /.exec(r.stdout);

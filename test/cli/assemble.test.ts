@@ -163,12 +163,14 @@ describe("promptctx assemble --workspace (end to end over a real directory and S
     expect(tight.segmentPlan.droppedNames.length).toBeGreaterThan(0);
   });
 
-  it("--store overrides the store; a missing store means no memory, never an error", () => {
-    const r = assembleJson(["--store", join(dir, "nowhere.db")]);
+  it("--store overrides the store; an absent file is created empty (said on stderr)", () => {
+    const file = join(dir, "nowhere.db");
+    const r = assembleJson(["--store", file]);
     expect(r.code).toBe(0);
-    expect(r.out.memoryPlan).toBeNull();
+    expect(r.stderr).toBe(`promptctx assemble: created an empty memory store at ${file}\n`);
+    expect(r.out.memoryPlan).toMatchObject({ candidateCount: 0, selectedMemoryIds: [] });
     const recall = r.out.manifest.layers.find((l: { id: string }) => l.id === "recall_memory");
-    expect(recall.status).toBe("inactive");
+    expect(recall.status).not.toBe("included");
   });
 
   it("prints tables and the prompt in text format", () => {

@@ -126,10 +126,14 @@ describe("promptctx select-memory / plan-prompt", () => {
     });
   });
 
-  it("library-only fields are not accepted as data over JSON", () => {
+  it("library-only fields are not data over JSON: an unknown field, exit 2", () => {
     const req = { segments: [{ name: "a", content: "x", condition: false }] };
-    const plan = JSON.parse(runCli(["plan-prompt"], { input: JSON.stringify(req) }).stdout);
-    expect(plan.decisions[0].status).toBe("included");
+    const r = runCli(["plan-prompt"], { input: JSON.stringify(req) });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout).error).toMatchObject({
+      code: "unknown_field",
+      path: "segments[0].condition",
+    });
   });
 
   it("an unreadable --input file is exit 2 with the flag as path", () => {

@@ -192,11 +192,11 @@ describe("memory CLI (bin/promptctx.js)", () => {
     expect(memory(["export", "--workspace", ws]).stdout).toBe(exported.stdout);
   });
 
-  it("recall/export on a missing store, unreadable file, both --store and --workspace → exit 2", () => {
+  it("recall/export in a missing directory, unreadable file, both --store and --workspace → exit 2", () => {
     const missing = memory([
       "recall",
       "--store",
-      join(dir, "none.db"),
+      join(dir, "none", "none.db"),
       "--user",
       "u1",
       "--query",
@@ -207,7 +207,7 @@ describe("memory CLI (bin/promptctx.js)", () => {
       code: "invalid_input",
       path: "--store",
     });
-    expect(existsSync(join(dir, "none.db"))).toBe(false);
+    expect(existsSync(join(dir, "none"))).toBe(false);
     expect(memory(["export", "--workspace", dir]).code).toBe(2);
     const nofile = memory(["import", "--store", join(dir, "x.db"), join(dir, "nope.jsonl")]);
     expect(JSON.parse(nofile.stdout).error.path).toBe("FILE");

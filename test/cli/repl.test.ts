@@ -324,7 +324,7 @@ describe("promptctx repl: errors and flags", () => {
     expect(JSON.parse(budget.stdout)).toEqual({
       error: {
         code: "invalid_input",
-        message: '--budget must be a non-negative integer of chars, got "lots"',
+        message: '--budget must be a non-negative integer, got "lots"',
         path: "--budget",
       },
     });

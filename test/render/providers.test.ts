@@ -6,11 +6,14 @@
  * against the official SDK types at compile time (`satisfies`).
  */
 
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { generateText, ModelMessage } from "ai";
 import fc from "fast-check";
 import type OpenAI from "openai";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { computeCacheKeys } from "../../src/cache/index.js";
 import { InvalidInputError } from "../../src/errors/index.js";
 import {
@@ -511,6 +514,9 @@ describe("toAiSdkRequest", () => {
 
 describe("promptctx assemble --format anthropic|openai", () => {
   const ws = new URL("../../examples/workspace", import.meta.url).pathname;
+  // An empty store of its own (an absent --store file is created empty): no memories.
+  const dir = mkdtempSync(join(tmpdir(), "promptctx-providers-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const run = (format: string, extra: string[] = []) =>
     runCli(
       [
@@ -518,7 +524,7 @@ describe("promptctx assemble --format anthropic|openai", () => {
         "--workspace",
         ws,
         "--store",
-        "/nonexistent/none.db",
+        join(dir, "none.db"),
         "--query",
         "add an index",
         "--now",

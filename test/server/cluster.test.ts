@@ -104,7 +104,8 @@ describe("serve --workers", () => {
   }, 120_000);
 
   it("fails once, with the worker's code, on bad options", async () => {
-    const proc = serve(["--workers", "2", "--port", "0", "--store", join(WORKSPACE, "no-such.db")]);
+    const missing = join(WORKSPACE, "no-such-dir");
+    const proc = serve(["--workers", "2", "--port", "0", "--workspace", missing]);
     await expect(proc.listening).rejects.toThrow();
     const { code } = await proc.exit;
     expect(code).toBe(2);

@@ -5,6 +5,7 @@ import {
   PlanConversationJsonRequestSchema,
   planConversation,
 } from "../../src/conversation/index.js";
+import { strictSchema } from "../../src/text/index.js";
 import { conversationRequest } from "../fixtures/requests.js";
 import { expectErrorObject, get, post, useServer } from "./helpers.js";
 
@@ -58,10 +59,13 @@ describe("POST /v1/plan-conversation", () => {
     });
     expect(JSON.stringify(op)).toContain('"422"');
     const schema = doc.components.schemas.PlanConversationRequest;
-    const { $schema: _s, ...generated } = z.toJSONSchema(PlanConversationJsonRequestSchema, {
-      target: "draft-2020-12",
-      io: "input",
-    });
+    const { $schema: _s, ...generated } = z.toJSONSchema(
+      strictSchema(PlanConversationJsonRequestSchema),
+      {
+        target: "draft-2020-12",
+        io: "input",
+      },
+    );
     expect(schema).toEqual(generated);
     // Every reference in the document resolves.
     for (const m of JSON.stringify(doc).matchAll(/"\$ref":"#\/([^"]+)"/g)) {

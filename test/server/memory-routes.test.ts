@@ -88,7 +88,9 @@ describe("POST /v1/memories and POST /v1/recall (open service)", () => {
       expect(store.count()).toBe(3);
       const hits = store.recall("deploys", { userScope: "u1", asOf: ASOF, limit: 20 });
       expect(r.json).toEqual(
-        JSON.parse(JSON.stringify({ userScope: "u1", query: "deploys", asOf: ASOF, hits })),
+        JSON.parse(
+          JSON.stringify({ userScope: "u1", query: "deploys", asOf: ASOF, hits, hints: [] }),
+        ),
       );
       // storedAt defaults to source.capturedAt: the service reads no clock for writes.
       expect(store.get("m1")?.storedAt).toBe("2026-08-10T00:00:00Z");
@@ -125,6 +127,7 @@ describe("POST /v1/memories and POST /v1/recall (open service)", () => {
     const unknown = await post(base, "/v1/memories", {
       records: [{ ...rec("x", "y"), colour: 1 }],
     });
+    expectErrorObject(unknown, 400, "unknown_field");
     expect((unknown.json as { error: { path: string } }).error.path).toBe("records[0].colour");
     await post(base, "/v1/memories", { records: [rec("held", "by u1")] });
     const moved = await post(base, "/v1/memories", {
@@ -134,9 +137,11 @@ describe("POST /v1/memories and POST /v1/recall (open service)", () => {
     expect((moved.json as { error: { path: string } }).error.path).toBe("records[1].userScope");
     const r = await post(base, "/v1/recall", { userScope: "u2", query: "n moved", asOf: ASOF });
     expect(r.json).toMatchObject({ hits: [] });
-    for (const body of [{}, { records: [] }, { records: "x" }, { records: [], extra: 1 }]) {
+    for (const body of [{}, { records: [] }, { records: "x" }]) {
       expectErrorObject(await post(base, "/v1/memories", body), 400, "invalid_input");
     }
+    const extra = await post(base, "/v1/memories", { records: [], extra: 1 });
+    expectErrorObject(extra, 400, "unknown_field");
   });
 
   it("400 on a bad recall request, with the field path", async () => {
@@ -147,20 +152,34 @@ describe("POST /v1/memories and POST /v1/recall (open service)", () => {
       [{ userScope: "u1", query: "x", limit: 0 }, "limit"],
       [{ userScope: "u1", query: "x", asOf: "soon" }, "asOf"],
       [{ userScope: "u1", query: "x", categories: [" "] }, "categories[0]"],
-      [{ userScope: "u1", query: "x", asof: ASOF }, ""],
     ];
     for (const [body, path] of cases) {
       const a = await post(base, "/v1/recall", body);
       expectErrorObject(a, 400, "invalid_input");
       expect((a.json as { error: { path: string | null } }).error.path ?? "").toBe(path);
     }
+    // A query of stop words only says why nothing can match.
+    const stop = await post(base, "/v1/recall", {
+      userScope: "u1",
+      query: "what is the",
+      asOf: ASOF,
+    });
+    expect(stop.json).toMatchObject({ hits: [], hints: [{ code: "query_only_stop_words" }] });
+    // A misspelt `asOf` must not fall back to the server's clock.
+    const misspelt = await post(base, "/v1/recall", { userScope: "u1", query: "x", asof: ASOF });
+    expectErrorObject(misspelt, 400, "unknown_field");
+    expect(misspelt.json).toMatchObject({
+      error: { path: "asof", message: "asof: unknown field; did you mean `asOf`?" },
+    });
   });
 
-  it("a server without a store answers 404 on the memory routes", async () => {
+  it("a server without a store answers 409 store_not_configured, saying how to start one", async () => {
     const { base } = await serve({ store: false });
-    expectErrorObject(await post(base, "/v1/memories", { records }), 404, "not_found");
+    const w = await post(base, "/v1/memories", { records });
+    expectErrorObject(w, 409, "store_not_configured");
+    expect((w.json as { error: { message: string } }).error.message).toContain("--store FILE");
     const r = await post(base, "/v1/recall", { userScope: "u1", query: "x", asOf: ASOF });
-    expectErrorObject(r, 404, "not_found");
+    expectErrorObject(r, 409, "store_not_configured");
   });
 });
 

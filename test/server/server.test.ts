@@ -19,6 +19,7 @@ import {
   toHttpError,
 } from "../../src/server/index.js";
 import { openStore } from "../../src/store/index.js";
+import { strictSchema } from "../../src/text/index.js";
 import { getTokenCounter } from "../../src/tokens/index.js";
 import { assembleWorkspace } from "../../src/workspace/index.js";
 import { planRequest, selectRequest } from "../fixtures/requests.js";
@@ -99,12 +100,14 @@ describe("routes", () => {
     expect(a.json).toMatchObject({ includedNames: ["rules"] });
   });
 
-  it("plan-prompt takes the JSON contract: library-only fields are not data", async () => {
+  it("plan-prompt takes the JSON contract: a library-only field is an unknown field", async () => {
     const a = await post(base, "/v1/plan-prompt", {
       segments: [{ name: "a", content: "x", condition: false }],
     });
-    expect(a.status).toBe(200);
-    expect(a.json).toMatchObject({ decisions: [{ name: "a", status: "included" }] });
+    expect(a.status).toBe(400);
+    expect(a.json).toMatchObject({
+      error: { code: "unknown_field", path: "segments[0].condition" },
+    });
   });
 
   it("POST /v1/assemble: the workspace job over the shared store, byte for byte", async () => {
@@ -443,8 +446,9 @@ describe("GET /openapi.json", () => {
     expect(refOf("/v1/select-memory")).toBe("#/components/schemas/SelectMemoryRequest");
     expect(refOf("/v1/plan-prompt")).toBe("#/components/schemas/PlanPromptRequest");
     expect(refOf("/v1/assemble")).toBe("#/components/schemas/AssembleRequest");
+    // The published forms are the strict ones (every object closed).
     const same = (schema: z.ZodType) => {
-      const { $schema: _s, ...rest } = z.toJSONSchema(schema, {
+      const { $schema: _s, ...rest } = z.toJSONSchema(strictSchema(schema), {
         target: "draft-2020-12",
         io: "input",
       });

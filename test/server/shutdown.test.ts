@@ -181,10 +181,10 @@ describe("graceful shutdown", () => {
     await shutdownWhileInFlight(proc);
   }, 60_000);
 
-  it("promptctx serve: a bad flag or a missing store exits 2 with the error object", async () => {
+  it("promptctx serve: a bad flag or a store in a missing directory exits 2 with the error object", async () => {
     for (const args of [
       ["--port", "x"],
-      ["--store", join(WORKSPACE, "no-such.db")],
+      ["--store", join(WORKSPACE, "no-such-dir", "memory.db")],
       ["--workspace", "/no/such/dir"],
     ]) {
       const child = spawn(process.execPath, serveArgs(["--port", "0", ...args]), {

@@ -107,13 +107,17 @@ describe("compileRedLines", () => {
         "redLines[0].pattern",
         /limit is 500/,
       ],
-      [[{ id: "x", severity: "block", literal: "a", flags: "i" }], "redLines[0]", /./],
     ];
     for (const [input, path, message] of cases) {
       const e = loadError(input);
       expect([e.code, e.path]).toEqual(["invalid_input", path]);
       expect(e.message).toMatch(message);
     }
+    // An unknown field is `unknown_field` at its own path, with the close known one.
+    const flags = loadError([{ id: "x", severity: "block", literal: "a", flags: "i" }]);
+    expect([flags.code, flags.path]).toEqual(["unknown_field", "redLines[0].flags"]);
+    const typo = loadError([{ id: "x", severity: "block", litteral: "a" }]);
+    expect(typo.message).toContain("did you mean `literal`?");
   });
 });
 

@@ -70,8 +70,44 @@ export interface Conversation {
   pushToolResults(results: readonly ToolResult[]): void;
 }
 
-/** A failed provider request as an `internal_error` at path `provider`. */
+// Socket-level failures: the provider was never reached (nothing it said to report).
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
+
+/**
+ * Why the provider could not be reached: the network code found along the error's causes,
+ * else `connection error` for the SDKs' own connection failure; `null` when it was reached.
+ */
+function unreachableCode(err: unknown): string | null {
+  let e: unknown = err;
+  for (let depth = 0; depth < 6 && typeof e === "object" && e !== null; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && UNREACHABLE.has(code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  const name = typeof err === "object" && err !== null ? err.constructor.name : "";
+  return name.startsWith("APIConnection") ? "connection error" : null;
+}
+
+/**
+ * A failed provider request at path `provider`: `connection_refused` with a message that
+ * says what to check when the provider could not be reached, else `internal_error`.
+ */
 export function providerFailure(provider: ChatProvider, err: unknown): PromptctxError {
+  const code = unreachableCode(err);
+  if (code !== null) {
+    const base = provider === "anthropic" ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL";
+    return new PromptctxError(
+      "connection_refused",
+      `cannot reach the ${provider} API (${code}): check the network and ${base}`,
+      "provider",
+    );
+  }
   const why = err instanceof Error ? err.message : String(err);
   return new PromptctxError("internal_error", `${provider} request failed: ${why}`, "provider");
 }

@@ -77,6 +77,8 @@ import {
   type WorkspaceChat,
   type WorkspaceContext,
 } from "../../workspace/index.js";
+import { budgetCharsOption, formerBudgetOption } from "../io.js";
+import { createStoreIfAbsent } from "../new-store.js";
 import { recorderFor } from "../record.js";
 import { fitText, type TableStyle } from "../table.js";
 import { stdoutStyle } from "../terminal.js";
@@ -223,6 +225,7 @@ async function answerLines(
 
 async function runChat(flags: ChatFlags, io: ChatIO): Promise<number> {
   const settings = chatSettings(flags, io.env);
+  if (flags.store !== undefined) await createStoreIfAbsent(flags.store, "chat");
   const recorder = recorderFor(flags.record);
   const config = await loadWorkspaceConfig(settings.root);
   const toolState = new LoggedToolState(config.tools ?? []);
@@ -300,7 +303,8 @@ export function registerChatCommand(
       "--store <path|url>",
       "memory store: an SQLite file or postgres://… (default: WORKSPACE/.promptctx/memory.db)",
     )
-    .option("--budget <chars>", "global char budget (default: config, else 12000)")
+    .addOption(budgetCharsOption("global char budget (default: config, else 12000)"))
+    .addOption(formerBudgetOption())
     .option(
       "--context-window <tokens>",
       "the model's context window (default: the model table; required for a model it does not know)",

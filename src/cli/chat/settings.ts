@@ -10,7 +10,7 @@ import {
 import { InvalidInputError } from "../../errors/index.js";
 import { contextWindowFor } from "../../render/index.js";
 import { instantMillis } from "../../text/index.js";
-import { intFlag } from "../io.js";
+import { budgetCharsFlag, intFlag } from "../io.js";
 import { type ChatCredentials, type ChatEnv, chatCredentials } from "./credentials.js";
 
 /** Default `--max-turns`. */
@@ -33,6 +33,7 @@ export interface ChatFlags {
   json?: boolean;
   store?: string;
   budget?: string;
+  budgetChars?: string;
   contextWindow?: string;
   compactThreshold?: string;
   toolResultMaxTokens?: string;
@@ -115,7 +116,7 @@ export function chatSettings(flags: ChatFlags, env: ChatEnv): ChatSettings {
   const maxTurns = positiveFlag(flags.maxTurns, "--max-turns", CHAT_MAX_TURNS);
   const maxRounds = positiveFlag(flags.maxToolRounds, "--max-tool-rounds", CHAT_MAX_TOOL_ROUNDS);
   const base = nowBase(flags.now);
-  const budget = intFlag(flags.budget, "--budget");
+  const budget = budgetCharsFlag(flags);
   const creds = chatCredentials(env, flags.provider);
   const context = chatContext(flags, creds.model);
   const root = resolve(flags.workspace);
