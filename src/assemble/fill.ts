@@ -4,12 +4,11 @@
  * failed fill with the message — never a hang or a crash. Completion order never leaks
  * into the result: fills come back in schema order and items are ranked later.
  */
-import type { ContextSource, SlotSpec, SourceQuery } from "../sources/index.js";
+import type { ContextSource, SlotSpec, SourceQuery, SourceRegistry } from "../sources/index.js";
 import { upfrontVersion, versionOf } from "../sources/validated.js";
 import { deepFreeze } from "../text/index.js";
-import { inStep, type TraceStep } from "../trace/otel.js";
-import type { SourcedItem } from "./pack.js";
-import { startFetchSpan } from "./spans.js";
+import type { SourcedItem } from "./items.js";
+import type { ResolvedSlot } from "./schema.js";
 import { knownUniqueIds, validateItems } from "./validate-items.js";
 
 /**
@@ -40,7 +39,28 @@ export interface FetchTiming {
   ms: number;
 }
 
+/** Default per-slot fetch timeout. */
+export const DEFAULT_TIMEOUT_MS = 2000;
+
 class SourceTimeout extends Error {}
+
+/** How a fetch failed: `source_timeout` when its deadline passed, else `source_failed`. */
+export function fetchFailure(err: unknown): "source_timeout" | "source_failed" {
+  return err instanceof SourceTimeout ? "source_timeout" : "source_failed";
+}
+
+/**
+ * What watches the fetches of a fill from outside (the trace layer's spans, see
+ * `spans.ts`): the fill runs each fetch through {@link FetchWatch.fetch} and reports each
+ * skipped one (its kept part reused) to {@link FetchWatch.kept}. Watching never changes
+ * what a fetch returns.
+ */
+export interface FetchWatch {
+  /** Runs one fetch of `sourceId` for `slot`; resolves and rejects as `run` does. */
+  fetch(slot: string, sourceId: string, run: () => Promise<FillPart>): Promise<FillPart>;
+  /** One fetch of `sourceId` for `slot` not made: its kept part of `count` items reused. */
+  kept(slot: string, sourceId: string, count: number): void;
+}
 
 /**
  * Per source and slot kind, what the assembler holds from a source that declares its
@@ -114,20 +134,14 @@ function fromKept(
   sources: readonly ContextSource[],
   parts: readonly FillPart[],
   ids: string[],
-  query: SourceQuery,
   clock: () => number,
   timings: FetchTiming[],
-  trace?: TraceStep,
+  watch?: FetchWatch,
 ): SlotFill {
   for (let i = 0; i < sources.length; i++) {
     const source = sources[i] as ContextSource;
     const start = clock();
-    if (trace) {
-      const count = (parts[i] as FillPart).items.length;
-      startFetchSpan(trace, slot.kind, source.id, query.text).end(() => ({
-        "promptctx.items.count": count,
-      }));
-    }
+    watch?.kept(slot.kind, source.id, (parts[i] as FillPart).items.length);
     timings.push({ slot: slot.kind, sourceId: source.id, ms: clock() - start });
   }
   return mergeParts(parts, ids);
@@ -184,8 +198,7 @@ export class Deadlines {
 /**
  * Fills one slot from all its sources concurrently under `timeoutMs` (its deadline in
  * `deadlines`). On timeout the signal aborts and the slot fails with `source_timeout`;
- * item ids must be unique per slot. With `trace`, each fetch is a child span of it (ended
- * with the fetch, failed on its error).
+ * item ids must be unique per slot. With `watch`, each fetch runs through it.
  */
 export async function fillSlot(
   slot: SlotSpec,
@@ -195,24 +208,23 @@ export async function fillSlot(
   deadlines: Deadlines,
   clock: () => number,
   timings: FetchTiming[],
-  trace?: TraceStep,
+  watch?: FetchWatch,
 ): Promise<SlotFill> {
   if (sources.length === 0) return { status: "no_source", items: [], sourceIds: [] };
   const ids = sources.map((s) => s.id).sort();
   const kept = allKept(sources, slot);
-  if (kept !== null) return fromKept(slot, sources, kept, ids, query, clock, timings, trace);
+  if (kept !== null) return fromKept(slot, sources, kept, ids, clock, timings, watch);
   const { signal, expired: timeout } = deadlines.get(timeoutMs);
   // Each source settles on its own so the first failure can name its source.
   const results = sources.map(async (source) => {
     const start = clock();
-    const span = trace && startFetchSpan(trace, slot.kind, source.id, query.text);
+    const fetching = () => Promise.race([fetchOne(source, slot, query, signal), timeout]);
     try {
-      const fetching = inStep(span, () => fetchOne(source, slot, query, signal));
-      const part = await Promise.race([fetching, timeout]);
-      span?.end(() => ({ "promptctx.items.count": part.items.length }));
+      const part = await (watch === undefined
+        ? fetching()
+        : watch.fetch(slot.kind, source.id, fetching));
       return { source, part };
     } catch (err) {
-      span?.fail(err, err instanceof SourceTimeout ? "source_timeout" : "source_failed");
       throw { source, err };
     } finally {
       timings.push({ slot: slot.kind, sourceId: source.id, ms: clock() - start });
@@ -272,4 +284,39 @@ function mergeParts(fetched: readonly FillPart[], ids: string[]): SlotFill {
     }
   }
   return { status: "ok", items, sourceIds: ids, parts };
+}
+
+/**
+ * The fill step: every slot's sources asked at once (slots with the same timeout share one
+ * deadline, see {@link Deadlines}), each slot under its own `timeoutMs` or else
+ * `defaultTimeoutMs`; the fills come back in slot order, whatever order the fetches end in.
+ */
+export async function fillSlots(
+  slots: readonly ResolvedSlot[],
+  registry: SourceRegistry,
+  query: SourceQuery,
+  defaultTimeoutMs: number,
+  clock: () => number,
+  timings: FetchTiming[],
+  watch?: FetchWatch,
+): Promise<SlotFill[]> {
+  const deadlines = new Deadlines();
+  try {
+    return await Promise.all(
+      slots.map((slot) =>
+        fillSlot(
+          slot,
+          registry.sourcesFor(slot.kind),
+          query,
+          slot.timeoutMs ?? defaultTimeoutMs,
+          deadlines,
+          clock,
+          timings,
+          watch,
+        ),
+      ),
+    );
+  } finally {
+    deadlines.clear();
+  }
 }

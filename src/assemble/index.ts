@@ -21,7 +21,7 @@ export {
   InlineSourcesSchema,
   inlineSources,
 } from "./inline.js";
-export { createLayerMemo, LayerMemo } from "./layer-memo.js";
+export { createLayerMemo, LayerMemo } from "./memo/index.js";
 export {
   applyFilter,
   compareItems,
