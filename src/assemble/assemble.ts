@@ -7,7 +7,10 @@
  * span and chooses the steps' functions — a caller's layer memo, else the pure ones.
  */
 import { InvalidInputError } from "../errors/index.js";
-import type { TraceOptions } from "../trace/index.js";
+import type { ContextSource, SlotSpec, SourceQuery } from "../sources/index.js";
+import type { TraceOptions, TraceStep } from "../trace/index.js";
+import { type Deadlines, type FetchTiming, fillOneSlot, type SlotFill } from "./fill.js";
+import { KEPT_PARTS } from "./memo/kept-parts.js";
 import { LayerMemo } from "./memo/layer-memo.js";
 import {
   type Assembly,
@@ -16,7 +19,7 @@ import {
   PURE_STEPS,
   runPipeline,
 } from "./pipeline.js";
-import { assemblyAttributes, startAssemblySpan } from "./spans.js";
+import { assemblyAttributes, FetchSpans, startAssemblySpan } from "./spans.js";
 
 export { DEFAULT_TIMEOUT_MS } from "./fill.js";
 export type { AssembleSegment, AssemblyLayout } from "./global-plan.js";
@@ -36,9 +39,13 @@ export interface AssembleInput extends PipelineInput {
   trace?: TraceOptions;
 }
 
-// The steps of an assembly: the caller's layer memo (checked to be one), else the pure ones.
+/** The steps without a layer memo: pure, but for the process's kept parts of sources. */
+const KEPT_FETCH_STEPS: AssemblySteps = { ...PURE_STEPS, parts: KEPT_PARTS };
+
+// The steps of an assembly: the caller's layer memo (checked to be one), else the pure ones
+// with the kept parts.
 function stepsOf(layerMemo: unknown): AssemblySteps {
-  if (layerMemo === undefined) return PURE_STEPS;
+  if (layerMemo === undefined) return KEPT_FETCH_STEPS;
   if (!(layerMemo instanceof LayerMemo)) {
     throw new InvalidInputError("layerMemo must come from createLayerMemo()", "layerMemo");
   }
@@ -66,4 +73,28 @@ export async function assemble(input: AssembleInput): Promise<Assembly> {
     root.fail(err);
     throw err;
   }
+}
+
+/**
+ * Fills one slot from all its sources concurrently under `timeoutMs` (its deadline in
+ * `deadlines`), reusing an unchanged source's kept part. On timeout the signal aborts and
+ * the slot fails with `source_timeout`; item ids must be unique per slot. With `trace`,
+ * each fetch is a child span of it (ended with the fetch, failed on its error).
+ *
+ * @example
+ * const fill = await fillSlot(slot, sources, query, 2000, new Deadlines(), performance.now, []);
+ */
+export function fillSlot(
+  slot: SlotSpec,
+  sources: readonly ContextSource[],
+  query: SourceQuery,
+  timeoutMs: number,
+  deadlines: Deadlines,
+  clock: () => number,
+  timings: FetchTiming[],
+  trace?: TraceStep,
+): Promise<SlotFill> {
+  const watch = trace === undefined ? undefined : new FetchSpans(trace, query.text);
+  const env = { deadlines, clock, timings, parts: KEPT_PARTS, watch };
+  return fillOneSlot(slot, sources, query, timeoutMs, env);
 }

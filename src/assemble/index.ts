@@ -10,8 +10,9 @@ export {
   type AssemblyLayout,
   assemble,
   DEFAULT_TIMEOUT_MS,
+  fillSlot,
 } from "./assemble.js";
-export { type FetchTiming, fillSlot, type SlotFill } from "./fill.js";
+export type { FetchTiming, SlotFill } from "./fill.js";
 export {
   type AssembleContextRequest,
   AssembleContextRequestSchema,

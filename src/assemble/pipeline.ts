@@ -20,7 +20,14 @@ import {
 import { assertWellFormed, instantMillis, trimWs } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import type { AssemblyManifest, TraceStep } from "../trace/index.js";
-import { DEFAULT_TIMEOUT_MS, type FetchTiming, fillSlots, type SlotFill } from "./fill.js";
+import {
+  DEFAULT_TIMEOUT_MS,
+  type FetchTiming,
+  fillSlots,
+  NO_PART_MEMO,
+  type PartMemo,
+  type SlotFill,
+} from "./fill.js";
 import {
   type AssembleSegment,
   type AssemblyLayout,
@@ -89,19 +96,23 @@ export interface Assembly {
 }
 
 /**
- * The functions of the steps that may keep their results between assemblies: packing one
- * slot, planning one request, making the manifest's entries and hashes. Each must return
- * what the pure one ({@link PURE_STEPS}) would; a `LayerMemo` is the kept implementation.
+ * The functions of the steps that may keep their results between assemblies: reusing a
+ * source's fetch, packing one slot, planning one request, making the manifest's entries
+ * and hashes. Each must give what the pure one ({@link PURE_STEPS}) would; a `LayerMemo`
+ * is the kept implementation (`memo/`).
  */
 export interface AssemblySteps extends Planner {
+  /** What the fill step may reuse of a source's last fetch. */
+  readonly parts: PartMemo;
   /** One slot's layer from its fill (pure: `toLayer`). */
   packSlot(slot: ResolvedSlot, fill: SlotFill, ctx: LayerContext): FilledLayer;
   /** How the manifest's entries are made and its texts hashed. */
   readonly manifest: ManifestParts;
 }
 
-/** The steps with nothing kept: every slot packed, every plan made, every text hashed. */
+/** The steps with nothing kept: every source asked, slot packed, plan made, text hashed. */
 export const PURE_STEPS: AssemblySteps = {
+  parts: NO_PART_MEMO,
   packSlot: toLayer,
   plan: PURE_PLANNER.plan,
   manifest: PURE_MANIFEST_PARTS,
@@ -189,15 +200,12 @@ export async function runPipeline(
   root.set(() => runAttributes(run));
   const fetchTimings: FetchTiming[] = [];
   const fills = await root.withinAsync(ASSEMBLE_SPANS.fill, (step) =>
-    fillSlots(
-      run.slots,
-      run.registry,
-      run.query,
-      input.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    fillSlots(run.slots, run.registry, run.query, input.timeoutMs ?? DEFAULT_TIMEOUT_MS, {
       clock,
-      fetchTimings,
-      new FetchSpans(step, run.query.text),
-    ),
+      timings: fetchTimings,
+      parts: run.steps.parts,
+      watch: new FetchSpans(step, run.query.text),
+    }),
   );
   const filled = root.within(ASSEMBLE_SPANS.pack, (step) =>
     run.slots.map((slot, i) => {

@@ -19,12 +19,13 @@ import type { PlanPromptRequest, PromptPlan } from "../../plan/index.js";
 import type { SlotRenderer } from "../../render/index.js";
 import { deepFreeze } from "../../text/index.js";
 import type { TokenCounter } from "../../tokens/index.js";
-import type { FillPart, SlotFill } from "../fill.js";
+import type { FillPart, PartMemo, SlotFill } from "../fill.js";
 import { PURE_PLANNER } from "../global-plan.js";
 import { type FilledLayer, type LayerContext, toLayer } from "../layers.js";
 import type { AssemblySteps } from "../pipeline.js";
 import type { ResolvedSlot } from "../schema.js";
 import { sameJson } from "../validate-items.js";
+import { KEPT_PARTS } from "./kept-parts.js";
 import { ManifestMemo } from "./manifest-memo.js";
 
 /** What a layer was packed from, besides the items. */
@@ -60,6 +61,8 @@ type OkFill = Extract<SlotFill, { status: "ok" }>;
  */
 export class LayerMemo implements AssemblySteps {
   readonly #bySlot = new Map<string, Entry>();
+  /** The fill step's memo: the process's kept parts (shared by every assembly). */
+  readonly parts: PartMemo = KEPT_PARTS;
   /**
    * What the manifest keeps: hashes of lately versioned texts and the entries of layers
    * made from the same inputs — an unchanged assembly's manifest is mostly looked up.
