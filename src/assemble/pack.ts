@@ -23,14 +23,8 @@ import type {
 } from "./items.js";
 import { SlotPricer } from "./slot-pricer.js";
 
-export type {
-  BudgetOverrun,
-  ItemDecision,
-  ItemReason,
-  PackedSlot,
-  SlotRendering,
-  SourcedItem,
-} from "./items.js";
+// The packer's types, importable from here as before they moved to items.ts.
+export type * from "./items.js";
 
 /**
  * An item with its rank keys read once and its place in the slot's rank order. Entries are
@@ -159,7 +153,7 @@ export function rankItems(items: readonly SourcedItem[]): RankedItem[] {
  * A fill's items in rank order, as {@link rankItems} gives them. A slot filled by one
  * part alone keeps the ranking of that part's items array: it is never changed, and the
  * assembler hands the same array to later assemblies while its source's data is
- * unchanged (a kept part, `fill.ts`; a caller's items equal to last time,
+ * unchanged (a kept part, `memo/kept-parts.ts`; a caller's items equal to last time,
  * `validate-items.ts`), so its items are not keyed and sorted again — and, the entries
  * being unchanging, the very same ranking is returned.
  */

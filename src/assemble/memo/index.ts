@@ -3,5 +3,5 @@
  * global plans, manifest entries and hashes (docs/performance.md). The core steps never
  * import this folder; `assemble()` hands a memo to the pipeline as its steps.
  */
-export { createLayerMemo, type LayerInputs, LayerMemo } from "./layer-memo.js";
+export { createLayerMemo, LayerMemo } from "./layer-memo.js";
 export { ManifestMemo } from "./manifest-memo.js";

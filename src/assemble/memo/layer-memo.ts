@@ -28,13 +28,8 @@ import { sameJson } from "../validate-items.js";
 import { KEPT_PARTS } from "./kept-parts.js";
 import { ManifestMemo } from "./manifest-memo.js";
 
-/** What a layer was packed from, besides the items. */
-export interface LayerInputs {
-  renderer: SlotRenderer;
-  scope: string;
-  nowMs: number;
-  counter: TokenCounter;
-}
+/** What a layer was packed from, besides the items: the pack step's context. */
+export type LayerInputs = LayerContext;
 
 interface Entry {
   slot: ResolvedSlot;
