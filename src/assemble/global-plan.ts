@@ -1,7 +1,10 @@
 /**
- * The global layer of the two-layer budget (docs/assembler.md): the filled slots and the plain
- * segments become planner segments, planned together under the global budget by docs/planner.md.
+ * The plan step, the global layer of the two-layer budget (docs/assembler.md): the filled
+ * slots and the plain segments become planner segments, planned together under the global
+ * budget by docs/planner.md; what the plan decides is then carried back into the layers (a
+ * dropped cascade layer cascaded again, a dropped memory slot's memory plan settled).
  */
+import type { MemoryDecision, MemoryPlan } from "../memory/index.js";
 import {
   type CacheTier,
   DEFAULT_CACHE_TIER,
@@ -139,10 +142,57 @@ export function planGlobal(
 }
 
 /**
+ * When the global planner drops the memory slot, none of its memories reaches the
+ * prompt: the memory plan's `selected` decisions become rejections with the slot's
+ * reason, so `selectedMemoryIds` and `context` always match what was rendered.
+ */
+function settleMemoryPlan(
+  slotKind: string,
+  plan: MemoryPlan,
+  segmentPlan: PromptPlan,
+  counter: TokenCounter,
+): MemoryPlan {
+  const d = segmentPlan.decisions.find((x) => x.name === slotKind);
+  if (d === undefined || d.status !== "dropped" || plan.selectedMemoryIds.length === 0) return plan;
+  const decisions = plan.decisions.map((m) =>
+    m.status !== "selected"
+      ? m
+      : ({
+          ...m,
+          status: "rejected",
+          reason: d.reason,
+          relatedMemoryId: null,
+          detail: `slot ${d.name} dropped by the global budget: ${d.detail}`,
+        } as MemoryDecision),
+  );
+  return {
+    ...plan,
+    context: "",
+    usedChars: 0,
+    usedTokens: counter.count(""),
+    selectedMemoryIds: [],
+    rejectedMemoryIds: decisions.filter((m) => m.status === "rejected").map((m) => m.memoryId),
+    decisions,
+  };
+}
+
+// The last memory layer's plan, settled against the global plan (null without one).
+function settledMemoryPlan(
+  layers: readonly FilledLayer[],
+  segmentPlan: PromptPlan,
+  counter: TokenCounter,
+): MemoryPlan | null {
+  const memoryLayer = layers.findLast((l) => l.memoryPlan !== null);
+  return memoryLayer?.memoryPlan != null
+    ? settleMemoryPlan(memoryLayer.slot.kind, memoryLayer.memoryPlan, segmentPlan, counter)
+    : null;
+}
+
+/**
  * The plan step: the global plan of the layers and segments; a cascade layer (KB tiers)
  * the plan dropped is cascaded again into the room the plan leaves it (see
  * {@link cascadeGlobally}), so the layers come back with their final packing and item
- * decisions.
+ * decisions; the memory plan of the last memory layer comes back settled against the plan.
  */
 export function planLayers(
   filled: readonly FilledLayer[],
@@ -151,7 +201,7 @@ export function planLayers(
   schema: ModeSchema,
   counter: TokenCounter,
   planner: Planner = PURE_PLANNER,
-): { layers: FilledLayer[]; plan: PromptPlan } {
+): { layers: FilledLayer[]; plan: PromptPlan; memoryPlan: MemoryPlan | null } {
   const planOf = (ls: readonly FilledLayer[]) =>
     planGlobal(ls, extra, given, schema, counter, planner);
   const layers = [...filled];
@@ -171,5 +221,5 @@ export function planLayers(
     layers[i] = { ...l, packed: out.packed, decisions: out.decisions };
     planned = out.plan;
   }
-  return { layers, plan: planned };
+  return { layers, plan: planned, memoryPlan: settledMemoryPlan(layers, planned, counter) };
 }

@@ -38,7 +38,6 @@ import {
 } from "./global-plan.js";
 import { type FilledLayer, type LayerContext, toLayer } from "./layers.js";
 import { buildManifest, type ManifestParts, PURE_MANIFEST_PARTS } from "./manifest.js";
-import { settleMemoryPlan } from "./memory-slot.js";
 import { instructionsReport, skillsReport } from "./reports.js";
 import {
   createSchemaRegistry,
@@ -161,18 +160,6 @@ function prepareRun(input: PipelineInput, stepsOf: () => AssemblySteps): Assembl
   return { nowMs, scope, counter, renderer, registry, schema, fallbackFrom, slots, query, steps };
 }
 
-// The last memory layer's plan, settled against the global plan (null without one).
-function settledMemoryPlan(
-  layers: readonly FilledLayer[],
-  segmentPlan: PromptPlan,
-  counter: TokenCounter,
-): MemoryPlan | null {
-  const memoryLayer = layers.findLast((l) => l.memoryPlan !== null);
-  return memoryLayer?.memoryPlan != null
-    ? settleMemoryPlan(memoryLayer.slot.kind, memoryLayer.memoryPlan, segmentPlan, counter)
-    : null;
-}
-
 // Fetch timings in a stable order (slot, then source), whatever order the fetches ended in.
 function sortedTimings(fetchTimings: readonly FetchTiming[]): FetchTiming[] {
   return fetchTimings
@@ -216,13 +203,16 @@ export async function runPipeline(
     }),
   );
   const extra = input.segments ?? [];
-  const { layers, plan: segmentPlan } = root.within(
+  const {
+    layers,
+    plan: segmentPlan,
+    memoryPlan,
+  } = root.within(
     ASSEMBLE_SPANS.plan,
     () => planLayers(filled, extra, input, run.schema, run.counter, run.steps),
     (planned) => planAttributes(planned.plan),
     planStartAttributes(resolveGlobalBudget(input, run.schema)),
   );
-  const memoryPlan = settledMemoryPlan(layers, segmentPlan, run.counter);
   const manifest = root.within(ASSEMBLE_SPANS.manifest, () =>
     buildManifest(
       layers,
