@@ -4,12 +4,10 @@
  * failed fill with the message — never a hang or a crash. Completion order never leaks
  * into the result: fills come back in schema order and items are ranked later.
  */
-import type { ContextSource, SlotSpec, SourceQuery } from "../sources/index.js";
-import { upfrontVersion, versionOf } from "../sources/validated.js";
-import { deepFreeze } from "../text/index.js";
-import { inStep, type TraceStep } from "../trace/otel.js";
-import type { SourcedItem } from "./pack.js";
-import { startFetchSpan } from "./spans.js";
+import type { ContextSource, SlotSpec, SourceQuery, SourceRegistry } from "../sources/index.js";
+import { versionOf } from "../sources/validated.js";
+import type { SourcedItem } from "./items.js";
+import type { ResolvedSlot } from "./schema.js";
 import { knownUniqueIds, validateItems } from "./validate-items.js";
 
 /**
@@ -40,25 +38,60 @@ export interface FetchTiming {
   ms: number;
 }
 
+/** Default per-slot fetch timeout. */
+export const DEFAULT_TIMEOUT_MS = 2000;
+
 class SourceTimeout extends Error {}
 
-/**
- * Per source and slot kind, what the assembler holds from a source that declares its
- * version upfront (`declareUpfrontVersion`): the token it last fetched under and, once
- * that token has been fetched twice in a row, the second fetch's part. While the source's
- * token stays the same, a fetch would return equal items, so that part is reused and the
- * source is not asked: its items are neither copied nor wrapped again, and stay the same
- * objects from one assembly to the next. They are frozen before any renderer sees them,
- * so nothing downstream can alter what a later assembly reads. Data that changes between
- * every two assemblies (a task buffer during a session) is never kept, so it never pays
- * for the freezing.
- */
-const keptParts = new WeakMap<ContextSource, Map<string, Kept>>();
+/** How a fetch failed: `source_timeout` when its deadline passed, else `source_failed`. */
+export function fetchFailure(err: unknown): "source_timeout" | "source_failed" {
+  return err instanceof SourceTimeout ? "source_timeout" : "source_failed";
+}
 
-interface Kept {
-  version: object;
-  /** The part to reuse; null after the first fetch under `version`. */
-  part: FillPart | null;
+/**
+ * What watches the fetches of a fill from outside (the trace layer's spans, see
+ * `spans.ts`): the fill runs each fetch through {@link FetchWatch.fetch} and reports each
+ * skipped one (its kept part reused) to {@link FetchWatch.kept}. Watching never changes
+ * what a fetch returns.
+ */
+export interface FetchWatch {
+  /** Runs one fetch of `sourceId` for `slot`; resolves and rejects as `run` does. */
+  fetch(slot: string, sourceId: string, run: () => Promise<FillPart>): Promise<FillPart>;
+  /** One fetch of `sourceId` for `slot` not made: its kept part of `count` items reused. */
+  kept(slot: string, sourceId: string, count: number): void;
+}
+
+/**
+ * What is kept of sources' fetches between assemblies, asked before each fetch (the fill
+ * step itself keeps nothing). The fill works the same with {@link NO_PART_MEMO}; the memo
+ * of `memo/kept-parts.ts` reuses an unchanged source's last part instead of asking it.
+ */
+export interface PartMemo {
+  /** What is held for `source` and `kind`. */
+  held(source: ContextSource, kind: string): HeldPart;
+}
+
+/** What a {@link PartMemo} holds for one source and slot kind. */
+export interface HeldPart {
+  /** The kept part a fetch now would equal, or null: the source must be asked. */
+  readonly reusable: FillPart | null;
+  /** What the fetch made because nothing was reusable returned. */
+  fetched(part: FillPart): void;
+}
+
+const NOTHING_HELD: HeldPart = { reusable: null, fetched: () => {} };
+
+/** A {@link PartMemo} that keeps nothing: every source is asked every time. */
+export const NO_PART_MEMO: PartMemo = { held: () => NOTHING_HELD };
+
+/** What filling a slot uses besides the slot, its sources and the query. */
+export interface FillEnv {
+  deadlines: Deadlines;
+  clock: () => number;
+  /** Each fetch's duration is pushed here. */
+  timings: FetchTiming[];
+  parts: PartMemo;
+  watch?: FetchWatch | undefined;
 }
 
 async function fetchOne(
@@ -66,9 +99,10 @@ async function fetchOne(
   slot: SlotSpec,
   query: SourceQuery,
   signal: AbortSignal,
+  parts: PartMemo,
 ): Promise<FillPart> {
-  const { upfront, kept, reusable } = held(source, slot.kind);
-  if (reusable !== null) return reusable;
+  const held = parts.held(source, slot.kind);
+  if (held.reusable !== null) return held.reusable;
   // A sync throw and an async rejection are the same failure.
   const raw = await Promise.resolve().then(() => source.fetch(slot, query, signal));
   const part: FillPart = {
@@ -76,28 +110,19 @@ async function fetchOne(
     version: versionOf(raw),
     items: validateItems(raw, source, slot.kind),
   };
-  if (upfront !== null && part.version === upfront) {
-    keep(source, slot.kind, upfront, kept?.version === upfront ? part : null);
-  }
+  held.fetched(part);
   return part;
 }
 
-/**
- * What is held for `source` and `kind`: the token its next fetch would carry (null: not
- * known upfront), what was kept, and the kept part a fetch now would equal (else null).
- */
-function held(source: ContextSource, kind: string) {
-  const upfront = upfrontVersion(source, kind);
-  const kept = upfront === null ? undefined : keptParts.get(source)?.get(kind);
-  const reusable = kept?.part && kept.version === upfront ? kept.part : null;
-  return { upfront, kept, reusable };
-}
-
 /** Every source's reusable part, in source order, or null when one has none. */
-function allKept(sources: readonly ContextSource[], slot: SlotSpec): FillPart[] | null {
+function allKept(
+  sources: readonly ContextSource[],
+  slot: SlotSpec,
+  memo: PartMemo,
+): FillPart[] | null {
   const parts: FillPart[] = [];
   for (const source of sources) {
-    const part = held(source, slot.kind).reusable;
+    const part = memo.held(source, slot.kind).reusable;
     if (part === null) return null;
     parts.push(part);
   }
@@ -114,33 +139,17 @@ function fromKept(
   sources: readonly ContextSource[],
   parts: readonly FillPart[],
   ids: string[],
-  query: SourceQuery,
   clock: () => number,
   timings: FetchTiming[],
-  trace?: TraceStep,
+  watch?: FetchWatch,
 ): SlotFill {
   for (let i = 0; i < sources.length; i++) {
     const source = sources[i] as ContextSource;
     const start = clock();
-    if (trace) {
-      const count = (parts[i] as FillPart).items.length;
-      startFetchSpan(trace, slot.kind, source.id, query.text).end(() => ({
-        "promptctx.items.count": count,
-      }));
-    }
+    watch?.kept(slot.kind, source.id, (parts[i] as FillPart).items.length);
     timings.push({ slot: slot.kind, sourceId: source.id, ms: clock() - start });
   }
   return mergeParts(parts, ids);
-}
-
-function keep(source: ContextSource, kind: string, version: object, part: FillPart | null) {
-  if (part !== null) for (const s of part.items) deepFreeze(s.item);
-  let byKind = keptParts.get(source);
-  if (byKind === undefined) {
-    byKind = new Map();
-    keptParts.set(source, byKind);
-  }
-  byKind.set(kind, { version, part });
 }
 
 /**
@@ -183,36 +192,33 @@ export class Deadlines {
 
 /**
  * Fills one slot from all its sources concurrently under `timeoutMs` (its deadline in
- * `deadlines`). On timeout the signal aborts and the slot fails with `source_timeout`;
- * item ids must be unique per slot. With `trace`, each fetch is a child span of it (ended
- * with the fetch, failed on its error).
+ * `env.deadlines`). On timeout the signal aborts and the slot fails with `source_timeout`;
+ * item ids must be unique per slot. A source whose part `env.parts` holds is not asked;
+ * with `env.watch`, each fetch runs through it.
  */
-export async function fillSlot(
+export async function fillOneSlot(
   slot: SlotSpec,
   sources: readonly ContextSource[],
   query: SourceQuery,
   timeoutMs: number,
-  deadlines: Deadlines,
-  clock: () => number,
-  timings: FetchTiming[],
-  trace?: TraceStep,
+  env: FillEnv,
 ): Promise<SlotFill> {
   if (sources.length === 0) return { status: "no_source", items: [], sourceIds: [] };
+  const { clock, timings, watch, parts } = env;
   const ids = sources.map((s) => s.id).sort();
-  const kept = allKept(sources, slot);
-  if (kept !== null) return fromKept(slot, sources, kept, ids, query, clock, timings, trace);
-  const { signal, expired: timeout } = deadlines.get(timeoutMs);
+  const kept = allKept(sources, slot, parts);
+  if (kept !== null) return fromKept(slot, sources, kept, ids, clock, timings, watch);
+  const { signal, expired: timeout } = env.deadlines.get(timeoutMs);
   // Each source settles on its own so the first failure can name its source.
   const results = sources.map(async (source) => {
     const start = clock();
-    const span = trace && startFetchSpan(trace, slot.kind, source.id, query.text);
+    const fetching = () => Promise.race([fetchOne(source, slot, query, signal, parts), timeout]);
     try {
-      const fetching = inStep(span, () => fetchOne(source, slot, query, signal));
-      const part = await Promise.race([fetching, timeout]);
-      span?.end(() => ({ "promptctx.items.count": part.items.length }));
+      const part = await (watch === undefined
+        ? fetching()
+        : watch.fetch(slot.kind, source.id, fetching));
       return { source, part };
     } catch (err) {
-      span?.fail(err, err instanceof SourceTimeout ? "source_timeout" : "source_failed");
       throw { source, err };
     } finally {
       timings.push({ slot: slot.kind, sourceId: source.id, ms: clock() - start });
@@ -272,4 +278,35 @@ function mergeParts(fetched: readonly FillPart[], ids: string[]): SlotFill {
     }
   }
   return { status: "ok", items, sourceIds: ids, parts };
+}
+
+/**
+ * The fill step: every slot's sources asked at once (slots with the same timeout share one
+ * deadline, see {@link Deadlines}), each slot under its own `timeoutMs` or else
+ * `defaultTimeoutMs`; the fills come back in slot order, whatever order the fetches end in.
+ */
+export async function fillSlots(
+  slots: readonly ResolvedSlot[],
+  registry: SourceRegistry,
+  query: SourceQuery,
+  defaultTimeoutMs: number,
+  env: Omit<FillEnv, "deadlines">,
+): Promise<SlotFill[]> {
+  const deadlines = new Deadlines();
+  const withDeadlines: FillEnv = { ...env, deadlines };
+  try {
+    return await Promise.all(
+      slots.map((slot) =>
+        fillOneSlot(
+          slot,
+          registry.sourcesFor(slot.kind),
+          query,
+          slot.timeoutMs ?? defaultTimeoutMs,
+          withDeadlines,
+        ),
+      ),
+    );
+  } finally {
+    deadlines.clear();
+  }
 }

@@ -1,7 +1,10 @@
 /**
- * The global layer of the two-layer budget (docs/assembler.md): the filled slots and the plain
- * segments become planner segments, planned together under the global budget by docs/planner.md.
+ * The plan step, the global layer of the two-layer budget (docs/assembler.md): the filled
+ * slots and the plain segments become planner segments, planned together under the global
+ * budget by docs/planner.md; what the plan decides is then carried back into the layers (a
+ * dropped cascade layer cascaded again, a dropped memory slot's memory plan settled).
  */
+import type { MemoryDecision, MemoryPlan } from "../memory/index.js";
 import {
   type CacheTier,
   DEFAULT_CACHE_TIER,
@@ -11,7 +14,8 @@ import {
   type SegmentInput,
 } from "../plan/index.js";
 import type { TokenCounter } from "../tokens/index.js";
-import type { LayerMemo } from "./layer-memo.js";
+import { cascadeGlobally } from "./cascade.js";
+import type { PackedSlot } from "./items.js";
 import type { FilledLayer } from "./layers.js";
 import { DEFAULT_GLOBAL_BUDGET_CHARS, type ModeSchema } from "./schema.js";
 
@@ -100,6 +104,19 @@ export function resolveGlobalBudget(
 }
 
 /**
+ * Plans one request of segments under `counter`. The pure one is {@link PURE_PLANNER}; a
+ * layer memo (`memo/`) is one that hands back the plan it made for an equal request.
+ */
+export interface Planner {
+  plan(request: PlanPromptRequest, counter: TokenCounter): PromptPlan;
+}
+
+/** The pure {@link Planner}: docs/planner.md's planner, once per call. */
+export const PURE_PLANNER: Planner = {
+  plan: (request, counter) => planPrompt(request, { tokenCounter: counter }),
+};
+
+/**
  * Plans the layers and the plain segments under the global budget `given` (falling back
  * to `schema`'s): required and `neverTruncate` segments are reserved, never dropped, and
  * when they cannot fit it fails closed.
@@ -110,7 +127,7 @@ export function planGlobal(
   given: GlobalBudget,
   schema: ModeSchema,
   counter: TokenCounter,
-  memo?: LayerMemo,
+  planner: Planner = PURE_PLANNER,
 ): PromptPlan {
   const priority = given.layout === "priority";
   const request: PlanPromptRequest = {
@@ -121,6 +138,88 @@ export function planGlobal(
       ? { cacheBoundary: given.cacheBoundary }
       : {}),
   };
-  const plan = () => planPrompt(request, { tokenCounter: counter });
-  return memo === undefined ? plan() : memo.plan(request, counter, plan);
+  return planner.plan(request, counter);
+}
+
+/**
+ * When the global planner drops the memory slot, none of its memories reaches the
+ * prompt: the memory plan's `selected` decisions become rejections with the slot's
+ * reason, so `selectedMemoryIds` and `context` always match what was rendered.
+ */
+function settleMemoryPlan(
+  slotKind: string,
+  plan: MemoryPlan,
+  segmentPlan: PromptPlan,
+  counter: TokenCounter,
+): MemoryPlan {
+  const d = segmentPlan.decisions.find((x) => x.name === slotKind);
+  if (d === undefined || d.status !== "dropped" || plan.selectedMemoryIds.length === 0) return plan;
+  const decisions = plan.decisions.map((m) =>
+    m.status !== "selected"
+      ? m
+      : ({
+          ...m,
+          status: "rejected",
+          reason: d.reason,
+          relatedMemoryId: null,
+          detail: `slot ${d.name} dropped by the global budget: ${d.detail}`,
+        } as MemoryDecision),
+  );
+  return {
+    ...plan,
+    context: "",
+    usedChars: 0,
+    usedTokens: counter.count(""),
+    selectedMemoryIds: [],
+    rejectedMemoryIds: decisions.filter((m) => m.status === "rejected").map((m) => m.memoryId),
+    decisions,
+  };
+}
+
+// The last memory layer's plan, settled against the global plan (null without one).
+function settledMemoryPlan(
+  layers: readonly FilledLayer[],
+  segmentPlan: PromptPlan,
+  counter: TokenCounter,
+): MemoryPlan | null {
+  const memoryLayer = layers.findLast((l) => l.memoryPlan !== null);
+  return memoryLayer?.memoryPlan != null
+    ? settleMemoryPlan(memoryLayer.slot.kind, memoryLayer.memoryPlan, segmentPlan, counter)
+    : null;
+}
+
+/**
+ * The plan step: the global plan of the layers and segments; a cascade layer (KB tiers)
+ * the plan dropped is cascaded again into the room the plan leaves it (see
+ * {@link cascadeGlobally}), so the layers come back with their final packing and item
+ * decisions; the memory plan of the last memory layer comes back settled against the plan.
+ */
+export function planLayers(
+  filled: readonly FilledLayer[],
+  extra: readonly AssembleSegment[],
+  given: GlobalBudget,
+  schema: ModeSchema,
+  counter: TokenCounter,
+  planner: Planner = PURE_PLANNER,
+): { layers: FilledLayer[]; plan: PromptPlan; memoryPlan: MemoryPlan | null } {
+  const planOf = (ls: readonly FilledLayer[]) =>
+    planGlobal(ls, extra, given, schema, counter, planner);
+  const layers = [...filled];
+  let planned = planOf(layers);
+  for (let i = 0; i < layers.length; i++) {
+    const l = layers[i] as FilledLayer;
+    if (l.cascade === undefined || l.packed === null) continue;
+    const replan = (packed: PackedSlot) =>
+      planOf(layers.map((x, j) => (j === i ? { ...x, packed } : x)));
+    const out = cascadeGlobally(
+      { kind: l.slot.kind, packed: l.packed, decisions: l.decisions, render: l.cascade },
+      planned,
+      replan,
+      counter,
+    );
+    if (out === null) continue;
+    layers[i] = { ...l, packed: out.packed, decisions: out.decisions };
+    planned = out.plan;
+  }
+  return { layers, plan: planned, memoryPlan: settledMemoryPlan(layers, planned, counter) };
 }

@@ -11,8 +11,9 @@ export {
   type AssemblyLayout,
   assemble,
   DEFAULT_TIMEOUT_MS,
+  fillSlot,
 } from "./assemble.js";
-export { type FetchTiming, fillSlot, type SlotFill } from "./fill.js";
+export type { FetchTiming, SlotFill } from "./fill.js";
 export {
   type AssembleContextRequest,
   AssembleContextRequestSchema,
@@ -22,7 +23,7 @@ export {
   InlineSourcesSchema,
   inlineSources,
 } from "./inline.js";
-export { createLayerMemo, LayerMemo } from "./layer-memo.js";
+export { createLayerMemo, LayerMemo } from "./memo/index.js";
 export {
   applyFilter,
   compareItems,

@@ -10,7 +10,6 @@ import { cpLength } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import { isCascadeSlot, packCascade, type RenderItems } from "./cascade.js";
 import type { SlotFill } from "./fill.js";
-import type { LayerMemo } from "./layer-memo.js";
 import { checkRecallItems, isMemorySlot, packMemorySlot, withoutMinScore } from "./memory-slot.js";
 import {
   filterRanked,
@@ -50,22 +49,13 @@ export interface LayerContext {
 type OkFill = Extract<SlotFill, { status: "ok" }>;
 
 /**
- * The layer of `slot` from what its sources returned. Throws when a required slot has no
- * source, or its source failed or timed out.
+ * The pack step for one slot: its layer from what its sources returned, a pure function of
+ * the slot, the fill and `ctx` (a layer memo, `memo/`, keeps its results from outside).
+ * Throws when a required slot has no source, or its source failed or timed out.
  */
-export function toLayer(
-  slot: ResolvedSlot,
-  filled: SlotFill,
-  ctx: LayerContext,
-  memo?: LayerMemo,
-): FilledLayer {
+export function toLayer(slot: ResolvedSlot, filled: SlotFill, ctx: LayerContext): FilledLayer {
   if (filled.status !== "ok") return unfilledLayer(slot, filled);
-  if (memo === undefined) return packLayer(slot, filled, ctx);
-  const known = memo.get(slot, filled, ctx);
-  if (known !== null) return known;
-  const layer = packLayer(slot, filled, ctx);
-  memo.set(slot, filled, ctx, layer);
-  return layer;
+  return packLayer(slot, filled, ctx);
 }
 
 // The layer of a filled slot: ranked, filtered and packed.

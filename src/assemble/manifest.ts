@@ -3,13 +3,7 @@
  * items and source failures; plain segments with their refs), the plan's figures and
  * cache keys, and both decision logs.
  */
-import {
-  type CacheKeys,
-  computeCacheKeys,
-  HashMemo,
-  promptVersion,
-  versionId,
-} from "../cache/index.js";
+import { type CacheKeys, computeCacheKeys, promptVersion, versionId } from "../cache/index.js";
 import type { MemoryPlan } from "../memory/index.js";
 import {
   CACHE_TIERS,
@@ -19,7 +13,6 @@ import {
   type PromptPlan,
   SEGMENT_SEPARATOR,
 } from "../plan/index.js";
-import { deepFreeze } from "../text/index.js";
 import type { AssemblyManifest, LayerManifest, SourceFailure } from "../trace/index.js";
 import type { SlotFill } from "./fill.js";
 import type { AssembleSegment } from "./global-plan.js";
@@ -39,111 +32,39 @@ export type ManifestMeta = Pick<
   | "timings"
 >;
 
-type FailedFill = Extract<SlotFill, { status: "source_failed" | "source_timeout" }>;
+/** A fill whose source failed or timed out. */
+export type FailedFill = Extract<SlotFill, { status: "source_failed" | "source_timeout" }>;
 
 /**
- * What {@link buildManifest} keeps from one assembly to the next (a {@link LayerMemo}
- * holds one): the hashes of lately versioned texts, and each layer's entry with what it
- * was made from. An entry made from the same inputs — equal plan decision values, the same
- * kept packing and decision list, equal slot settings and source ids — is the same,
- * so the entry itself is handed out again (deep-frozen): a warm service's answers share
- * it, and its JSON (see the server's encoder) is written once.
+ * How the manifest step makes each layer's entry and hashes its texts. The pure parts are
+ * {@link PURE_MANIFEST_PARTS}; a layer memo's manifest memo (`memo/manifest-memo.ts`)
+ * hands out the entries and hashes it kept instead. Either way the manifest is the same.
  */
-export class ManifestMemo {
-  /** Hashes of lately versioned texts: layer contents, prompt prefixes, the prompt. */
-  readonly hashes = new HashMemo();
-  readonly #layers = new Map<string, { inputs: readonly unknown[]; entry: LayerManifest }>();
-
-  /**
-   * The entry `make()` gave for `name` last time from the same `inputs` (each compared
-   * with `Object.is`), else `make()`'s; kept, deep-frozen, when `keep` (everything under
-   * it is frozen already or new).
-   */
-  layer(
-    name: string,
-    inputs: readonly unknown[],
-    keep: boolean,
-    make: () => LayerManifest,
-  ): LayerManifest {
-    const known = this.#layers.get(name);
-    if (known !== undefined && sameInputs(known.inputs, inputs)) return known.entry;
-    const entry = make();
-    if (keep) this.#layers.set(name, { inputs, entry: deepFreeze(entry) });
-    return entry;
-  }
+export interface ManifestParts {
+  /** A plain segment's entry ({@link segmentLayer}). */
+  segmentEntry(d: PlanDecision, e: AssembleSegment): LayerManifest;
+  /** A slot's entry ({@link slotLayer}); `failed` when its source failed. */
+  slotEntry(d: PlanDecision, l: FilledLayer, failed: FailedFill | null): LayerManifest;
+  /** The version id of a layer's text or a prompt prefix (`versionId`). */
+  versionId(text: string): string;
+  promptVersion(prompt: string): string;
+  cacheKeys(plan: PromptPlan): CacheKeys;
 }
 
-function sameInputs(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
-  return true;
-}
+/** The manifest parts made afresh each time: nothing kept, every text hashed. */
+export const PURE_MANIFEST_PARTS: ManifestParts = {
+  segmentEntry: (d, e) => segmentLayer(d, e, PURE_MANIFEST_PARTS),
+  slotEntry: (d, l, failed) => slotLayer(d, l, failed, PURE_MANIFEST_PARTS),
+  versionId: (text) => versionId(text),
+  promptVersion: (prompt) => promptVersion(prompt),
+  cacheKeys: (plan) => computeCacheKeys(plan),
+};
 
-// What a layer entry reads of its plan decision: equal values give an equal entry, whether
-// the plan was kept or made again (a warm service's static layers keep their entries while
-// the query-dependent ones change the plan).
-function decisionInputs(d: PlanDecision): unknown[] {
-  return [
-    d.name,
-    d.priority,
-    d.budgetPriority,
-    d.required,
-    d.status,
-    d.reason,
-    d.detail,
-    d.renderedChars,
-    d.renderedTokens,
-    d.provenance,
-  ];
-}
+/** What hashes a layer's text. */
+type Hashing = Pick<ManifestParts, "versionId">;
 
-// A segment's entry: made of values and copies only, so it can always be kept.
-function keptSegmentLayer(
-  d: PlanDecision,
-  e: AssembleSegment,
-  memo: ManifestMemo | undefined,
-): LayerManifest {
-  if (memo === undefined) return segmentLayer(d, e);
-  const inputs = [
-    ...decisionInputs(d),
-    e.content,
-    e.cacheTier,
-    e.neverTruncate,
-    ...(e.sourceRefs ?? []),
-  ];
-  return memo.layer(d.name, inputs, true, () => segmentLayer(d, e, memo.hashes));
-}
-
-// A slot's entry, kept when its decision list is a kept (frozen) one.
-function keptSlotLayer(
-  d: PlanDecision,
-  l: FilledLayer,
-  failed: FailedFill | null,
-  memo: ManifestMemo | undefined,
-): LayerManifest {
-  if (memo === undefined) return slotLayer(d, l, failed);
-  const filter = l.slot.filter;
-  const inputs = [
-    ...decisionInputs(d),
-    l.packed,
-    l.decisions,
-    l.slot.neverTruncate,
-    l.slot.cacheTier,
-    filter?.charBudget,
-    filter?.tokenBudget,
-    l.fill.status,
-    failed?.message,
-    ...l.fill.sourceIds,
-  ];
-  const keep = Object.isFrozen(l.decisions);
-  return memo.layer(d.name, inputs, keep, () => {
-    const entry = slotLayer(d, l, failed, memo.hashes);
-    // The fill's own list stays unfrozen: the entry gets a copy.
-    return keep ? { ...entry, sources: [...entry.sources] } : entry;
-  });
-}
-
-function segmentLayer(d: PlanDecision, e: AssembleSegment, hashes?: HashMemo): LayerManifest {
+/** A plain segment's entry: made of values and copies only. */
+export function segmentLayer(d: PlanDecision, e: AssembleSegment, hash: Hashing): LayerManifest {
   const included = d.status === "included";
   return {
     id: d.name,
@@ -157,7 +78,7 @@ function segmentLayer(d: PlanDecision, e: AssembleSegment, hashes?: HashMemo): L
     status: d.status,
     reason: d.reason,
     detail: d.detail,
-    versionId: versionId(e.content ?? "", hashes),
+    versionId: hash.versionId(e.content ?? ""),
     sourceRefs: [...(e.sourceRefs ?? [])],
     sources: [d.provenance],
     error: null,
@@ -165,12 +86,12 @@ function segmentLayer(d: PlanDecision, e: AssembleSegment, hashes?: HashMemo): L
   };
 }
 
-// A slot whose source failed is reported skipped with the failure, whatever the planner said.
-function slotLayer(
+/** A slot's entry: one whose source failed is skipped with the failure, whatever the plan said. */
+export function slotLayer(
   d: PlanDecision,
   l: FilledLayer,
   failed: FailedFill | null,
-  hashes?: HashMemo,
+  hash: Hashing,
 ): LayerManifest {
   const included = d.status === "included";
   const content = l.packed?.rendered ?? "";
@@ -194,7 +115,7 @@ function slotLayer(
       : l.fill.status === "no_source"
         ? "no source serves this slot"
         : d.detail,
-    versionId: versionId(content, hashes),
+    versionId: hash.versionId(content),
     sourceRefs: (l.packed?.selected ?? []).map((s) =>
       s.item.memory !== undefined
         ? `memory:${s.item.id}`
@@ -218,7 +139,7 @@ function priorityCacheKeys(
   plan: PromptPlan,
   layers: readonly FilledLayer[],
   extra: readonly AssembleSegment[],
-  hashes?: HashMemo,
+  hash: Hashing,
 ): CacheKeys {
   const tierOf = new Map<string, CacheTier>([
     ...layers.map((l) => [l.slot.kind, l.slot.cacheTier] as const),
@@ -239,15 +160,15 @@ function priorityCacheKeys(
       end += (i > 0 ? separator.length : 0) + (contentOf.get(name) ?? "").length;
       holdsTier ||= t === tier;
     }
-    keys[tier] = holdsTier ? versionId(plan.prompt.slice(0, end), hashes) : null;
+    keys[tier] = holdsTier ? hash.versionId(plan.prompt.slice(0, end)) : null;
   }
   return keys;
 }
 
 /**
- * The manifest of an assembly: its layers in plan order, its failures, figures and logs.
- * With `memo` (a layer memo's), versions and cache keys are hashed through its hash memo
- * and a layer's entry made from the same inputs as last time is the one made then.
+ * The manifest step: the assembly's layers in plan order, its failures, figures and logs.
+ * Each entry, version and cache key comes from `parts` (pure by default; a layer memo's
+ * manifest memo hands back what it kept for the same inputs).
  */
 export function buildManifest(
   layers: readonly FilledLayer[],
@@ -255,15 +176,14 @@ export function buildManifest(
   plan: PromptPlan,
   memoryPlan: MemoryPlan | null,
   meta: ManifestMeta,
-  memo?: ManifestMemo,
+  parts: ManifestParts = PURE_MANIFEST_PARTS,
 ): AssemblyManifest {
-  const hashes = memo?.hashes;
   const byName = new Map(layers.map((l) => [l.slot.kind, l]));
   const failures: SourceFailure[] = [];
   const extraByName = new Map(extra.map((e) => [e.name, e]));
   const layerManifests: LayerManifest[] = plan.decisions.map((d) => {
     const e = extraByName.get(d.name);
-    if (e !== undefined) return keptSegmentLayer(d, e, memo);
+    if (e !== undefined) return parts.segmentEntry(d, e);
     const l = byName.get(d.name) as FilledLayer;
     const failed =
       l.fill.status === "source_failed" || l.fill.status === "source_timeout" ? l.fill : null;
@@ -274,14 +194,14 @@ export function buildManifest(
         reason: failed.status,
         message: failed.message,
       });
-    return keptSlotLayer(d, l, failed, memo);
+    return parts.slotEntry(d, l, failed);
   });
   return {
-    promptVersion: promptVersion(plan.prompt, hashes),
+    promptVersion: parts.promptVersion(plan.prompt),
     cacheKeys:
       meta.layout === "priority"
-        ? priorityCacheKeys(plan, layers, extra, hashes)
-        : computeCacheKeys(plan, hashes),
+        ? priorityCacheKeys(plan, layers, extra, parts)
+        : parts.cacheKeys(plan),
     tokenizer: meta.tokenizer,
     layout: meta.layout,
     mode: meta.mode,

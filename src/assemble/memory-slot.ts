@@ -1,7 +1,7 @@
 /**
  * The memory slot of docs/assembler.md served by the docs/memory-selection.md gates: its items checked as candidates,
- * gated and packed into one memory plan, and that plan settled once the global planner
- * has decided the slot's fate.
+ * gated and packed into one memory plan (settled by the plan step, `global-plan.ts`, once
+ * the global planner has decided the slot's fate).
  */
 import { SourceError } from "../errors/index.js";
 import {
@@ -13,7 +13,6 @@ import {
   renderMemoryHit,
   withHitTokens,
 } from "../memory/index.js";
-import type { PromptPlan } from "../plan/index.js";
 import type { SlotFilter, SourceItem } from "../sources/index.js";
 import { cpLength } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
@@ -62,41 +61,6 @@ export function checkRecallItems(
     sourceId: bad.sourceId,
     message: `${bad.sourceId}: item ${bad.item.id} of memory slot ${slot.kind} lacks memory fields or a score`,
     sourceIds: fill.sourceIds,
-  };
-}
-
-/**
- * When the global planner drops the memory slot, none of its memories reaches the
- * prompt: the memory plan's `selected` decisions become rejections with the slot's
- * reason, so `selectedMemoryIds` and `context` always match what was rendered.
- */
-export function settleMemoryPlan(
-  slotKind: string,
-  plan: MemoryPlan,
-  segmentPlan: PromptPlan,
-  counter: TokenCounter,
-): MemoryPlan {
-  const d = segmentPlan.decisions.find((x) => x.name === slotKind);
-  if (d === undefined || d.status !== "dropped" || plan.selectedMemoryIds.length === 0) return plan;
-  const decisions = plan.decisions.map((m) =>
-    m.status !== "selected"
-      ? m
-      : ({
-          ...m,
-          status: "rejected",
-          reason: d.reason,
-          relatedMemoryId: null,
-          detail: `slot ${d.name} dropped by the global budget: ${d.detail}`,
-        } as MemoryDecision),
-  );
-  return {
-    ...plan,
-    context: "",
-    usedChars: 0,
-    usedTokens: counter.count(""),
-    selectedMemoryIds: [],
-    rejectedMemoryIds: decisions.filter((m) => m.status === "rejected").map((m) => m.memoryId),
-    decisions,
   };
 }
 

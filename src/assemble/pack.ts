@@ -13,51 +13,18 @@ import type { SlotFrame } from "../render/index.js";
 import type { SlotFilter, SourceItem } from "../sources/index.js";
 import { compareCodePoints, cpLength, formatScore, instantMillis } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
-import { type BudgetOverrun, SlotPricer } from "./slot-pricer.js";
+import type {
+  BudgetOverrun,
+  ItemDecision,
+  ItemReason,
+  PackedSlot,
+  SlotRendering,
+  SourcedItem,
+} from "./items.js";
+import { SlotPricer } from "./slot-pricer.js";
 
-export type { BudgetOverrun } from "./slot-pricer.js";
-
-/** Reason codes of item decisions (memory items also carry the docs/memory-selection.md gate reasons). */
-export type ItemReason =
-  | "pinned"
-  | "scope_mismatch"
-  | "duplicate_content"
-  | "authority_loser"
-  | "conflict_loser"
-  | "selected"
-  | "category_filtered"
-  | "tag_filtered"
-  | "low_confidence"
-  | "too_old"
-  | "top_k_reached"
-  | "level_skipped"
-  | "char_budget_exceeded"
-  | "token_budget_exceeded";
-
-/** One decision per item a slot's sources returned. */
-export interface ItemDecision {
-  id: string;
-  sourceId: string;
-  status: "selected" | "rejected";
-  reason: ItemReason;
-  score: number | null;
-  detail: string;
-}
-
-/** An item with the source that returned it. */
-export interface SourcedItem {
-  item: SourceItem;
-  sourceId: string;
-}
-
-/** The outcome of packing one slot. */
-export interface PackedSlot {
-  selected: SourcedItem[];
-  rendered: string;
-  chars: number;
-  tokens: number;
-  decisions: ItemDecision[];
-}
+// The packer's types, importable from here as before they moved to items.ts.
+export type * from "./items.js";
 
 /**
  * An item with its rank keys read once and its place in the slot's rank order. Entries are
@@ -95,12 +62,6 @@ export type SlotDecisions = (ItemDecision | null)[];
 /** A slot's decisions, none made yet, for `n` ranked entries. */
 export function noDecisions(n: number): SlotDecisions {
   return new Array<ItemDecision | null>(n).fill(null);
-}
-
-/** How a slot renders: the whole slot, and optionally its pieces (see {@link SlotFrame}). */
-export interface SlotRendering {
-  render(items: readonly SourcedItem[]): string;
-  readonly frame?: SlotFrame | undefined;
 }
 
 /**
@@ -192,7 +153,7 @@ export function rankItems(items: readonly SourcedItem[]): RankedItem[] {
  * A fill's items in rank order, as {@link rankItems} gives them. A slot filled by one
  * part alone keeps the ranking of that part's items array: it is never changed, and the
  * assembler hands the same array to later assemblies while its source's data is
- * unchanged (a kept part, `fill.ts`; a caller's items equal to last time,
+ * unchanged (a kept part, `memo/kept-parts.ts`; a caller's items equal to last time,
  * `validate-items.ts`), so its items are not keyed and sorted again — and, the entries
  * being unchanging, the very same ranking is returned.
  */

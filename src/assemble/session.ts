@@ -27,7 +27,7 @@ import {
 import { trimWs } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import { type AssembleInput, type AssembleSegment, type Assembly, assemble } from "./assemble.js";
-import { createLayerMemo } from "./layer-memo.js";
+import { createLayerMemo } from "./memo/index.js";
 import { createSchemaRegistry, type SchemaRegistry } from "./schema.js";
 
 /** Working modes of the agent loop (docs/session-and-cache.md). */

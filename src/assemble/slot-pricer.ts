@@ -9,15 +9,7 @@ import type { SlotFrame } from "../render/index.js";
 import type { SlotFilter } from "../sources/index.js";
 import { cpLength } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
-import type { SlotRendering, SourcedItem } from "./pack.js";
-
-/** The first slot budget a rendering breaks. */
-export interface BudgetOverrun {
-  unit: "chars" | "tokens";
-  field: "charBudget" | "tokenBudget";
-  used: number;
-  budget: number;
-}
+import type { BudgetOverrun, SlotRendering, SourcedItem } from "./items.js";
 
 /** The items selected so far and what one more would cost. */
 export class SlotPricer {

@@ -6,9 +6,15 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { MemoryPlan } from "../memory/index.js";
 import type { PromptPlan } from "../plan/index.js";
-import { countAttributes, startTrace, type TraceOptions, type TraceStep } from "../trace/otel.js";
-import type { Assembly } from "./assemble.js";
-import type { SlotFill } from "./fill.js";
+import type { AssemblyManifest } from "../trace/index.js";
+import {
+  countAttributes,
+  inStep,
+  startTrace,
+  type TraceOptions,
+  type TraceStep,
+} from "../trace/otel.js";
+import { type FetchWatch, type FillPart, fetchFailure, type SlotFill } from "./fill.js";
 import type { FilledLayer } from "./layers.js";
 import { isMemorySlot } from "./memory-slot.js";
 import type { ResolvedSlot } from "./schema.js";
@@ -62,7 +68,7 @@ export function runAttributes(run: {
 }
 
 /** A child of the fill step for one source's fetch of one slot (a GenAI retrieval). */
-export function startFetchSpan(
+function startFetchSpan(
   fill: TraceStep,
   slot: string,
   sourceId: string,
@@ -75,6 +81,36 @@ export function startFetchSpan(
     "promptctx.source.id": sourceId,
     ...(fill.includeContent ? { "gen_ai.retrieval.query.text": queryText } : {}),
   });
+}
+
+/**
+ * The fill step's fetch watch: each fetch a child span of `fill` (ended with its item
+ * count, failed with `source_timeout` or `source_failed`), run in that span's context so a
+ * source's own spans nest under it; a fetch skipped for a kept part is a span ended at once.
+ */
+export class FetchSpans implements FetchWatch {
+  constructor(
+    private readonly fill: TraceStep,
+    private readonly queryText: string,
+  ) {}
+
+  async fetch(slot: string, sourceId: string, run: () => Promise<FillPart>): Promise<FillPart> {
+    const span = startFetchSpan(this.fill, slot, sourceId, this.queryText);
+    try {
+      const part = await inStep(span, run);
+      span.end(() => ({ "promptctx.items.count": part.items.length }));
+      return part;
+    } catch (err) {
+      span.fail(err, fetchFailure(err));
+      throw err;
+    }
+  }
+
+  kept(slot: string, sourceId: string, count: number): void {
+    startFetchSpan(this.fill, slot, sourceId, this.queryText).end(() => ({
+      "promptctx.items.count": count,
+    }));
+  }
 }
 
 /** The span packing one slot: `memory_selection` for a slot served by the memory gates. */
@@ -145,7 +181,10 @@ export function planAttributes(plan: PromptPlan): Attributes {
  * The assembly's summary on the root span: budgets, use, cache keys, version, and the
  * manifest's decisions counted by reason; the prompt itself only with `includeContent`.
  */
-export function assemblyAttributes(assembly: Assembly, step: TraceStep): Attributes {
+export function assemblyAttributes(
+  assembly: { prompt: string; manifest: AssemblyManifest },
+  step: TraceStep,
+): Attributes {
   const m = assembly.manifest;
   const out: Attributes = {
     ...figures("promptctx.budget", m.budget.chars, m.budget.tokens),

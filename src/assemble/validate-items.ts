@@ -10,7 +10,7 @@ import { formatPath } from "../errors/index.js";
 import { type ContextSource, type SourceItem, SourceItemSchema } from "../sources/index.js";
 import { hasUniqueIds, isValidated } from "../sources/validated.js";
 import { deepFreeze } from "../text/index.js";
-import type { SourcedItem } from "./pack.js";
+import type { SourcedItem } from "./items.js";
 
 /** Per source and slot kind, the items that passed last time: by id, and as returned. */
 const lastValid = new WeakMap<ContextSource, Map<string, LastValid>>();

@@ -10,24 +10,26 @@
  * item objects it validated last time when they are unchanged, so reference equality
  * suffices. A memoized layer's decision lists and a memoized plan are frozen: assemblies
  * that share them cannot alter each other's manifests.
+ *
+ * The memo sits around the pipeline's steps (`AssemblySteps`), never inside them: the
+ * pack step is called only for a slot the memo does not hold, the planner only for a
+ * request it has not planned, and the manifest step reads entries and hashes through it.
  */
-import type { PlanPromptRequest, PromptPlan } from "../plan/index.js";
-import type { SlotRenderer } from "../render/index.js";
-import { deepFreeze } from "../text/index.js";
-import type { TokenCounter } from "../tokens/index.js";
-import type { FillPart, SlotFill } from "./fill.js";
-import type { FilledLayer } from "./layers.js";
-import { ManifestMemo } from "./manifest.js";
-import type { ResolvedSlot } from "./schema.js";
-import { sameJson } from "./validate-items.js";
+import type { PlanPromptRequest, PromptPlan } from "../../plan/index.js";
+import type { SlotRenderer } from "../../render/index.js";
+import { deepFreeze } from "../../text/index.js";
+import type { TokenCounter } from "../../tokens/index.js";
+import type { FillPart, PartMemo, SlotFill } from "../fill.js";
+import { PURE_PLANNER } from "../global-plan.js";
+import { type FilledLayer, type LayerContext, toLayer } from "../layers.js";
+import type { AssemblySteps } from "../pipeline.js";
+import type { ResolvedSlot } from "../schema.js";
+import { sameJson } from "../validate-items.js";
+import { KEPT_PARTS } from "./kept-parts.js";
+import { ManifestMemo } from "./manifest-memo.js";
 
-/** What a layer was packed from, besides the items. */
-export interface LayerInputs {
-  renderer: SlotRenderer;
-  scope: string;
-  nowMs: number;
-  counter: TokenCounter;
-}
+/** What a layer was packed from, besides the items: the pack step's context. */
+export type LayerInputs = LayerContext;
 
 interface Entry {
   slot: ResolvedSlot;
@@ -52,8 +54,10 @@ type OkFill = Extract<SlotFill, { status: "ok" }>;
  * await assemble({ ...input, layerMemo }); // packs every slot
  * await assemble({ ...input, layerMemo }); // reuses the slots whose sources are unchanged
  */
-export class LayerMemo {
+export class LayerMemo implements AssemblySteps {
   readonly #bySlot = new Map<string, Entry>();
+  /** The fill step's memo: the process's kept parts (shared by every assembly). */
+  readonly parts: PartMemo = KEPT_PARTS;
   /**
    * What the manifest keeps: hashes of lately versioned texts and the entries of layers
    * made from the same inputs — an unchanged assembly's manifest is mostly looked up.
@@ -61,6 +65,19 @@ export class LayerMemo {
   readonly manifest = new ManifestMemo();
   /** The last global plans (a cascade slot replans), most recent last. */
   #plans: Array<{ request: PlanPromptRequest; counter: TokenCounter; plan: PromptPlan }> = [];
+
+  /**
+   * The pack step through the memo: the layer kept for `slot` when its inputs are
+   * unchanged, else `toLayer`'s, kept for next time (an unfilled slot is never kept).
+   */
+  packSlot(slot: ResolvedSlot, fill: SlotFill, ctx: LayerContext): FilledLayer {
+    if (fill.status !== "ok") return toLayer(slot, fill, ctx);
+    const known = this.get(slot, fill, ctx);
+    if (known !== null) return known;
+    const layer = toLayer(slot, fill, ctx);
+    this.set(slot, fill, ctx, layer);
+    return layer;
+  }
 
   /** The memoized layer of `slot` when it was packed from the same inputs, else null. */
   get(slot: ResolvedSlot, fill: OkFill, inputs: LayerInputs): FilledLayer | null {
@@ -81,10 +98,15 @@ export class LayerMemo {
 
   /**
    * The global plan of `request`: the one planned before for an equal request (every
-   * field, compared by `Object.is`) with the same counter, else `make()`'s, remembered.
-   * Planning is a pure function of those (the request is plain data, never mutated).
+   * field, compared by `Object.is`) with the same counter, else `make()`'s (by default the
+   * planner's), remembered. Planning is a pure function of those (the request is plain
+   * data, never mutated).
    */
-  plan(request: PlanPromptRequest, counter: TokenCounter, make: () => PromptPlan): PromptPlan {
+  plan(
+    request: PlanPromptRequest,
+    counter: TokenCounter,
+    make: () => PromptPlan = () => PURE_PLANNER.plan(request, counter),
+  ): PromptPlan {
     const known = this.#plans.find((p) => p.counter === counter && sameJson(p.request, request));
     if (known !== undefined) return known.plan;
     // Shared by every assembly that plans the same: frozen all the way down.
