@@ -5,13 +5,18 @@
  * ({@link openStoreUrl}). May import every stage below it (errors … conversation).
  */
 
-export { StoreOpenError, StoreVersionError } from "./errors.js";
+export { StoreOpenError, StorePrivilegeError, StoreVersionError } from "./errors.js";
 export { adapterOptionsFromHits, recallHit } from "./hits.js";
 export { MIGRATIONS, type Migration, STORE_SCHEMA_VERSION } from "./migrations.js";
 export { type OpenAnyStoreOptions, type OpenedStore, openStoreUrl } from "./open-url.js";
 export { PostgresMemoryStore } from "./pg.js";
 export { PG_MIGRATIONS, PG_SCHEMA_VERSION, type PgMigration } from "./pg-migrations.js";
 export { type OpenPostgresOptions, openPostgresStore, redactUrl } from "./pg-open.js";
+export {
+  type InitPostgresOptions,
+  type InitPostgresResult,
+  initPostgresStore,
+} from "./pg-roles.js";
 export { MAX_TERM_BYTES, termKey } from "./pg-write.js";
 export { scopePrefix } from "./prefix.js";
 export {
@@ -77,6 +82,7 @@ export {
 } from "./terms.js";
 export type {
   AddResult,
+  GetOptions,
   ImportLineError,
   ImportOptions,
   ImportProgress,

@@ -325,15 +325,21 @@ async function settleLost(
   });
 }
 
+/** The scopes a batch writes, in code-point order (the transaction declares them). */
+export function batchScopes(records: readonly MemoryRecord[]): string[] {
+  return [...new Set(records.map((r) => r.userScope))].sort(compareCodePoints);
+}
+
 /**
- * Writes `records` inside `tx` (the caller's transaction); the outcome of each, in order.
- * Runs inside one transaction, so a caller that throws on a conflict rolls it all back.
+ * Writes `records` inside `tx` (the caller's transaction, which declared
+ * {@link batchScopes}); the outcome of each, in order. Runs inside one transaction, so a
+ * caller that throws on a conflict rolls it all back.
  */
 export async function writeBatch(
   tx: Tx,
   records: readonly MemoryRecord[],
 ): Promise<WriteOutcome[]> {
-  const scopes = [...new Set(records.map((r) => r.userScope))].sort(compareCodePoints);
+  const scopes = batchScopes(records);
   const held = new Map<string, Held>();
   for (const s of scopes) {
     await tx.setScope(s);
@@ -362,12 +368,8 @@ export async function writeBatch(
     tokens += index[i]!.length;
   });
   if (rows > 0) {
-    await tx.query(
-      `UPDATE promptctx_stats SET memory_count = memory_count + $1,
-         index_rows = index_rows + $2, index_tokens = index_tokens + $3
-       WHERE slot = pg_backend_pid() % 16`,
-      [memories, rows, tokens],
-    );
+    // Through the owner's function: the connecting role cannot read the store-wide counters.
+    await tx.query("SELECT promptctx_add_stats($1, $2, $3)", [memories, rows, tokens]);
   }
   return outcomes;
 }

@@ -153,7 +153,9 @@ export function prepareStatements(db: Database.Database): Statements {
     bumpCount: db.prepare("UPDATE store_stats SET memory_count = memory_count + ? WHERE id = 1"),
     countAll: db.prepare("SELECT memory_count AS n FROM store_stats WHERE id = 1"),
     countScope: db.prepare("SELECT count(*) AS n FROM memories WHERE user_scope = ?"),
-    getOne: db.prepare(`SELECT ${COLUMNS} FROM memories m WHERE m.memory_id = ?`),
+    getOne: db.prepare(`SELECT ${COLUMNS} FROM memories m
+      WHERE m.memory_id = :id AND (:scope IS NULL OR m.user_scope = :scope)
+      ORDER BY m.user_scope LIMIT 1`),
     // list and listKinds read raw rows (see RawRow): a profile list runs per assembly.
     list: db
       .prepare(`SELECT ${COLUMNS} FROM memories m

@@ -24,7 +24,13 @@ import {
 import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
 import { ReadCache } from "./sqlite-cache.js";
 import { importJsonlBatches } from "./sqlite-import.js";
-import { ListOptionsSchema, parseNow, parseWith, RecallOptionsSchema } from "./sqlite-options.js";
+import {
+  GetOptionsSchema,
+  ListOptionsSchema,
+  parseNow,
+  parseWith,
+  RecallOptionsSchema,
+} from "./sqlite-options.js";
 import { prepareRecall, type RecallRun, recallRunner } from "./sqlite-recall.js";
 import {
   COLUMNS,
@@ -40,6 +46,7 @@ import { applyStats, prepareStats, StatsDelta, type StatsStatements } from "./sq
 import { queryTerms } from "./terms.js";
 import type {
   AddResult,
+  GetOptions,
   ImportOptions,
   ImportResult,
   JsonlInput,
@@ -158,8 +165,10 @@ export class SqliteMemoryStore implements MemoryStore {
     return (this.#stmts.countScope.get(options.userScope) as { n: number }).n;
   }
 
-  get(memoryId: string): MemoryRecord | null {
-    const row = this.#stmts.getOne.get(memoryId) as Row | undefined;
+  get(memoryId: string, options: GetOptions = {}): MemoryRecord | null {
+    const scope = parseWith(GetOptionsSchema, options, "options").userScope ?? null;
+    if (typeof memoryId !== "string") return null;
+    const row = this.#stmts.getOne.get({ id: memoryId, scope }) as Row | undefined;
     return row === undefined ? null : rowToRecord(row);
   }
 

@@ -96,6 +96,16 @@ export interface ListOptions {
   categories?: readonly string[];
 }
 
+/** Options of {@link MemoryStore.get}. */
+export interface GetOptions {
+  /**
+   * The scope the id is looked up in: a record of another scope is not found (`null`,
+   * exactly as a missing id). Without it, `get` reads every scope (the first scope in
+   * code-point order that holds the id), which a PostgreSQL store allows its owner only.
+   */
+  userScope?: string;
+}
+
 /** JSONL text, or a stream of chunks (a `Readable`, an async generator, …). */
 export type JsonlInput =
   | string
@@ -123,7 +133,8 @@ export interface MemoryStore {
    */
   exportJsonl(write: (chunk: string) => void): MaybePromise<number>;
   count(options?: { userScope?: string }): MaybePromise<number>;
-  get(memoryId: string): MaybePromise<MemoryRecord | null>;
+  /** The record of `memoryId` (see {@link GetOptions}), or `null`. */
+  get(memoryId: string, options?: GetOptions): MaybePromise<MemoryRecord | null>;
   list(options: ListOptions): MaybePromise<MemoryRecord[]>;
   /**
    * Full-text recall inside one scope, ranked `total desc → lexical desc → capturedAt desc
