@@ -95,4 +95,4 @@ export type {
   StoreRecallHit,
 } from "./types.js";
 export { isPostgresUrl } from "./url.js";
-export { scopeConflict, type WriteOutcome } from "./write-outcome.js";
+export type { WriteOutcome } from "./write-outcome.js";

@@ -143,6 +143,19 @@ ALTER TABLE promptctx_memories FORCE ROW LEVEL SECURITY;
 ALTER TABLE promptctx_postings FORCE ROW LEVEL SECURITY;
 `;
 
+/**
+ * Version 4: a memory is keyed by scope and id, so writing an id that another scope holds
+ * creates this scope's own memory instead of failing — a write can no longer probe
+ * whether another scope holds an id. Re-runnable.
+ */
+const SCOPED_IDS_V4 = `
+ALTER TABLE promptctx_memories DROP CONSTRAINT IF EXISTS promptctx_memories_memory_id_key;
+DROP INDEX IF EXISTS promptctx_memories_scope_id;
+CREATE UNIQUE INDEX IF NOT EXISTS promptctx_memories_scope_memory
+  ON promptctx_memories (user_scope, memory_id);
+CREATE INDEX IF NOT EXISTS promptctx_memories_memory_id ON promptctx_memories (memory_id);
+`;
+
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
     version: 1,
@@ -165,6 +178,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       "scope bound to the transaction (promptctx_begin); owner-only cross-scope reads; stats under a policy",
     async up(tx) {
       await tx.query(SCOPE_GUARD_V3);
+    },
+  },
+  {
+    version: 4,
+    description: "memoryId unique per scope (another scope's id is another memory)",
+    async up(tx) {
+      await tx.query(SCOPED_IDS_V4);
     },
   },
 ];

@@ -48,7 +48,6 @@ import type {
   RecallOptions,
   StoreRecallHit,
 } from "./types.js";
-import { scopeConflict } from "./write-outcome.js";
 
 /** A `promptctx_memories` row as {@link COLUMNS} reads it. */
 interface PgRow extends MemoryRow {
@@ -111,11 +110,7 @@ export class PostgresMemoryStore implements MemoryStore {
     if (parsed.length === 0) return { inserted: 0, updated: 0 };
     return inTransaction(this.#pool, { scopes: batchScopes(parsed) }, async (tx) => {
       const result: AddResult = { inserted: 0, updated: 0 };
-      (await writeBatch(tx, parsed)).forEach((outcome, i) => {
-        // Throwing inside the transaction rolls the whole add back.
-        if (outcome === "conflict") throw scopeConflict(parsed[i]!, ["records", i, "userScope"]);
-        result[outcome]++;
-      });
+      for (const outcome of await writeBatch(tx, parsed)) result[outcome]++;
       return result;
     });
   }

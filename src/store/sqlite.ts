@@ -55,7 +55,7 @@ import type {
   RecallOptions,
   StoreRecallHit,
 } from "./types.js";
-import { scopeConflict, type WriteOutcome } from "./write-outcome.js";
+import type { WriteOutcome } from "./write-outcome.js";
 
 /** A list's rows, read in one transaction (see {@link listRunner}). */
 type ListRun = (o: z.output<typeof ListOptionsSchema>) => readonly RawRow[];
@@ -127,15 +127,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const now = parseNow(options.now);
     const parsed = records.map((r, i) => parseRecord(r, ["records", i], now));
     const result: AddResult = { inserted: 0, updated: 0 };
-    this.#db.transaction(() => {
-      this.#writeMany(parsed).forEach((outcome, i) => {
-        if (outcome === "conflict") {
-          // Throwing inside the transaction rolls the whole add back.
-          throw scopeConflict(parsed[i]!, ["records", i, "userScope"]);
-        }
-        result[outcome]++;
-      });
-    })();
+    for (const outcome of this.#writeMany(parsed)) result[outcome]++;
     return result;
   }
 

@@ -251,7 +251,9 @@ describe.runIf(PG_TESTS)("PostgreSQL roles: the app role cannot bypass its scope
     // Inside a declared transaction: the other scope's statistics stay out of sight.
     await app.query("BEGIN");
     await app.query("SELECT promptctx_begin(ARRAY['A'])");
-    const stats = await app.query("SELECT user_scope, memory_count::int AS n FROM promptctx_scopes");
+    const stats = await app.query(
+      "SELECT user_scope, memory_count::int AS n FROM promptctx_scopes",
+    );
     expect(stats.rows).toEqual([{ user_scope: "A", n: 1 }]);
     const terms = await app.query("SELECT DISTINCT scope_id FROM promptctx_terms");
     expect(terms.rows).toHaveLength(1);
