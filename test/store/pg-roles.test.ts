@@ -6,6 +6,7 @@
  */
 import type pg from "pg";
 import { describe, expect, it } from "vitest";
+import { startServer } from "../../src/server/index.js";
 import {
   initPostgresStore,
   openPostgresStore,
@@ -13,11 +14,18 @@ import {
   StoreOpenError,
   StorePrivilegeError,
 } from "../../src/store/index.js";
+import { WORKSPACE } from "../server/helpers.js";
 import { exportText, failure } from "./contract-helpers.js";
 import { AS_OF, rec } from "./helpers.js";
 import { PG_TESTS, usePostgres } from "./pg-helpers.js";
 
-const SCOPE_DATA = ["memories", "postings", "terms", "scopes"].map((t) => `promptctx_${t}`);
+const SCOPE_DATA = [
+  "promptctx_memories",
+  "promptctx_postings",
+  "promptctx_terms",
+  "promptctx_scopes",
+] as const;
+type Counts = Record<(typeof SCOPE_DATA)[number], number>;
 
 describe.runIf(PG_TESTS)("PostgreSQL roles: the app role cannot bypass its scope", () => {
   const pg = usePostgres();
@@ -36,8 +44,8 @@ describe.runIf(PG_TESTS)("PostgreSQL roles: the app role cannot bypass its scope
   }
 
   /** Every scope-data row the client sees now (memory ids, scope names, scope ids). */
-  async function visible(c: pg.Client) {
-    const out: Record<string, number> = {};
+  async function visible(c: pg.Client): Promise<Counts> {
+    const out = {} as Counts;
     for (const t of SCOPE_DATA) {
       const { rows } = await c.query(`SELECT count(*)::int AS n FROM ${t}`);
       out[t] = rows[0].n;
@@ -145,9 +153,53 @@ describe.runIf(PG_TESTS)("PostgreSQL roles: the app role cannot bypass its scope
       const missing = await app.get("no-such-id", { userScope: "A" });
       expect(foreign).toBeNull();
       expect(JSON.stringify(foreign)).toBe(JSON.stringify(missing));
+      const wrote = await app.add([rec("b2", "mine", { userScope: "A" })]);
+      const fresh = await app.add([rec("no-such-id", "mine", { userScope: "A" })]);
+      expect(JSON.stringify(wrote)).toBe(JSON.stringify(fresh));
+      expect((await app.get("b2", { userScope: "B" }))?.content).toBe("beta of B");
     } finally {
       await app.close();
     }
+  });
+
+  it("through the HTTP memory routes too: the same requests, byte for byte, whether or not B holds the id", async () => {
+    const alice = "alice-token-0123456789";
+    const answers: string[][] = [];
+    for (const seeded of [true, false]) {
+      const { appUrl } = await pg.roles();
+      if (seeded) {
+        const s = await openPostgresStore(appUrl);
+        await s.add([rec("b1", "alpha secret of B", { userScope: "B" })]);
+        await s.close();
+      }
+      const server = await startServer({
+        port: 0,
+        workspace: WORKSPACE,
+        store: appUrl,
+        auth: { tokens: [{ token: alice, scope: "A" }] },
+      });
+      const out: string[] = [];
+      try {
+        for (const [route, body] of [
+          ["/v1/memories", { records: [rec("b1", "probe")] }],
+          ["/v1/memories", { records: [rec("b1", "probe"), rec("b1", "again")] }],
+          ["/v1/memories", { records: [rec("b1", "bad", { importance: 7 })] }],
+          ["/v1/recall", { query: "alpha probe", asOf: AS_OF }],
+        ] as const) {
+          const res = await fetch(`${server.url}${route}`, {
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: `Bearer ${alice}` },
+            body: JSON.stringify(body),
+          });
+          out.push(`${res.status} ${await res.text()}`);
+        }
+      } finally {
+        await server.close();
+      }
+      answers.push(out);
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0]![0]).toBe('200 {"written":1,"memoryIds":["b1"]}');
   });
 
   it("outside a declared transaction the app role sees nothing, whatever it sets", async () => {
@@ -175,8 +227,8 @@ describe.runIf(PG_TESTS)("PostgreSQL roles: the app role cannot bypass its scope
     await app.query("BEGIN");
     await app.query("SELECT promptctx_begin(ARRAY['A'])");
     const a = await visible(app);
-    expect(a["promptctx_memories"]).toBe(1);
-    expect(a["promptctx_scopes"]).toBe(1);
+    expect(a.promptctx_memories).toBe(1);
+    expect(a.promptctx_scopes).toBe(1);
     const names = await app.query("SELECT user_scope FROM promptctx_scopes");
     expect(names.rows).toEqual([{ user_scope: "A" }]);
     // Switching to an undeclared scope shows nothing (not B).
@@ -209,7 +261,7 @@ describe.runIf(PG_TESTS)("PostgreSQL roles: the app role cannot bypass its scope
     const { rows } = await admin.query("SELECT key FROM promptctx_scope_key");
     await app.query("BEGIN");
     await app.query(forge(rows[0].key));
-    expect((await visible(app))["promptctx_memories"]).toBe(2);
+    expect((await visible(app)).promptctx_memories).toBe(2);
     await app.query("ROLLBACK");
   });
 
