@@ -181,6 +181,29 @@ describe.runIf(PG_TESTS)("PostgreSQL store", () => {
       }
     });
 
+    it("a version-3 store (ids unique store-wide) is migrated: the same id may live in two scopes", async () => {
+      const { url } = await pg.schema();
+      const store = await openPostgresStore(url);
+      await store.add([rec("x", "held by u1")]);
+      await store.close();
+      const c = await pg.client(url);
+      await c.query(`ALTER TABLE promptctx_memories
+        ADD CONSTRAINT promptctx_memories_memory_id_key UNIQUE (memory_id)`);
+      await c.query("DROP INDEX promptctx_memories_scope_memory");
+      await c.query("DELETE FROM promptctx_schema_migrations WHERE version = 4");
+      const again = await openPostgresStore(url);
+      try {
+        expect(await again.add([rec("x", "u2's own", { userScope: "u2" })])).toEqual({
+          inserted: 1,
+          updated: 0,
+        });
+        expect((await again.get("x", { userScope: "u1" }))?.content).toBe("held by u1");
+        expect((await again.get("x", { userScope: "u2" }))?.content).toBe("u2's own");
+      } finally {
+        await again.close();
+      }
+    });
+
     it("a database from a newer promptctx fails with StoreVersionError and is left untouched", async () => {
       const { url } = await pg.schema();
       await (await openPostgresStore(url)).close();
