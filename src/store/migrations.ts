@@ -90,31 +90,23 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 3,
     description: "memoryId unique per scope (another scope's id is another memory)",
     up(db) {
-      // SQLite cannot drop a UNIQUE constraint: the table is rebuilt, rowids kept (the
-      // FTS index and the statistics refer to them).
+      // SQLite cannot drop a UNIQUE constraint: the table is rebuilt from its own
+      // definition without it, rowids kept (the FTS index refers to them).
+      const { sql } = db
+        .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memories'")
+        .get() as { sql: string };
+      const rebuilt = sql
+        .replace(/^CREATE TABLE memories\b/, "CREATE TABLE memories_v3")
+        .replace(/(memory_id\s+TEXT NOT NULL)\s+UNIQUE/, "$1");
+      if (
+        !rebuilt.startsWith("CREATE TABLE memories_v3") ||
+        /memory_id\s+TEXT NOT NULL\s+UNIQUE/.test(rebuilt)
+      ) {
+        throw new Error("migration 3: unexpected definition of the memories table");
+      }
+      db.exec(rebuilt);
       db.exec(`
-        CREATE TABLE memories_v3 (
-          rowid        INTEGER PRIMARY KEY,
-          memory_id    TEXT NOT NULL,
-          user_scope   TEXT NOT NULL,
-          kind         TEXT NOT NULL,
-          category     TEXT NOT NULL,
-          tags         TEXT NOT NULL,
-          content      TEXT NOT NULL,
-          summary      TEXT NOT NULL,
-          importance   REAL NOT NULL CHECK (importance >= 0 AND importance <= 1),
-          conflict_key TEXT,
-          authority    TEXT CHECK (authority IN ('current_turn', 'workspace_override', 'user_default')),
-          source_id    TEXT NOT NULL,
-          source_type  TEXT NOT NULL,
-          source_title TEXT NOT NULL,
-          captured_at  TEXT NOT NULL,
-          captured_ms  INTEGER NOT NULL,
-          stored_at    TEXT NOT NULL
-        );
-        INSERT INTO memories_v3 SELECT rowid, memory_id, user_scope, kind, category, tags,
-          content, summary, importance, conflict_key, authority, source_id, source_type,
-          source_title, captured_at, captured_ms, stored_at FROM memories;
+        INSERT INTO memories_v3 SELECT * FROM memories;
         DROP TABLE memories;
         ALTER TABLE memories_v3 RENAME TO memories;
         CREATE UNIQUE INDEX memories_scope_id ON memories (user_scope, memory_id);

@@ -35,6 +35,16 @@ export const SCOPE_FN = "(SELECT promptctx_scope())";
 
 const SCOPE_ID = `(SELECT s.scope_id FROM promptctx_scopes s WHERE s.user_scope = ${SCOPE_FN})`;
 
+/** The definer functions the app role is granted (pg-roles.ts). */
+export const APP_FUNCTIONS = [
+  "promptctx_begin(text[])",
+  "promptctx_scope()",
+  "promptctx_add_stats(bigint, bigint, bigint)",
+];
+
+/** The definer functions: executable by nobody but the owner until granted. */
+const GUARD_FUNCTIONS = ["promptctx_scopes_mac(text)", ...APP_FUNCTIONS];
+
 const KEY_AND_FUNCTIONS = `
 CREATE TABLE IF NOT EXISTS promptctx_scope_key (
   id  boolean PRIMARY KEY DEFAULT true CHECK (id),
@@ -104,17 +114,11 @@ BEGIN
   WHERE s.slot = pg_backend_pid() % 16;
 END $$;
 
-REVOKE ALL ON FUNCTION promptctx_scopes_mac(text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION promptctx_begin(text[]) FROM PUBLIC;
-REVOKE ALL ON FUNCTION promptctx_scope() FROM PUBLIC;
-REVOKE ALL ON FUNCTION promptctx_add_stats(bigint, bigint, bigint) FROM PUBLIC;
+${GUARD_FUNCTIONS.map((f) => `REVOKE ALL ON FUNCTION ${f} FROM PUBLIC;`).join("\n")}
 DO $$
 DECLARE path text := format('pg_catalog, %I, pg_temp', current_schema());
 BEGIN
-  EXECUTE format('ALTER FUNCTION promptctx_scopes_mac(text) SET search_path = %s', path);
-  EXECUTE format('ALTER FUNCTION promptctx_begin(text[]) SET search_path = %s', path);
-  EXECUTE format('ALTER FUNCTION promptctx_scope() SET search_path = %s', path);
-  EXECUTE format('ALTER FUNCTION promptctx_add_stats(bigint, bigint, bigint) SET search_path = %s', path);
+${GUARD_FUNCTIONS.map((f) => `  EXECUTE format('ALTER FUNCTION ${f} SET search_path = %s', path);`).join("\n")}
 END $$;
 `;
 

@@ -21,6 +21,7 @@ import type pg from "pg";
 import { z } from "zod";
 import { PromptctxError } from "../errors/index.js";
 import { StoreOpenError } from "./errors.js";
+import { APP_FUNCTIONS } from "./pg-guard.js";
 import { PG_SCHEMA_VERSION } from "./pg-migrations.js";
 import { checkRole, migrate, redactUrl } from "./pg-open.js";
 import { describeOpenError } from "./sqlite-open.js";
@@ -64,7 +65,7 @@ const APP_GRANTS = [
   "GRANT SELECT ON promptctx_schema_migrations TO %s",
   "GRANT SELECT, INSERT, UPDATE ON promptctx_memories, promptctx_scopes, promptctx_terms TO %s",
   "GRANT SELECT, INSERT, DELETE ON promptctx_postings TO %s",
-  "GRANT EXECUTE ON FUNCTION promptctx_begin(text[]), promptctx_scope(), promptctx_add_stats(bigint, bigint, bigint) TO %s",
+  `GRANT EXECUTE ON FUNCTION ${APP_FUNCTIONS.join(", ")} TO %s`,
 ];
 
 const STORE_TABLES = [

@@ -189,7 +189,6 @@ async function updateHeld(tx: Tx, w: ScopeWrite, held: Held): Promise<void> {
 function groupWrites(
   records: readonly MemoryRecord[],
   index: readonly IndexedTerms[],
-  outcomes: readonly WriteOutcome[],
   held: Map<string, Held>,
 ): ScopeWrite[] {
   const byScope = new Map<string, ScopeWrite>();
@@ -332,7 +331,7 @@ export async function writeBatch(
   }
   const outcomes = decideOutcomes(records, held);
   const index = records.map(indexRecord);
-  for (const w of groupWrites(records, index, outcomes, held)) {
+  for (const w of groupWrites(records, index, held)) {
     const mine = held.get(w.userScope)!;
     await tx.setScope(w.userScope);
     const scope = await scopeId(tx, w.userScope);
