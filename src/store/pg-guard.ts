@@ -122,10 +122,23 @@ ${GUARD_FUNCTIONS.map((f) => `  EXECUTE format('ALTER FUNCTION ${f} SET search_p
 END $$;
 `;
 
+/** `table`'s one policy for every command: rows where `column = value`. */
+const rowsWhere = (table: string, column: string, value: string) => `
+DROP POLICY IF EXISTS scope_rows ON ${table};
+CREATE POLICY scope_rows ON ${table}
+  USING (${column} = ${value}) WITH CHECK (${column} = ${value});`;
+
+/** RLS on and forced on `table`, with one policy giving its owner every row. */
+const ownerRows = (table: string) => `
+ALTER TABLE ${table} ENABLE ROW LEVEL SECURITY;
+ALTER TABLE ${table} FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS owner_rows ON ${table};
+CREATE POLICY owner_rows ON ${table} TO CURRENT_USER USING (true) WITH CHECK (true);`;
+
 const POLICIES = `
-DROP POLICY IF EXISTS scope_rows ON promptctx_scopes;
-CREATE POLICY scope_rows ON promptctx_scopes
-  USING (user_scope = ${SCOPE_FN}) WITH CHECK (user_scope = ${SCOPE_FN});
+${rowsWhere("promptctx_scopes", "user_scope", SCOPE_FN)}
+${rowsWhere("promptctx_postings", "scope_id", SCOPE_ID)}
+${rowsWhere("promptctx_terms", "scope_id", SCOPE_ID)}
 
 DROP POLICY IF EXISTS scope_read ON promptctx_memories;
 DROP POLICY IF EXISTS scope_insert ON promptctx_memories;
@@ -137,26 +150,10 @@ CREATE POLICY scope_update ON promptctx_memories FOR UPDATE
   USING (user_scope = ${SCOPE_FN}) WITH CHECK (user_scope = ${SCOPE_FN});
 CREATE POLICY owner_read ON promptctx_memories FOR SELECT TO CURRENT_USER USING (true);
 
-DROP POLICY IF EXISTS scope_rows ON promptctx_postings;
-CREATE POLICY scope_rows ON promptctx_postings
-  USING (scope_id = ${SCOPE_ID}) WITH CHECK (scope_id = ${SCOPE_ID});
-
-DROP POLICY IF EXISTS scope_rows ON promptctx_terms;
-CREATE POLICY scope_rows ON promptctx_terms
-  USING (scope_id = ${SCOPE_ID}) WITH CHECK (scope_id = ${SCOPE_ID});
-
-ALTER TABLE promptctx_stats ENABLE ROW LEVEL SECURITY;
-ALTER TABLE promptctx_stats FORCE ROW LEVEL SECURITY;
-DROP POLICY IF EXISTS owner_rows ON promptctx_stats;
-CREATE POLICY owner_rows ON promptctx_stats TO CURRENT_USER USING (true) WITH CHECK (true);
-
-ALTER TABLE promptctx_schema_migrations ENABLE ROW LEVEL SECURITY;
-ALTER TABLE promptctx_schema_migrations FORCE ROW LEVEL SECURITY;
+${ownerRows("promptctx_stats")}
+${ownerRows("promptctx_schema_migrations")}
 DROP POLICY IF EXISTS read_version ON promptctx_schema_migrations;
-DROP POLICY IF EXISTS owner_rows ON promptctx_schema_migrations;
 CREATE POLICY read_version ON promptctx_schema_migrations FOR SELECT USING (true);
-CREATE POLICY owner_rows ON promptctx_schema_migrations TO CURRENT_USER
-  USING (true) WITH CHECK (true);
 `;
 
 /** The SQL of migration 3 (see the module doc). */
