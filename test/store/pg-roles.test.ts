@@ -130,14 +130,16 @@ describe.runIf(PG_TESTS)("PostgreSQL roles: the app role cannot bypass its scope
       expect((await app.list({ userScope: "A" })).map((r) => r.memoryId)).toEqual(["a1"]);
       expect(await app.count({ userScope: "B" })).toBe(2);
       expect((await app.get("b1", { userScope: "B" }))?.content).toBe("alpha secret of B");
+      const line = JSON.stringify(rec("c1", "gamma of C", { userScope: "C" }));
+      expect(await app.importJsonl(line)).toEqual({ imported: 1, skipped: 0, errors: [] });
       for (const f of [() => app.exportJsonl(() => {}), () => app.count(), () => app.get("b1")]) {
         expect(await failure(f)).toBeInstanceOf(StorePrivilegeError);
       }
       // The refusal is the same whatever the id: it tells nothing.
       const [e1, e2] = [await failure(() => app.get("b1")), await failure(() => app.get("zz"))];
       expect((e1 as Error).message).toBe((e2 as Error).message);
-      expect(await owner.count()).toBe(3);
-      expect((await exportText(owner)).split("\n").filter(Boolean)).toHaveLength(3);
+      expect(await owner.count()).toBe(4);
+      expect((await exportText(owner)).split("\n").filter(Boolean)).toHaveLength(4);
       expect((await owner.get("b2"))?.userScope).toBe("B");
     } finally {
       await app.close();
