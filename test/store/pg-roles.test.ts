@@ -293,7 +293,7 @@ describe.runIf(PG_TESTS)("PostgreSQL roles: the app role cannot bypass its scope
   });
 
   it("no role switch, no owner function, no counters, no key", async () => {
-    const { app } = await seeded();
+    const { app, adminUrl } = await seeded();
     expect(await refused(app, "SET ROLE promptctx_owner")).toBe("42501");
     expect(await refused(app, "SET ROLE postgres")).toBe("42501");
     expect(await refused(app, "SET SESSION AUTHORIZATION promptctx_owner")).toBe("42501");
@@ -302,6 +302,12 @@ describe.runIf(PG_TESTS)("PostgreSQL roles: the app role cannot bypass its scope
     expect(await refused(app, "SELECT * FROM promptctx_scope_key")).toBe("42501");
     expect(await refused(app, "UPDATE promptctx_stats SET memory_count = 0")).toBe("42501");
     expect(await refused(app, "SELECT promptctx_add_stats(1, 1, 1)")).toBe("42501");
+    // PostgreSQL's column statistics (most common values…) stay hidden under RLS.
+    const admin = await pg.client(adminUrl);
+    await admin.query("ANALYZE promptctx_memories");
+    const columnStats = "SELECT attname FROM pg_stats WHERE tablename = 'promptctx_memories'";
+    expect((await admin.query(columnStats)).rows.length).toBeGreaterThan(0);
+    expect((await app.query(columnStats)).rows).toEqual([]);
     // Inside a declared transaction: the other scope's statistics stay out of sight.
     await app.query("BEGIN");
     await app.query("SELECT promptctx_begin(ARRAY['A'])");
