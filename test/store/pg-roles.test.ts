@@ -354,6 +354,25 @@ describe.runIf(PG_TESTS)("PostgreSQL roles: the app role cannot bypass its scope
     await (await openPostgresStore(appUrl, { mustExist: true })).close();
   });
 
+  it("a store one role owned and served is split by init --owner THAT_ROLE", async () => {
+    const { url, adminUrl, name } = await pg.schema();
+    const single = await openPostgresStore(url); // the role `promptctx` owns and serves
+    await single.add([rec("a1", "alpha of A", { userScope: "A" })]);
+    await single.close();
+    const done = await initPostgresStore(adminUrl, { ownerRole: "promptctx" });
+    expect(done.createdRoles).not.toContain("promptctx");
+    const appUrl = url.replace("//promptctx@", "//promptctx_app@");
+    expect(appUrl).toContain(name);
+    const app = await openPostgresStore(appUrl, { mustExist: true });
+    try {
+      expect(app.privileged).toBe(false);
+      expect((await app.list({ userScope: "A" })).map((r) => r.memoryId)).toEqual(["a1"]);
+      expect(await failure(() => app.exportJsonl(() => {}))).toBeInstanceOf(StorePrivilegeError);
+    } finally {
+      await app.close();
+    }
+  });
+
   it("init refuses an app role that is a member of the owner, and equal roles", async () => {
     const { adminUrl } = await pg.roles();
     const c = await pg.client(adminUrl);
