@@ -17,10 +17,11 @@
  *   declared scope or breaks the MAC, and then every policy sees nothing. There is no
  *   `read_all` any more: cross-scope reads (export, a store-wide count, `get` without a
  *   scope) are policies for the owner role only (`TO` the role that ran the migration).
- * - `promptctx_stats` (store-wide counters) is under row-level security too, readable by
- *   the owner only; writers add to it through `promptctx_add_stats` (SECURITY DEFINER),
- *   which needs a declared scope. `promptctx_schema_migrations` is readable by all (the
- *   version is not scope data), writable by the owner.
+ * - Every table is under row-level security, forced. `promptctx_stats` (store-wide
+ *   counters) and `promptctx_scope_key` are the owner's only; writers add to the counters
+ *   through `promptctx_add_stats` (SECURITY DEFINER), which needs a declared scope.
+ *   `promptctx_schema_migrations` is readable by all (the version is not scope data),
+ *   writable by the owner.
  * - The definer functions run with `search_path = pg_catalog, <schema>, pg_temp`, so a
  *   temporary table or function of the caller cannot stand in for the store's own.
  *
@@ -54,9 +55,6 @@ INSERT INTO promptctx_scope_key (key)
   VALUES (replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''))
   ON CONFLICT (id) DO NOTHING;
 REVOKE ALL ON promptctx_scope_key FROM PUBLIC;
--- No policy: RLS hides the key from any role it is granted to by mistake (the owner,
--- not forced, reads it).
-ALTER TABLE promptctx_scope_key ENABLE ROW LEVEL SECURITY;
 
 -- MAC of the declared scopes, bound to this backend and this transaction's start.
 CREATE OR REPLACE FUNCTION promptctx_scopes_mac(declared text) RETURNS text
@@ -151,6 +149,7 @@ CREATE POLICY scope_update ON promptctx_memories FOR UPDATE
 CREATE POLICY owner_read ON promptctx_memories FOR SELECT TO CURRENT_USER USING (true);
 
 ${ownerRows("promptctx_stats")}
+${ownerRows("promptctx_scope_key")}
 ${ownerRows("promptctx_schema_migrations")}
 DROP POLICY IF EXISTS read_version ON promptctx_schema_migrations;
 CREATE POLICY read_version ON promptctx_schema_migrations FOR SELECT USING (true);

@@ -111,13 +111,14 @@ describe.runIf(PG_TESTS)("PostgreSQL roles: the app role cannot bypass its scope
     );
     for (const r of rows) {
       expect(r.rls, r.relname).toBe(true);
-      // The key has no policy on purpose: nobody but its owner reads it.
-      if (r.relname !== "promptctx_scope_key") {
-        expect(r.forced, r.relname).toBe(true);
-        expect(r.policies, r.relname).toBeGreaterThan(0);
-      }
+      expect(r.forced, r.relname).toBe(true);
+      expect(r.policies, r.relname).toBeGreaterThan(0);
     }
-    expect(rows.map((r) => r.relname)).toContain("promptctx_stats");
+    expect(rows.map((r) => r.relname)).toEqual(
+      ["memories", "postings", "schema_migrations", "scope_key", "scopes", "stats", "terms"].map(
+        (t) => `promptctx_${t}`,
+      ),
+    );
   });
 
   it("the app store works in its scopes; cross-scope reads are the owner's only", async () => {
