@@ -4,6 +4,7 @@
  * and the store-wide counters must not widen the scope the store declared, and nothing
  * tells another scope's id from a missing one.
  */
+import fc from "fast-check";
 import type pg from "pg";
 import { describe, expect, it } from "vitest";
 import { startServer } from "../../src/server/index.js";
@@ -205,6 +206,32 @@ describe.runIf(PG_TESTS)("PostgreSQL roles: the app role cannot bypass its scope
     expect(answers[0]![0]).toBe('200 {"written":1,"memoryIds":["b1"]}');
   });
 
+  it("any scope name is declared exactly: quotes, backslashes, braces, commas (property)", async () => {
+    const { appUrl } = await pg.roles();
+    const app = await openPostgresStore(appUrl);
+    const piece = fc.constantFrom('"', "\\", "{", "}", ",", " ", "'", "NULL", "a", "é", "😀", "$$");
+    const scope = fc.array(piece, { minLength: 1, maxLength: 6 }).map((p) => `s${p.join("")}`);
+    let n = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.uniqueArray(scope, { minLength: 1, maxLength: 3 }), async (scopes) => {
+          const id = `p${++n}`;
+          await app.add(scopes.map((userScope) => rec(id, `probe ${userScope}`, { userScope })));
+          for (const userScope of scopes) {
+            const got = await app.list({ userScope });
+            expect(got.filter((r) => r.memoryId === id).map((r) => r.userScope)).toEqual([
+              userScope,
+            ]);
+          }
+          expect(await app.get(id, { userScope: `${scopes[0]}x` })).toBeNull();
+        }),
+        { numRuns: 25 },
+      );
+    } finally {
+      await app.close();
+    }
+  });
+
   it("outside a declared transaction the app role sees nothing, whatever it sets", async () => {
     const { app } = await seeded();
     expect(await visible(app)).toEqual(NOTHING);
@@ -244,6 +271,16 @@ describe.runIf(PG_TESTS)("PostgreSQL roles: the app role cannot bypass its scope
     await app.query("SAVEPOINT s");
     expect(await refused(app, "SELECT promptctx_begin(ARRAY['A', 'B'])", true)).toBe("42501");
     await app.query("ROLLBACK TO SAVEPOINT s");
+    // Writes cannot leave A either: moving a row, renaming the scope, indexing into another.
+    for (const sql of [
+      "UPDATE promptctx_memories SET user_scope = 'B'",
+      "UPDATE promptctx_scopes SET user_scope = 'B'",
+      "INSERT INTO promptctx_scopes (user_scope) VALUES ('B2')",
+      "INSERT INTO promptctx_postings (scope_id, term, id, tf, doc_len) VALUES (-1, 'x', 1, 1, 1)",
+      "INSERT INTO promptctx_terms (scope_id, term, df) VALUES (-1, 'x', 1)",
+    ]) {
+      expect(await refused(app, sql, true), sql).toBe("42501");
+    }
     // Widening the declared list breaks its MAC: nothing at all.
     await app.query("SELECT set_config('promptctx.scopes', '{A,B}', true)");
     await app.query("SELECT set_config('promptctx.scope', 'B', true)");
