@@ -53,7 +53,11 @@ export function redactUrl(url: string): string {
 // The driver, loaded when a PostgreSQL store is first opened.
 const requireCjs = createRequire(import.meta.url);
 
-/** Refuses a role that row-level security does not apply to. */
+/**
+ * Refuses a role that row-level security does not apply to (a superuser, or BYPASSRLS).
+ *
+ * @example await checkRole(pool, "postgres://app@db/x"); // throws StoreOpenError for postgres
+ */
 export async function checkRole(pool: pg.Pool, where: string): Promise<void> {
   const { rows } = await pool.query<{ name: string; bypass: boolean }>(
     `SELECT current_user AS name, rolsuper OR rolbypassrls AS bypass
@@ -102,7 +106,10 @@ function cannotMigrate(where: string, found: number | null): StoreOpenError {
 
 /**
  * Runs the pending migrations in one transaction under the migration lock. Returns
- * whether the connection's role owns the store.
+ * whether the connection's role owns the store; a role that does not and finds the
+ * schema behind (or absent) gets a StoreOpenError naming `promptctx store init`.
+ *
+ * @example const privileged = await migrate(pool, "postgres://owner@db/x", false);
  */
 export async function migrate(pool: pg.Pool, where: string, mustExist: boolean): Promise<boolean> {
   const found = await appliedVersion(pool);

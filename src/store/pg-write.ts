@@ -309,7 +309,11 @@ function settleLost(w: ScopeWrite, inserted: ReadonlyMap<string, string>): void 
   }
 }
 
-/** The scopes a batch writes, in code-point order (the transaction declares them). */
+/**
+ * The scopes a batch writes, in code-point order (the transaction declares them).
+ *
+ * @example batchScopes([{ userScope: "b" }, { userScope: "a" }, { userScope: "b" }] as never) // ["a", "b"]
+ */
 export function batchScopes(records: readonly MemoryRecord[]): string[] {
   return [...new Set(records.map((r) => r.userScope))].sort(compareCodePoints);
 }
