@@ -233,7 +233,7 @@ async function runAdd(opts: AddOpts): Promise<void> {
     const status = result.inserted > 0 ? "inserted" : "updated";
     if (opts.json) {
       process.stdout.write(
-        `${JSON.stringify({ memoryId, status, record: await store.get(memoryId) })}\n`,
+        `${JSON.stringify({ memoryId, status, record: await store.get(memoryId, { userScope: opts.user }) })}\n`,
       );
     } else {
       process.stdout.write(

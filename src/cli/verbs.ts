@@ -79,6 +79,13 @@ export const VERBS: readonly Verb[] = [
     load: async () => (await import("./memory-cmd.js")).registerMemoryCommands,
   },
   {
+    name: "store",
+    summary:
+      "set up a shared PostgreSQL memory store: `store init URL` creates its owner and app roles and migrates it",
+    options: false,
+    load: async () => (await import("./store-cmd.js")).registerStoreCommands,
+  },
+  {
     name: "serve",
     summary:
       "run the HTTP service: POST /v1/select-memory, /v1/plan-prompt, /v1/plan-conversation, /v1/assemble, /v1/assemble-context, /v1/memories, /v1/recall; GET /healthz, /openapi.json",

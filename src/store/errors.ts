@@ -33,3 +33,21 @@ export class StoreOpenError extends PromptctxError {
     this.name = "StoreOpenError";
   }
 }
+
+/**
+ * A cross-scope read (export, a store-wide count, `get` without a scope) on a PostgreSQL
+ * store opened as a role that does not own it: only the owner's connection reads every
+ * scope. The message is the same whatever was asked, so it reveals nothing about the data.
+ *
+ * @example new StorePrivilegeError("exportJsonl", "postgres://app@db/x").code // "invalid_input"
+ */
+export class StorePrivilegeError extends PromptctxError {
+  constructor(what: string, path: string) {
+    super(
+      "invalid_input",
+      `${what} reads every scope: the role of ${path} does not own the memory store; open it with the owner's URL (see \`promptctx store init\`)`,
+      "store",
+    );
+    this.name = "StorePrivilegeError";
+  }
+}

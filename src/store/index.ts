@@ -5,7 +5,7 @@
  * ({@link openStoreUrl}). May import every stage below it (errors … conversation).
  */
 
-export { StoreOpenError, StoreVersionError } from "./errors.js";
+export { StoreOpenError, StorePrivilegeError, StoreVersionError } from "./errors.js";
 export { type Hint, recallHints } from "./hints.js";
 export { adapterOptionsFromHits, recallHit } from "./hits.js";
 export { MIGRATIONS, type Migration, STORE_SCHEMA_VERSION } from "./migrations.js";
@@ -13,6 +13,11 @@ export { type OpenAnyStoreOptions, type OpenedStore, openStoreUrl } from "./open
 export { PostgresMemoryStore } from "./pg.js";
 export { PG_MIGRATIONS, PG_SCHEMA_VERSION, type PgMigration } from "./pg-migrations.js";
 export { type OpenPostgresOptions, openPostgresStore, redactUrl } from "./pg-open.js";
+export {
+  type InitPostgresOptions,
+  type InitPostgresResult,
+  initPostgresStore,
+} from "./pg-roles.js";
 export { MAX_TERM_BYTES, termKey } from "./pg-write.js";
 export { scopePrefix } from "./prefix.js";
 export {
@@ -78,6 +83,7 @@ export {
 } from "./terms.js";
 export type {
   AddResult,
+  GetOptions,
   ImportLineError,
   ImportOptions,
   ImportProgress,
@@ -90,4 +96,4 @@ export type {
   StoreRecallHit,
 } from "./types.js";
 export { isPostgresUrl } from "./url.js";
-export { scopeConflict, type WriteOutcome } from "./write-outcome.js";
+export type { WriteOutcome } from "./write-outcome.js";

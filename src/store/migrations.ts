@@ -86,6 +86,33 @@ export const MIGRATIONS: readonly Migration[] = [
       backfillStats(db);
     },
   },
+  {
+    version: 3,
+    description: "memoryId unique per scope (another scope's id is another memory)",
+    up(db) {
+      // SQLite cannot drop a UNIQUE constraint: the table is rebuilt from its own
+      // definition without it, rowids kept (the FTS index refers to them).
+      const { sql } = db
+        .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memories'")
+        .get() as { sql: string };
+      // (A table renamed by an earlier rebuild is stored as "memories", quoted.)
+      const rebuilt = sql
+        .replace(/^CREATE TABLE\s+"?memories"?(?=\s*\()/, "CREATE TABLE memories_v3")
+        .replace(/(memory_id\s+TEXT NOT NULL)\s+UNIQUE/, "$1");
+      if (!rebuilt.startsWith("CREATE TABLE memories_v3")) {
+        throw new Error("migration 3: unexpected definition of the memories table");
+      }
+      db.exec(rebuilt);
+      db.exec(`
+        INSERT INTO memories_v3 SELECT * FROM memories;
+        DROP TABLE memories;
+        ALTER TABLE memories_v3 RENAME TO memories;
+        CREATE UNIQUE INDEX memories_scope_id ON memories (user_scope, memory_id);
+        CREATE INDEX memories_scope_kind ON memories (user_scope, kind);
+        CREATE INDEX memories_memory_id ON memories (memory_id);
+      `);
+    },
+  },
 ];
 
 /** The schema version this build writes. */

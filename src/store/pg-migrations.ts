@@ -20,13 +20,13 @@
  * - `stats`: store-wide counters in 16 slots (a writer bumps one: concurrent writers
  *   rarely wait on each other); readers sum them.
  *
- * Row-level security is enabled and FORCEd on every table that holds scope data, keyed
- * on the per-transaction setting `promptctx.scope` (`set_config(…, true)`): a query that
- * forgets its scope predicate still sees only that scope's rows, and a transaction that
- * sets no scope sees nothing. `promptctx.read_all = on` opens reads (never writes) of
- * `memories` to every scope; the store sets it only for the two store-wide reads of its
- * interface, `get(memoryId)` and `exportJsonl`.
+ * Row-level security is enabled and FORCEd on every table: a query that forgets its scope
+ * predicate still sees only its transaction's scope, and a transaction that declares none
+ * sees nothing. Versions 1–2 keyed it on the plain setting `promptctx.scope` (which any
+ * role could `SET`, and `promptctx.read_all`); version 3 binds the scope to the
+ * transaction so that the connecting role cannot widen it (pg-guard.ts).
  */
+import { SCOPE_GUARD_V3 } from "./pg-guard.js";
 import type { Tx } from "./pg-tx.js";
 
 export interface PgMigration {
@@ -143,6 +143,19 @@ ALTER TABLE promptctx_memories FORCE ROW LEVEL SECURITY;
 ALTER TABLE promptctx_postings FORCE ROW LEVEL SECURITY;
 `;
 
+/**
+ * Version 4: a memory is keyed by scope and id, so writing an id that another scope holds
+ * creates this scope's own memory instead of failing — a write can no longer probe
+ * whether another scope holds an id. Re-runnable.
+ */
+const SCOPED_IDS_V4 = `
+ALTER TABLE promptctx_memories DROP CONSTRAINT IF EXISTS promptctx_memories_memory_id_key;
+DROP INDEX IF EXISTS promptctx_memories_scope_id;
+CREATE UNIQUE INDEX IF NOT EXISTS promptctx_memories_scope_memory
+  ON promptctx_memories (user_scope, memory_id);
+CREATE INDEX IF NOT EXISTS promptctx_memories_memory_id ON promptctx_memories (memory_id);
+`;
+
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
     version: 1,
@@ -157,6 +170,21 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     description: "per-scope memory and index-term counts (recall statistics in one row)",
     async up(tx) {
       await tx.query(SCOPE_COUNTS_V2);
+    },
+  },
+  {
+    version: 3,
+    description:
+      "scope bound to the transaction (promptctx_begin); owner-only cross-scope reads; stats under a policy",
+    async up(tx) {
+      await tx.query(SCOPE_GUARD_V3);
+    },
+  },
+  {
+    version: 4,
+    description: "memoryId unique per scope (another scope's id is another memory)",
+    async up(tx) {
+      await tx.query(SCOPED_IDS_V4);
     },
   },
 ];

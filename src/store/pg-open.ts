@@ -3,8 +3,14 @@
  *
  * The role must be subject to row-level security: PostgreSQL skips RLS for superusers and
  * roles with BYPASSRLS (FORCE ROW LEVEL SECURITY does not change that), so such a role is
- * refused — the second line of the scope's defence would silently be gone. Connect as an
- * ordinary role that owns the `promptctx_*` tables (or has been granted them).
+ * refused — the second line of the scope's defence would silently be gone.
+ *
+ * Two roles (pg-roles.ts, `promptctx store init`): the owner owns the tables, runs the
+ * migrations and is the one connection that reads every scope (export); the app role,
+ * granted the tables, reads and writes one declared scope per transaction and cannot
+ * migrate — a store whose schema is behind is refused with the command that upgrades it.
+ * A role that owns the tables and serves requests too works, but then nothing in the
+ * database stops it from widening its own scope (it may alter its tables).
  */
 import { createRequire } from "node:module";
 import type pg from "pg";
@@ -47,8 +53,12 @@ export function redactUrl(url: string): string {
 // The driver, loaded when a PostgreSQL store is first opened.
 const requireCjs = createRequire(import.meta.url);
 
-/** Refuses a role that row-level security does not apply to. */
-async function checkRole(pool: pg.Pool, where: string): Promise<void> {
+/**
+ * Refuses a role that row-level security does not apply to (a superuser, or BYPASSRLS).
+ *
+ * @example await checkRole(pool, "postgres://app@db/x"); // throws StoreOpenError for postgres
+ */
+export async function checkRole(pool: pg.Pool, where: string): Promise<void> {
   const { rows } = await pool.query<{ name: string; bypass: boolean }>(
     `SELECT current_user AS name, rolsuper OR rolbypassrls AS bypass
      FROM pg_roles WHERE rolname = current_user`,
@@ -72,8 +82,36 @@ async function appliedVersion(pool: pg.Pool): Promise<number | null> {
   return v.rows[0]?.v ?? 0;
 }
 
-/** Runs the pending migrations in one transaction under the migration lock. */
-async function migrate(pool: pg.Pool, where: string, mustExist: boolean): Promise<void> {
+/** Whether the connection's role owns the store's tables (or may create them: no store). */
+async function ownsStore(pool: pg.Pool): Promise<boolean> {
+  const { rows } = await pool.query<{ owns: boolean }>(
+    `SELECT CASE WHEN to_regclass('promptctx_memories') IS NULL
+       THEN coalesce(has_schema_privilege(current_schema(), 'CREATE'), false)
+       ELSE (SELECT pg_has_role(current_user, c.relowner, 'USAGE') FROM pg_class c
+             WHERE c.oid = to_regclass('promptctx_memories')) END AS owns`,
+  );
+  return rows[0]?.owns ?? false;
+}
+
+/** The error of a store the connecting role cannot create or upgrade. */
+function cannotMigrate(where: string, found: number | null): StoreOpenError {
+  const what =
+    found === null
+      ? "holds no promptctx memory store"
+      : `has schema version ${found}; this promptctx needs ${PG_SCHEMA_VERSION}`;
+  return new StoreOpenError(
+    `memory store ${where} ${what}, and this role cannot create or upgrade it: run \`promptctx store init\` with an administrator's URL (it migrates as the owner role)`,
+  );
+}
+
+/**
+ * Runs the pending migrations in one transaction under the migration lock. Returns
+ * whether the connection's role owns the store; a role that does not and finds the
+ * schema behind (or absent) gets a StoreOpenError naming `promptctx store init`.
+ *
+ * @example const privileged = await migrate(pool, "postgres://owner@db/x", false);
+ */
+export async function migrate(pool: pg.Pool, where: string, mustExist: boolean): Promise<boolean> {
   const found = await appliedVersion(pool);
   if (found === null && mustExist) {
     throw new StoreOpenError(`no promptctx memory store in ${where}`);
@@ -81,7 +119,9 @@ async function migrate(pool: pg.Pool, where: string, mustExist: boolean): Promis
   if (found !== null && found > PG_SCHEMA_VERSION) {
     throw new StoreVersionError(where, found, PG_SCHEMA_VERSION);
   }
-  if (found === PG_SCHEMA_VERSION) return;
+  const owner = await ownsStore(pool);
+  if (found === PG_SCHEMA_VERSION) return owner;
+  if (!owner) throw cannotMigrate(where, found);
   await inTransaction(pool, {}, async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
     await tx.query(`CREATE TABLE IF NOT EXISTS promptctx_schema_migrations (
@@ -100,6 +140,7 @@ async function migrate(pool: pg.Pool, where: string, mustExist: boolean): Promis
       );
     }
   });
+  return true;
 }
 
 /**
@@ -128,8 +169,8 @@ export async function openPostgresStore(
   pool.on("error", () => {});
   try {
     await checkRole(pool, where);
-    await migrate(pool, where, options.mustExist ?? false);
-    return new PostgresMemoryStore(where, pool, poolSize, matchBudget);
+    const owner = await migrate(pool, where, options.mustExist ?? false);
+    return new PostgresMemoryStore(where, pool, { poolSize, matchBudget }, owner);
   } catch (err) {
     await pool.end();
     if (err instanceof PromptctxError) throw err;

@@ -1,8 +1,10 @@
 /**
- * Transactions of the PostgreSQL store. Every statement runs inside one, and the
- * transaction names the scope its statements may see (`set_config('promptctx.scope', …,
- * true)`: local to the transaction, so a pooled connection never carries it over). Row-
- * level security reads that setting (see pg-migrations.ts).
+ * Transactions of the PostgreSQL store. Every statement runs inside one, and a scoped
+ * transaction declares its scopes first, in the round trip of its BEGIN
+ * (`promptctx_begin`, once per transaction; its settings are local to the transaction,
+ * so a pooled connection never carries them over). Row-level security sees the current
+ * scope only, and only if it is one of those declared (see pg-guard.ts). A transaction
+ * that declares none sees no scope data (the owner's cross-scope reads aside).
  *
  * A transaction that fails on a deadlock or a serialization failure — concurrent writers
  * touching the same rows — is rolled back and run again, up to {@link MAX_ATTEMPTS} times.
@@ -27,18 +29,31 @@ export class RetryTransaction extends Error {
 /** One transaction: its statements and the scope they run under. */
 export interface Tx {
   query<R extends QueryResultRow>(sql: string, params?: readonly unknown[]): Promise<R[]>;
-  /** Only this scope's rows are visible and writable from now on (until changed). */
+  /**
+   * Only this scope's rows are visible and writable from now on (until changed); it must
+   * be one of the transaction's declared {@link TxOptions.scopes}, else nothing is.
+   */
   setScope(userScope: string): Promise<void>;
-  /** Reads of `memories` see every scope (writes still need a scope). */
-  readAll(): Promise<void>;
 }
 
 export interface TxOptions {
   readOnly?: boolean;
   /** REPEATABLE READ: every statement sees the same snapshot. Default READ COMMITTED. */
   snapshot?: boolean;
-  /** The scope from the first statement on (set with BEGIN, in the same round trip). */
-  scope?: string;
+  /**
+   * The scopes the transaction may use, declared with BEGIN in the same round trip; the
+   * first is current from the first statement on. None: no scope data is visible.
+   */
+  scopes?: readonly string[];
+}
+
+/**
+ * A PostgreSQL array literal of `items` (each quoted; `"` and `\` escaped).
+ *
+ * @example arrayLiteral(['a', 'b"c']) // '{"a","b\\"c"}'
+ */
+export function arrayLiteral(items: readonly string[]): string {
+  return `{${items.map((s) => `"${s.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
 }
 
 function sqlState(err: unknown): string | undefined {
@@ -53,15 +68,7 @@ function txOf(client: PoolClient): Tx {
       return (await client.query<R>(sql, params as unknown[])).rows;
     },
     async setScope(userScope) {
-      await client.query(
-        "SELECT set_config('promptctx.read_all', 'off', true), set_config('promptctx.scope', $1, true)",
-        [userScope],
-      );
-    },
-    async readAll() {
-      await client.query(
-        "SELECT set_config('promptctx.scope', '', true), set_config('promptctx.read_all', 'on', true)",
-      );
+      await client.query("SELECT set_config('promptctx.scope', $1, true)", [userScope]);
     },
   };
 }
@@ -74,11 +81,12 @@ async function attempt<T>(
   state: { broken: boolean },
 ): Promise<T> {
   const level = options.snapshot ? "REPEATABLE READ" : "READ COMMITTED";
-  // One simple-protocol round trip: BEGIN, then the scope (a quoted literal).
+  // One simple-protocol round trip: BEGIN, then the scopes (a quoted literal).
+  const scopes = options.scopes ?? [];
   const scope =
-    options.scope === undefined
+    scopes.length === 0
       ? ""
-      : `; SELECT set_config('promptctx.scope', ${client.escapeLiteral(options.scope)}, true)`;
+      : `; SELECT promptctx_begin(${client.escapeLiteral(arrayLiteral(scopes))}::text[])`;
   try {
     await client.query(
       `BEGIN ISOLATION LEVEL ${level}${options.readOnly ? " READ ONLY" : ""}${scope}`,

@@ -1,15 +1,16 @@
 /**
  * Batch writes of the PostgreSQL store: one transaction per batch, with the outcome of
- * each record as SQLite's `writeRecord` would report it (inserted, updated, or a conflict
- * with another scope that owns the id).
+ * each record as SQLite's `writeRecord` would report it (inserted or updated: a memory is
+ * keyed by scope and id, so the same id in another scope is another memory).
  *
  * Per scope of the batch (in code-point order, so concurrent writers take row locks in
- * the same order), under that scope's RLS setting: lock the batch's ids that the scope
- * already holds; then decide every record's outcome in input order; insert the new ids
- * (`ON CONFLICT DO NOTHING`: an id another scope holds is invisible under RLS and simply
- * not inserted — a conflict), replace the existing rows, re-index (postings, document
- * frequencies), bump the scope's counters (memories, index terms) and the store-wide
- * counters (each record written counts as an index row, as in FTS5).
+ * the same order), as that scope (one of the transaction's declared scopes): lock the
+ * batch's ids that the scope already holds; then decide every record's outcome in input
+ * order; insert the new ids (`ON CONFLICT DO NOTHING`: a concurrent writer of the scope
+ * that inserted one first makes the transaction run again), replace the existing rows,
+ * re-index (postings, document frequencies), bump the scope's counters (memories, index
+ * terms) and the store-wide counters (each record written counts as an index row, as in
+ * FTS5).
  */
 import { createHash } from "node:crypto";
 import { compareCodePoints } from "../text/index.js";
@@ -110,21 +111,21 @@ async function lockHeld(tx: Tx, userScope: string, ids: readonly string[]): Prom
 }
 
 /**
- * Every record's outcome, in input order, as sequential writes would have it: an id held
- * by a scope of the batch belongs to that scope; a new id to the first scope that writes
- * it; any other scope writing it conflicts.
+ * Every record's outcome, in input order, as sequential writes would have it: an id its
+ * scope holds (or wrote earlier in the batch) is updated, any other is inserted — the
+ * same id in another scope is another memory.
  */
 function decideOutcomes(records: readonly MemoryRecord[], held: Map<string, Held>): WriteOutcome[] {
-  const owner = new Map<string, string>();
-  for (const [scope, rows] of held) for (const id of rows.keys()) owner.set(id, scope);
+  const seen = new Map<string, Set<string>>();
   return records.map((r) => {
-    const o = owner.get(r.memoryId);
-    if (o === undefined) {
-      owner.set(r.memoryId, r.userScope);
-      return "inserted";
+    let ids = seen.get(r.userScope);
+    if (ids === undefined) {
+      ids = new Set(held.get(r.userScope)?.keys());
+      seen.set(r.userScope, ids);
     }
-    if (o !== r.userScope) return "conflict";
-    return "updated";
+    if (ids.has(r.memoryId)) return "updated";
+    ids.add(r.memoryId);
+    return "inserted";
   });
 }
 
@@ -146,7 +147,7 @@ async function insertNew(tx: Tx, w: ScopeWrite): Promise<Map<string, string>> {
        u.stored_at, u.terms
      FROM unnest($1::text[], ${UNNEST_TYPES})
        AS u(memory_id, ${MEMORY_COLUMNS})
-     ON CONFLICT (memory_id) DO NOTHING
+     ON CONFLICT (user_scope, memory_id) DO NOTHING
      RETURNING id, memory_id`,
     [
       records.map((r) => r.memoryId),
@@ -188,12 +189,10 @@ async function updateHeld(tx: Tx, w: ScopeWrite, held: Held): Promise<void> {
 function groupWrites(
   records: readonly MemoryRecord[],
   index: readonly IndexedTerms[],
-  outcomes: readonly WriteOutcome[],
   held: Map<string, Held>,
 ): ScopeWrite[] {
   const byScope = new Map<string, ScopeWrite>();
   records.forEach((record, i) => {
-    if (outcomes[i] === "conflict") return;
     let w = byScope.get(record.userScope);
     if (w === undefined) {
       w = { userScope: record.userScope, finals: new Map() };
@@ -301,39 +300,33 @@ async function bumpScopeCounts(
 }
 
 /**
- * The new ids of `w` that were not inserted. If this scope holds one now, a concurrent
- * writer of the scope won the race: the transaction is run again (it then updates).
- * Otherwise another scope holds it: those records become conflicts.
+ * A new id of `w` that was not inserted: a concurrent writer of the scope inserted it
+ * first, so the transaction is run again (it then updates).
  */
-async function settleLost(
-  tx: Tx,
-  w: ScopeWrite,
-  inserted: ReadonlyMap<string, string>,
-  records: readonly MemoryRecord[],
-  outcomes: WriteOutcome[],
-): Promise<void> {
-  const lost = [...w.finals].filter(([id, f]) => f.isNew && !inserted.has(id)).map(([id]) => id);
-  if (lost.length === 0) return;
-  const mine = await tx.query(
-    "SELECT 1 FROM promptctx_memories WHERE user_scope = $1 AND memory_id = ANY($2::text[])",
-    [w.userScope, lost],
-  );
-  if (mine.length > 0) throw new RetryTransaction("an id was inserted concurrently");
-  const gone = new Set(lost);
-  records.forEach((r, i) => {
-    if (r.userScope === w.userScope && gone.has(r.memoryId)) outcomes[i] = "conflict";
-  });
+function settleLost(w: ScopeWrite, inserted: ReadonlyMap<string, string>): void {
+  for (const [id, f] of w.finals) {
+    if (f.isNew && !inserted.has(id)) throw new RetryTransaction("an id was inserted concurrently");
+  }
 }
 
 /**
- * Writes `records` inside `tx` (the caller's transaction); the outcome of each, in order.
- * Runs inside one transaction, so a caller that throws on a conflict rolls it all back.
+ * The scopes a batch writes, in code-point order (the transaction declares them).
+ *
+ * @example batchScopes([{ userScope: "b" }, { userScope: "a" }, { userScope: "b" }] as never) // ["a", "b"]
+ */
+export function batchScopes(records: readonly MemoryRecord[]): string[] {
+  return [...new Set(records.map((r) => r.userScope))].sort(compareCodePoints);
+}
+
+/**
+ * Writes `records` inside `tx` (the caller's transaction, which declared
+ * {@link batchScopes}); the outcome of each, in order.
  */
 export async function writeBatch(
   tx: Tx,
   records: readonly MemoryRecord[],
 ): Promise<WriteOutcome[]> {
-  const scopes = [...new Set(records.map((r) => r.userScope))].sort(compareCodePoints);
+  const scopes = batchScopes(records);
   const held = new Map<string, Held>();
   for (const s of scopes) {
     await tx.setScope(s);
@@ -342,12 +335,12 @@ export async function writeBatch(
   }
   const outcomes = decideOutcomes(records, held);
   const index = records.map(indexRecord);
-  for (const w of groupWrites(records, index, outcomes, held)) {
+  for (const w of groupWrites(records, index, held)) {
     const mine = held.get(w.userScope)!;
     await tx.setScope(w.userScope);
     const scope = await scopeId(tx, w.userScope);
     const inserted = await insertNew(tx, w);
-    await settleLost(tx, w, inserted, records, outcomes);
+    settleLost(w, inserted);
     await updateHeld(tx, w, mine);
     const terms = await reindex(tx, scope, w, mine, inserted);
     await bumpScopeCounts(tx, scope, inserted.size, terms);
@@ -356,18 +349,13 @@ export async function writeBatch(
   let rows = 0;
   let tokens = 0;
   outcomes.forEach((o, i) => {
-    if (o === "conflict") return;
     if (o === "inserted") memories++;
     rows++;
     tokens += index[i]!.length;
   });
   if (rows > 0) {
-    await tx.query(
-      `UPDATE promptctx_stats SET memory_count = memory_count + $1,
-         index_rows = index_rows + $2, index_tokens = index_tokens + $3
-       WHERE slot = pg_backend_pid() % 16`,
-      [memories, rows, tokens],
-    );
+    // Through the owner's function: the connecting role cannot read the store-wide counters.
+    await tx.query("SELECT promptctx_add_stats($1, $2, $3)", [memories, rows, tokens]);
   }
   return outcomes;
 }

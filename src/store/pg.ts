@@ -6,17 +6,20 @@
  * and validation are the SQLite store's own modules, so both backends answer alike
  * (same hits, same breakdowns, byte-identical exports).
  *
- * Scope: every statement has the scope in its predicate, and runs in a transaction whose
- * RLS setting is that scope. `get(memoryId)` and `exportJsonl` read every scope by
- * contract; they run with `promptctx.read_all` (reads only).
+ * Scope: every statement has the scope in its predicate, and runs in a transaction that
+ * declared its scopes (row-level security sees no other; pg-guard.ts). The cross-scope
+ * reads — `exportJsonl`, `count()` and `get(memoryId)` without a scope — are for the
+ * owner's connection only ({@link PostgresMemoryStore.privileged}): the owner role's
+ * policies let it read every scope; any other role gets a {@link StorePrivilegeError}.
  */
 import type { Pool } from "pg";
 import { InvalidInputError } from "../errors/index.js";
 import { isWellFormedText } from "../text/index.js";
+import { StorePrivilegeError } from "./errors.js";
 import { recallHit } from "./hits.js";
 import { recallPg } from "./pg-recall.js";
 import { inTransaction, type Tx } from "./pg-tx.js";
-import { writeBatch } from "./pg-write.js";
+import { batchScopes, writeBatch } from "./pg-write.js";
 import { type MemoryRow, rowToRecord } from "./row.js";
 import {
   type MemoryRecord,
@@ -26,10 +29,17 @@ import {
 } from "./schema.js";
 import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
 import { importJsonlBatches } from "./sqlite-import.js";
-import { ListOptionsSchema, parseNow, parseWith, RecallOptionsSchema } from "./sqlite-options.js";
+import {
+  GetOptionsSchema,
+  ListOptionsSchema,
+  parseNow,
+  parseWith,
+  RecallOptionsSchema,
+} from "./sqlite-options.js";
 import { queryTerms } from "./terms.js";
 import type {
   AddResult,
+  GetOptions,
   ImportOptions,
   ImportResult,
   JsonlInput,
@@ -38,7 +48,6 @@ import type {
   RecallOptions,
   StoreRecallHit,
 } from "./types.js";
-import { scopeConflict } from "./write-outcome.js";
 
 /** A `promptctx_memories` row as {@link COLUMNS} reads it. */
 interface PgRow extends MemoryRow {
@@ -62,15 +71,28 @@ export class PostgresMemoryStore implements MemoryStore {
   readonly path: string;
   readonly poolSize: number;
   readonly matchBudget: number;
+  /** Whether the connection's role owns the store, so it may read every scope. */
+  readonly privileged: boolean;
   #pool: Pool;
   #closing: Promise<void> | null = null;
 
   /** Use {@link openPostgresStore}. */
-  constructor(path: string, pool: Pool, poolSize: number, matchBudget: number) {
+  constructor(
+    path: string,
+    pool: Pool,
+    sizes: { poolSize: number; matchBudget: number },
+    privileged: boolean,
+  ) {
     this.path = path;
-    this.poolSize = poolSize;
-    this.matchBudget = matchBudget;
+    this.poolSize = sizes.poolSize;
+    this.matchBudget = sizes.matchBudget;
+    this.privileged = privileged;
     this.#pool = pool;
+  }
+
+  /** Refuses a cross-scope read on a connection that is not the owner's. */
+  #needPrivilege(what: string): void {
+    if (!this.privileged) throw new StorePrivilegeError(what, this.path);
   }
 
   /** True until {@link close}. */
@@ -86,27 +108,23 @@ export class PostgresMemoryStore implements MemoryStore {
     const now = parseNow(options.now);
     const parsed = records.map((r, i) => parseRecord(r, ["records", i], now));
     if (parsed.length === 0) return { inserted: 0, updated: 0 };
-    return inTransaction(this.#pool, {}, async (tx) => {
+    return inTransaction(this.#pool, { scopes: batchScopes(parsed) }, async (tx) => {
       const result: AddResult = { inserted: 0, updated: 0 };
-      (await writeBatch(tx, parsed)).forEach((outcome, i) => {
-        // Throwing inside the transaction rolls the whole add back.
-        if (outcome === "conflict") throw scopeConflict(parsed[i]!, ["records", i, "userScope"]);
-        result[outcome]++;
-      });
+      for (const outcome of await writeBatch(tx, parsed)) result[outcome]++;
       return result;
     });
   }
 
   async importJsonl(input: JsonlInput, options: ImportOptions = {}): Promise<ImportResult> {
     return importJsonlBatches(input, options, (records) =>
-      inTransaction(this.#pool, {}, (tx) => writeBatch(tx, records)),
+      inTransaction(this.#pool, { scopes: batchScopes(records) }, (tx) => writeBatch(tx, records)),
     );
   }
 
   /** Every record, ordered by scope then id (byte order = code points), one snapshot. */
   async exportJsonl(write: (chunk: string) => void): Promise<number> {
+    this.#needPrivilege("exportJsonl");
     return inTransaction(this.#pool, { readOnly: true, snapshot: true }, async (tx) => {
-      await tx.readAll();
       let n = 0;
       let after: [string, string] | null = null;
       for (;;) {
@@ -129,6 +147,7 @@ export class PostgresMemoryStore implements MemoryStore {
   async count(options: { userScope?: string } = {}): Promise<number> {
     const scope = options.userScope;
     if (scope === undefined) {
+      this.#needPrivilege("count() without a userScope");
       const rows = await this.#pool.query<{ n: string }>(
         "SELECT coalesce(sum(memory_count), 0)::text AS n FROM promptctx_stats",
       );
@@ -144,16 +163,22 @@ export class PostgresMemoryStore implements MemoryStore {
     });
   }
 
-  async get(memoryId: string): Promise<MemoryRecord | null> {
+  async get(memoryId: string, options: GetOptions = {}): Promise<MemoryRecord | null> {
+    const scope = parseWith(GetOptionsSchema, options, "options").userScope;
+    if (scope === undefined) this.#needPrivilege("get(memoryId) without a userScope");
     if (typeof memoryId !== "string" || !storable(memoryId)) return null;
-    return inTransaction(this.#pool, { readOnly: true }, async (tx) => {
-      await tx.readAll();
+    const read = async (tx: Tx) => {
       const rows = await tx.query<PgRow>(
-        `SELECT ${COLUMNS} FROM promptctx_memories WHERE memory_id = $1`,
-        [memoryId],
+        `SELECT ${COLUMNS} FROM promptctx_memories
+         WHERE memory_id = $1 AND ($2::text IS NULL OR user_scope = $2)
+         ORDER BY user_scope LIMIT 1`,
+        [memoryId, scope ?? null],
       );
       return rows[0] === undefined ? null : rowToRecord(rows[0]);
-    });
+    };
+    return scope === undefined
+      ? inTransaction(this.#pool, { readOnly: true }, read)
+      : this.#scoped(scope, read);
   }
 
   async list(options: ListOptions): Promise<MemoryRecord[]> {
@@ -202,10 +227,7 @@ export class PostgresMemoryStore implements MemoryStore {
 
   /** A read-only snapshot transaction that sees `userScope` only. */
   #scoped<T>(userScope: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return inTransaction(this.#pool, { readOnly: true, snapshot: true }, async (tx) => {
-      await tx.setScope(userScope);
-      return fn(tx);
-    });
+    return inTransaction(this.#pool, { readOnly: true, snapshot: true, scopes: [userScope] }, fn);
   }
 
   /** Ends the pool (idempotent; waits for queries in flight). */

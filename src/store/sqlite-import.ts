@@ -10,7 +10,7 @@ import { readLines } from "./jsonl.js";
 import { type MemoryRecord, parseRecord } from "./schema.js";
 import { parseNow, parseWith } from "./sqlite-options.js";
 import type { ImportLineError, ImportOptions, ImportResult, JsonlInput } from "./types.js";
-import { scopeConflict, type WriteBatch } from "./write-outcome.js";
+import type { WriteBatch } from "./write-outcome.js";
 
 export type { WriteBatch } from "./write-outcome.js";
 
@@ -36,16 +36,7 @@ export async function importJsonlBatches(
   let batch = 0;
   let lines = 0;
   const commit = async () => {
-    const outcomes = await writeBatch(pending.map((p) => p.record));
-    outcomes.forEach((o, i) => {
-      const p = pending[i]!;
-      if (o === "conflict") {
-        const e = scopeConflict(p.record, ["userScope"]);
-        skip({ line: p.line, path: e.path, message: e.message });
-      } else {
-        result.imported++;
-      }
-    });
+    result.imported += (await writeBatch(pending.map((p) => p.record))).length;
     pending = [];
     batch++;
     options.onProgress?.({

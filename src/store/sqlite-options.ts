@@ -8,7 +8,7 @@ import { z } from "zod";
 import { invalidFromZod } from "../errors/index.js";
 import { isoTimestamp } from "../text/index.js";
 import { storedNonBlank, storedText } from "./schema.js";
-import type { ListOptions, RecallOptions } from "./types.js";
+import type { GetOptions, ListOptions, RecallOptions } from "./types.js";
 
 const nonBlank = storedNonBlank;
 const timestamp = isoTimestamp;
@@ -30,6 +30,9 @@ export const ListOptionsSchema = z.object({
   kinds: z.array(storedText).optional(),
   categories: z.array(storedText).optional(),
 });
+
+/** {@link GetOptions} as get validates them. */
+export const GetOptionsSchema = z.object({ userScope: nonBlank.optional() });
 
 /** `value` parsed by `schema`; the first problem is an InvalidInputError under `prefix`. */
 export function parseWith<T>(schema: z.ZodType<T>, value: unknown, prefix: string): T {

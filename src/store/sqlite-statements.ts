@@ -88,12 +88,12 @@ export type Statements = Record<
 >;
 
 /**
- * Upserts one record by `memoryId` (row and FTS terms); a `memoryId` owned by another scope
- * is left as it is and reported as a conflict. Runs inside the caller's transaction.
+ * Upserts one record by (`userScope`, `memoryId`) (row and FTS terms): the same id in
+ * another scope is another memory. Runs inside the caller's transaction.
  */
 export function writeRecord(s: Statements, r: MemoryRecord, delta: StatsDelta): WriteOutcome {
-  const existing = s.findId.get(r.memoryId) as
-    | { rowid: number; user_scope: string; content: string; summary: string; tags: string }
+  const existing = s.findId.get(r.userScope, r.memoryId) as
+    | { rowid: number; content: string; summary: string; tags: string }
     | undefined;
   const values = [
     r.userScope,
@@ -121,7 +121,6 @@ export function writeRecord(s: Statements, r: MemoryRecord, delta: StatsDelta): 
     delta.add({ userScope: r.userScope, terms: recTerms }, 1);
     return "inserted";
   }
-  if (existing.user_scope !== r.userScope) return "conflict";
   const old = { ...existing, tags: JSON.parse(existing.tags) as string[] };
   delta.add({ userScope: r.userScope, terms: recordTerms(old) }, -1);
   delta.add({ userScope: r.userScope, terms: recTerms }, 1);
@@ -138,7 +137,7 @@ export function prepareStatements(db: Database.Database): Statements {
     source_title = ?, captured_at = ?, captured_ms = ?, stored_at = ?`;
   return {
     findId: db.prepare(
-      "SELECT rowid, user_scope, content, summary, tags FROM memories WHERE memory_id = ?",
+      "SELECT rowid, content, summary, tags FROM memories WHERE user_scope = ? AND memory_id = ?",
     ),
     insert: db.prepare(`INSERT INTO memories (memory_id, user_scope, kind, category, tags,
       content, summary, importance, conflict_key, authority, source_id, source_type,
@@ -153,7 +152,9 @@ export function prepareStatements(db: Database.Database): Statements {
     bumpCount: db.prepare("UPDATE store_stats SET memory_count = memory_count + ? WHERE id = 1"),
     countAll: db.prepare("SELECT memory_count AS n FROM store_stats WHERE id = 1"),
     countScope: db.prepare("SELECT count(*) AS n FROM memories WHERE user_scope = ?"),
-    getOne: db.prepare(`SELECT ${COLUMNS} FROM memories m WHERE m.memory_id = ?`),
+    getOne: db.prepare(`SELECT ${COLUMNS} FROM memories m
+      WHERE m.memory_id = :id AND (:scope IS NULL OR m.user_scope = :scope)
+      ORDER BY m.user_scope LIMIT 1`),
     // list and listKinds read raw rows (see RawRow): a profile list runs per assembly.
     list: db
       .prepare(`SELECT ${COLUMNS} FROM memories m

@@ -24,7 +24,13 @@ import {
 import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
 import { ReadCache } from "./sqlite-cache.js";
 import { importJsonlBatches } from "./sqlite-import.js";
-import { ListOptionsSchema, parseNow, parseWith, RecallOptionsSchema } from "./sqlite-options.js";
+import {
+  GetOptionsSchema,
+  ListOptionsSchema,
+  parseNow,
+  parseWith,
+  RecallOptionsSchema,
+} from "./sqlite-options.js";
 import { prepareRecall, type RecallRun, recallRunner } from "./sqlite-recall.js";
 import {
   COLUMNS,
@@ -40,6 +46,7 @@ import { applyStats, prepareStats, StatsDelta, type StatsStatements } from "./sq
 import { queryTerms } from "./terms.js";
 import type {
   AddResult,
+  GetOptions,
   ImportOptions,
   ImportResult,
   JsonlInput,
@@ -48,7 +55,7 @@ import type {
   RecallOptions,
   StoreRecallHit,
 } from "./types.js";
-import { scopeConflict, type WriteOutcome } from "./write-outcome.js";
+import type { WriteOutcome } from "./write-outcome.js";
 
 /** A list's rows, read in one transaction (see {@link listRunner}). */
 type ListRun = (o: z.output<typeof ListOptionsSchema>) => readonly RawRow[];
@@ -120,15 +127,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const now = parseNow(options.now);
     const parsed = records.map((r, i) => parseRecord(r, ["records", i], now));
     const result: AddResult = { inserted: 0, updated: 0 };
-    this.#db.transaction(() => {
-      this.#writeMany(parsed).forEach((outcome, i) => {
-        if (outcome === "conflict") {
-          // Throwing inside the transaction rolls the whole add back.
-          throw scopeConflict(parsed[i]!, ["records", i, "userScope"]);
-        }
-        result[outcome]++;
-      });
-    })();
+    for (const outcome of this.#writeMany(parsed)) result[outcome]++;
     return result;
   }
 
@@ -158,8 +157,10 @@ export class SqliteMemoryStore implements MemoryStore {
     return (this.#stmts.countScope.get(options.userScope) as { n: number }).n;
   }
 
-  get(memoryId: string): MemoryRecord | null {
-    const row = this.#stmts.getOne.get(memoryId) as Row | undefined;
+  get(memoryId: string, options: GetOptions = {}): MemoryRecord | null {
+    const scope = parseWith(GetOptionsSchema, options, "options").userScope ?? null;
+    if (typeof memoryId !== "string") return null;
+    const row = this.#stmts.getOne.get({ id: memoryId, scope }) as Row | undefined;
     return row === undefined ? null : rowToRecord(row);
   }
 

@@ -96,6 +96,16 @@ export interface ListOptions {
   categories?: readonly string[];
 }
 
+/** Options of {@link MemoryStore.get}. */
+export interface GetOptions {
+  /**
+   * The scope the id is looked up in: a record of another scope is not found (`null`,
+   * exactly as a missing id). Without it, `get` reads every scope (the first scope in
+   * code-point order that holds the id), which a PostgreSQL store allows its owner only.
+   */
+  userScope?: string;
+}
+
 /** JSONL text, or a stream of chunks (a `Readable`, an async generator, …). */
 export type JsonlInput =
   | string
@@ -104,26 +114,29 @@ export type JsonlInput =
 
 export interface MemoryStore {
   /**
-   * Writes records in one transaction (all or nothing). Upsert by `memoryId` within the
-   * same scope (the stored record is replaced, last write wins); a `memoryId` that exists
-   * in **another** scope is invalid input (`records[i].userScope`) — an id never moves
-   * between scopes silently.
+   * Writes records in one transaction (all or nothing). Upsert by (`userScope`,
+   * `memoryId`): the stored record of the same scope is replaced (last write wins); the
+   * same `memoryId` in another scope is another memory, so a record never moves between
+   * scopes and a write answers alike whether or not another scope holds its id.
    */
   add(records: readonly MemoryRecordInput[], options?: { now?: string }): MaybePromise<AddResult>;
   /**
-   * JSONL import: each batch one transaction; bad lines (JSON, validation, an id owned by
-   * another scope) are reported with their line number and skipped; blank lines are
+   * JSONL import: each batch one transaction; bad lines (JSON, validation) are reported
+   * with their line number and skipped; blank lines are
    * ignored. If reading the input fails midway, the error propagates and the batches
    * already committed stay.
    */
   importJsonl(input: JsonlInput, options?: ImportOptions): Promise<ImportResult>;
   /**
    * Writes every record as canonical JSONL, ordered by `userScope`, then `memoryId`
-   * (code points). `write` receives whole lines. Returns the record count.
+   * (code points). `write` receives whole lines. Returns the record count. It reads every
+   * scope: a PostgreSQL store allows it to its owner role only.
    */
   exportJsonl(write: (chunk: string) => void): MaybePromise<number>;
+  /** Records of one scope, or of the whole store (a PostgreSQL store's owner only). */
   count(options?: { userScope?: string }): MaybePromise<number>;
-  get(memoryId: string): MaybePromise<MemoryRecord | null>;
+  /** The record of `memoryId` (see {@link GetOptions}), or `null`. */
+  get(memoryId: string, options?: GetOptions): MaybePromise<MemoryRecord | null>;
   list(options: ListOptions): MaybePromise<MemoryRecord[]>;
   /**
    * Full-text recall inside one scope, ranked `total desc → lexical desc → capturedAt desc

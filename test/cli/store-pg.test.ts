@@ -70,6 +70,39 @@ describe.runIf(PG_TESTS)("promptctx --store postgres://…", () => {
     expect(r.stdout).toContain("z1");
   });
 
+  it("store init: both roles; serve's role writes and recalls, only the owner's exports", async () => {
+    const { adminUrl, name } = await pg.schema();
+    const init = cli(["store", "init", adminUrl, "--json"]);
+    expect(init.code, init.stderr).toBe(0);
+    const done = JSON.parse(init.stdout);
+    expect(done).toMatchObject({
+      schema: name,
+      ownerRole: "promptctx_owner",
+      appRole: "promptctx_app",
+    });
+    // The URLs to use: the administrator's, as each role (the schema kept).
+    const app: string = done.urls.app;
+    expect(app).toBe(adminUrl.replace("postgres@", "promptctx_app@"));
+    const add = ["--user", "zoe", "--text", "Zoe deploys on Fridays", "--id", "z1", "--now", NOW];
+    const added = cli(["memory", "add", "--store", app, ...add, "--json"]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({
+      status: "inserted",
+      record: { userScope: "zoe" },
+    });
+    const refused = cli(["memory", "export", "--store", app]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/reads every scope.*owner/);
+    const exported = cli(["memory", "export", "--store", done.urls.owner]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toContain('"memoryId":"z1"');
+    const text = cli(["store", "init", adminUrl]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/owner role promptctx_owner \(existed\)/);
+    const bad = cli(["store", "init", "/tmp/not-a-url"]);
+    expect(bad.code).toBe(2);
+  });
+
   it("a database without a store: read verbs exit 2 and create nothing", async () => {
     const empty = (await pg.schema()).url;
     const r = cli(["memory", "recall", "--store", empty, "--user", "u", "--query", "x"]);

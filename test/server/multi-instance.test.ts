@@ -2,7 +2,8 @@
  * Several instances, one store: three `promptctx serve --store postgres://…` processes
  * (the built bin; `npm test` builds first) on one throwaway PostgreSQL cluster. Writes go
  * concurrently through every instance, reads through the others: no write is lost, no read
- * crosses a scope, every instance sees every other's writes. One instance runs with
+ * crosses a scope, every instance sees every other's writes. The instances connect as the
+ * app role of `store init`. One instance runs with
  * tokens from the environment, so scoped tokens are checked across processes too.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -78,10 +79,11 @@ describe.runIf(PG_TESTS)("several serve instances, one PostgreSQL store", () => 
   const pg = usePostgres();
   const instances: Instance[] = [];
   let url: string;
+  let ownerUrl: string;
 
   beforeAll(async () => {
-    url = (await pg.schema()).url;
-    await (await openPostgresStore(url)).close(); // create the store: serve needs one
+    // The roles of `store init`: the instances connect as the app role, which owns nothing.
+    ({ appUrl: url, ownerUrl } = await pg.roles());
     instances.push(await serve(url), await serve(url));
     instances.push(
       await serve(url, { PROMPTCTX_TOKEN: ADMIN, PROMPTCTX_TOKENS: `${ALPHA}:alpha` }),
@@ -137,7 +139,7 @@ describe.runIf(PG_TESTS)("several serve instances, one PostgreSQL store", () => 
         expect(hitsOf(r).map((h) => h.memoryId)).toEqual([id]);
       }
     }
-    const store = await openPostgresStore(url);
+    const store = await openPostgresStore(ownerUrl); // the store-wide count: the owner's
     try {
       expect(await store.count()).toBe(perScope * SCOPES.length);
     } finally {

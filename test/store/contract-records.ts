@@ -89,37 +89,53 @@ function writes(ctx: ReturnType<typeof useStores>): void {
     expect(hits.map((h) => h.memoryId)).toEqual(["m1"]);
   });
 
-  it("same id in another scope → invalid input at userScope; the whole call rolls back", async () => {
+  it("the same id in another scope is another memory: neither write changes the other", async () => {
     const s = ctx.store;
     await s.add([rec("m1", "u1 secret")]);
-    const err = await failure(() =>
-      s.add([rec("m2", "new one"), rec("m1", "hijack", { userScope: "u2" })]),
+    expect(await s.add([rec("m2", "new one"), rec("m1", "u2's own", { userScope: "u2" })])).toEqual(
+      { inserted: 2, updated: 0 },
     );
-    expect(err).toBeInstanceOf(InvalidInputError);
-    expect((err as InvalidInputError).path).toBe("records[1].userScope");
-    // The message does not name the scope that holds the id.
-    expect((err as Error).message).toMatch(/another scope/);
-    expect((err as Error).message).not.toContain('"u1"');
-    expect(await s.get("m1")).toMatchObject({ userScope: "u1", content: "u1 secret" });
-    expect(await s.get("m2")).toBeNull();
-    expect(await s.count()).toBe(1);
+    expect(await s.get("m1", { userScope: "u1" })).toMatchObject({ content: "u1 secret" });
+    expect(await s.get("m1", { userScope: "u2" })).toMatchObject({ content: "u2's own" });
+    expect(await s.count()).toBe(3);
+    // Without a scope, get reads the first scope (code points) that holds the id.
+    expect((await s.get("m1"))?.userScope).toBe("u1");
+    const bad = await failure(() => s.get("m1", { userScope: " " }));
+    expect((bad as InvalidInputError).path).toBe("options.userScope");
   });
 
-  it("one batch, several scopes: the holder of an id wins whatever the order", async () => {
+  it("another scope's id answers exactly as a missing id: get and write", async () => {
+    const s = ctx.store;
+    await s.add([rec("theirs", "secret of u2", { userScope: "u2" })]);
+    const foreign = await s.get("theirs", { userScope: "u1" });
+    const missing = await s.get("nobody-has-this", { userScope: "u1" });
+    expect(foreign).toBeNull();
+    expect(JSON.stringify(foreign)).toBe(JSON.stringify(missing));
+    const wrote = await s.add([rec("theirs", "mine")]);
+    const fresh = await s.add([rec("nobody-has-this", "mine")]);
+    expect(JSON.stringify(wrote)).toBe(JSON.stringify(fresh));
+    expect((await s.get("theirs", { userScope: "u2" }))?.content).toBe("secret of u2");
+  });
+
+  it("one batch, several scopes: each scope's repeats update its own memory", async () => {
     const s = ctx.store;
     await s.add([rec("x", "held by u1")]);
-    const err = await failure(() =>
-      s.add([rec("x", "from u2", { userScope: "u2" }), rec("x", "u1 again")]),
-    );
-    expect((err as InvalidInputError).path).toBe("records[0].userScope");
-    // A new id belongs to the first scope that writes it; repeats in that scope update.
+    expect(await s.add([rec("x", "from u2", { userScope: "u2" }), rec("x", "u1 again")])).toEqual({
+      inserted: 1,
+      updated: 1,
+    });
     expect(
-      await s.add([rec("y", "first"), rec("z", "z", { userScope: "u2" }), rec("y", "second")]),
-    ).toEqual({ inserted: 2, updated: 1 });
-    expect((await s.get("y"))?.content).toBe("second");
-    const other = await failure(() => s.add([rec("w", "a"), rec("w", "b", { userScope: "u2" })]));
-    expect((other as InvalidInputError).path).toBe("records[1].userScope");
-    expect(await s.count()).toBe(3);
+      await s.add([
+        rec("y", "first"),
+        rec("z", "z", { userScope: "u2" }),
+        rec("y", "second"),
+        rec("y", "y of u2", { userScope: "u2" }),
+      ]),
+    ).toEqual({ inserted: 3, updated: 1 });
+    expect((await s.get("y", { userScope: "u1" }))?.content).toBe("second");
+    expect((await s.get("x", { userScope: "u1" }))?.content).toBe("u1 again");
+    expect((await s.get("x", { userScope: "u2" }))?.content).toBe("from u2");
+    expect(await s.count()).toBe(5);
   });
 
   it("count per scope and in total", async () => {
@@ -179,15 +195,12 @@ function jsonlImport(ctx: ReturnType<typeof useStores>): void {
     expect(ids).toEqual(["a", "b", "d"]);
   });
 
-  it("an id that lives in another scope is a skipped line, not a move", async () => {
+  it("an id that lives in another scope imports as this scope's own memory, not a move", async () => {
     await ctx.store.add([rec("a", "original")]);
     const r = await ctx.store.importJsonl(`${good("a", "u2")}\n${good("b", "u2")}\n`);
-    expect(r).toEqual({
-      imported: 1,
-      skipped: 1,
-      errors: [{ line: 1, path: "userScope", message: expect.stringMatching(/another scope/) }],
-    });
-    expect((await ctx.store.get("a"))?.userScope).toBe("u1");
+    expect(r).toEqual({ imported: 2, skipped: 0, errors: [] });
+    expect((await ctx.store.get("a", { userScope: "u1" }))?.content).toBe("original");
+    expect((await ctx.store.get("a", { userScope: "u2" }))?.content).toBe("content of a");
   });
 
   it("batches: one transaction each, progress after each commit", async () => {

@@ -8,7 +8,11 @@
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { findPgBin, type PgCluster, startCluster } from "../../scripts/pg-cluster.mjs";
-import { type OpenPostgresOptions, openPostgresStore } from "../../src/store/index.js";
+import {
+  initPostgresStore,
+  type OpenPostgresOptions,
+  openPostgresStore,
+} from "../../src/store/index.js";
 
 /** Whether the PostgreSQL tests run here (see the module doc). */
 export const PG_TESTS = findPgBin() !== null || process.env.CI === "true";
@@ -22,6 +26,11 @@ export interface PgFixture {
   readonly cluster: PgCluster;
   /** A new empty schema; its URL for the app role (or the superuser). */
   schema(name?: string): Promise<{ url: string; adminUrl: string; name: string }>;
+  /**
+   * A new schema initialized as `promptctx store init` does (owner and app roles); the
+   * URLs of both roles and of the administrator, with the schema as search_path.
+   */
+  roles(): Promise<{ appUrl: string; ownerUrl: string; adminUrl: string; name: string }>;
   /** A fresh store in a new schema. */
   open(options?: OpenPostgresOptions): ReturnType<typeof openPostgresStore>;
   /** An app-role client on `url` (closed after the file). */
@@ -60,6 +69,13 @@ export function usePostgres(): PgFixture {
         url: withSchema(fixture.cluster.url, name),
         adminUrl: withSchema(fixture.cluster.adminUrl.replace(/\/postgres$/, "/promptctx"), name),
       };
+    },
+    async roles() {
+      const { adminUrl, name } = await fixture.schema();
+      await initPostgresStore(adminUrl);
+      const as = (role: string) =>
+        withSchema(`postgres://${role}@127.0.0.1:${fixture.cluster.port}/promptctx`, name);
+      return { appUrl: as("promptctx_app"), ownerUrl: as("promptctx_owner"), adminUrl, name };
     },
     async open(options = {}) {
       const { url } = await fixture.schema();

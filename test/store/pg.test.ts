@@ -29,8 +29,9 @@ describe.runIf(PG_TESTS)("PostgreSQL store", () => {
   storeContract({ name: "PostgreSQL", open: (options) => pg.open(options) });
 
   describe("row-level security: the scope is enforced without the predicate", () => {
+    /** Written through the app role of `store init`; an app-role client. */
     async function seeded() {
-      const { url } = await pg.schema();
+      const { appUrl: url } = await pg.roles();
       const store = await openPostgresStore(url);
       await store.add([
         rec("a1", "alpha secret of A"),
@@ -46,7 +47,7 @@ describe.runIf(PG_TESTS)("PostgreSQL store", () => {
     it("a query without any scope predicate reads only the transaction's scope", async () => {
       const c = await seeded();
       await c.query("BEGIN");
-      await c.query("SELECT set_config('promptctx.scope', 'B', true)");
+      await c.query("SELECT promptctx_begin(ARRAY['B'])");
       const rows = await c.query("SELECT memory_id, user_scope FROM promptctx_memories");
       expect(rows.rows.map((r) => r.memory_id).sort()).toEqual(["b1", "b2"]);
       const hits = await c.query(
@@ -62,7 +63,7 @@ describe.runIf(PG_TESTS)("PostgreSQL store", () => {
       await c.query("COMMIT");
     });
 
-    it("a transaction that names no scope reads nothing at all", async () => {
+    it("a transaction that declares no scope reads nothing at all", async () => {
       const c = await seeded();
       for (const t of TABLES) {
         const { rows } = await c.query(`SELECT count(*)::int AS n FROM ${t}`);
@@ -73,12 +74,15 @@ describe.runIf(PG_TESTS)("PostgreSQL store", () => {
     it("writes cannot leave the scope either: insert, update, delete", async () => {
       const c = await seeded();
       await c.query("BEGIN");
-      await c.query("SELECT set_config('promptctx.scope', 'A', true)");
+      await c.query("SELECT promptctx_begin(ARRAY['A'])");
       const updated = await c.query("UPDATE promptctx_memories SET content = 'overwritten'");
       expect(updated.rowCount).toBe(1);
-      const deleted = await c.query("DELETE FROM promptctx_memories");
-      expect(deleted.rowCount).toBe(0);
       await c.query("SAVEPOINT s");
+      // The app role may not delete at all (the store never deletes a memory).
+      expect(await failure(() => c.query("DELETE FROM promptctx_memories"))).toMatchObject({
+        code: "42501",
+      });
+      await c.query("ROLLBACK TO SAVEPOINT s");
       const err = await failure(() =>
         c.query(
           `INSERT INTO promptctx_memories (memory_id, user_scope, kind, category, tags, content,
@@ -90,7 +94,9 @@ describe.runIf(PG_TESTS)("PostgreSQL store", () => {
       );
       expect(err).toMatchObject({ code: "42501" });
       await c.query("ROLLBACK TO SAVEPOINT s");
-      await c.query("SELECT set_config('promptctx.scope', 'B', true)");
+      await c.query("COMMIT");
+      await c.query("BEGIN");
+      await c.query("SELECT promptctx_begin(ARRAY['B'])");
       const b = await c.query("SELECT content FROM promptctx_memories ORDER BY memory_id");
       expect(b.rows.map((r) => r.content)).toEqual(["alpha secret of B", "beta of B"]);
       await c.query("ROLLBACK");
@@ -144,7 +150,7 @@ describe.runIf(PG_TESTS)("PostgreSQL store", () => {
         const out: unknown[] = [];
         for (const scope of scopes) {
           await c.query("BEGIN");
-          await c.query("SELECT set_config('promptctx.scope', $1, true)", [scope]);
+          await c.query("SELECT promptctx_begin(ARRAY[$1])", [scope]);
           const { rows } = await c.query(
             "SELECT memory_count::int AS n, term_count::int AS terms FROM promptctx_scopes",
           );
@@ -164,11 +170,35 @@ describe.runIf(PG_TESTS)("PostgreSQL store", () => {
       await c.query(
         "ALTER TABLE promptctx_scopes DROP COLUMN memory_count, DROP COLUMN term_count",
       );
-      await c.query("DELETE FROM promptctx_schema_migrations WHERE version = 2");
+      // Versions 2 and 3 applied again (3 is re-runnable).
+      await c.query("DELETE FROM promptctx_schema_migrations WHERE version >= 2");
       const again = await openPostgresStore(url);
       try {
         expect(await counts()).toEqual(kept);
         expect(await again.recall("deploy python", { ...query, userScope: "u1" })).toEqual(before);
+      } finally {
+        await again.close();
+      }
+    });
+
+    it("a version-3 store (ids unique store-wide) is migrated: the same id may live in two scopes", async () => {
+      const { url } = await pg.schema();
+      const store = await openPostgresStore(url);
+      await store.add([rec("x", "held by u1")]);
+      await store.close();
+      const c = await pg.client(url);
+      await c.query(`ALTER TABLE promptctx_memories
+        ADD CONSTRAINT promptctx_memories_memory_id_key UNIQUE (memory_id)`);
+      await c.query("DROP INDEX promptctx_memories_scope_memory");
+      await c.query("DELETE FROM promptctx_schema_migrations WHERE version = 4");
+      const again = await openPostgresStore(url);
+      try {
+        expect(await again.add([rec("x", "u2's own", { userScope: "u2" })])).toEqual({
+          inserted: 1,
+          updated: 0,
+        });
+        expect((await again.get("x", { userScope: "u1" }))?.content).toBe("held by u1");
+        expect((await again.get("x", { userScope: "u2" }))?.content).toBe("u2's own");
       } finally {
         await again.close();
       }

@@ -346,8 +346,8 @@ describe("per-scope statistics (migration 2)", () => {
                   ...(r.tag === undefined ? {} : { tags: [r.tag] }),
                 }),
               );
-              // Odd batches through JSONL import (an id owned by another scope is skipped),
-              // even ones through add (such a batch fails whole and changes nothing).
+              // Odd batches through JSONL import, even ones through add (the same id in
+              // several scopes: several memories).
               if (b % 2 === 1) {
                 await s.importJsonl(records.map((r) => JSON.stringify(r)).join("\n"));
               } else {

@@ -72,6 +72,47 @@ describe("schema version and migrations", () => {
     expect(store.get("m1")?.content).toBe("hello world");
   });
 
+  it("a version-2 store (ids unique store-wide) is migrated: rows, rowids and index kept", () => {
+    store.add([
+      rec("a", "python deploys", { tags: ["ops"] }),
+      rec("b", "天气预报 python", { userScope: "u2" }),
+    ]);
+    const query = { userScope: "u1", asOf: "2026-08-17T00:00:00Z" };
+    const before = store.recall("python ops", query);
+    store.close();
+    // Back to version 2: the table as migration 1 made it (memory_id UNIQUE), same rowids.
+    const db = new Database(join(dir, "memory.db"));
+    const rowids = db.prepare("SELECT rowid, memory_id FROM memories ORDER BY rowid").all();
+    db.exec(`
+      CREATE TABLE old AS SELECT rowid AS r, * FROM memories;
+      DROP TABLE memories;
+      CREATE TABLE memories (rowid INTEGER PRIMARY KEY, memory_id TEXT NOT NULL UNIQUE,
+        user_scope TEXT NOT NULL, kind TEXT NOT NULL, category TEXT NOT NULL, tags TEXT NOT NULL,
+        content TEXT NOT NULL, summary TEXT NOT NULL, importance REAL NOT NULL,
+        conflict_key TEXT, authority TEXT, source_id TEXT NOT NULL, source_type TEXT NOT NULL,
+        source_title TEXT NOT NULL, captured_at TEXT NOT NULL, captured_ms INTEGER NOT NULL,
+        stored_at TEXT NOT NULL);
+      INSERT INTO memories SELECT r, memory_id, user_scope, kind, category, tags, content,
+        summary, importance, conflict_key, authority, source_id, source_type, source_title,
+        captured_at, captured_ms, stored_at FROM old;
+      DROP TABLE old;
+      CREATE INDEX memories_scope_id ON memories (user_scope, memory_id);
+      CREATE INDEX memories_scope_kind ON memories (user_scope, kind);
+    `);
+    db.pragma("user_version = 2");
+    db.close();
+    store = openStore(join(dir, "memory.db"));
+    const check = new Database(join(dir, "memory.db"), { readonly: true });
+    expect(check.pragma("user_version", { simple: true })).toBe(STORE_SCHEMA_VERSION);
+    expect(check.prepare("SELECT rowid, memory_id FROM memories ORDER BY rowid").all()).toEqual(
+      rowids,
+    );
+    check.close();
+    expect(store.recall("python ops", query)).toEqual(before);
+    expect(store.add([rec("b", "u1's own b")])).toEqual({ inserted: 1, updated: 0 });
+    expect(store.get("b", { userScope: "u2" })?.content).toBe("天气预报 python");
+  });
+
   it("a database from a newer promptctx fails with StoreVersionError and is left untouched", () => {
     const path = join(dir, "newer.db");
     const db = new Database(path);
