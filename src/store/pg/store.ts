@@ -11,23 +11,20 @@
  * contract; they run with `promptctx.read_all` (reads only).
  */
 import type { Pool } from "pg";
-import { InvalidInputError } from "../errors/index.js";
-import { isWellFormedText } from "../text/index.js";
-import { recallHit } from "./hits.js";
-import { recallPg } from "./pg-recall.js";
-import { inTransaction, type Tx } from "./pg-tx.js";
-import { writeBatch } from "./pg-write.js";
-import { type MemoryRow, rowToRecord } from "./row.js";
+import { InvalidInputError } from "../../errors/index.js";
+import { isWellFormedText } from "../../text/index.js";
+import { recallHit } from "../hits.js";
+import { importJsonlBatches } from "../jsonl-import.js";
+import { ListOptionsSchema, parseNow, parseWith, RecallOptionsSchema } from "../options.js";
+import { type MemoryRow, rowToRecord } from "../row.js";
 import {
   type MemoryRecord,
   type MemoryRecordInput,
   parseRecord,
   recordToJsonLine,
-} from "./schema.js";
-import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
-import { importJsonlBatches } from "./sqlite-import.js";
-import { ListOptionsSchema, parseNow, parseWith, RecallOptionsSchema } from "./sqlite-options.js";
-import { queryTerms } from "./terms.js";
+} from "../schema.js";
+import { checkWeights, DEFAULT_WEIGHTS } from "../score.js";
+import { queryTerms } from "../terms.js";
 import type {
   AddResult,
   ImportOptions,
@@ -37,8 +34,11 @@ import type {
   MemoryStore,
   RecallOptions,
   StoreRecallHit,
-} from "./types.js";
-import { scopeConflict } from "./write-outcome.js";
+} from "../types.js";
+import { scopeConflict } from "../write-outcome.js";
+import { recallPg } from "./recall.js";
+import { inTransaction, type Tx } from "./tx.js";
+import { writeBatch } from "./write.js";
 
 /** A `promptctx_memories` row as {@link COLUMNS} reads it. */
 interface PgRow extends MemoryRow {

@@ -9,13 +9,12 @@
 import { createRequire } from "node:module";
 import type pg from "pg";
 import { z } from "zod";
-import { PromptctxError } from "../errors/index.js";
-import { StoreOpenError, StoreVersionError } from "./errors.js";
-import { PostgresMemoryStore } from "./pg.js";
-import { MIGRATION_LOCK, PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./pg-migrations.js";
-import { inTransaction } from "./pg-tx.js";
-import { describeOpenError, MATCH_BUDGET, recallSizes } from "./sqlite-open.js";
-import { parseWith } from "./sqlite-options.js";
+import { PromptctxError } from "../../errors/index.js";
+import { StoreOpenError, StoreVersionError } from "../errors.js";
+import { describeOpenError, MATCH_BUDGET, parseWith, recallSizes } from "../options.js";
+import { MIGRATION_LOCK, PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.js";
+import { PostgresMemoryStore } from "./store.js";
+import { inTransaction } from "./tx.js";
 
 /** Options of {@link openPostgresStore}. */
 export interface OpenPostgresOptions {

@@ -27,7 +27,7 @@
  * `memories` to every scope; the store sets it only for the two store-wide reads of its
  * interface, `get(memoryId)` and `exportJsonl`.
  */
-import type { Tx } from "./pg-tx.js";
+import type { Tx } from "./tx.js";
 
 export interface PgMigration {
   /** 1, 2, 3, … in order. */
