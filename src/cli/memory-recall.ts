@@ -1,0 +1,85 @@
+/**
+ * `promptctx memory recall`: full-text recall in one user scope, printed as a table with
+ * each hit's score breakdown (or as JSON).
+ */
+import type { StoreRecallHit } from "../store/index.js";
+import { collapseWs, cpLength, formatScore } from "../text/index.js";
+import { listFlag, nowFlag, numberFlag, openExisting, type StoreFlags } from "./memory-flags.js";
+import { renderTable, type TableStyle, tableStyle } from "./table.js";
+
+/** The options of `memory recall`. */
+export interface RecallOpts extends StoreFlags {
+  user: string;
+  query: string;
+  limit: string;
+  categories?: string;
+  now?: string;
+  json?: boolean;
+  wide?: boolean;
+}
+
+function snippetCell(text: string, max = 60): string {
+  const flat = collapseWs(text);
+  if (cpLength(flat) <= max) return flat;
+  return `${Array.from(flat)
+    .slice(0, max - 1)
+    .join("")}…`;
+}
+
+/**
+ * The recall table: rank, id, total, lexical, recency, importance, snippet.
+ *
+ * @example recallTable(hits, tableStyle(false))
+ */
+export function recallTable(hits: readonly StoreRecallHit[], style: TableStyle): string {
+  return renderTable(
+    hits,
+    [
+      { header: "rank", cell: (h) => h.rank, align: "right" },
+      { header: "id", cell: (h) => h.memoryId },
+      { header: "total", cell: (h) => formatScore(h.scoreBreakdown.total), align: "right" },
+      { header: "lexical", cell: (h) => formatScore(h.scoreBreakdown.lexical), align: "right" },
+      { header: "recency", cell: (h) => formatScore(h.scoreBreakdown.recency), align: "right" },
+      {
+        header: "importance",
+        cell: (h) => formatScore(h.scoreBreakdown.importance),
+        align: "right",
+      },
+      { header: "snippet", cell: (h) => snippetCell(h.snippet), elastic: true },
+    ],
+    style,
+  );
+}
+
+/**
+ * Runs `memory recall`: the hits on stdout as a table with a legend, or as JSON.
+ *
+ * @example await runRecall({ store: "memory.db", user: "u1", query: "python", limit: "5" });
+ */
+export async function runRecall(opts: RecallOpts): Promise<void> {
+  const asOf = nowFlag(opts.now);
+  const limit = numberFlag(opts.limit, "--limit", 1, 1000, true);
+  const categories = listFlag(opts.categories);
+  const store = await openExisting(opts);
+  try {
+    const hits = await store.recall(opts.query, {
+      userScope: opts.user,
+      asOf,
+      limit,
+      ...(categories === undefined ? {} : { categories }),
+    });
+    if (opts.json) {
+      process.stdout.write(
+        `${JSON.stringify({ userScope: opts.user, query: opts.query, asOf, hits })}\n`,
+      );
+      return;
+    }
+    const w = hits[0]?.scoreBreakdown.weights;
+    const legend = w
+      ? `\ntotal = lexical × (${w.lexical} + ${w.recency}×recency + ${w.importance}×importance)\n`
+      : "\n(no hits)\n";
+    process.stdout.write(`${recallTable(hits, tableStyle(opts.wide))}\n${legend}`);
+  } finally {
+    await store.close();
+  }
+}
