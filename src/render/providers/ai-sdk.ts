@@ -6,16 +6,9 @@ import type {
   AnthropicSkippedBreakpoint,
 } from "./breakpoints.js";
 import { placeBreakpoints } from "./breakpoints.js";
-import {
-  buildLayout,
-  checkQuery,
-  type Layout,
-  type ProviderInput,
-  type ProviderReport,
-  report,
-  userContent,
-} from "./layout.js";
+import { buildLayout, checkQuery, report, userContent } from "./layout.js";
 import { type OpenAIOptions, openAIEstimated, promptCacheKey } from "./openai.js";
+import type { Layout, ProviderInput, ProviderReport } from "./types.js";
 
 /** A JSON value (`ai`'s `JSONValue`). */
 export type AiSdkJsonValue =

@@ -6,14 +6,8 @@ import type {
   AnthropicSkippedBreakpoint,
 } from "./breakpoints.js";
 import { placeBreakpoints } from "./breakpoints.js";
-import {
-  buildLayout,
-  checkQuery,
-  type ProviderInput,
-  type ProviderReport,
-  report,
-  userContent,
-} from "./layout.js";
+import { buildLayout, checkQuery, report, userContent } from "./layout.js";
+import type { ProviderInput, ProviderReport } from "./types.js";
 
 /** A Messages API `TextBlockParam`. */
 export interface AnthropicTextBlock {

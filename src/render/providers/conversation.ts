@@ -14,13 +14,7 @@ import {
   type AnthropicSkippedBreakpoint,
   placeBreakpoints,
 } from "./breakpoints.js";
-import {
-  buildLayout,
-  type Layout,
-  type ProviderInput,
-  type ProviderReport,
-  report,
-} from "./layout.js";
+import { buildLayout, report } from "./layout.js";
 import { type AiSdkConversationMessage, toAiSdkMessages } from "./messages/ai-sdk.js";
 import { type AnthropicConversationMessage, toAnthropicMessages } from "./messages/anthropic.js";
 import { withTurnPrefix } from "./messages/common.js";
@@ -31,6 +25,7 @@ import {
   toOpenAIResponsesInput,
 } from "./messages/openai.js";
 import { type OpenAIChatOptions, openAIEstimated, promptCacheKey } from "./openai.js";
+import type { Layout, ProviderInput, ProviderReport } from "./types.js";
 
 /** The request shapes a whole request can take. */
 export const CONVERSATION_PROVIDERS = [
