@@ -16,6 +16,21 @@ export interface AnthropicTextBlock {
   cache_control?: AnthropicCacheControl;
 }
 
+/**
+ * A system text block, marked with `control` when a breakpoint falls on it (every
+ * Anthropic-bound renderer's system side).
+ *
+ * @example anthropicTextBlock("rules", { type: "ephemeral" }) // { type: "text", text: "rules", cache_control: { type: "ephemeral" } }
+ */
+export function anthropicTextBlock(
+  text: string,
+  control: AnthropicCacheControl | undefined,
+): AnthropicTextBlock {
+  return control === undefined
+    ? { type: "text", text }
+    : { type: "text", text, cache_control: control };
+}
+
 /** A Messages API `MessageParam` (user role only: this renders the start of a conversation). */
 export interface AnthropicMessage {
   role: "user";
@@ -67,14 +82,7 @@ export function toAnthropicRequest(
 ): AnthropicRequest {
   checkQuery(options.query);
   const layout = buildLayout(input, options);
-  const bp = placeBreakpoints(
-    layout,
-    options,
-    (text, control): AnthropicTextBlock =>
-      control === undefined
-        ? { type: "text", text }
-        : { type: "text", text, cache_control: control },
-  );
+  const bp = placeBreakpoints(layout, options, anthropicTextBlock);
   const body: AnthropicRequestBody = { system: bp.system };
   const content = userContent(layout, options.query);
   if (content !== null) body.messages = [{ role: "user", content }];
