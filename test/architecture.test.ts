@@ -28,12 +28,20 @@ const LAYERS = [
 
 const MAX_FILE_LINES = 500;
 
+const MAX_FUNCTION_LINES = 80;
+
 // TEMPORARY, to delete once the branches that untangle these folders are merged: import
 // circles still inside the assembly core (src/assemble/, untangled on its own branch) and
-// inside the chat folders being moved to src/agent/. A circle is allowed only when every
-// one of its files lies under one of these prefixes; a circle anywhere else fails.
-const KNOWN_CYCLES_TO_REMOVE = ["assemble/", "cli/chat/", "workspace/chat.ts", "agent/"];
-const MAX_FUNCTION_LINES = 80;
+// inside the chat folders being moved to src/agent/ (workspace/chat.ts becomes
+// workspace/agent.ts). A circle is allowed only when every one of its files lies under one
+// of these prefixes; a circle anywhere else fails.
+const KNOWN_CYCLES_TO_REMOVE = [
+  "assemble/",
+  "agent/",
+  "cli/chat/",
+  "workspace/chat.ts",
+  "workspace/agent.ts",
+];
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
