@@ -27,7 +27,6 @@ const LAYERS = [
 ];
 
 const MAX_FILE_LINES = 500;
-
 const MAX_FUNCTION_LINES = 80;
 
 // TEMPORARY, to delete once the branches that untangle these folders are merged: import
