@@ -3,7 +3,7 @@
 // its launcher (src/cli/launch.ts) into dist/bundle/launch.cjs, which bin/promptctx.js
 // runs; then writes each chunk's V8 code cache from a warm run of the CLI in a child
 // process. The verbs stay chunks of their own, each loaded only when its verb runs
-// (src/cli/verbs.ts). The library entry (dist/index.js) is not bundled.
+// (src/cli/registry.ts). The library entry (dist/index.js) is not bundled.
 //
 // CommonJS chunks, because Node 20 takes a code cache only for a script (vm.Script), not
 // for an ES module; `strict: true` keeps the ES modules' strict mode. Kept external

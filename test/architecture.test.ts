@@ -29,6 +29,19 @@ const LAYERS = [
 const MAX_FILE_LINES = 500;
 const MAX_FUNCTION_LINES = 80;
 
+// TEMPORARY, to delete once the branches that untangle these folders are merged: import
+// circles still inside the assembly core (src/assemble/, untangled on its own branch) and
+// inside the chat folders being moved to src/agent/ (workspace/chat.ts becomes
+// workspace/agent.ts). A circle is allowed only when every one of its files lies under one
+// of these prefixes; a circle anywhere else fails.
+const KNOWN_CYCLES_TO_REMOVE = [
+  "assemble/",
+  "agent/",
+  "cli/chat/",
+  "workspace/chat.ts",
+  "workspace/agent.ts",
+];
+
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
@@ -42,7 +55,93 @@ const sources = files(SRC).map((path) => ({
   text: readFileSync(path, "utf8"),
 }));
 
+/** `spec` (a relative import in `from`) as a path under src/, or null when it leaves src/. */
+function resolveImport(from: string, spec: string, known: ReadonlySet<string>): string | null {
+  const joined = posix.normalize(posix.join(posix.dirname(from), spec));
+  if (joined.startsWith("..")) return null;
+  const file = joined.replace(/\.js$/, ".ts");
+  if (known.has(file)) return file;
+  const index = posix.join(joined.replace(/\.js$/, ""), "index.ts");
+  return known.has(index) ? index : null;
+}
+
+/**
+ * The file-level import graph of src/: every relative import (static, re-export,
+ * type-only, side-effect and dynamic import()) as an edge between two files.
+ */
+function importGraph(): Map<string, string[]> {
+  const known = new Set(sources.map((s) => s.path));
+  const graph = new Map<string, string[]>();
+  for (const s of sources) {
+    const targets = new Set<string>();
+    for (const m of s.text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)"(\.{1,2}\/[^"]+)"/g)) {
+      const target = resolveImport(s.path, m[1] as string, known);
+      if (target !== null) targets.add(target);
+    }
+    graph.set(s.path, [...targets].sort());
+  }
+  return graph;
+}
+
+/** The strongly connected components of more than one file (or a file importing itself). */
+function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const connect = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v) as number);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        connect(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+      }
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop() as string;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || graph.get(v)?.includes(v)) cycles.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) connect(v);
+  return cycles;
+}
+
 describe("architecture", () => {
+  it("no file-level import circle anywhere in src/", () => {
+    const allowed = (path: string) => KNOWN_CYCLES_TO_REMOVE.some((p) => path.startsWith(p));
+    const cycles = importCycles(importGraph())
+      .filter((files) => !files.every(allowed))
+      .map((files) => `circle among: ${files.join(", ")}`);
+    expect(cycles).toEqual([]);
+  });
+
+  it("the circle finder finds a circle through any kind of import", () => {
+    const graph = new Map([
+      ["a.ts", ["b.ts"]],
+      ["b.ts", ["c.ts"]],
+      ["c.ts", ["a.ts"]],
+      ["d.ts", ["a.ts", "d.ts"]],
+      ["e.ts", []],
+    ]);
+    expect(importCycles(graph)).toEqual([["a.ts", "b.ts", "c.ts"], ["d.ts"]]);
+    const known = new Set(["x/index.ts", "x/y.ts", "z.ts"]);
+    expect(resolveImport("x/y.ts", "./index.js", known)).toBe("x/index.ts");
+    expect(resolveImport("x/y.ts", "../z.js", known)).toBe("z.ts");
+    expect(resolveImport("z.ts", "./x/index.js", known)).toBe("x/index.ts");
+    expect(resolveImport("z.ts", "../outside.js", known)).toBeNull();
+  });
+
   it("every stage folder is a known layer", () => {
     const stages = new Set(sources.filter((s) => s.path.includes("/")).map((s) => s.stage));
     for (const stage of stages) expect(LAYERS).toContain(stage);

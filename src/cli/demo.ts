@@ -1,13 +1,14 @@
 /**
- * `promptctx demo`: the main job on embedded defaults — select memory from the fixture,
- * plan the ten-segment prompt, print both decision tables and the prompt. No key, no
- * network.
+ * `promptctx demo --segments`: the main job on embedded defaults — select memory from the
+ * fixture (examples/demo/demo.json), plan the ten-segment prompt, print both decision
+ * tables and the prompt. No key, no network.
  */
 import { InvalidInputError } from "../errors/index.js";
 import { type MemoryPlan, selectMemoryContext } from "../memory/index.js";
 import { type PromptPlan, planPrompt } from "../plan/index.js";
 import { resolveTokenCounter } from "../tokens/index.js";
-import { DEMO_CANDIDATES, DEMO_USER, demoSegments } from "./demo-fixture.js";
+import { demoData } from "./demo-data.js";
+import { demoSegments } from "./demo-segments.js";
 import { fitText, type TableStyle } from "./table.js";
 import { memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 
@@ -40,15 +41,16 @@ export function runDemo(options: {
   tokenizer: string;
 }): DemoResult {
   const tokenCounter = resolveTokenCounter(options.tokenizer, "--tokenizer");
+  const data = demoData();
   const memoryPlan = selectMemoryContext(
-    { userScope: DEMO_USER, candidates: DEMO_CANDIDATES },
+    { userScope: data.user, candidates: data.candidates },
     { tokenCounter },
   );
   const segmentPlan = planPrompt(
     {
       budgetChars: options.budgetChars,
       ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),
-      segments: demoSegments(memoryPlan.context),
+      segments: demoSegments(data, memoryPlan.context),
     },
     { tokenCounter },
   );

@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { invalidFromZod, toErrorObject } from "../errors/index.js";
 import type { SelectMemoryRequest } from "../memory/index.js";
 import { rejectUnknownFields } from "../text/index.js";
-import { type CounterPool, createCounterPool } from "../tokens/index.js";
+import { type CounterPool, createCounterPool, requestTokenizer } from "../tokens/index.js";
 import { EXIT, parseJson, readInput, reportError } from "./io.js";
 import { type SetExit, summaryOf } from "./verbs.js";
 
@@ -18,12 +18,6 @@ export type JsonHandler = (request: unknown, pool: CounterPool) => unknown;
 /** The JSON verbs. */
 export type JsonVerb = "select-memory" | "plan-prompt" | "plan-conversation" | "assemble-context";
 
-function tokenizerOf(request: unknown): unknown {
-  return typeof request === "object" && request !== null && "tokenizer" in request
-    ? (request as { tokenizer: unknown }).tokenizer
-    : undefined;
-}
-
 // Each verb's handler, built from the one stage it imports.
 const HANDLERS: Readonly<Record<JsonVerb, () => Promise<JsonHandler>>> = {
   // docs/memory-selection.md: the plan for one request.
@@ -31,7 +25,7 @@ const HANDLERS: Readonly<Record<JsonVerb, () => Promise<JsonHandler>>> = {
     const { SelectMemoryRequestSchema, selectMemoryContext } = await import("../memory/index.js");
     return (request, pool) => {
       rejectUnknownFields(SelectMemoryRequestSchema, request);
-      const tokenCounter = pool.forRequest(tokenizerOf(request));
+      const tokenCounter = pool.forRequest(requestTokenizer(request));
       const options = tokenCounter ? { tokenCounter } : {};
       return selectMemoryContext(request as SelectMemoryRequest, options);
     };
@@ -65,7 +59,7 @@ const HANDLERS: Readonly<Record<JsonVerb, () => Promise<JsonHandler>>> = {
     const { AssembleContextRequestSchema, assembleContext } = await import("../assemble/index.js");
     return async (request, pool) => {
       rejectUnknownFields(AssembleContextRequestSchema, request);
-      const tokenCounter = pool.forRequest(tokenizerOf(request));
+      const tokenCounter = pool.forRequest(requestTokenizer(request));
       const out = await assembleContext(request, tokenCounter ? { tokenCounter } : {});
       const { prompt, manifest, memoryPlan, segmentPlan } = out;
       return { prompt, manifest, memoryPlan, segmentPlan };

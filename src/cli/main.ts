@@ -1,12 +1,13 @@
 /**
  * The `promptctx` command. Each verb is a thin edge over the library: parse flags, read
  * input, call a pure stage, print JSON or a table, exit 0 / 2 (invalid input) / 3
- * (prompt_budget_exceeded). Only the verb a command line names is loaded (verbs.ts).
+ * (prompt_budget_exceeded). Only the verb a command line names is loaded (registry.ts).
  */
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { InvalidInputError } from "../errors/index.js";
 import { EXIT, reportError } from "./io.js";
+import { VERB_LOADERS } from "./registry.js";
 import { type SetExit, VERBS, type Verb } from "./verbs.js";
 
 /** The package's version, from its package.json. */
@@ -89,7 +90,8 @@ export async function buildProgram(setExit: SetExit, only?: readonly string[]): 
   const program = newProgram();
   // Registration order is the order `--help` lists the verbs in.
   for (const verb of VERBS) {
-    if (only === undefined || only.includes(verb.name)) (await verb.load())(program, setExit);
+    if (only === undefined || only.includes(verb.name))
+      (await VERB_LOADERS[verb.name]())(program, setExit);
     else stubVerb(program, verb);
   }
   unquoteDefaults(program);

@@ -3,122 +3,28 @@
  * is `--store PATH` (an SQLite file) or `--store postgres://…` (the shared PostgreSQL
  * store), or `DIR/.promptctx/memory.db` for `--workspace DIR` (default: the current
  * directory). Errors follow io.ts: error object on stdout, one line on stderr, exit 2 for
- * invalid input.
+ * invalid input. The shared store flags are in memory-flags.ts, recall in memory-recall.ts.
  */
 import { createHash } from "node:crypto";
-import {
-  closeSync,
-  createReadStream,
-  existsSync,
-  mkdirSync,
-  openSync,
-  statSync,
-  writeSync,
-} from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { closeSync, createReadStream, openSync, statSync, writeSync } from "node:fs";
 import type { Command } from "commander";
 import { InvalidInputError, nodeErrorCode, PromptctxError } from "../errors/index.js";
-import {
-  type ImportResult,
-  isPostgresUrl,
-  type MemoryRecordInput,
-  type OpenedStore,
-  openStoreUrl,
-  recallHints,
-  type StoreRecallHit,
-} from "../store/index.js";
-import {
-  collapseWs,
-  cpLength,
-  formatScore,
-  isBlank,
-  parseInstant,
-  shorten,
-} from "../text/index.js";
-import { hintLines } from "./hints.js";
+import type { ImportResult, MemoryRecordInput } from "../store/index.js";
 import { EXIT, reportError } from "./io.js";
-import { createStoreIfAbsent } from "./new-store.js";
-import { fitText, renderTable, type TableStyle } from "./table.js";
-import { stdoutStyle } from "./terminal.js";
+import {
+  listFlag,
+  nowFlag,
+  numberFlag,
+  openExisting,
+  openForWrite,
+  type StoreFlags,
+  storeOptions,
+} from "./memory-flags.js";
+import { type RecallOpts, runRecall } from "./memory-recall.js";
 import { summaryOf } from "./verbs.js";
-
-interface StoreFlags {
-  store?: string;
-  workspace?: string;
-}
 
 /** Files at least this large get a progress bar (when stderr is a TTY). */
 export const PROGRESS_MIN_BYTES = 1024 * 1024;
-
-/**
- * The store for `--store` / `--workspace` (default workspace: the cwd): a file path, or a
- * `postgres://` URL as given.
- *
- * @example resolveStorePath({ workspace: "/w" }) // "/w/.promptctx/memory.db"
- */
-export function resolveStorePath(flags: StoreFlags, cwd = process.cwd()): string {
-  if (flags.store !== undefined && flags.workspace !== undefined) {
-    throw new InvalidInputError("give --store or --workspace, not both", "--store");
-  }
-  if (flags.store !== undefined) {
-    if (isBlank(flags.store)) throw new InvalidInputError("--store must not be blank", "--store");
-    return isPostgresUrl(flags.store) ? flags.store : resolve(cwd, flags.store);
-  }
-  return join(resolve(cwd, flags.workspace ?? "."), ".promptctx", "memory.db");
-}
-
-async function openForWrite(flags: StoreFlags): Promise<OpenedStore> {
-  const path = resolveStorePath(flags);
-  if (flags.store !== undefined) await createStoreIfAbsent(path, "memory");
-  // The workspace layout owns `.promptctx/`; an explicit --store path must already have
-  // its directory (a typo should not create directories).
-  if (flags.store === undefined) mkdirSync(dirname(path), { recursive: true });
-  return openStoreUrl(path);
-}
-
-async function openExisting(flags: StoreFlags): Promise<OpenedStore> {
-  const path = resolveStorePath(flags);
-  if (isPostgresUrl(path)) return openStoreUrl(path, { mustExist: true });
-  if (flags.store !== undefined) await createStoreIfAbsent(path, "memory");
-  if (!existsSync(path)) {
-    throw new InvalidInputError(
-      `no memory store at ${path} (create one with \`promptctx memory add\` or \`memory import\`)`,
-      flags.store !== undefined ? "--store" : "--workspace",
-    );
-  }
-  return openStoreUrl(path, { mustExist: true });
-}
-
-function nowFlag(value: string | undefined): string {
-  if (value === undefined) return new Date().toISOString();
-  if (parseInstant(value) === null) {
-    throw new InvalidInputError("--now must be an ISO-8601 timestamp", "--now");
-  }
-  return value;
-}
-
-function numberFlag(value: string, flag: string, min: number, max: number, integer: boolean) {
-  const n = Number(value);
-  if (
-    isBlank(value) ||
-    !Number.isFinite(n) ||
-    n < min ||
-    n > max ||
-    (integer && !Number.isInteger(n))
-  ) {
-    const what = integer ? "an integer" : "a number";
-    throw new InvalidInputError(`${flag} must be ${what} in [${min}, ${max}]`, flag);
-  }
-  return n;
-}
-
-function listFlag(value: string | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  return value
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => s !== "");
-}
 
 /**
  * A one-line progress bar: `[#####     ] 52% 52000/100000`.
@@ -325,80 +231,6 @@ async function runExport(opts: ExportOpts): Promise<void> {
   } finally {
     await store.close();
   }
-}
-
-interface RecallOpts extends StoreFlags {
-  user: string;
-  query: string;
-  limit: string;
-  categories?: string;
-  now?: string;
-  json?: boolean;
-  wide?: boolean;
-}
-
-// A snippet on one line; fitted tables keep the first 60 columns (--wide: all of it).
-function snippetCell(text: string, style: TableStyle): string {
-  const flat = collapseWs(text);
-  return style.width === null ? flat : shorten(flat, 60);
-}
-
-/** The recall table: rank, id, total, lexical, recency, importance, snippet. */
-export function recallTable(hits: readonly StoreRecallHit[], style: TableStyle): string {
-  return renderTable(
-    hits,
-    [
-      { header: "rank", cell: (h) => h.rank, align: "right" },
-      { header: "id", cell: (h) => h.memoryId, whole: true },
-      { header: "total", cell: (h) => formatScore(h.scoreBreakdown.total), align: "right" },
-      { header: "lexical", cell: (h) => formatScore(h.scoreBreakdown.lexical), align: "right" },
-      { header: "recency", cell: (h) => formatScore(h.scoreBreakdown.recency), align: "right" },
-      {
-        header: "importance",
-        cell: (h) => formatScore(h.scoreBreakdown.importance),
-        align: "right",
-      },
-      { header: "snippet", cell: (h) => snippetCell(h.snippet, style), elastic: true },
-    ],
-    style,
-  );
-}
-
-async function runRecall(opts: RecallOpts): Promise<void> {
-  const asOf = nowFlag(opts.now);
-  const limit = numberFlag(opts.limit, "--limit", 1, 1000, true);
-  const categories = listFlag(opts.categories);
-  const store = await openExisting(opts);
-  try {
-    const hits = await store.recall(opts.query, {
-      userScope: opts.user,
-      asOf,
-      limit,
-      ...(categories === undefined ? {} : { categories }),
-    });
-    const hints = recallHints(opts.query);
-    if (opts.json) {
-      const answer = { userScope: opts.user, query: opts.query, asOf, hits, hints };
-      process.stdout.write(`${JSON.stringify(answer)}\n`);
-      return;
-    }
-    const w = hits[0]?.scoreBreakdown.weights;
-    const legend = w
-      ? `\ntotal = lexical × (${w.lexical} + ${w.recency}×recency + ${w.importance}×importance)\n`
-      : "\n(no hits)\n";
-    const style = stdoutStyle(opts.wide);
-    process.stdout.write(
-      fitText(`${recallTable(hits, style)}\n${legend}${hintLines(hints)}`, style),
-    );
-  } finally {
-    await store.close();
-  }
-}
-
-function storeOptions(cmd: Command): Command {
-  return cmd
-    .option("--store <path|url>", "memory store: an SQLite file, or postgres://… (shared store)")
-    .option("--workspace <dir>", "use DIR/.promptctx/memory.db (default: the current directory)");
 }
 
 /**

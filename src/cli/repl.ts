@@ -6,11 +6,8 @@
  * events (a user turn, a reply, a tool call, a tool result; see repl-conversation.ts)
  * replan the whole request (docs/conversation.md) over the current assembly. Lines come from
  * stdin, so a script of commands is a reproducible transcript: the clock is fixed and
- * advances one minute per reassembly.
+ * advances one minute per reassembly. The terminal loop is repl-io.ts.
  */
-import { fstatSync } from "node:fs";
-import { createInterface } from "node:readline";
-import type { Readable, Writable } from "node:stream";
 import type { Assembly, SessionMemoryPolicy } from "../assemble/index.js";
 import { type CacheKeys, cacheBreak } from "../cache/index.js";
 import { InvalidInputError, toErrorObject } from "../errors/index.js";
@@ -19,18 +16,11 @@ import { getRenderer } from "../render/index.js";
 import { compareCodePoints } from "../text/index.js";
 import { resolveTokenCounter } from "../tokens/index.js";
 import type { AssemblyManifest } from "../trace/index.js";
-import { CONNECTORS, DEMO_CANDIDATES, EXPERTS, SKILLS } from "./demo-fixture.js";
-import { budgetCharsFlag, EXIT } from "./io.js";
+import { demoData, replData } from "./demo-data.js";
+import { budgetCharsFlag } from "./io.js";
 import { CONVERSATION_HELP, isConversationCommand, ReplConversation } from "./repl-conversation.js";
-import {
-  createReplSession,
-  REPL_IMPORTANCE,
-  REPL_QUERY,
-  REPL_START,
-  type ReplFixture,
-  skillBody,
-} from "./session-fixture.js";
-import { fitText, renderTable, type TableStyle } from "./table.js";
+import { createReplSession, type ReplFixture, skillBody } from "./repl-session.js";
+import { renderTable, type TableStyle } from "./table.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
 
 /** Flags of `promptctx repl`. */
@@ -115,10 +105,10 @@ export class Repl {
   /** How output is drawn: tables and text fitted to its width. */
   readonly style: TableStyle;
   private readonly conversation: ReplConversation;
-  private query = REPL_QUERY;
+  private query = replData().query;
   private last: Assembly | null = null;
   private previous: Assembly | null = null;
-  private lastNow: string = REPL_START;
+  private lastNow: string = replData().start;
   private pending = true;
   private reassemblies = 0;
   private reuses = 0;
@@ -236,14 +226,14 @@ export class Repl {
 
   private skillCommand(args: string[]): Fired {
     const [verb, name, ...extra] = args;
-    if (verb === "list" && name === undefined) return this.list("skills", SKILLS);
+    if (verb === "list" && name === undefined) return this.list("skills", demoData().skills);
     if ((verb !== "load" && verb !== "unload") || name === undefined || extra.length > 0) {
       usage("skill load|unload NAME");
     }
     const body = skillBody(name);
     if (body === undefined) {
       throw new InvalidInputError(
-        `unknown skill ${JSON.stringify(name)} (known: ${known(SKILLS)})`,
+        `unknown skill ${JSON.stringify(name)} (known: ${known(demoData().skills)})`,
         "skill",
       );
     }
@@ -253,12 +243,13 @@ export class Repl {
   }
 
   private expertCommand(args: string[]): Fired {
+    const { experts } = demoData();
     const [name, ...extra] = args;
     if (name === undefined || extra.length > 0) usage("expert NAME|none");
-    if (name === "list") return this.list("experts", EXPERTS);
-    if (name !== "none" && !Object.hasOwn(EXPERTS, name)) {
+    if (name === "list") return this.list("experts", experts);
+    if (name !== "none" && !Object.hasOwn(experts, name)) {
       throw new InvalidInputError(
-        `unknown expert ${JSON.stringify(name)} (known: ${known(EXPERTS)}, or none)`,
+        `unknown expert ${JSON.stringify(name)} (known: ${known(experts)}, or none)`,
         "expert",
       );
     }
@@ -267,14 +258,15 @@ export class Repl {
   }
 
   private connectorCommand(args: string[]): Fired {
+    const { connectors } = demoData();
     const [name, state, ...extra] = args;
-    if (name === "list" && state === undefined) return this.list("connectors", CONNECTORS);
+    if (name === "list" && state === undefined) return this.list("connectors", connectors);
     if (name === undefined || (state !== "on" && state !== "off") || extra.length > 0) {
       usage("connector NAME on|off");
     }
-    if (!Object.hasOwn(CONNECTORS, name)) {
+    if (!Object.hasOwn(connectors, name)) {
       throw new InvalidInputError(
-        `unknown connector ${JSON.stringify(name)} (known: ${known(CONNECTORS)})`,
+        `unknown connector ${JSON.stringify(name)} (known: ${known(connectors)})`,
         "connector",
       );
     }
@@ -285,7 +277,8 @@ export class Repl {
   // Clearing memory is an event only when some was installed.
   private memoryCommand(args: string[], hadMemory: boolean): Fired {
     if (args.length === 0) {
-      this.session.setRecalledMemory(DEMO_CANDIDATES, { importance: REPL_IMPORTANCE });
+      const { candidates } = demoData();
+      this.session.setRecalledMemory(candidates, { importance: replData().importance });
       return { memoryEvent: true };
     }
     if (args.length === 1 && args[0] === "clear") {
@@ -300,7 +293,7 @@ export class Repl {
   private async refresh(): Promise<Assembly> {
     const now =
       this.pending || this.last === null
-        ? new Date(Date.parse(REPL_START) + this.reassemblies * MINUTE_MS)
+        ? new Date(Date.parse(replData().start) + this.reassemblies * MINUTE_MS)
             .toISOString()
             .replace(".000Z", "Z")
         : this.lastNow;
@@ -402,87 +395,4 @@ export class Repl {
     }
     return lines.join("\n");
   }
-}
-
-/** Where the repl reads and writes (process streams by default). */
-export interface ReplIo {
-  input: Readable;
-  output: Writable;
-  /** Show the `promptctx> ` prompt (stdin is a terminal). */
-  interactive: boolean;
-  color: boolean;
-  /** The input's file descriptor, checked before reading (Node reads a directory as empty). */
-  fd?: number;
-}
-
-function unreadable(fd: number | undefined): Error | null {
-  if (fd === undefined) return null;
-  try {
-    return fstatSync(fd).isDirectory() ? new Error("stdin is a directory") : null;
-  } catch (err) {
-    return err instanceof Error ? err : new Error(String(err));
-  }
-}
-
-/**
- * Runs the repl until `quit`, `exit` or end of input; returns the exit code: 0, or 2 when
- * the input could not be read. Command errors print `error: <code>: <message>` and the
- * repl continues. Without a terminal each command is echoed as `> COMMAND` so a
- * transcript reads like a session. A reader that goes away (EPIPE) ends the repl quietly.
- */
-export async function runRepl(repl: Repl, io: ReplIo): Promise<number> {
-  const failure: { input: Error | null; output: Error | null } = {
-    input: unreadable(io.fd),
-    output: null,
-  };
-  if (failure.input !== null) {
-    process.stderr.write(`promptctx repl: cannot read input: ${failure.input.message}\n`);
-    return EXIT.invalid;
-  }
-  const rl = createInterface({
-    input: io.input,
-    ...(io.interactive ? { output: io.output, prompt: "promptctx> ", terminal: true } : {}),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
-  io.input.on("error", (err: Error) => {
-    failure.input = err;
-    rl.close();
-  });
-  io.output.on("error", (err: Error) => {
-    failure.output = err;
-    rl.close();
-  });
-  const write = (text: string) => {
-    if (text !== "" && failure.output === null) {
-      io.output.write(text.endsWith("\n") ? text : `${text}\n`);
-    }
-  };
-  if (io.interactive) {
-    write('promptctx repl — type "help" for the commands, "quit" to leave.');
-    rl.prompt();
-  }
-  try {
-    for await (const line of rl) {
-      if (!io.interactive && line.trim() !== "") write(`> ${line.trim()}`);
-      const { output, quit } = await repl.execute(line);
-      write(fitText(output, repl.style));
-      if (quit || failure.output !== null) break;
-      if (io.interactive) rl.prompt();
-      else if (output !== "") write("\n");
-    }
-  } catch (err) {
-    failure.input = err instanceof Error ? err : new Error(String(err));
-  } finally {
-    rl.close();
-  }
-  if (failure.input !== null) {
-    process.stderr.write(`promptctx repl: cannot read input: ${failure.input.message}\n`);
-    return EXIT.invalid;
-  }
-  const out = failure.output as (Error & { code?: string }) | null;
-  if (out !== null && out.code !== "EPIPE") {
-    process.stderr.write(`promptctx repl: cannot write output: ${out.message}\n`);
-    return EXIT.internal;
-  }
-  return EXIT.ok;
 }

@@ -7,7 +7,7 @@
 import { shortHash } from "../cache/index.js";
 import { InvalidInputError } from "../errors/index.js";
 import { escapeText } from "../text/index.js";
-import type { ConversationPlan } from "./plan.js";
+import type { ConversationPlan } from "./decide.js";
 import type { Message, MessageInput } from "./schema.js";
 
 /** Turns the dropped messages into a summary text. */

@@ -6,11 +6,50 @@
  * reason for the window and the pinned ids are the same. Decisions are frozen, since
  * successive plans share them.
  */
-import type { ConversationDecision, ConversationPlan } from "./plan.js";
 import type { MessagePrice, Priced } from "./price.js";
 import type { Message } from "./schema.js";
+import type { Transform } from "./transforms.js";
 import type { Unit } from "./units.js";
 import { unitTokens, type WindowView } from "./window.js";
+
+/** Why a message is in or out. */
+export type ConversationReason =
+  | "required"
+  | "pinned"
+  | "kept"
+  | "history_window"
+  | "orphan_removed";
+
+/** The decision for one input message, in input order. */
+export type ConversationDecision = {
+  readonly messageId: string;
+  readonly detail: string;
+  readonly transforms: readonly Transform[];
+  /** Tokens after transforms. */
+  readonly tokens: number;
+  readonly turn: number;
+  readonly unit: number;
+} & (
+  | { readonly status: "kept"; readonly reason: "required" | "pinned" | "kept" }
+  | { readonly status: "dropped"; readonly reason: "history_window" | "orphan_removed" }
+);
+
+/** The plan of one conversation. */
+export interface ConversationPlan {
+  /** Kept messages, transformed, in input order. */
+  readonly messages: Message[];
+  readonly decisions: ConversationDecision[];
+  /** Exact sum of the kept messages' tokens; never above `budgetTokens`. */
+  readonly usedTokens: number;
+  readonly budgetTokens: number;
+  readonly tokenizer: string;
+  /** First message of the contiguous window: pass it back as the next turn's `anchor`. */
+  readonly firstKeptId: string;
+  /** The turn boundary results were cleared before (`null` when clearing is off). */
+  readonly clearBeforeTurn: number | null;
+  /** Every dropped message id, in input order. */
+  readonly droppedMessageIds: string[];
+}
 
 /** What the window chose, with everything a decision depends on. */
 export interface Choice {

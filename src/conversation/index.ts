@@ -12,14 +12,13 @@ export {
   summaryMessage,
 } from "./compact.js";
 export { canonicalJson, MESSAGE_OVERHEAD_TOKENS, messageTokens, partTokens } from "./count.js";
+export type { ConversationDecision, ConversationPlan, ConversationReason } from "./decide.js";
+export { planConversation } from "./plan.js";
 export {
-  type ConversationDecision,
-  type ConversationPlan,
-  type ConversationReason,
+  type ConversationPlanner,
+  createConversationPlanner,
   type PlanConversationRequest,
-  planConversation,
-} from "./plan.js";
-export { type ConversationPlanner, createConversationPlanner } from "./planner.js";
+} from "./planner.js";
 export {
   type ConversationPolicy,
   type ConversationPolicyInput,

@@ -9,18 +9,33 @@
 import { InvalidInputError, invalidFromZod, PromptBudgetError } from "../errors/index.js";
 import { deepFreeze } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
-import { type Choice, decideAll, type PlanRecord, planOf } from "./decide.js";
-import type { ConversationPlan, PlanConversationRequest } from "./plan.js";
+import {
+  type Choice,
+  type ConversationPlan,
+  decideAll,
+  type PlanRecord,
+  planOf,
+} from "./decide.js";
 import { type MessagePrice, PriceBook } from "./price.js";
 import {
   type ConversationPolicy,
+  type ConversationPolicyInput,
   ConversationPolicySchema,
   type Message,
+  type MessageInput,
   MessageSchema,
 } from "./schema.js";
 import type { TransformSettings } from "./transforms.js";
 import { ConversationLayout, type Unit } from "./units.js";
 import { chooseStart, totalFrom, viewWith } from "./window.js";
+
+/** A plan-conversation request of the library: `tokenizer` may be a counter. */
+export interface PlanConversationRequest {
+  messages: readonly MessageInput[];
+  budgetTokens: number;
+  tokenizer?: TokenCounter | string | null;
+  policy?: ConversationPolicyInput;
+}
 
 /** Plans conversations, remembering what it validated, counted and decided. */
 export interface ConversationPlanner {

@@ -8,19 +8,13 @@ import { PlanConversationJsonRequestSchema, planConversation } from "../conversa
 import { invalidFromZod } from "../errors/index.js";
 import { type SelectMemoryRequest, selectMemoryContext } from "../memory/index.js";
 import { PlanPromptJsonRequestSchema, planPrompt } from "../plan/index.js";
-import type { CounterPool } from "../tokens/index.js";
-
-function tokenizerOf(request: unknown): unknown {
-  return typeof request === "object" && request !== null && "tokenizer" in request
-    ? (request as { tokenizer: unknown }).tokenizer
-    : undefined;
-}
+import { type CounterPool, requestTokenizer } from "../tokens/index.js";
 
 /** Registers the stage routes; each request's counter comes from `counters()`. */
 export function registerStageRoutes(app: FastifyInstance, counters: () => CounterPool): void {
   app.post("/v1/select-memory", async (request) => {
     const body: unknown = request.body;
-    const tokenCounter = counters().forRequest(tokenizerOf(body));
+    const tokenCounter = counters().forRequest(requestTokenizer(body));
     return selectMemoryContext(body as SelectMemoryRequest, tokenCounter ? { tokenCounter } : {});
   });
 
@@ -42,7 +36,7 @@ export function registerStageRoutes(app: FastifyInstance, counters: () => Counte
   // Stateless assembly from inline slot data (docs/inline-assembly.md): the same object as the CLI's.
   app.post("/v1/assemble-context", async (request) => {
     const body: unknown = request.body;
-    const tokenCounter = counters().forRequest(tokenizerOf(body));
+    const tokenCounter = counters().forRequest(requestTokenizer(body));
     const out = await assembleContext(body, tokenCounter ? { tokenCounter } : {});
     return {
       prompt: out.prompt,

@@ -32,13 +32,15 @@ export {
   DEFAULT_MAX_TOTAL_BYTES,
   type InstructionChainOptions,
 } from "./instruction-options.js";
+export type {
+  InstructionChain,
+  InstructionIssue,
+  InstructionIssueKind,
+  InstructionPart,
+  InstructionReport,
+} from "./instruction-parts.js";
 export {
   AGENTS_OVERRIDE_FILE,
-  type InstructionChain,
-  type InstructionIssue,
-  type InstructionIssueKind,
-  type InstructionPart,
-  type InstructionReport,
   instructionChainSource,
   instructionItems,
   instructionsSource,

@@ -2,7 +2,7 @@
  * The byte caps of the instruction chain (docs/sources.md): the UTF-8 cut, and the total cap
  * applied once the whole chain is known, so the nearest files win (see `instructions.ts`).
  */
-import type { InstructionIssue, InstructionPart } from "./instructions.js";
+import type { InstructionIssue, InstructionPart } from "./instruction-parts.js";
 
 /** Longest prefix of valid UTF-8 `bytes` at most `max` bytes long, ending on a boundary. */
 export function cutUtf8(bytes: Uint8Array, max: number): Uint8Array {

@@ -11,7 +11,11 @@ import { nodeErrorCode } from "../errors/index.js";
 import { findImports } from "../text/index.js";
 import { cutUtf8 } from "./instruction-cap.js";
 import { isSelfOrAncestor, type Resolved } from "./instruction-options.js";
-import type { InstructionIssue, InstructionIssueKind, InstructionPart } from "./instructions.js";
+import type {
+  InstructionIssue,
+  InstructionIssueKind,
+  InstructionPart,
+} from "./instruction-parts.js";
 
 // ---------------------------------------------------------------------------------------
 // filesystem helpers

@@ -4,7 +4,8 @@
  * followed by the files it `@imports`. I/O happens here, at the edge, but the result is a
  * pure function of the filesystem: every path is a parameter (never the process working
  * directory or home), files are visited in a fixed order, and nothing is read twice.
- * The walk itself is in `instruction-walk.ts`, option validation in
+ * The walk itself is in `instruction-walk.ts`, its parts and issues in
+ * `instruction-parts.ts`, option validation in
  * `instruction-options.ts`, code masking and import parsing in `text/markdown.ts`.
  *
  * Choices (documented once, relied on by tests):
@@ -66,69 +67,12 @@ import { InvalidInputError } from "../errors/index.js";
 import { isBlank } from "../text/index.js";
 import { applyTotalCap } from "./instruction-cap.js";
 import { type InstructionChainOptions, resolveOptions } from "./instruction-options.js";
+import type { InstructionChain, InstructionPart } from "./instruction-parts.js";
 import { allowedRoots, chainDirs, entryExists, Walker } from "./instruction-walk.js";
 import type { ContextSource, SourceItem, SourceQuery } from "./types.js";
 
 /** The file that replaces `AGENTS.md` in the same directory when present. */
 export const AGENTS_OVERRIDE_FILE = "AGENTS.override.md";
-
-/** One file of the chain, with its provenance. */
-export interface InstructionPart {
-  /** Relative to `stopDir` (with `/`) when inside it, else absolute. */
-  path: string;
-  /** The lexical absolute path the file was reached by. */
-  absolutePath: string;
-  /** First 16 hex digits of the SHA-256 of the file's bytes (the whole file). */
-  sha256: string;
-  /** UTF-8 bytes of `content`. */
-  bytes: number;
-  /** The kept text (BOM dropped; cut at a character boundary when `truncated`). */
-  content: string;
-  /** `path` of the importing file, `null` for chain files. */
-  importedFrom: string | null;
-  /** 0 for chain files, import depth otherwise. */
-  depth: number;
-  /** Whether `content` was cut by the per-file or the total cap. */
-  truncated: boolean;
-}
-
-export type InstructionIssueKind =
-  | "unreadable"
-  | "cycle"
-  | "depth_exceeded"
-  | "file_cap"
-  | "total_cap"
-  | "symlink_loop"
-  | "unresolved_import"
-  | "not_a_file"
-  | "duplicate"
-  | "outside_root";
-
-/** Something that kept (part of) a file out of the chain. Never fatal. */
-export interface InstructionIssue {
-  /** The file concerned, shown like {@link InstructionPart.path}. */
-  path: string;
-  kind: InstructionIssueKind;
-  detail: string;
-}
-
-/** What the manifest says of the chain behind a slot: every file skipped or cut, and why. */
-export interface InstructionReport {
-  /** The slot kind the report belongs to (`instructions`). */
-  slot: string;
-  issues: InstructionIssue[];
-}
-
-export interface InstructionChain {
-  /** Farthest first, each import right after its importer. */
-  parts: InstructionPart[];
-  /** In the order met. */
-  issues: InstructionIssue[];
-  /** The parts rendered with file headers (see the module notes). */
-  text: string;
-  /** Sum of the parts' `bytes`. */
-  totalBytes: number;
-}
 
 function headerPath(p: string): string {
   // Keep the header one well-formed comment line whatever the file name holds.

@@ -7,8 +7,13 @@ import { InvalidInputError } from "../errors/index.js";
 import {
   compareCodePoints,
   compileUserPattern,
+  cpAt,
+  cpBefore,
+  cpPrefix,
+  needsWordBoundary,
   normalizeKey,
   type UserPattern,
+  WORD_CHAR,
 } from "../text/index.js";
 import {
   DEFAULT_SKILL_CAP,
@@ -19,56 +24,20 @@ import {
   type SkillSelection,
 } from "./skills.js";
 
-const WORD_CHAR = /[\p{L}\p{N}\p{M}_]/u;
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
-
-function firstChar(s: string): string {
-  return String.fromCodePoint(s.codePointAt(0) as number);
-}
-function lastChar(s: string): string {
-  const chars = Array.from(s.slice(-2));
-  return chars[chars.length - 1] as string;
-}
-function charBefore(s: string, i: number): string | null {
-  if (i === 0) return null;
-  return lastChar(s.slice(Math.max(0, i - 2), i));
-}
-function charAt(s: string, i: number): string | null {
-  return i >= s.length ? null : firstChar(s.slice(i));
-}
-
-/** A side needs a word boundary unless its keyword edge is a non-word or unspaced-script char. */
-function needsBoundary(edge: string): boolean {
-  return WORD_CHAR.test(edge) && !UNSPACED.test(edge);
-}
-
 /** Whole-word occurrence of an already-normalized keyword in an already-normalized text. */
 function containsWord(text: string, keyword: string): boolean {
   if (keyword === "") return false;
-  const checkStart = needsBoundary(firstChar(keyword));
-  const checkEnd = needsBoundary(lastChar(keyword));
+  const checkStart = needsWordBoundary(cpAt(keyword, 0));
+  const checkEnd = needsWordBoundary(cpBefore(keyword, keyword.length));
   for (let i = text.indexOf(keyword); i >= 0; i = text.indexOf(keyword, i + 1)) {
-    const before = checkStart ? charBefore(text, i) : null;
-    const after = checkEnd ? charAt(text, i + keyword.length) : null;
     if (
-      (before === null || !WORD_CHAR.test(before)) &&
-      (after === null || !WORD_CHAR.test(after))
+      (!checkStart || !WORD_CHAR.test(cpBefore(text, i))) &&
+      (!checkEnd || !WORD_CHAR.test(cpAt(text, i + keyword.length)))
     ) {
       return true;
     }
   }
   return false;
-}
-
-/** The first `n` code points of `s`. */
-function cpPrefix(s: string, n: number): string {
-  if (s.length <= n) return s;
-  let i = 0;
-  for (let k = 0; k < n && i < s.length; k++) {
-    const c = s.charCodeAt(i);
-    i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length ? 2 : 1;
-  }
-  return s.slice(0, i);
 }
 
 /**

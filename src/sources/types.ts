@@ -6,7 +6,7 @@ import { z } from "zod";
 import { AUTHORITIES, ProvenanceSchema } from "../memory/index.js";
 import type { CacheTier } from "../plan/index.js";
 import { isoTimestamp, nonBlankString, textString } from "../text/index.js";
-import type { InstructionReport } from "./instructions.js";
+import type { InstructionReport } from "./instruction-parts.js";
 import type { SkillReport } from "./skills.js";
 
 const nonBlank = nonBlankString;

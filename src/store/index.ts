@@ -2,24 +2,32 @@
  * The memory store (docs/sources.md): records, JSONL import/export and scoped full-text
  * recall whose hits feed memory selection. Embedded default: SQLite ({@link openStore});
  * shared: PostgreSQL ({@link openPostgresStore}); either from a path or URL
- * ({@link openStoreUrl}). May import every stage below it (errors … conversation).
+ * ({@link openStoreUrl}). This folder holds the contract (types.ts), scoring, terms,
+ * options and JSONL shared by both dialects; sqlite/ and pg/ implement it. May import every
+ * stage below it (errors … conversation).
  */
 
 export { StoreOpenError, StorePrivilegeError, StoreVersionError } from "./errors.js";
 export { type Hint, recallHints } from "./hints.js";
 export { adapterOptionsFromHits, recallHit } from "./hits.js";
-export { MIGRATIONS, type Migration, STORE_SCHEMA_VERSION } from "./migrations.js";
 export { type OpenAnyStoreOptions, type OpenedStore, openStoreUrl } from "./open-url.js";
-export { PostgresMemoryStore } from "./pg.js";
-export { PG_MIGRATIONS, PG_SCHEMA_VERSION, type PgMigration } from "./pg-migrations.js";
-export { type OpenPostgresOptions, openPostgresStore, redactUrl } from "./pg-open.js";
+export { DEFAULT_POOL_SIZE, MATCH_BUDGET } from "./options.js";
+export {
+  MAX_TERM_BYTES,
+  type OpenPostgresOptions,
+  openPostgresStore,
+  PG_MIGRATIONS,
+  PG_SCHEMA_VERSION,
+  type PgMigration,
+  PostgresMemoryStore,
+  redactUrl,
+  termKey,
+} from "./pg/index.js";
 export {
   type InitPostgresOptions,
   type InitPostgresResult,
   initPostgresStore,
-} from "./pg-roles.js";
-export { MAX_TERM_BYTES, termKey } from "./pg-write.js";
-export { scopePrefix } from "./prefix.js";
+} from "./pg/roles.js";
 export {
   hitBm25,
   poolOf,
@@ -56,14 +64,16 @@ export {
   type ScoreWeights,
   scoreBreakdown,
 } from "./score.js";
-export { SqliteMemoryStore } from "./sqlite.js";
 export {
-  DEFAULT_POOL_SIZE,
-  MATCH_BUDGET,
+  MIGRATIONS,
+  type Migration,
   type OpenStoreOptions,
   openStore,
+  SqliteMemoryStore,
   STORE_APPLICATION_ID,
-} from "./sqlite-open.js";
+  STORE_SCHEMA_VERSION,
+  scopePrefix,
+} from "./sqlite/index.js";
 export {
   CHINESE_STOP_CHARS,
   CHINESE_STOP_WORDS,

@@ -1,8 +1,10 @@
 /** One entry point for both backends: a `postgres://` URL or an SQLite file path. */
-import type { PostgresMemoryStore } from "./pg.js";
-import { type OpenPostgresOptions, openPostgresStore } from "./pg-open.js";
-import type { SqliteMemoryStore } from "./sqlite.js";
-import { type OpenStoreOptions, openStore } from "./sqlite-open.js";
+import {
+  type OpenPostgresOptions,
+  openPostgresStore,
+  type PostgresMemoryStore,
+} from "./pg/index.js";
+import { type OpenStoreOptions, openStore, type SqliteMemoryStore } from "./sqlite/index.js";
 import { isPostgresUrl } from "./url.js";
 
 /** Options of {@link openStoreUrl}: each backend takes the ones it knows. */

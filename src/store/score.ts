@@ -64,7 +64,7 @@ export interface ScoreBreakdown {
   total: number;
   /**
    * The backend's raw full-text rank, for inspection only (SQLite: FTS5 `bm25()`, negative,
-   * more negative is better; it chose the candidate pool, see sqlite.ts).
+   * more negative is better; it chose the candidate pool, see sqlite/store.ts).
    */
   bm25: number;
   /** Share of the query terms found in the memory (unweighted), in [0, 1]. */

@@ -12,7 +12,7 @@
  * tokenizers do not segment it. A CJK query matches when it shares a bigram with the
  * memory (`天气` finds `天气预报`); a lone CJK character only matches a lone one.
  */
-import { casefold, normalizeKey } from "../text/index.js";
+import { casefold, cpAt, cpBefore, normalizeKey } from "../text/index.js";
 import { cjkContentPieces, isStopWord } from "./stopwords/index.js";
 
 const WORD_RUN = /[\p{L}\p{N}\p{M}]+/gu;
@@ -109,20 +109,6 @@ export function queryTerms(text: string): string[] {
 const WORD_CHAR = /^[\p{L}\p{N}\p{M}]$/u;
 const CJK_CHAR = /^[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]$/u;
 
-/** The code point of `s` that ends just before UTF-16 index `i` ("" at the start). */
-function charBefore(s: string, i: number): string {
-  if (i <= 0) return "";
-  const low = s.charCodeAt(i - 1);
-  const pair = low >= 0xdc00 && low <= 0xdfff && i >= 2;
-  return pair ? s.slice(i - 2, i) : s.slice(i - 1, i);
-}
-
-/** The code point of `s` that starts at UTF-16 index `i` ("" at the end). */
-function charAt(s: string, i: number): string {
-  const cp = s.codePointAt(i);
-  return cp === undefined ? "" : String.fromCodePoint(cp);
-}
-
 /** Whether `c` continues a term of the given script class (`""` never does). */
 function continues(c: string, cjk: boolean): boolean {
   return c !== "" && WORD_CHAR.test(c) && CJK_CHAR.test(c) === cjk;
@@ -137,8 +123,8 @@ function hasTerm(norm: string, t: string): boolean {
   if (cjk && chars.length === 2) return norm.includes(t);
   for (let i = norm.indexOf(t); i !== -1; i = norm.indexOf(t, i + 1)) {
     // Other terms (a word, a lone CJK character) must not continue on either side.
-    const before = charBefore(norm, i);
-    const after = charAt(norm, i + t.length);
+    const before = cpBefore(norm, i);
+    const after = cpAt(norm, i + t.length);
     if (!continues(before, cjk) && !continues(after, cjk)) return true;
   }
   return false;

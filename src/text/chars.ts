@@ -120,3 +120,64 @@ export function cpOffsets(s: string): Uint32Array {
   out[k] = s.length;
   return out;
 }
+
+/**
+ * The code point of `s` that starts at UTF-16 offset `i` ("" at the end). A lone
+ * surrogate is its own character.
+ *
+ * @example cpAt("a🚀", 1) // "🚀"
+ */
+export function cpAt(s: string, i: number): string {
+  const cp = s.codePointAt(i);
+  return cp === undefined ? "" : String.fromCodePoint(cp);
+}
+
+/**
+ * The code point of `s` that ends just before UTF-16 offset `i` ("" at the start). A lone
+ * surrogate is its own character.
+ *
+ * @example cpBefore("a🚀", 3) // "🚀"
+ */
+export function cpBefore(s: string, i: number): string {
+  if (i <= 0) return "";
+  const low = s.charCodeAt(i - 1);
+  if (low >= 0xdc00 && low <= 0xdfff && i >= 2) {
+    const high = s.charCodeAt(i - 2);
+    if (high >= 0xd800 && high <= 0xdbff) return s.slice(i - 2, i);
+  }
+  return s.slice(i - 1, i);
+}
+
+/**
+ * The first `n` code points of `s` (all of it when shorter). A lone surrogate counts as
+ * one code point.
+ *
+ * @example cpPrefix("🚀ab", 2) // "🚀a"
+ */
+export function cpPrefix(s: string, n: number): string {
+  if (s.length <= n) return s;
+  let i = 0;
+  for (let k = 0; k < n && i < s.length; k++) {
+    const c = s.charCodeAt(i);
+    const d = s.charCodeAt(i + 1); // NaN past the end
+    i += c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
+  }
+  return s.slice(0, i);
+}
+
+/** A character of a word, for whole-word matching: a letter, digit, mark or `_`. */
+export const WORD_CHAR = /[\p{L}\p{N}\p{M}_]/u;
+
+/** Scripts written without spaces between words (Han, Hiragana, Katakana). */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+
+/**
+ * Whether a whole-word match must check the text's character beside a keyword whose edge
+ * character is `edge`: only when the edge is a word character of a spaced script (a
+ * keyword ending in `.` or in Han matches inside a run of text).
+ *
+ * @example [needsWordBoundary("a"), needsWordBoundary("."), needsWordBoundary("漢")] // [true, false, false]
+ */
+export function needsWordBoundary(edge: string): boolean {
+  return WORD_CHAR.test(edge) && !UNSPACED.test(edge);
+}

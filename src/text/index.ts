@@ -6,10 +6,15 @@
  */
 export {
   compareCodePoints,
+  cpAt,
+  cpBefore,
   cpLength,
   cpOffsets,
+  cpPrefix,
   hasSurrogate,
   isWellFormedText,
+  needsWordBoundary,
+  WORD_CHAR,
 } from "./chars.js";
 export { escapedLength, escapeText } from "./escape.js";
 export { deepFreeze } from "./frozen.js";

@@ -13,4 +13,4 @@ export {
   tokenizerForModel,
 } from "./builtin.js";
 export { type CounterOptions, createTokenCounter, type TokenCounter } from "./counter.js";
-export { type CounterPool, createCounterPool } from "./pool.js";
+export { type CounterPool, createCounterPool, requestTokenizer } from "./pool.js";

@@ -37,3 +37,15 @@ export function createCounterPool(): CounterPool {
     },
   };
 }
+
+/**
+ * The `tokenizer` field of a request not yet validated (`undefined` when it has none), to
+ * pick the pooled counter before the stage validates the request.
+ *
+ * @example pool.forRequest(requestTokenizer({ tokenizer: "o200k_base", budgetChars: 10 }))
+ */
+export function requestTokenizer(request: unknown): unknown {
+  return typeof request === "object" && request !== null && "tokenizer" in request
+    ? (request as { tokenizer: unknown }).tokenizer
+    : undefined;
+}

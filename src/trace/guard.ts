@@ -45,9 +45,13 @@ import {
   casefold,
   collapseWs,
   compareCodePoints,
+  cpAt,
+  cpBefore,
   cpOffsets,
   mayMatchSomeLine,
+  needsWordBoundary,
   type UserPattern,
+  WORD_CHAR,
   WS_CLASS,
 } from "../text/index.js";
 import {
@@ -116,8 +120,6 @@ export interface CheckDraftOptions {
 
 const WS = new RegExp(`^[${WS_CLASS}]$`);
 const MARK_OR_JAMO = /^[\p{M}\u1160-\u11ff]$/u;
-const WORD_CHAR = /[\p{L}\p{N}\p{M}_]/u;
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 
 /** Code point index of every UTF-16 unit of `s` (length s.length + 1). */
 function unitToCp(offsets: Uint32Array, units: number): Uint32Array {
@@ -202,22 +204,6 @@ function fold(text: string, offsets: Uint32Array): Folded {
   return { text: out, from, to };
 }
 
-function needsBoundary(edge: string): boolean {
-  return WORD_CHAR.test(edge) && !UNSPACED.test(edge);
-}
-
-/** The code point ending at UTF-16 offset `i` of `s`, or "" at the start. */
-function charBefore(s: string, i: number): string {
-  if (i === 0) return "";
-  const chars = Array.from(s.slice(Math.max(0, i - 2), i));
-  return chars[chars.length - 1] as string;
-}
-
-/** The code point starting at UTF-16 offset `i` of `s`, or "" at the end. */
-function charAt(s: string, i: number): string {
-  return i >= s.length ? "" : String.fromCodePoint(s.codePointAt(i) as number);
-}
-
 interface Spans {
   spans: Array<[number, number]>;
   capped: boolean;
@@ -225,14 +211,14 @@ interface Spans {
 
 function literalSpans(folded: Folded, key: string, cap: number): Spans {
   const spans: Array<[number, number]> = [];
-  const checkStart = needsBoundary(charAt(key, 0));
-  const checkEnd = needsBoundary(charBefore(key, key.length));
+  const checkStart = needsWordBoundary(cpAt(key, 0));
+  const checkEnd = needsWordBoundary(cpBefore(key, key.length));
   const t = folded.text;
   for (let i = t.indexOf(key); i >= 0; ) {
     const end = i + key.length;
     const ok =
-      (!checkStart || !WORD_CHAR.test(charBefore(t, i))) &&
-      (!checkEnd || !WORD_CHAR.test(charAt(t, end)));
+      (!checkStart || !WORD_CHAR.test(cpBefore(t, i))) &&
+      (!checkEnd || !WORD_CHAR.test(cpAt(t, end)));
     if (!ok) {
       i = t.indexOf(key, i + 1);
       continue;

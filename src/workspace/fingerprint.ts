@@ -8,7 +8,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { nodeErrorCode } from "../errors/index.js";
-import type { WorkspaceFiles } from "./workspace.js";
+import type { WorkspaceFiles } from "./files.js";
 
 /**
  * What a path was: inode, size, modification and change times and mode of what it

@@ -16,6 +16,14 @@ export {
   workspaceConfigJsonSchema,
 } from "./config.js";
 export {
+  loadWorkspaceConfig,
+  readWorkspaceFiles,
+  WORKSPACE_PATHS,
+  type WorkspaceFiles,
+  type WorkspaceWalkOptions,
+  workspaceSources,
+} from "./files.js";
+export {
   type ByteChange,
   byteChange,
   compareResponses,
@@ -72,16 +80,11 @@ export { type Arrival, type WarmAssembleOptions, WarmWorkspaces } from "./warm.j
 export {
   assembleWorkspace,
   loadWorkspace,
-  loadWorkspaceConfig,
-  readWorkspaceFiles,
   WORKSPACE_BUDGET_CHARS,
-  WORKSPACE_PATHS,
   type WorkspaceAssembleOptions,
   type WorkspaceAssembly,
   type WorkspaceContext,
-  type WorkspaceFiles,
   type WorkspaceReport,
   workspaceContext,
   workspaceReport,
-  workspaceSources,
 } from "./workspace.js";

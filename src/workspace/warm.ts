@@ -15,6 +15,12 @@ import type { ContextSource } from "../sources/index.js";
 import type { MemoryStore } from "../store/index.js";
 import type { WorkspaceConfig } from "./config.js";
 import {
+  readWorkspaceFiles,
+  WORKSPACE_PATHS,
+  type WorkspaceFiles,
+  workspaceSources,
+} from "./files.js";
+import {
   type Signatures,
   sameSignature,
   signaturesOf,
@@ -24,12 +30,8 @@ import {
 import {
   assemblySettings,
   configSegments,
-  readWorkspaceFiles,
-  WORKSPACE_PATHS,
   type WorkspaceAssembleOptions,
-  type WorkspaceFiles,
   workspaceSchema,
-  workspaceSources,
 } from "./workspace.js";
 
 /**

@@ -1,55 +1,39 @@
 /**
  * The main job over a real workspace (docs/sources.md layout, docs/surfaces.md `assemble`): instruction
  * files, skills, KB chunks, the memory store, and tools/constraints/planner from the
- * workspace config, assembled through the schema of the requested mode. I/O lives here;
- * everything it feeds is a pure stage.
+ * workspace config, assembled through the schema of the requested mode. I/O lives here
+ * and in files.ts (the workspace's files); everything it feeds is a pure stage.
  */
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { isAbsolute, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 // The assembler's modules themselves, not the stage's index (its chat and request layers
 // are not needed here, and `promptctx assemble` should not load them).
 import { type Assembly, assemble } from "../assemble/assemble.js";
 import type { AssembleSegment } from "../assemble/global-plan.js";
 import { createSchemaRegistry, type ModeSchema, type SchemaRegistry } from "../assemble/schema.js";
-import { InvalidInputError, invalidFromZod } from "../errors/index.js";
+import { InvalidInputError } from "../errors/index.js";
 import {
   type ContextSource,
-  constraintsSource,
-  discoverSkills,
   type InstructionChain,
-  type InstructionChainOptions,
-  instructionChainSource,
   type KbIssue,
-  type KbLoad,
-  kbSource,
-  loadInstructionChain,
-  loadKbDir,
-  memoryStoreSource,
-  plannerSource,
-  profileSource,
   type SkillCatalog,
   type SkillSelection,
   type SlotFilter,
   type SlotSpec,
   selectSkills,
-  skillsSource,
-  ToolState,
-  toolStateSource,
+  type ToolState,
 } from "../sources/index.js";
 import type { MemoryStore, OpenedStore } from "../store/index.js";
-import { deepFreeze, strictSchema } from "../text/index.js";
+import { deepFreeze } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../tokens/index.js";
 import type { TraceOptions } from "../trace/index.js";
-import { type WorkspaceConfig, WorkspaceConfigSchema } from "./config.js";
-
-/** Where a workspace keeps its files, relative to its root. */
-export const WORKSPACE_PATHS = {
-  config: ".promptctx/config.json",
-  kb: ".promptctx/kb",
-  store: ".promptctx/memory.db",
-  skillRoots: [".promptctx/skills", ".agents/skills", ".claude/skills"],
-} as const;
+import type { WorkspaceConfig } from "./config.js";
+import {
+  readWorkspaceFiles,
+  WORKSPACE_PATHS,
+  type WorkspaceFiles,
+  workspaceSources,
+} from "./files.js";
 
 /** Default global budget of a workspace assembly (the config's `budgets.chars` overrides). */
 export const WORKSPACE_BUDGET_CHARS = 12000;
@@ -139,26 +123,6 @@ export interface WorkspaceReport {
 /** The main job's result. */
 export interface WorkspaceAssembly extends Assembly {
   workspace: WorkspaceReport;
-}
-
-/**
- * Reads and validates `.promptctx/config.json` (absent → `{}`).
- *
- * @example const config = await loadWorkspaceConfig("/repo");
- */
-export async function loadWorkspaceConfig(root: string): Promise<WorkspaceConfig> {
-  const path = join(root, WORKSPACE_PATHS.config);
-  if (!existsSync(path)) return {};
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await readFile(path, "utf8"));
-  } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    throw new InvalidInputError(`${WORKSPACE_PATHS.config} is not valid JSON: ${why}`, "config");
-  }
-  const parsed = strictSchema(WorkspaceConfigSchema).safeParse(raw);
-  if (!parsed.success) throw invalidFromZod(parsed.error, ["config"]);
-  return parsed.data;
 }
 
 export function workspaceSchema(mode: string): {
@@ -254,23 +218,6 @@ export function assemblySettings(
   };
 }
 
-/** Where the instruction walk starts and stops, and the user-level files it adds. */
-function instructionChainOptions(
-  options: Pick<WorkspaceAssembleOptions, "cwd" | "userFiles" | "home">,
-  config: WorkspaceConfig,
-  root: string,
-): InstructionChainOptions {
-  const cwdOption = options.cwd ?? config.cwd;
-  const cwd =
-    cwdOption === undefined ? root : isAbsolute(cwdOption) ? cwdOption : resolve(root, cwdOption);
-  return {
-    cwd,
-    stopDir: root,
-    ...(options.userFiles ? { userFiles: options.userFiles } : {}),
-    ...(options.home ? { home: options.home } : {}),
-  };
-}
-
 /**
  * The memory store of the assemblies: the shared one given, else the `postgres://` store
  * named, else the workspace's file when it exists (`opened`: the context closes it), else
@@ -331,69 +278,6 @@ export function configSegments(config: WorkspaceConfig): AssembleSegment[] {
     provenance: "runtime",
   });
   return segments;
-}
-
-/** A workspace's files, read once: what depends neither on the query nor on the settings. */
-export interface WorkspaceFiles {
-  root: string;
-  config: WorkspaceConfig;
-  instructions: InstructionChain;
-  /** Where the instruction walk ran: the directories from the root down to its start. */
-  instructionOptions: InstructionChainOptions;
-  catalog: SkillCatalog;
-  /** The skill roots searched, absolute, in order. */
-  skillRoots: string[];
-  kb: KbLoad;
-  kbDir: string;
-}
-
-/**
- * Reads a workspace's files: the config, the instruction chain, the skills and the KB.
- *
- * @example const files = await readWorkspaceFiles("/repo", {});
- */
-export async function readWorkspaceFiles(
-  root: string,
-  options: Pick<WorkspaceAssembleOptions, "cwd" | "userFiles" | "home">,
-): Promise<WorkspaceFiles> {
-  const config = await loadWorkspaceConfig(root);
-  const instructionOptions = instructionChainOptions(options, config, root);
-  const instructions = await loadInstructionChain(instructionOptions);
-  const skillRoots = (config.skills?.roots ?? WORKSPACE_PATHS.skillRoots).map((r) =>
-    resolve(root, r),
-  );
-  const catalog = await discoverSkills({ roots: skillRoots });
-  const kbDir = join(root, WORKSPACE_PATHS.kb);
-  const kb = await loadKbDir(kbDir);
-  return { root, config, instructions, instructionOptions, catalog, skillRoots, kb, kbDir };
-}
-
-/**
- * The sources of a workspace's files over `store` (none: `null`) and `tools` (the
- * config's tools, no calls, when not given).
- */
-export function workspaceSources(
-  files: WorkspaceFiles,
-  store: MemoryStore | null,
-  options: Pick<WorkspaceAssembleOptions, "userFiles" | "toolState"> = {},
-): ContextSource[] {
-  const { config } = files;
-  const cap = config.skills?.cap;
-  const tools = options.toolState ?? new ToolState(config.tools ?? []);
-  const sources: ContextSource[] = [
-    instructionChainSource(files.instructions, options.userFiles ?? []),
-    skillsSource(files.catalog, "skills", {
-      root: files.root,
-      ...(cap === undefined ? {} : { cap }),
-    }),
-    kbSource(files.kb.chunks),
-    constraintsSource({ rules: config.constraints ?? [] }),
-    toolStateSource(tools),
-    plannerSource(() => config.planner ?? null),
-  ];
-  if (config.profile !== undefined) sources.push(profileSource(config.profile, "config-profile"));
-  if (store !== null) sources.push(memoryStoreSource(store));
-  return sources;
 }
 
 /**

@@ -53,7 +53,7 @@ const ASSEMBLE = [
   "--no-user-files",
 ];
 
-// A verb's own module, as a chunk name (src/cli/verbs.ts loads these).
+// A verb's own module, as a chunk name (src/cli/registry.ts loads these).
 const VERB_CHUNK =
   /^(assemble-cmd|demo-cmd|memory-cmd|serve-cmd|replay-cmd|inspect-cmd|check-draft-cmd|repl-cmd|json-verbs|command)-/;
 

@@ -1,9 +1,13 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { planRequest, selectRequest } from "../fixtures/requests.js";
 import { runCli } from "./run-cli.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 function noStack(text: string) {
   expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
@@ -27,6 +31,31 @@ describe("promptctx demo --segments (the offline ten-segment fixture)", () => {
 
   it("is byte-identical across runs", () => {
     expect(runCli(["demo", "--segments"]).stdout).toBe(runCli(["demo", "--segments"]).stdout);
+  });
+
+  it("reads its data from the installed package's examples/demo/, whatever the working directory", () => {
+    // The package as npm installs it: its "files" (and package.json), elsewhere on disk.
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { files: string[] };
+    expect(pkg.files).toContain("examples");
+    const installed = mkdtempSync(join(tmpdir(), "promptctx-pkg-"));
+    const elsewhere = mkdtempSync(join(tmpdir(), "promptctx-cwd-"));
+    try {
+      for (const entry of [...pkg.files, "package.json"]) {
+        cpSync(join(ROOT, entry), join(installed, entry), { recursive: true });
+      }
+      symlinkSync(join(ROOT, "node_modules"), join(installed, "node_modules"), "dir");
+      const run = spawnSync(
+        process.execPath,
+        [join(installed, "bin/promptctx.js"), "demo", "--segments", "--json"],
+        { cwd: elsewhere, encoding: "utf8" },
+      );
+      expect(run.stderr).toBe("");
+      expect(run.status).toBe(0);
+      expect(run.stdout).toBe(runCli(["demo", "--segments", "--json"]).stdout);
+    } finally {
+      rmSync(installed, { recursive: true, force: true });
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it("PROMPT_BUDGET_CHARS tightens the budget and drops optional segments", () => {

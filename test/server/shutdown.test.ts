@@ -16,7 +16,7 @@ import { exampleStore, get, NOW, QUERY, ROOT, WORKSPACE } from "./helpers.js";
 const DIST_SERVER = join(ROOT, "dist/server/index.js");
 const BIN = join(ROOT, "bin/promptctx.js");
 const serveWired = /registerServeCommand\(/.test(
-  readFileSync(join(ROOT, "src/cli/verbs.ts"), "utf8"),
+  readFileSync(join(ROOT, "src/cli/registry.ts"), "utf8"),
 );
 
 /**

@@ -15,7 +15,7 @@ import { AS_OF, tempDir } from "./helpers.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DIST_STORE = join(ROOT, "dist/store/index.js");
-const SRC_STORE = join(ROOT, "src/store/sqlite.ts");
+const SRC_STORE = join(ROOT, "src/store/sqlite/store.ts");
 const BATCH = 250;
 
 const CHILD = `

@@ -1,5 +1,5 @@
 /**
- * The SQLite connection's recall cache (src/store/sqlite-cache.ts): a recall answers what
+ * The SQLite connection's recall cache (src/store/sqlite/cache.ts): a recall answers what
  * a fresh connection answers, after writes of this connection and of another one. And
  * round6's fast path against the exact formatting.
  */

@@ -1,6 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareCodePoints, cpLength, isWellFormedText } from "../../src/text/index.js";
+import {
+  compareCodePoints,
+  cpAt,
+  cpBefore,
+  cpLength,
+  cpOffsets,
+  cpPrefix,
+  isWellFormedText,
+  needsWordBoundary,
+} from "../../src/text/index.js";
 
 // Reference: lexicographic comparison of the code-point arrays (lone surrogates are
 // their own code point, exactly as Array.from and Python's str see them).
@@ -187,5 +196,49 @@ describe("isWellFormedText", () => {
     expect(isWellFormedText("a\u{1F680}")).toBe(true);
     expect(isWellFormedText("\ud800")).toBe(false);
     expect(isWellFormedText("\ude00\ud83d")).toBe(false);
+  });
+});
+
+describe("cpAt, cpBefore, cpPrefix", () => {
+  // Any UTF-16 units: pairs, lone high and low surrogates, and plain characters.
+  const units = fc.oneof(
+    fc.integer({ min: 0xd800, max: 0xdfff }),
+    fc.integer({ min: 0, max: 0xffff }),
+    fc.constantFrom(0x61, 0xd83d, 0xde00),
+  );
+
+  it("read the code points Array.from sees, at and before every code-point boundary", () => {
+    fc.assert(
+      fc.property(fc.array(units, { maxLength: 12 }), (codes) => {
+        const s = String.fromCharCode(...codes);
+        const chars = Array.from(s);
+        const offsets = cpOffsets(s);
+        chars.forEach((c, k) => {
+          expect(cpAt(s, offsets[k] as number)).toBe(c);
+          expect(cpBefore(s, offsets[k + 1] as number)).toBe(c);
+        });
+        expect(cpAt(s, s.length)).toBe("");
+        expect(cpBefore(s, 0)).toBe("");
+        for (let n = 0; n <= chars.length + 1; n++) {
+          expect(cpPrefix(s, n)).toBe(chars.slice(0, n).join(""));
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("a keyword needs a word boundary only beside a word character of a spaced script", () => {
+    expect(["a", "é", "7", "_", ".", " ", "漢", "か", "カ", ""].map(needsWordBoundary)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -6,10 +6,7 @@
 
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
-import {
-  type PromptctxError,
-  UnsupportedPatternError,
-} from "../../src/errors/index.js";
+import { type PromptctxError, UnsupportedPatternError } from "../../src/errors/index.js";
 import type { RedLine, Skill } from "../../src/sources/index.js";
 import {
   checkDraft,

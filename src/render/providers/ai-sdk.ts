@@ -2,20 +2,14 @@
 import { InvalidInputError } from "../../errors/index.js";
 import type {
   AnthropicBreakpoint,
+  AnthropicCacheControl,
   AnthropicOptions,
   AnthropicSkippedBreakpoint,
 } from "./breakpoints.js";
 import { placeBreakpoints } from "./breakpoints.js";
-import {
-  buildLayout,
-  checkQuery,
-  type Layout,
-  type ProviderInput,
-  type ProviderReport,
-  report,
-  userContent,
-} from "./layout.js";
+import { buildLayout, checkQuery, report, userContent } from "./layout.js";
 import { type OpenAIOptions, openAIEstimated, promptCacheKey } from "./openai.js";
+import type { Layout, ProviderInput, ProviderReport } from "./types.js";
 
 /** A JSON value (`ai`'s `JSONValue`). */
 export type AiSdkJsonValue =
@@ -34,6 +28,21 @@ export interface AiSdkSystemMessage {
   role: "system";
   content: string;
   providerOptions?: AiSdkProviderOptions;
+}
+
+/**
+ * A system message, with Anthropic's cache control as a provider option when a breakpoint
+ * falls on it (every AI SDK renderer bound to Anthropic).
+ *
+ * @example aiSdkSystemMessage("rules", undefined) // { role: "system", content: "rules" }
+ */
+export function aiSdkSystemMessage(
+  content: string,
+  control: AnthropicCacheControl | undefined,
+): AiSdkSystemMessage {
+  return control === undefined
+    ? { role: "system", content }
+    : { role: "system", content, providerOptions: { anthropic: { cacheControl: control } } };
 }
 
 /** `ai`'s `UserModelMessage` with text content. */
@@ -86,14 +95,7 @@ function anthropicSettings(
 ): AiSdkRequest {
   checkQuery(options.query);
   const layout = buildLayout(input, options);
-  const bp = placeBreakpoints(
-    layout,
-    options,
-    (content, control): AiSdkSystemMessage =>
-      control === undefined
-        ? { role: "system", content }
-        : { role: "system", content, providerOptions: { anthropic: { cacheControl: control } } },
-  );
+  const bp = placeBreakpoints(layout, options, aiSdkSystemMessage);
   const body: AiSdkRequestBody = { messages: aiSdkUser(layout, options.query) };
   if (bp.system.length > 0) body.system = bp.system;
   return {

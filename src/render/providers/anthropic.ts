@@ -6,20 +6,29 @@ import type {
   AnthropicSkippedBreakpoint,
 } from "./breakpoints.js";
 import { placeBreakpoints } from "./breakpoints.js";
-import {
-  buildLayout,
-  checkQuery,
-  type ProviderInput,
-  type ProviderReport,
-  report,
-  userContent,
-} from "./layout.js";
+import { buildLayout, checkQuery, report, userContent } from "./layout.js";
+import type { ProviderInput, ProviderReport } from "./types.js";
 
 /** A Messages API `TextBlockParam`. */
 export interface AnthropicTextBlock {
   type: "text";
   text: string;
   cache_control?: AnthropicCacheControl;
+}
+
+/**
+ * A system text block, marked with `control` when a breakpoint falls on it (every
+ * Anthropic-bound renderer's system side).
+ *
+ * @example anthropicTextBlock("rules", { type: "ephemeral" }) // { type: "text", text: "rules", cache_control: { type: "ephemeral" } }
+ */
+export function anthropicTextBlock(
+  text: string,
+  control: AnthropicCacheControl | undefined,
+): AnthropicTextBlock {
+  return control === undefined
+    ? { type: "text", text }
+    : { type: "text", text, cache_control: control };
 }
 
 /** A Messages API `MessageParam` (user role only: this renders the start of a conversation). */
@@ -73,14 +82,7 @@ export function toAnthropicRequest(
 ): AnthropicRequest {
   checkQuery(options.query);
   const layout = buildLayout(input, options);
-  const bp = placeBreakpoints(
-    layout,
-    options,
-    (text, control): AnthropicTextBlock =>
-      control === undefined
-        ? { type: "text", text }
-        : { type: "text", text, cache_control: control },
-  );
+  const bp = placeBreakpoints(layout, options, anthropicTextBlock);
   const body: AnthropicRequestBody = { system: bp.system };
   const content = userContent(layout, options.query);
   if (content !== null) body.messages = [{ role: "user", content }];

@@ -1,7 +1,7 @@
 /** Anthropic cache-breakpoint placement of docs/session-and-cache.md, shared by the Messages and AI SDK renderers. */
 import { InvalidInputError } from "../../errors/index.js";
 import type { CacheTier } from "../../plan/index.js";
-import type { Layout, ProviderRenderOptions } from "./layout.js";
+import type { Layout, ProviderRenderOptions } from "./types.js";
 
 /**
  * Minimum cacheable prompt length of Claude models, as data. A breakpoint on a shorter

@@ -6,21 +6,19 @@
  */
 import type { Message } from "../../conversation/index.js";
 import { InvalidInputError } from "../../errors/index.js";
-import type { AiSdkProviderOptions, AiSdkSystemMessage } from "./ai-sdk.js";
-import type { AnthropicTextBlock } from "./anthropic.js";
+import {
+  type AiSdkProviderOptions,
+  type AiSdkSystemMessage,
+  aiSdkSystemMessage,
+} from "./ai-sdk.js";
+import { type AnthropicTextBlock, anthropicTextBlock } from "./anthropic.js";
 import {
   type AnthropicBreakpoint,
   type AnthropicOptions,
   type AnthropicSkippedBreakpoint,
   placeBreakpoints,
 } from "./breakpoints.js";
-import {
-  buildLayout,
-  type Layout,
-  type ProviderInput,
-  type ProviderReport,
-  report,
-} from "./layout.js";
+import { buildLayout, report } from "./layout.js";
 import { type AiSdkConversationMessage, toAiSdkMessages } from "./messages/ai-sdk.js";
 import { type AnthropicConversationMessage, toAnthropicMessages } from "./messages/anthropic.js";
 import { withTurnPrefix } from "./messages/common.js";
@@ -31,6 +29,7 @@ import {
   toOpenAIResponsesInput,
 } from "./messages/openai.js";
 import { type OpenAIChatOptions, openAIEstimated, promptCacheKey } from "./openai.js";
+import type { Layout, ProviderInput, ProviderReport } from "./types.js";
 
 /** The request shapes a whole request can take. */
 export const CONVERSATION_PROVIDERS = [
@@ -177,15 +176,7 @@ function anthropicRequest(
   options: ConversationRenderOptions,
 ): ConversationRequest<"anthropic"> {
   const s = sides(input, planned, options);
-  const { bp, cache } = anthropicBound(
-    s,
-    planned,
-    options,
-    (text, control): AnthropicTextBlock =>
-      control === undefined
-        ? { type: "text", text }
-        : { type: "text", text, cache_control: control },
-  );
+  const { bp, cache } = anthropicBound(s, planned, options, anthropicTextBlock);
   return {
     provider: "anthropic",
     body: { system: bp.system, messages: toAnthropicMessages(s.messages, cache) },
@@ -202,15 +193,7 @@ function aiSdkAnthropicRequest(
   options: ConversationRenderOptions,
 ): ConversationRequest<"ai-sdk-anthropic"> {
   const s = sides(input, planned, options);
-  const { bp, cache } = anthropicBound(
-    s,
-    planned,
-    options,
-    (content, control): AiSdkSystemMessage =>
-      control === undefined
-        ? { role: "system", content }
-        : { role: "system", content, providerOptions: { anthropic: { cacheControl: control } } },
-  );
+  const { bp, cache } = anthropicBound(s, planned, options, aiSdkSystemMessage);
   const body: AiSdkConversationBody = { messages: toAiSdkMessages(s.messages, cache) };
   if (bp.system.length > 0) body.system = bp.system;
   return {

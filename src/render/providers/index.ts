@@ -59,17 +59,6 @@ export {
   systemSideTokens,
   toConversationRequest,
 } from "./conversation.js";
-export {
-  type AssemblyLike,
-  type Layout,
-  MEMORY_LAYER_NAMES,
-  type MemoryPlacement,
-  type MovedLayer,
-  type ProviderInput,
-  type ProviderRenderOptions,
-  type ProviderReport,
-  type TierTokens,
-} from "./layout.js";
 export * from "./messages/index.js";
 export {
   DEFAULT_OPENAI_MODEL,
@@ -84,3 +73,14 @@ export {
   toOpenAIChatRequest,
   toOpenAIResponsesRequest,
 } from "./openai.js";
+export {
+  type AssemblyLike,
+  type Layout,
+  MEMORY_LAYER_NAMES,
+  type MemoryPlacement,
+  type MovedLayer,
+  type ProviderInput,
+  type ProviderRenderOptions,
+  type ProviderReport,
+  type TierTokens,
+} from "./types.js";

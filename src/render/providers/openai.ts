@@ -1,17 +1,8 @@
 /** OpenAI renderers of docs/session-and-cache.md: Chat Completions and Responses, with a `prompt_cache_key`. */
 import { InvalidInputError } from "../../errors/index.js";
 import { tokenizerForModel } from "../../tokens/index.js";
-import {
-  buildLayout,
-  checkQuery,
-  type Layout,
-  type ProviderInput,
-  type ProviderRenderOptions,
-  type ProviderReport,
-  report,
-  userContent,
-  userTexts,
-} from "./layout.js";
+import { buildLayout, checkQuery, report, userContent, userTexts } from "./layout.js";
+import type { Layout, ProviderInput, ProviderRenderOptions, ProviderReport } from "./types.js";
 
 /** Model assumed by the CLI's `--format openai` when none is named. */
 export const DEFAULT_OPENAI_MODEL = "gpt-4o";

@@ -13,12 +13,8 @@ import type { ConversationPlan } from "../../conversation/index.js";
 import { type FieldPath, invalidFromZod } from "../../errors/index.js";
 import { ToolState } from "../../sources/index.js";
 import { createChatSession } from "../agent.js";
-import {
-  loadWorkspace,
-  loadWorkspaceConfig,
-  type WorkspaceAssembly,
-  workspaceReport,
-} from "../workspace.js";
+import { loadWorkspaceConfig } from "../files.js";
+import { loadWorkspace, type WorkspaceAssembly, workspaceReport } from "../workspace.js";
 import { recordedOptions, runAssembleRequest, withRecordedStore } from "./assemble-runner.js";
 import {
   AssembleRecordRequestSchema,

@@ -5,7 +5,7 @@
  * roles with BYPASSRLS (FORCE ROW LEVEL SECURITY does not change that), so such a role is
  * refused — the second line of the scope's defence would silently be gone.
  *
- * Two roles (pg-roles.ts, `promptctx store init`): the owner owns the tables, runs the
+ * Two roles (roles.ts, `promptctx store init`): the owner owns the tables, runs the
  * migrations and is the one connection that reads every scope (export); the app role,
  * granted the tables, reads and writes one declared scope per transaction and cannot
  * migrate — a store whose schema is behind is refused with the command that upgrades it.
@@ -15,13 +15,12 @@
 import { createRequire } from "node:module";
 import type pg from "pg";
 import { z } from "zod";
-import { PromptctxError } from "../errors/index.js";
-import { StoreOpenError, StoreVersionError } from "./errors.js";
-import { PostgresMemoryStore } from "./pg.js";
-import { MIGRATION_LOCK, PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./pg-migrations.js";
-import { inTransaction } from "./pg-tx.js";
-import { describeOpenError, MATCH_BUDGET, recallSizes } from "./sqlite-open.js";
-import { parseWith } from "./sqlite-options.js";
+import { PromptctxError } from "../../errors/index.js";
+import { StoreOpenError, StoreVersionError } from "../errors.js";
+import { describeOpenError, MATCH_BUDGET, parseWith, recallSizes } from "../options.js";
+import { MIGRATION_LOCK, PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.js";
+import { PostgresMemoryStore } from "./store.js";
+import { inTransaction } from "./tx.js";
 
 /** Options of {@link openPostgresStore}. */
 export interface OpenPostgresOptions {

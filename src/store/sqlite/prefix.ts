@@ -1,4 +1,4 @@
-/** The per-scope prefix of indexed terms (SQLite store; see sqlite.ts). */
+/** The per-scope prefix of indexed terms (SQLite store; see store.ts). */
 import { createHash } from "node:crypto";
 
 /**
@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
  * Terms are stored as `PREFIX + term` (e.g. `3f2a…9cpython`), so each scope has its own
  * postings: a recall can only reach its own scope's terms, and a search costs what the
  * scope holds, not what the store holds. The per-scope statistics recall scores with
- * (document frequencies, scope size; see sqlite-stats.ts) are keyed the same way. The
+ * (document frequencies, scope size; see stats.ts) are keyed the same way. The
  * exact `user_scope = ?` comparison in the SQL that reads the rows guards against hash
  * collisions.
  *

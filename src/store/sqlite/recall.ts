@@ -2,7 +2,7 @@
  * Recall's reads from the SQLite store: candidates from the FTS5 index, then the rows of
  * the pool. Ranking is rank.ts's (the same on every backend); this module only finds.
  *
- * 1. The scope's statistics (sqlite-stats.ts) and each query term's document frequency,
+ * 1. The scope's statistics (stats.ts) and each query term's document frequency,
  *    counted up to the work budget + 1; {@link searchedTerms} picks the terms to search
  *    within the budget.
  * 2. One searched term: every match has the same weight, so the candidates are its
@@ -18,7 +18,6 @@
  *    then a hit); a larger one reads what ranking needs, then the hits' whole rows.
  */
 import type Database from "better-sqlite3";
-import { scopePrefix } from "./prefix.js";
 import {
   countsBm25,
   indexKnowledge,
@@ -27,17 +26,18 @@ import {
   type RecallCandidate,
   rankCandidates,
   searchedTerms,
-} from "./rank.js";
+} from "../rank.js";
 import {
   type QueryWeights,
   queryWeights,
   type ScoreBreakdown,
   type ScoreWeights,
-} from "./score.js";
-import { parseTags, type ReadCache } from "./sqlite-cache.js";
-import type { RawRow } from "./sqlite-statements.js";
-import { readStats, type StatsStatements } from "./sqlite-stats.js";
-import { ftsQuote } from "./terms.js";
+} from "../score.js";
+import { ftsQuote } from "../terms.js";
+import { parseTags, type ReadCache } from "./cache.js";
+import type { RawRow } from "./columns.js";
+import { scopePrefix } from "./prefix.js";
+import { readStats, type StatsStatements } from "./stats.js";
 
 /** A candidate: what ranking needs, and the rowid to read the whole row by. */
 type SqliteCandidate = RecallCandidate & { rowid: number };
@@ -264,7 +264,7 @@ function matchOf(req: RecallRequest, i: number): string {
 
 /**
  * Every match of term `i` in the categories `cats` (their JSON list, "" for any), newest
- * (highest rowid) first, cached (see sqlite-cache.ts). Only for a term within the work
+ * (highest rowid) first, cached (see cache.ts). Only for a term within the work
  * budget.
  */
 function postings(

@@ -1,5 +1,6 @@
 /**
- * The fixture behind `promptctx repl`: a runtime session (docs/session-and-cache.md) over the demo's text.
+ * The session behind `promptctx repl`: a runtime session (docs/session-and-cache.md) over
+ * the demo's data (examples/demo/, read by demo-data.ts).
  * Schema slots come from in-memory sources (constraints policy, per-user profiles,
  * planner, task observations, tool state; recall through the session); the other layers
  * are session segments, each rebuilt only when the state it depends on changes. Fixed
@@ -9,82 +10,20 @@ import { createSession, type Session, type SessionSegment } from "../assemble/in
 import { versionId } from "../cache/index.js";
 import type { SlotRenderer } from "../render/index.js";
 import {
-  type ConstraintPolicy,
   type ContextSource,
   constraintsSource,
   type ProfileEntry,
   plannerSource,
   profileSource,
   TaskMemoryBuffer,
-  type TaskState,
   ToolState,
   taskMemorySource,
   toolStateSource,
 } from "../sources/index.js";
 import { compareCodePoints } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
-import {
-  BASE_RULES,
-  CONNECTORS,
-  connectorsLine,
-  DEMO_USER,
-  EXPERTS,
-  IDENTITY,
-  PROJECT_CONTEXT,
-  REGIONAL_CONVENTIONS,
-  SKILLS,
-  skillsSummary,
-  TOOLS,
-  WORKING_MODE_TEXT,
-} from "./demo-fixture.js";
-
-/** The repl's clock starts here and advances one minute per reassembly. */
-export const REPL_START = "2026-11-30T09:00:00Z";
-/** The query every repl assembly answers until `query TEXT` replaces it. */
-export const REPL_QUERY = "Add a nullable currency column to invoices and backfill it.";
-
-/** The sandbox policy behind the constraints slot. */
-export const REPL_POLICY: ConstraintPolicy = {
-  rules: [
-    { id: "forbid-rm-rf", level: "forbid", text: "no rm -rf" },
-    { id: "warn-network", level: "warn", text: "network needs approval" },
-  ],
-};
-
-/** Profiles by user scope; a scope without one gets an empty profile slot. */
-export const REPL_PROFILES: Readonly<Record<string, readonly ProfileEntry[]>> = {
-  [DEMO_USER]: [
-    { key: "name", value: "Dana", category: "identity" },
-    { key: "city", value: "Berlin", category: "identity" },
-    { key: "language", value: "en", category: "preference" },
-    { key: "review_style", value: "small commits with tests", category: "preference" },
-  ],
-  "user-7": [
-    { key: "name", value: "Kai", category: "identity" },
-    { key: "language", value: "de", category: "preference" },
-  ],
-};
-
-/** Importance shown on recall lines for the demo candidates. */
-export const REPL_IMPORTANCE: Readonly<Record<string, number>> = {
-  "mem-default-lang": 0.4,
-  "mem-workspace-lang": 0.6,
-  "mem-turn-lang": 0.9,
-  "mem-tests": 0.7,
-  "mem-weak": 0.1,
-  "mem-other-user": 0.8,
-};
-
-/** The planner's task state (used by the `react` schema). */
-export const REPL_TASK: TaskState = {
-  taskId: "T-12",
-  status: "in_progress",
-  phase: "implement",
-  done: 2,
-  total: 5,
-  nextStep: "run the migration tests",
-  nextTool: "run",
-};
+import { type DemoData, demoData, replData } from "./demo-data.js";
+import { connectorsLine, skillsSummary } from "./demo-segments.js";
 
 const sorted = (names: Iterable<string>) => [...names].sort(compareCodePoints);
 
@@ -102,7 +41,7 @@ function scopedProfileSource(profiles: Readonly<Record<string, readonly ProfileE
 }
 
 /** The expert segment: the current expert's text (no segment without an expert). */
-function expertSegment(): SessionSegment {
+function expertSegment(data: DemoData): SessionSegment {
   return {
     name: "expert",
     priority: 50,
@@ -114,14 +53,14 @@ function expertSegment(): SessionSegment {
       s.expert === null
         ? null
         : {
-            content: EXPERTS[s.expert] ?? `Expert: ${s.expert}.`,
+            content: data.experts[s.expert] ?? `Expert: ${s.expert}.`,
             sourceRefs: [`expert:${s.expert}`],
           },
   };
 }
 
 /** The skills segment: the loaded skills' summary line, then each body (no segment without one). */
-function skillsSegment(): SessionSegment {
+function skillsSegment(data: DemoData): SessionSegment {
   return {
     name: "skills",
     priority: 60,
@@ -131,7 +70,7 @@ function skillsSegment(): SessionSegment {
     deps: ["skills"],
     build: (s) => {
       const names = sorted(s.skills.keys());
-      const head = skillsSummary(names);
+      const head = skillsSummary(data, names);
       if (head === null) return null;
       const bodies = names.map((n) => `- ${n}: ${s.skills.get(n)}`);
       return {
@@ -143,7 +82,7 @@ function skillsSegment(): SessionSegment {
 }
 
 /** The connectors segment: the connectors online (no segment when all are offline). */
-function connectorsSegment(): SessionSegment {
+function connectorsSegment(data: DemoData): SessionSegment {
   return {
     name: "connectors",
     priority: 70,
@@ -153,7 +92,7 @@ function connectorsSegment(): SessionSegment {
     deps: ["connectors"],
     build: (s) => {
       const online = sorted([...s.connectors].filter(([, on]) => on).map(([n]) => n));
-      const line = connectorsLine(online);
+      const line = connectorsLine(data, online);
       return line === null
         ? null
         : { content: line, sourceRefs: online.map((n) => `connector:${n}`) };
@@ -166,7 +105,7 @@ function connectorsSegment(): SessionSegment {
  * session: project context, expert, skills, connectors; dynamic: working mode. Each
  * names the state it depends on (docs/session-and-cache.md table), so an event rebuilds only its segment.
  */
-export function replSegments(): SessionSegment[] {
+export function replSegments(data: DemoData = demoData()): SessionSegment[] {
   return [
     {
       name: "base_rules",
@@ -176,7 +115,7 @@ export function replSegments(): SessionSegment[] {
       cacheTier: "static",
       provenance: "builtin",
       deps: [],
-      build: () => BASE_RULES,
+      build: () => data.text.baseRules,
     },
     {
       name: "identity",
@@ -194,7 +133,7 @@ export function replSegments(): SessionSegment[] {
       cacheTier: "session",
       provenance: "AGENTS.md",
       deps: [],
-      build: () => PROJECT_CONTEXT,
+      build: () => data.text.projectContext,
     },
     {
       name: "tools",
@@ -204,11 +143,11 @@ export function replSegments(): SessionSegment[] {
       cacheTier: "static",
       provenance: "tool-registry",
       deps: [],
-      build: () => TOOLS,
+      build: () => data.text.tools,
     },
-    expertSegment(),
-    skillsSegment(),
-    connectorsSegment(),
+    expertSegment(data),
+    skillsSegment(data),
+    connectorsSegment(data),
     {
       name: "regional_conventions",
       priority: 80,
@@ -216,7 +155,7 @@ export function replSegments(): SessionSegment[] {
       cacheTier: "static",
       provenance: "locale",
       deps: [],
-      build: () => REGIONAL_CONVENTIONS,
+      build: () => data.text.regionalConventions,
     },
     {
       name: "working_mode",
@@ -226,7 +165,7 @@ export function replSegments(): SessionSegment[] {
       cacheTier: "dynamic",
       provenance: "session",
       deps: ["workingMode"],
-      build: (s) => WORKING_MODE_TEXT[s.workingMode],
+      build: (s) => data.workingModes[s.workingMode],
     },
   ];
 }
@@ -255,51 +194,29 @@ export interface ReplFixture {
  *
  * @example
  * const { session } = createReplSession();
- * await session.assemble({ text: REPL_QUERY, now: REPL_START });
+ * await session.assemble({ text: replData().query, now: replData().start });
  */
 export function createReplSession(options: ReplSessionOptions = {}): ReplFixture {
+  const data = demoData();
+  const repl = replData();
   const observations = new TaskMemoryBuffer(8);
-  observations.add({
-    text: "db/migrations has 41 files; the newest is 0041_invoice_status.sql",
-    createdAt: "2026-11-30T08:50:00Z",
-  });
-  observations.add({
-    text: "invoices has 12M rows in staging",
-    createdAt: "2026-11-30T08:55:00Z",
-  });
-  const toolState = new ToolState([
-    { name: "read_file", description: "read a workspace file", requiredArgs: ["path"] },
-    {
-      name: "write_file",
-      description: "write a workspace file",
-      requiredArgs: ["path", "content"],
-    },
-    {
-      name: "run",
-      description: "run a command (network needs approval)",
-      requiredArgs: ["command"],
-    },
-  ]);
-  toolState.recordCall({
-    tool: "run",
-    ok: true,
-    summary: "npm test: 212 passed",
-    at: "2026-11-30T08:56:00Z",
-  });
+  for (const o of repl.observations) observations.add(o);
+  const toolState = new ToolState(repl.tools);
+  for (const call of repl.toolCalls) toolState.recordCall(call);
   const session = createSession({
     state: {
-      userScope: options.userScope ?? DEMO_USER,
+      userScope: options.userScope ?? data.user,
       mode: options.mode ?? "chat",
       workingMode: "craft",
       expert: null,
-      identity: IDENTITY,
-      connectors: new Map(sorted(Object.keys(CONNECTORS)).map((n) => [n, false])),
+      identity: data.text.identity,
+      connectors: new Map(sorted(Object.keys(data.connectors)).map((n) => [n, false])),
     },
-    segments: replSegments(),
+    segments: replSegments(data),
     sources: [
-      constraintsSource(REPL_POLICY),
-      scopedProfileSource(REPL_PROFILES),
-      plannerSource(() => REPL_TASK),
+      constraintsSource(repl.policy),
+      scopedProfileSource(repl.profiles),
+      plannerSource(() => repl.task),
       taskMemorySource(observations),
       toolStateSource(toolState),
     ],
@@ -314,5 +231,6 @@ export function createReplSession(options: ReplSessionOptions = {}): ReplFixture
 
 /** Skill bodies the repl can load, by name. */
 export function skillBody(name: string): string | undefined {
-  return Object.hasOwn(SKILLS, name) ? SKILLS[name]?.body : undefined;
+  const { skills } = demoData();
+  return Object.hasOwn(skills, name) ? skills[name]?.body : undefined;
 }

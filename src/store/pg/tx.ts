@@ -3,7 +3,7 @@
  * transaction declares its scopes first, in the round trip of its BEGIN
  * (`promptctx_begin`, once per transaction; its settings are local to the transaction,
  * so a pooled connection never carries them over). Row-level security sees the current
- * scope only, and only if it is one of those declared (see pg-guard.ts). A transaction
+ * scope only, and only if it is one of those declared (see guard.ts). A transaction
  * that declares none sees no scope data (the owner's cross-scope reads aside).
  *
  * A transaction that fails on a deadlock or a serialization failure — concurrent writers

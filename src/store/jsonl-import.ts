@@ -7,8 +7,8 @@ import { z } from "zod";
 import { PromptctxError } from "../errors/index.js";
 import { isBlank } from "../text/index.js";
 import { readLines } from "./jsonl.js";
+import { parseNow, parseWith } from "./options.js";
 import { type MemoryRecord, parseRecord } from "./schema.js";
-import { parseNow, parseWith } from "./sqlite-options.js";
 import type { ImportLineError, ImportOptions, ImportResult, JsonlInput } from "./types.js";
 import type { WriteBatch } from "./write-outcome.js";
 

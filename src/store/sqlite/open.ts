@@ -11,29 +11,15 @@
  */
 import { createRequire } from "node:module";
 import type Database from "better-sqlite3";
-import { z } from "zod";
-import { InvalidInputError, nodeErrorCode, PromptctxError } from "../errors/index.js";
-import { isBlank } from "../text/index.js";
-import { StoreOpenError, StoreVersionError } from "./errors.js";
+import { InvalidInputError, PromptctxError } from "../../errors/index.js";
+import { isBlank } from "../../text/index.js";
+import { StoreOpenError, StoreVersionError } from "../errors.js";
+import { describeOpenError, recallSizes } from "../options.js";
 import { MIGRATIONS, STORE_SCHEMA_VERSION } from "./migrations.js";
-import { SqliteMemoryStore } from "./sqlite.js";
-import { parseWith } from "./sqlite-options.js";
+import { SqliteMemoryStore } from "./store.js";
 
 /** `PRAGMA application_id` of promptctx memory stores ("pctx"). */
 export const STORE_APPLICATION_ID = 0x70637478;
-
-/** Default number of candidates scored in full per recall. */
-export const DEFAULT_POOL_SIZE = 500;
-
-/**
- * Work budget of one recall: the searched terms' document frequencies in the scope sum to
- * at most this. When the query's terms exceed it, the most common are left out of the
- * search (rarest kept first; they carry the most IDF weight; the left-out terms still
- * count in every candidate's score), and if the rarest term alone exceeds it, only its
- * most recently written matches are candidates. Small and specific searches are never
- * affected.
- */
-export const MATCH_BUDGET = 10_000;
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {
@@ -117,47 +103,4 @@ export function openStore(path: string, options: OpenStoreOptions = {}): SqliteM
     if (err instanceof PromptctxError) throw err;
     throw new StoreOpenError(`cannot open memory store ${path}: ${describeOpenError(err)}`);
   }
-}
-
-/**
- * An error's message, led by its code (an SQLite, PostgreSQL or Node error code) when it has
- * one: the detail of a {@link StoreOpenError} from either backend.
- *
- * @example
- * ```ts
- * describeOpenError(Object.assign(new Error("no such file"), { code: "ENOENT" }));
- * // "ENOENT: no such file"
- * ```
- */
-export function describeOpenError(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const code = nodeErrorCode(err);
-  return code === undefined ? err.message : `${code}: ${err.message}`;
-}
-
-/**
- * The recall sizes both backends take from their open options, validated alike: `poolSize`
- * (1 to 100 000, default {@link DEFAULT_POOL_SIZE}) and `matchBudget` (≥ 1, default
- * {@link MATCH_BUDGET}); an out-of-range value is an InvalidInputError naming the option.
- *
- * @example
- * ```ts
- * recallSizes({ poolSize: 200 }); // { poolSize: 200, matchBudget: 10000 }
- * ```
- */
-export function recallSizes(options: { poolSize?: number; matchBudget?: number }): {
-  poolSize: number;
-  matchBudget: number;
-} {
-  const poolSize = parseWith(
-    z.number().int().min(1).max(100_000),
-    options.poolSize ?? DEFAULT_POOL_SIZE,
-    "poolSize",
-  );
-  const matchBudget = parseWith(
-    z.number().int().min(1),
-    options.matchBudget ?? MATCH_BUDGET,
-    "matchBudget",
-  );
-  return { poolSize, matchBudget };
 }

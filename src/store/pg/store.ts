@@ -1,42 +1,39 @@
 /**
  * The shared memory store over PostgreSQL (docs/sources.md "scale-out"): the {@link MemoryStore}
  * contract of the SQLite store, asynchronously, for many processes at once. Opening,
- * migrations and the connection pool: pg-open.ts; schema and row-level security:
- * pg-migrations.ts; writes: pg-write.ts; recall: pg-recall.ts. Ranking, terms, JSONL
+ * migrations and the connection pool: open.ts; schema and row-level security:
+ * migrations.ts; writes: write.ts; recall: recall.ts. Ranking, terms, JSONL
  * and validation are the SQLite store's own modules, so both backends answer alike
  * (same hits, same breakdowns, byte-identical exports).
  *
  * Scope: every statement has the scope in its predicate, and runs in a transaction that
- * declared its scopes (row-level security sees no other; pg-guard.ts). The cross-scope
+ * declared its scopes (row-level security sees no other; guard.ts). The cross-scope
  * reads — `exportJsonl`, `count()` and `get(memoryId)` without a scope — are for the
  * owner's connection only ({@link PostgresMemoryStore.privileged}): the owner role's
  * policies let it read every scope; any other role gets a {@link StorePrivilegeError}.
  */
 import type { Pool } from "pg";
-import { InvalidInputError } from "../errors/index.js";
-import { isWellFormedText } from "../text/index.js";
-import { StorePrivilegeError } from "./errors.js";
-import { recallHit } from "./hits.js";
-import { recallPg } from "./pg-recall.js";
-import { inTransaction, type Tx } from "./pg-tx.js";
-import { batchScopes, writeBatch } from "./pg-write.js";
-import { type MemoryRow, rowToRecord } from "./row.js";
-import {
-  type MemoryRecord,
-  type MemoryRecordInput,
-  parseRecord,
-  recordToJsonLine,
-} from "./schema.js";
-import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
-import { importJsonlBatches } from "./sqlite-import.js";
+import { InvalidInputError } from "../../errors/index.js";
+import { isWellFormedText } from "../../text/index.js";
+import { StorePrivilegeError } from "../errors.js";
+import { recallHit } from "../hits.js";
+import { importJsonlBatches } from "../jsonl-import.js";
 import {
   GetOptionsSchema,
   ListOptionsSchema,
   parseNow,
   parseWith,
   RecallOptionsSchema,
-} from "./sqlite-options.js";
-import { queryTerms } from "./terms.js";
+} from "../options.js";
+import { type MemoryRow, rowToRecord } from "../row.js";
+import {
+  type MemoryRecord,
+  type MemoryRecordInput,
+  parseRecord,
+  recordToJsonLine,
+} from "../schema.js";
+import { checkWeights, DEFAULT_WEIGHTS } from "../score.js";
+import { queryTerms } from "../terms.js";
 import type {
   AddResult,
   GetOptions,
@@ -47,7 +44,10 @@ import type {
   MemoryStore,
   RecallOptions,
   StoreRecallHit,
-} from "./types.js";
+} from "../types.js";
+import { recallPg } from "./recall.js";
+import { inTransaction, type Tx } from "./tx.js";
+import { batchScopes, writeBatch } from "./write.js";
 
 /** A `promptctx_memories` row as {@link COLUMNS} reads it. */
 interface PgRow extends MemoryRow {

@@ -24,10 +24,10 @@
  * predicate still sees only its transaction's scope, and a transaction that declares none
  * sees nothing. Versions 1–2 keyed it on the plain setting `promptctx.scope` (which any
  * role could `SET`, and `promptctx.read_all`); version 3 binds the scope to the
- * transaction so that the connecting role cannot widen it (pg-guard.ts).
+ * transaction so that the connecting role cannot widen it (guard.ts).
  */
-import { SCOPE_GUARD_V3 } from "./pg-guard.js";
-import type { Tx } from "./pg-tx.js";
+import { SCOPE_GUARD_V3 } from "./guard.js";
+import type { Tx } from "./tx.js";
 
 export interface PgMigration {
   /** 1, 2, 3, … in order. */

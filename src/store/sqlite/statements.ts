@@ -1,67 +1,16 @@
 /**
- * The SQL of the SQLite store: its prepared statements, the row they read (mapped to a record
- * by row.ts), the write of one record (row and FTS terms), and how parameters are encoded
+ * The SQL of the SQLite store: its prepared statements (reading the row of columns.ts),
+ * the write of one record (row and FTS terms), and how parameters are encoded
  * (scope-prefixed terms, JSON lists).
  */
 import type Database from "better-sqlite3";
-import { instantMillis } from "../text/index.js";
+import { instantMillis } from "../../text/index.js";
+import type { MemoryRecord } from "../schema.js";
+import { recordTerms } from "../terms.js";
+import type { WriteOutcome } from "../write-outcome.js";
+import { COLUMNS } from "./columns.js";
 import { scopePrefix } from "./prefix.js";
-import type { MemoryRow } from "./row.js";
-import type { MemoryRecord } from "./schema.js";
-import type { StatsDelta } from "./sqlite-stats.js";
-import { recordTerms } from "./terms.js";
-import type { WriteOutcome } from "./write-outcome.js";
-
-/** A `memories` row as {@link COLUMNS} reads it. */
-export interface Row extends MemoryRow {
-  rowid: number;
-}
-
-export const COLUMNS = `m.rowid, m.memory_id, m.user_scope, m.kind, m.category, m.tags, m.content,
-  m.summary, m.importance, m.conflict_key, m.authority, m.source_id, m.source_type,
-  m.source_title, m.captured_at, m.stored_at`;
-
-/** A `memories` row as a raw statement reads {@link COLUMNS}: the values in that order. */
-export type RawRow = [
-  rowid: number,
-  memoryId: string,
-  userScope: string,
-  kind: string,
-  category: string,
-  tags: string,
-  content: string,
-  summary: string,
-  importance: number,
-  conflictKey: string | null,
-  authority: string | null,
-  sourceId: string,
-  sourceType: string,
-  sourceTitle: string,
-  capturedAt: string,
-  storedAt: string,
-];
-
-/** The {@link Row} of a raw row (one record mapping for every read: row.ts). */
-export function rawToRow(r: RawRow): Row {
-  return {
-    rowid: r[0],
-    memory_id: r[1],
-    user_scope: r[2],
-    kind: r[3],
-    category: r[4],
-    tags: r[5],
-    content: r[6],
-    summary: r[7],
-    importance: r[8],
-    conflict_key: r[9],
-    authority: r[10],
-    source_id: r[11],
-    source_type: r[12],
-    source_title: r[13],
-    captured_at: r[14],
-    stored_at: r[15],
-  };
-}
+import type { StatsDelta } from "./stats.js";
 
 export { scopePrefix } from "./prefix.js";
 

@@ -1,6 +1,6 @@
 /**
  * Recall's reads from the PostgreSQL store: the same candidates SQLite's FTS5 search
- * yields (sqlite-recall.ts), from the postings table, ranked by rank.ts — the same
+ * yields (../sqlite/recall.ts), from the postings table, ranked by rank.ts — the same
  * ranking as every backend.
  *
  * 1. The scope's statistics, computed in SQL within the scope: N (its memories), the
@@ -14,8 +14,6 @@
  *    holds it too); categories are part of the candidate statements, never a post-filter.
  */
 
-import type { Tx } from "./pg-tx.js";
-import { termKey } from "./pg-write.js";
 import {
   hitBm25,
   indexKnowledge,
@@ -24,14 +22,16 @@ import {
   type RecallCandidate,
   rankCandidates,
   searchedTerms,
-} from "./rank.js";
-import type { MemoryRecord } from "./schema.js";
+} from "../rank.js";
+import type { MemoryRecord } from "../schema.js";
 import {
   type QueryWeights,
   queryWeights,
   type ScoreBreakdown,
   type ScoreWeights,
-} from "./score.js";
+} from "../score.js";
+import type { Tx } from "./tx.js";
+import { termKey } from "./write.js";
 
 /** What a recall asks of the store. */
 export interface PgRecallRequest {

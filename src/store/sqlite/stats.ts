@@ -9,12 +9,12 @@
  *   budget + 1): a count costs a walk of at most that many postings, where keeping
  *   exact counts per term at write time would rewrite most of a large table per batch.
  *   The counts are kept per connection while the database does not change (see
- *   sqlite-cache.ts).
+ *   cache.ts).
  */
 import type Database from "better-sqlite3";
+import { ftsQuote } from "../terms.js";
+import type { ReadCache } from "./cache.js";
 import { scopePrefix } from "./prefix.js";
-import type { ReadCache } from "./sqlite-cache.js";
-import { ftsQuote } from "./terms.js";
 
 /** A record's terms as the stats see them. */
 interface Counted {

@@ -13,11 +13,11 @@
  * FTS5).
  */
 import { createHash } from "node:crypto";
-import { compareCodePoints } from "../text/index.js";
-import { RetryTransaction, type Tx } from "./pg-tx.js";
-import type { MemoryRecord } from "./schema.js";
-import { recordTerms } from "./terms.js";
-import type { WriteOutcome } from "./write-outcome.js";
+import { compareCodePoints } from "../../text/index.js";
+import type { MemoryRecord } from "../schema.js";
+import { recordTerms } from "../terms.js";
+import type { WriteOutcome } from "../write-outcome.js";
+import { RetryTransaction, type Tx } from "./tx.js";
 
 /** Terms longer than this (UTF-8 bytes) are indexed by their hash (b-tree entry limit). */
 export const MAX_TERM_BYTES = 256;

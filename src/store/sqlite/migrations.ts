@@ -9,7 +9,7 @@
  * Never edit a released migration: append a new one.
  */
 import type Database from "better-sqlite3";
-import { backfillStats } from "./sqlite-stats.js";
+import { backfillStats } from "./stats.js";
 
 export interface Migration {
   /** 1, 2, 3, … in order; becomes `user_version` once applied. */
@@ -76,7 +76,7 @@ export const MIGRATIONS: readonly Migration[] = [
     up(db) {
       db.exec(`
         -- memory_count: memories of the scope; term_count: their index terms in all
-        -- (see sqlite-stats.ts).
+        -- (see stats.ts).
         CREATE TABLE scope_stats (
           user_scope   TEXT PRIMARY KEY,
           memory_count INTEGER NOT NULL,

@@ -6,7 +6,7 @@
  *   migrations, and is the only connection that reads every scope (export, store-wide
  *   count). It should not serve requests.
  * - The **app** role owns nothing: it may read and write the tables under row-level
- *   security, one declared scope per transaction (pg-guard.ts), call the store's three
+ *   security, one declared scope per transaction (guard.ts), call the store's three
  *   functions, and read the schema version. It cannot create objects in the schema,
  *   alter or drop the tables or their policies, read the store-wide counters, or become
  *   the owner (it must not be a member of it).
@@ -19,13 +19,12 @@
 import { createRequire } from "node:module";
 import type pg from "pg";
 import { z } from "zod";
-import { PromptctxError } from "../errors/index.js";
-import { StoreOpenError } from "./errors.js";
-import { APP_FUNCTIONS } from "./pg-guard.js";
-import { PG_SCHEMA_VERSION } from "./pg-migrations.js";
-import { checkRole, migrate, redactUrl } from "./pg-open.js";
-import { describeOpenError } from "./sqlite-open.js";
-import { parseWith } from "./sqlite-options.js";
+import { PromptctxError } from "../../errors/index.js";
+import { StoreOpenError } from "../errors.js";
+import { describeOpenError, parseWith } from "../options.js";
+import { APP_FUNCTIONS } from "./guard.js";
+import { PG_SCHEMA_VERSION } from "./migrations.js";
+import { checkRole, migrate, redactUrl } from "./open.js";
 
 /** Options of {@link initPostgresStore}. */
 export interface InitPostgresOptions {

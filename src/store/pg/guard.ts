@@ -36,7 +36,7 @@ export const SCOPE_FN = "(SELECT promptctx_scope())";
 
 const SCOPE_ID = `(SELECT s.scope_id FROM promptctx_scopes s WHERE s.user_scope = ${SCOPE_FN})`;
 
-/** The definer functions the app role is granted (pg-roles.ts). */
+/** The definer functions the app role is granted (roles.ts). */
 export const APP_FUNCTIONS = [
   "promptctx_begin(text[])",
   "promptctx_scope()",

@@ -13,8 +13,8 @@
  * that version, never an approximation.
  */
 import type Database from "better-sqlite3";
-import { type TermCounts, termCounts } from "./rank.js";
-import type { RawRow } from "./sqlite-statements.js";
+import { type TermCounts, termCounts } from "../rank.js";
+import type { RawRow } from "./columns.js";
 
 /** A row read at the cache's version, with its term counts once needed. */
 interface CachedRow {

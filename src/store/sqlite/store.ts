@@ -1,49 +1,36 @@
 /**
- * The embedded memory store over an open SQLite database (see sqlite-open.ts for opening,
- * sqlite-statements.ts for its SQL, sqlite-stats.ts for the per-scope statistics).
+ * The embedded memory store over an open SQLite database (see open.ts for opening,
+ * statements.ts for its SQL, stats.ts for the per-scope statistics).
  *
- * Recall (sqlite-recall.ts): `queryTerms` (see terms.ts) → the scope's statistics and
+ * Recall (recall.ts): `queryTerms` (see ../terms.ts) → the scope's statistics and
  * each term's document frequency → FTS5 MATCHes of quoted, scope-prefixed terms (see
  * scopePrefix in prefix.ts) within the work budget ({@link MATCH_BUDGET}) → a pool of
- * at most `poolSize` (default 500) candidates, ranked by rank.ts (IDF-weighted lexical ×
- * salience, see score.ts) — the same ranking as every backend. The scope is never a
+ * at most `poolSize` (default 500) candidates, ranked by ../rank.ts (IDF-weighted lexical ×
+ * salience, see ../score.ts) — the same ranking as every backend. The scope is never a
  * post-filter; a memory outside the pool cannot be recalled by this query. Recall and list
- * keep what they read while the database does not change (sqlite-cache.ts).
+ * keep what they read while the database does not change (cache.ts).
  */
 import type Database from "better-sqlite3";
 import type { z } from "zod";
-import { InvalidInputError } from "../errors/index.js";
-import { recallHit } from "./hits.js";
-import { rowToRecord } from "./row.js";
-import {
-  type MemoryRecord,
-  type MemoryRecordInput,
-  parseRecord,
-  recordToJsonLine,
-} from "./schema.js";
-import { checkWeights, DEFAULT_WEIGHTS } from "./score.js";
-import { ReadCache } from "./sqlite-cache.js";
-import { importJsonlBatches } from "./sqlite-import.js";
+import { InvalidInputError } from "../../errors/index.js";
+import { recallHit } from "../hits.js";
+import { importJsonlBatches } from "../jsonl-import.js";
 import {
   GetOptionsSchema,
   ListOptionsSchema,
   parseNow,
   parseWith,
   RecallOptionsSchema,
-} from "./sqlite-options.js";
-import { prepareRecall, type RecallRun, recallRunner } from "./sqlite-recall.js";
+} from "../options.js";
+import { rowToRecord } from "../row.js";
 import {
-  COLUMNS,
-  jsonOrNull,
-  prepareStatements,
-  type RawRow,
-  type Row,
-  rawToRow,
-  type Statements,
-  writeRecord,
-} from "./sqlite-statements.js";
-import { applyStats, prepareStats, StatsDelta, type StatsStatements } from "./sqlite-stats.js";
-import { queryTerms } from "./terms.js";
+  type MemoryRecord,
+  type MemoryRecordInput,
+  parseRecord,
+  recordToJsonLine,
+} from "../schema.js";
+import { checkWeights, DEFAULT_WEIGHTS } from "../score.js";
+import { queryTerms } from "../terms.js";
 import type {
   AddResult,
   GetOptions,
@@ -54,8 +41,13 @@ import type {
   MemoryStore,
   RecallOptions,
   StoreRecallHit,
-} from "./types.js";
-import type { WriteOutcome } from "./write-outcome.js";
+} from "../types.js";
+import type { WriteOutcome } from "../write-outcome.js";
+import { ReadCache } from "./cache.js";
+import { COLUMNS, type RawRow, type Row, rawToRow } from "./columns.js";
+import { prepareRecall, type RecallRun, recallRunner } from "./recall.js";
+import { jsonOrNull, prepareStatements, type Statements, writeRecord } from "./statements.js";
+import { applyStats, prepareStats, StatsDelta, type StatsStatements } from "./stats.js";
 
 /** A list's rows, read in one transaction (see {@link listRunner}). */
 type ListRun = (o: z.output<typeof ListOptionsSchema>) => readonly RawRow[];
@@ -63,7 +55,7 @@ type ListRun = (o: z.output<typeof ListOptionsSchema>) => readonly RawRow[];
 /**
  * The list of the SQLite store: the rows of a scope with the given kinds and categories,
  * by memoryId, from the connection's cache while the database has not changed (see
- * sqlite-cache.ts; a service lists every assembly's profile records).
+ * cache.ts; a service lists every assembly's profile records).
  */
 function listRunner(db: Database.Database, stmts: Statements, cache: ReadCache): ListRun {
   return db.transaction((o: z.output<typeof ListOptionsSchema>) => {
