@@ -29,19 +29,6 @@ const LAYERS = [
 const MAX_FILE_LINES = 500;
 const MAX_FUNCTION_LINES = 80;
 
-// TEMPORARY, to delete once the branches that untangle these folders are merged: import
-// circles still inside the assembly core (src/assemble/, untangled on its own branch) and
-// inside the chat folders being moved to src/agent/ (workspace/chat.ts becomes
-// workspace/agent.ts). A circle is allowed only when every one of its files lies under one
-// of these prefixes; a circle anywhere else fails.
-const KNOWN_CYCLES_TO_REMOVE = [
-  "assemble/",
-  "agent/",
-  "cli/chat/",
-  "workspace/chat.ts",
-  "workspace/agent.ts",
-];
-
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
@@ -119,10 +106,7 @@ function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][]
 
 describe("architecture", () => {
   it("no file-level import circle anywhere in src/", () => {
-    const allowed = (path: string) => KNOWN_CYCLES_TO_REMOVE.some((p) => path.startsWith(p));
-    const cycles = importCycles(importGraph())
-      .filter((files) => !files.every(allowed))
-      .map((files) => `circle among: ${files.join(", ")}`);
+    const cycles = importCycles(importGraph()).map((files) => `circle among: ${files.join(", ")}`);
     expect(cycles).toEqual([]);
   });
 

@@ -3,11 +3,7 @@
 import { PromptctxError } from "../../errors/index.js";
 import type { ProviderInput } from "../../render/index.js";
 import type { PlannedRequest } from "../request/index.js";
-import type { ChatCompactionEvent } from "./events.js";
-
-/** The providers a chat can call. */
-export const CHAT_PROVIDERS = ["anthropic", "openai"] as const;
-export type ChatProvider = (typeof CHAT_PROVIDERS)[number];
+import type { ChatCompactionEvent, ChatProvider } from "./events.js";
 
 /** `max_tokens` of each Anthropic request. */
 export const CHAT_MAX_TOKENS = 4096;

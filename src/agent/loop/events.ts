@@ -1,7 +1,10 @@
 /** The events a chat turn reports, in the order they happen: turn, then per round reply, tool or limit. */
 import type { CacheKeys } from "../../cache/index.js";
 import type { DraftCheck } from "../../trace/index.js";
-import type { ChatProvider } from "./conversation.js";
+
+/** The providers a chat can call. */
+export const CHAT_PROVIDERS = ["anthropic", "openai"] as const;
+export type ChatProvider = (typeof CHAT_PROVIDERS)[number];
 
 /** A user turn began: the context was reassembled and sent as the system side. */
 export interface ChatTurnEvent {

@@ -3,9 +3,7 @@ export { AnthropicConversation } from "./anthropic.js";
 export { openConversation } from "./connect.js";
 export {
   CHAT_MAX_TOKENS,
-  CHAT_PROVIDERS,
   type ChatConnection,
-  type ChatProvider,
   type Conversation,
   type ModelReply,
   providerFailure,
@@ -13,13 +11,15 @@ export {
   type ToolResult,
   usageNumbers,
 } from "./conversation.js";
-export type {
-  ChatCompactionEvent,
-  ChatEvent,
-  ChatLimitEvent,
-  ChatReplyEvent,
-  ChatToolEvent,
-  ChatTurnEvent,
+export {
+  CHAT_PROVIDERS,
+  type ChatCompactionEvent,
+  type ChatEvent,
+  type ChatLimitEvent,
+  type ChatProvider,
+  type ChatReplyEvent,
+  type ChatToolEvent,
+  type ChatTurnEvent,
 } from "./events.js";
 export {
   CHAT_COMPACT_THRESHOLD_TOKENS,

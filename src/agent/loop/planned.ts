@@ -9,12 +9,11 @@ import type { TokenCounter } from "../../tokens/index.js";
 import type { PlannedRequest } from "../request/index.js";
 import {
   CHAT_MAX_TOKENS,
-  type ChatProvider,
   type Conversation,
   type ModelReply,
   type ToolResult,
 } from "./conversation.js";
-import type { ChatCompactionEvent } from "./events.js";
+import type { ChatCompactionEvent, ChatProvider } from "./events.js";
 import { type ChatContextOptions, ChatHistory } from "./history.js";
 
 /** How a provider conversation plans its requests. */
