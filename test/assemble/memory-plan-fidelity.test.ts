@@ -107,7 +107,7 @@ describe("session and repl: the spec 02 policy unless a schema says otherwise", 
   });
 
   it("the repl prints the policy and a memory plan whose chars are the slot's in the prompt", () => {
-    const r = runCli(["repl"], { input: "memory\n" });
+    const r = runCli(["repl", "--wide"], { input: "memory\n" });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(
       "policy minScore 0.35, topK 5, maxChars 3000, maxTokens 800 (the built-in defaults)",

@@ -270,7 +270,7 @@ describe("hints", () => {
     expect(JSON.parse(json.stdout).hints).toEqual([
       { code: "query_only_stop_words", message: expect.stringContaining("stop word") },
     ]);
-    const table = runCli(["memory", "recall", ...store]);
+    const table = runCli(["memory", "recall", ...store, "--wide"]);
     expect(table.stdout).toMatch(/^hint: .*stop word.* \(query_only_stop_words\)$/m);
     const content = runCli(["memory", "recall", ...store.slice(0, -1), "python", "--json"]);
     expect(JSON.parse(content.stdout).hints).toEqual([]);
