@@ -17,6 +17,7 @@ export type ErrorCode =
   | "payload_too_large"
   | "unauthorized"
   | "not_found"
+  | "path_refused"
   | "unsupported_version"
   | "internal_error";
 

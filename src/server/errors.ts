@@ -18,6 +18,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   unsupported_version: 400,
   unauthorized: 401,
   not_found: 404,
+  path_refused: 400,
   payload_too_large: 413,
   prompt_budget_exceeded: 422,
   source_failed: 502,

@@ -31,6 +31,12 @@ export interface InstructionChainOptions {
   stopDir?: string;
   /** Absolute user-level files, farthest first; read before the directory chain. */
   userFiles?: string[];
+  /**
+   * Absolute directories user-level files and their imports may be read from, besides the
+   * walk's root. Default: each user file's directory (as given and resolved) and the real
+   * directory of the file. `[]` confines user files to the walk's root (a replay does so).
+   */
+  userRoots?: string[];
   /** Absolute home directory for `@~/…` imports; without it they are unresolved. */
   home?: string;
   /** File names per directory, in order. Default `AGENTS.md`, `CLAUDE.md`, `CLAUDE.local.md`. */
@@ -58,6 +64,7 @@ const OptionsSchema = z.object({
   cwd: absolutePath,
   stopDir: absolutePath.optional(),
   userFiles: z.array(absolutePath).optional(),
+  userRoots: z.array(absolutePath).optional(),
   home: absolutePath.optional(),
   fileNames: z.array(fileName).optional(),
   maxFileBytes: byteCount.optional(),
@@ -70,6 +77,7 @@ export interface Resolved {
   cwd: string;
   stopDir: string | null;
   userFiles: string[];
+  userRoots: string[] | null;
   home: string | null;
   fileNames: string[];
   maxFileBytes: number;
@@ -102,6 +110,7 @@ export function resolveOptions(options: InstructionChainOptions): Resolved {
     cwd,
     stopDir,
     userFiles: (o.userFiles ?? []).map((p) => resolve(p)),
+    userRoots: o.userRoots === undefined ? null : o.userRoots.map((p) => resolve(p)),
     home: o.home === undefined ? null : resolve(o.home),
     fileNames,
     maxFileBytes: o.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,

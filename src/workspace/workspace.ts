@@ -115,6 +115,8 @@ export interface WorkspaceAssembleOptions {
   timeoutMs?: number;
   /** User-level instruction files (the CLI passes `~/.config/promptctx/AGENTS.md` when present). */
   userFiles?: string[];
+  /** Where user files may be read besides the workspace (the chain's `userRoots`; replay: `[]`). */
+  userRoots?: string[];
   home?: string;
   /**
    * A tool state kept by the caller across assemblies (the `chat` loop records each call
@@ -256,7 +258,7 @@ export function assemblySettings(
 
 /** Where the instruction walk starts and stops, and the user-level files it adds. */
 function instructionChainOptions(
-  options: Pick<WorkspaceAssembleOptions, "cwd" | "userFiles" | "home">,
+  options: Pick<WorkspaceAssembleOptions, "cwd" | "userFiles" | "userRoots" | "home">,
   config: WorkspaceConfig,
   root: string,
 ): InstructionChainOptions {
@@ -267,6 +269,7 @@ function instructionChainOptions(
     cwd,
     stopDir: root,
     ...(options.userFiles ? { userFiles: options.userFiles } : {}),
+    ...(options.userRoots ? { userRoots: options.userRoots } : {}),
     ...(options.home ? { home: options.home } : {}),
   };
 }
@@ -354,7 +357,7 @@ export interface WorkspaceFiles {
  */
 export async function readWorkspaceFiles(
   root: string,
-  options: Pick<WorkspaceAssembleOptions, "cwd" | "userFiles" | "home">,
+  options: Pick<WorkspaceAssembleOptions, "cwd" | "userFiles" | "userRoots" | "home">,
 ): Promise<WorkspaceFiles> {
   const config = await loadWorkspaceConfig(root);
   const instructionOptions = instructionChainOptions(options, config, root);
@@ -362,9 +365,9 @@ export async function readWorkspaceFiles(
   const skillRoots = (config.skills?.roots ?? WORKSPACE_PATHS.skillRoots).map((r) =>
     resolve(root, r),
   );
-  const catalog = await discoverSkills({ roots: skillRoots });
+  const catalog = await discoverSkills({ roots: skillRoots, allowed: [root] });
   const kbDir = join(root, WORKSPACE_PATHS.kb);
-  const kb = await loadKbDir(kbDir);
+  const kb = await loadKbDir(kbDir, [root]);
   return { root, config, instructions, instructionOptions, catalog, skillRoots, kb, kbDir };
 }
 
