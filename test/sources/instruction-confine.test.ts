@@ -51,7 +51,9 @@ describe("instruction imports stay inside the allowed roots", () => {
     expect(chain.parts.map((p) => p.path)).toEqual(["AGENTS.md"]);
     expect(outside(chain)).toEqual([join(dirname(ws), "secret.txt"), "/etc/os-release"]);
     expect(chain.issues.every((i) => i.kind === "path_refused")).toBe(true);
-    expect(chain.issues[0]?.detail).toBe("missing, or outside the allowed roots; not read (from AGENTS.md)");
+    expect(chain.issues[0]?.detail).toBe(
+      "missing, or outside the allowed roots; not read (from AGENTS.md)",
+    );
     expect(text(chain)).not.toContain(SECRET);
   });
 

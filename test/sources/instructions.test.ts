@@ -528,9 +528,7 @@ describe("problem files are reported, never fatal", () => {
     // As root (CI containers) mode 000 does not stop reads: only then skip this assertion.
     if (!readableAnyway) {
       expect(paths(chain)).toEqual(["CLAUDE.md"]);
-      expect(chain.issues).toEqual([
-        { path: "AGENTS.md", kind: "path_refused", detail: REFUSED },
-      ]);
+      expect(chain.issues).toEqual([{ path: "AGENTS.md", kind: "path_refused", detail: REFUSED }]);
     }
   });
 
