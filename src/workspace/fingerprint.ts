@@ -3,51 +3,111 @@
  * every directory it listed or probed (a directory's signature changes when an entry is
  * added, removed or renamed in it), and for a path that was missing, the nearest
  * directory that would list it once created. Comparing signatures costs one `stat` per
- * path, no reads: a workspace is reloaded only when one of them changed.
+ * path, and no read unless the path changed just before it was signed (a same-size edit
+ * within one tick of the file clock leaves the stat alike: {@link RACY_WINDOW_MS}): a
+ * workspace is reloaded only when one of them changed.
  */
-import { readdirSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { nodeErrorCode } from "../errors/index.js";
 import type { WorkspaceFiles } from "./workspace.js";
 
 /**
  * What a path was: inode, size, modification and change times and mode of what it
- * points to, or `!CODE` when it cannot be stat'ed (`!ENOENT`: missing). Times are in
- * milliseconds with sub-microsecond fractions (half the cost of a bigint stat); kept as
- * numbers, compared as numbers (formatting them cost more than the comparison).
+ * points to, and the digest of its content when it was "racy" (below), or `!CODE` when
+ * it cannot be stat'ed (`!ENOENT`: missing). Times are in milliseconds with
+ * sub-microsecond fractions (half the cost of a bigint stat); kept as numbers, compared
+ * as numbers (formatting them cost more than the comparison).
  */
-export type Signature = string | readonly [number, number, number, number, number];
+export type Signature = string | readonly [number, number, number, number, number, string | null];
 
 /** Path → signature. */
 export type Signatures = ReadonlyMap<string, Signature>;
 
-/** A path's {@link Signature}, taken now. */
-export function signature(path: string): Signature {
+/**
+ * How recently (ms, before the signature is taken) a path may have changed for its stat
+ * alone to be doubted. File times have a granularity: the kernel stamps them from a coarse
+ * clock (milliseconds), some filesystems keep 1 or 2 s, and the service's clock may drift
+ * a little from the filesystem's. Two same-size writes within one tick leave every stat
+ * field alike, so a path changed within this window is also signed by its content (a
+ * file's bytes, a directory's sorted names) and compared by it until it is read again.
+ * Anything older is safe on stat alone: a later write gets a later time.
+ */
+export const RACY_WINDOW_MS = 3000;
+
+/** The digest of a file's bytes or a directory's sorted entry names (null otherwise). */
+function digest(path: string, s: Stats): string | null {
   try {
-    const s = statSync(path, { throwIfNoEntry: false });
-    if (s === undefined) return "!ENOENT";
-    return [s.ino, s.size, s.mtimeMs, s.ctimeMs, s.mode];
+    const h = createHash("sha256");
+    if (s.isFile()) h.update(readFileSync(path));
+    else if (s.isDirectory()) h.update(readdirSync(path).sort().join("\u0000"));
+    else return null;
+    return h.digest("base64");
   } catch (err) {
     return `!${nodeErrorCode(err, "error")}`;
   }
 }
 
-/** Whether two signatures are the same. */
-export function sameSignature(a: Signature, b: Signature): boolean {
-  if (typeof a === "string" || typeof b === "string") return a === b;
-  return a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3] && a[4] === b[4];
+/**
+ * A path's {@link Signature}, taken at `nowMs` (the clock of the file times): with the
+ * content's digest when the path changed within {@link RACY_WINDOW_MS} of it, or when
+ * `digested` (a signature taken before it had one: compare like with like). Without
+ * `nowMs`, stat alone.
+ */
+export function signature(path: string, nowMs?: number, digested = false): Signature {
+  try {
+    const s = statSync(path, { throwIfNoEntry: false });
+    if (s === undefined) return "!ENOENT";
+    const racy = nowMs !== undefined && nowMs - Math.max(s.mtimeMs, s.ctimeMs) < RACY_WINDOW_MS;
+    const sum = racy || digested ? digest(path, s) : null;
+    return [s.ino, s.size, s.mtimeMs, s.ctimeMs, s.mode, sum];
+  } catch (err) {
+    return `!${nodeErrorCode(err, "error")}`;
+  }
 }
 
-/** Signatures of `paths`, taken now. */
-export function signaturesOf(paths: Iterable<string>): Map<string, Signature> {
+/** Whether two signatures are the same (a digest on one side only counts as a change). */
+export function sameSignature(a: Signature, b: Signature): boolean {
+  if (typeof a === "string" || typeof b === "string") return a === b;
+  return (
+    a[0] === b[0] &&
+    a[1] === b[1] &&
+    a[2] === b[2] &&
+    a[3] === b[3] &&
+    a[4] === b[4] &&
+    a[5] === b[5]
+  );
+}
+
+const digestedIn = (like: Signatures | undefined, p: string): boolean => {
+  const was = like?.get(p);
+  return was !== undefined && typeof was !== "string" && was[5] !== null;
+};
+
+/**
+ * Signatures of `paths`, taken at `nowMs` (see {@link signature}); a path `like` signed
+ * by its content is signed by its content again.
+ */
+export function signaturesOf(
+  paths: Iterable<string>,
+  nowMs?: number,
+  like?: Signatures,
+): Map<string, Signature> {
   const out = new Map<string, Signature>();
-  for (const p of paths) if (!out.has(p)) out.set(p, signature(p));
+  for (const p of paths) if (!out.has(p)) out.set(p, signature(p, nowMs, digestedIn(like, p)));
   return out;
 }
 
-/** Whether every path still has the signature it had. */
+/**
+ * Whether every path still has the signature it had: one `stat` per path, plus one read
+ * for each path signed by its content (changed within {@link RACY_WINDOW_MS} of its signing).
+ */
 export function unchanged(sigs: Signatures): boolean {
-  for (const [path, sig] of sigs) if (!sameSignature(signature(path), sig)) return false;
+  for (const [path, sig] of sigs) {
+    const digested = typeof sig !== "string" && sig[5] !== null;
+    if (!sameSignature(signature(path, undefined, digested), sig)) return false;
+  }
   return true;
 }
 

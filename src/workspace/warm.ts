@@ -88,14 +88,24 @@ export class WarmWorkspaces {
   readonly #stores = new Map<string, MemoryStore>();
   readonly #shared: MemoryStore | null;
   readonly #maxEntries: number;
+  /** The wall clock in ms, to tell a file changed just before it was signed (fingerprint.ts). */
+  readonly #wallMs: () => number;
   /** Stamps of arrivals and checks, in the order they happened. */
   #clock = 0;
   /** The stamp of each arrival this instance issued (a forged one is not in it). */
   readonly #arrivals = new WeakMap<Arrival, number>();
 
-  constructor(options: { store?: MemoryStore | null; maxEntries?: number } = {}) {
+  /**
+   * `clock`: the wall clock in epoch ms (default the process's), compared with file times
+   * only to decide which files to sign by content as well as by stat: it never changes
+   * an answer, only how a change on disk is noticed.
+   */
+  constructor(
+    options: { store?: MemoryStore | null; maxEntries?: number; clock?: () => number } = {},
+  ) {
     this.#shared = options.store ?? null;
     this.#maxEntries = options.maxEntries ?? 64;
+    this.#wallMs = options.clock ?? (() => performance.timeOrigin + performance.now());
   }
 
   /**
@@ -188,14 +198,14 @@ export class WarmWorkspaces {
 
   async #load(root: string, previous: Signatures | null): Promise<Entry> {
     const checkedAt = ++this.#clock;
-    let before = previous === null ? null : signaturesOf(previous.keys());
+    let before = previous === null ? null : signaturesOf(previous.keys(), this.#wallMs(), previous);
     for (let read = 1; ; read++) {
       const files = await readWorkspaceFiles(root, {});
       const store = await this.#storeOf(root);
       const paths = watchedPaths(files, join(root, WORKSPACE_PATHS.config));
       // A workspace without its own store yet is read again once the file appears.
       if (this.#shared === null && store === null) paths.add(join(root, WORKSPACE_PATHS.store));
-      const sigs = signaturesOf(paths);
+      const sigs = signaturesOf(paths, this.#wallMs(), before ?? undefined);
       // Stable: every path had the same signature before the reads began.
       const stable = before !== null && sameSignatures(before, sigs);
       if (stable || read >= MAX_READS) {
