@@ -55,7 +55,12 @@ export interface ConfineHooks {
   beforeOpen?: (real: string) => void | Promise<void>;
 }
 
-/** `p` is `dir` or lies inside it (lexically; both absolute). */
+/**
+ * `p` is `dir` or lies inside it, lexically (both absolute): the one "inside" test of the
+ * package.
+ *
+ * @example isInside("/repo", "/repo/a/b.md") // true; isInside("/repo", "/repo-x") // false
+ */
 export function isInside(dir: string, p: string): boolean {
   const rel = relative(dir, p);
   return (

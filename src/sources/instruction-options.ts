@@ -2,9 +2,10 @@
  * Options of the instruction-file chain (docs/sources.md): the public option shape, its defaults,
  * and validation into the resolved form the walk uses (absolute paths, defaults filled in).
  */
-import { isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
+import { isInside } from "../files/index.js";
 import { isBlank, textString } from "../text/index.js";
 
 /** Default instruction file names, read in this order in each directory. */
@@ -100,7 +101,7 @@ export function resolveOptions(options: InstructionChainOptions): Resolved {
   });
   const cwd = resolve(o.cwd);
   const stopDir = o.stopDir === undefined ? null : resolve(o.stopDir);
-  if (stopDir !== null && !isSelfOrAncestor(stopDir, cwd)) {
+  if (stopDir !== null && !isInside(stopDir, cwd)) {
     throw new InvalidInputError("stopDir must be cwd or one of its ancestors", [
       "options",
       "stopDir",
@@ -117,10 +118,4 @@ export function resolveOptions(options: InstructionChainOptions): Resolved {
     maxTotalBytes: o.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES,
     maxImportDepth: o.maxImportDepth ?? DEFAULT_MAX_IMPORT_DEPTH,
   };
-}
-
-/** `p` is `dir` or lies inside it (lexically). */
-export function isSelfOrAncestor(dir: string, p: string): boolean {
-  const rel = relative(dir, p);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }

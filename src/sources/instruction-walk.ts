@@ -10,6 +10,7 @@ import { nodeErrorCode } from "../errors/index.js";
 import {
   confinedRoots,
   entryInside,
+  isInside,
   PATH_REFUSED,
   REFUSED,
   type Roots,
@@ -17,7 +18,7 @@ import {
 } from "../files/index.js";
 import { findImports } from "../text/index.js";
 import { cutUtf8 } from "./instruction-cap.js";
-import { isSelfOrAncestor, type Resolved } from "./instruction-options.js";
+import type { Resolved } from "./instruction-options.js";
 import type { InstructionIssue, InstructionIssueKind, InstructionPart } from "./instructions.js";
 
 // ---------------------------------------------------------------------------------------
@@ -110,7 +111,7 @@ export class Walker {
   ) {}
 
   shown(abs: string): string {
-    if (isSelfOrAncestor(this.root, abs)) {
+    if (isInside(this.root, abs)) {
       const rel = relative(this.root, abs);
       return sep === "/" ? rel : rel.split(sep).join("/");
     }

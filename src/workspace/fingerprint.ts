@@ -101,14 +101,28 @@ export function signaturesOf(
 
 /**
  * Whether every path still has the signature it had: one `stat` per path, plus one read
- * for each path signed by its content (changed within {@link RACY_WINDOW_MS} of its signing).
+ * for each path signed by its content. When they all do, returns the signatures to keep:
+ * a content-signed path whose times have meanwhile fallen out of {@link RACY_WINDOW_MS} of
+ * `nowMs` (read before this check) is signed by stat alone from then on — a later write
+ * gets a later time — so a freshly copied workspace is not read at every check.
+ * Otherwise null.
  */
-export function unchanged(sigs: Signatures): boolean {
+export function recheck(sigs: Signatures, nowMs?: number): Signatures | null {
+  let settled: Map<string, Signature> | null = null;
   for (const [path, sig] of sigs) {
     const digested = typeof sig !== "string" && sig[5] !== null;
-    if (!sameSignature(signature(path, undefined, digested), sig)) return false;
+    if (!sameSignature(signature(path, undefined, digested), sig)) return null;
+    if (digested && nowMs !== undefined && nowMs - Math.max(sig[2], sig[3]) >= RACY_WINDOW_MS) {
+      settled ??= new Map(sigs);
+      settled.set(path, [sig[0], sig[1], sig[2], sig[3], sig[4], null]);
+    }
   }
-  return true;
+  return settled ?? sigs;
+}
+
+/** Whether every path still has the signature it had ({@link recheck}). */
+export function unchanged(sigs: Signatures): boolean {
+  return recheck(sigs) !== null;
 }
 
 /** `path`, and when it is missing, its ancestors up to the first that exists. */

@@ -15,10 +15,10 @@ import type { ContextSource } from "../sources/index.js";
 import type { MemoryStore } from "../store/index.js";
 import type { WorkspaceConfig } from "./config.js";
 import {
+  recheck,
   type Signatures,
   sameSignature,
   signaturesOf,
-  unchanged,
   watchedPaths,
 } from "./fingerprint.js";
 import {
@@ -191,7 +191,9 @@ export class WarmWorkspaces {
   // Whether the entry's signatures still hold; when they do, it was checked as of now.
   #check(entry: Entry): boolean {
     const checkedAt = ++this.#clock;
-    if (!unchanged(entry.sigs)) return false;
+    const sigs = recheck(entry.sigs, this.#wallMs());
+    if (sigs === null) return false;
+    entry.sigs = sigs;
     entry.checkedAt = checkedAt;
     return true;
   }

@@ -20,6 +20,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { buildServer } from "../../src/server/index.js";
 import {
   RACY_WINDOW_MS,
+  recheck,
   signature,
   signaturesOf,
   unchanged,
@@ -140,6 +141,29 @@ describe("signatures", () => {
     expect(
       unchanged(new Map([[file, [was[0], was[1], was[2], back.ctimeMs, was[4], was[5]] as const]])),
     ).toBe(true);
+  });
+
+  it("a content-signed path settles to stat alone once its times leave the window (no read at every check)", () => {
+    const ws = copy();
+    const file = join(ws, "AGENTS.md");
+    const { mtimeMs, ctimeMs } = statSync(file);
+    const at = Math.max(mtimeMs, ctimeMs);
+    const sigs = signaturesOf([file], at);
+    const digestOf = (s: ReturnType<typeof recheck>) => {
+      const sig = s?.get(file);
+      return typeof sig === "string" ? sig : sig?.[5];
+    };
+    expect(digestOf(sigs)).toBeTruthy();
+    // Still within the window: kept as is (same object).
+    expect(recheck(sigs, at + 1)).toBe(sigs);
+    // Out of it: the same stat, signed by stat alone from now on.
+    const settled = recheck(sigs, at + RACY_WINDOW_MS);
+    expect(digestOf(settled)).toBe(null);
+    expect(unchanged(settled as NonNullable<typeof settled>)).toBe(true);
+    // Changed content is never settled: it is a change.
+    writeFileSync(file, "x".repeat(statSync(file).size));
+    stamp(file);
+    expect(recheck(sigs, at + RACY_WINDOW_MS)).toBe(null);
   });
 
   it("a directory changed within the window is signed by its entry names", () => {
