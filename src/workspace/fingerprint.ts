@@ -8,7 +8,16 @@
  * workspace is reloaded only when one of them changed.
  */
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, type Stats, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { nodeErrorCode } from "../errors/index.js";
 import type { WorkspaceFiles } from "./workspace.js";
@@ -36,14 +45,26 @@ export type Signatures = ReadonlyMap<string, Signature>;
  */
 export const RACY_WINDOW_MS = 3000;
 
-/** The digest of a file's bytes or a directory's sorted entry names (null otherwise). */
+const NONBLOCK = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * The digest of a file's bytes or a directory's sorted entry names (null otherwise). The
+ * file is opened without blocking and read only when the opened one is the regular file
+ * that was stat'ed (a FIFO swapped in cannot stall the service).
+ */
 function digest(path: string, s: Stats): string | null {
   try {
     const h = createHash("sha256");
-    if (s.isFile()) h.update(readFileSync(path));
-    else if (s.isDirectory()) h.update(readdirSync(path).sort().join("\u0000"));
-    else return null;
-    return h.digest("base64");
+    if (s.isDirectory()) return h.update(readdirSync(path).sort().join("\u0000")).digest("base64");
+    if (!s.isFile()) return null;
+    const fd = openSync(path, NONBLOCK);
+    try {
+      const f = fstatSync(fd);
+      if (!f.isFile() || f.ino !== s.ino) return "!swapped";
+      return h.update(readFileSync(fd)).digest("base64");
+    } finally {
+      closeSync(fd);
+    }
   } catch (err) {
     return `!${nodeErrorCode(err, "error")}`;
   }
