@@ -5,7 +5,6 @@
  * A change on disk is seen by the next assembly; nothing is re-read while nothing changed.
  * Results are those of {@link assembleWorkspace} for the same request.
  */
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Assembly, assemble } from "../assemble/assemble.js";
 import type { AssembleSegment } from "../assemble/global-plan.js";
@@ -14,6 +13,7 @@ import type { SchemaRegistry } from "../assemble/schema.js";
 import type { ContextSource } from "../sources/index.js";
 import type { MemoryStore } from "../store/index.js";
 import type { WorkspaceConfig } from "./config.js";
+import { workspaceFilePath } from "./confined.js";
 import {
   recheck,
   type Signatures,
@@ -249,8 +249,9 @@ export class WarmWorkspaces {
     if (this.#shared !== null) return this.#shared;
     const open = this.#stores.get(root);
     if (open !== undefined) return open;
-    const path = join(root, WORKSPACE_PATHS.store);
-    if (!existsSync(path)) return null;
+    // Confined to the workspace, opened by its checked real path (confined.ts).
+    const path = await workspaceFilePath(join(root, WORKSPACE_PATHS.store), root, "store");
+    if (path === null) return null;
     const { openStore } = await import("../store/index.js");
     // Another load of the same root may have opened it meanwhile.
     const again = this.#stores.get(root);

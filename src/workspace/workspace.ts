@@ -5,7 +5,6 @@
  * everything it feeds is a pure stage.
  */
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 // The assembler's modules themselves, not the stage's index (its chat and request layers
 // are not needed here, and `promptctx assemble` should not load them).
@@ -42,6 +41,7 @@ import { deepFreeze } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../tokens/index.js";
 import type { TraceOptions } from "../trace/index.js";
 import { type WorkspaceConfig, WorkspaceConfigSchema } from "./config.js";
+import { readWorkspaceText, workspaceFilePath } from "./confined.js";
 
 /** Where a workspace keeps its files, relative to its root. */
 export const WORKSPACE_PATHS = {
@@ -149,11 +149,11 @@ export interface WorkspaceAssembly extends Assembly {
  * @example const config = await loadWorkspaceConfig("/repo");
  */
 export async function loadWorkspaceConfig(root: string): Promise<WorkspaceConfig> {
-  const path = join(root, WORKSPACE_PATHS.config);
-  if (!existsSync(path)) return {};
+  const text = await readWorkspaceText(join(root, WORKSPACE_PATHS.config), root, "config");
+  if (text === null) return {};
   let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(path, "utf8"));
+    raw = JSON.parse(text);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     throw new InvalidInputError(`${WORKSPACE_PATHS.config} is not valid JSON: ${why}`, "config");
@@ -286,17 +286,18 @@ async function workspaceStore(
   const storePath = options.store ?? join(root, WORKSPACE_PATHS.store);
   const shared = options.openStore ?? null;
   if (shared !== null) return { store: shared, opened: null, storePath };
+  // Its own store is confined to the workspace (confined.ts); one the caller names is not.
+  const target = options.store ?? (await workspaceFilePath(storePath, root, "store"));
   // A missing file (and no URL) is no store: the store's code is loaded only for one to open.
-  if (!storePath.includes("://") && !existsSync(storePath)) {
-    return { store: null, opened: null, storePath };
-  }
+  const none = { store: null, opened: null, storePath };
+  if (target === null || (!target.includes("://") && !existsSync(target))) return none;
   const { isPostgresUrl, openStore, openStoreUrl } = await import("../store/index.js");
-  if (isPostgresUrl(storePath)) {
-    const opened = await openStoreUrl(storePath, { mustExist: true });
+  if (isPostgresUrl(target)) {
+    const opened = await openStoreUrl(target, { mustExist: true });
     return { store: opened, opened, storePath: opened.path };
   }
-  if (!existsSync(storePath)) return { store: null, opened: null, storePath };
-  const opened = openStore(storePath, { mustExist: true });
+  if (!existsSync(target)) return none;
+  const opened = openStore(target, { mustExist: true });
   return { store: opened, opened, storePath };
 }
 

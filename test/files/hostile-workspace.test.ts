@@ -20,8 +20,10 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { toErrorObject } from "../../src/errors/index.js";
 import { buildServer } from "../../src/server/index.js";
 import { loadInstructionChain } from "../../src/sources/index.js";
+import { openStore } from "../../src/store/index.js";
 import {
   assembleWorkspace,
   createRecorder,
@@ -218,6 +220,83 @@ describe("a hostile workspace", () => {
     expect(present).toContain("path_refused");
     removeSecrets(outer);
     expect(run()).toBe(present);
+  });
+});
+
+describe("a workspace's config and store linked out", () => {
+  async function secretStore(file: string): Promise<void> {
+    const store = openStore(file);
+    try {
+      const line = {
+        memoryId: "m1",
+        userScope: "u1",
+        kind: "fact",
+        category: "general",
+        content: `${SECRET} hello memory`,
+        importance: 0.9,
+        source: { sourceId: "s", sourceType: "note", title: "t", capturedAt: NOW },
+      };
+      const r = await store.importJsonl(`${JSON.stringify(line)}\n`, { now: NOW });
+      expect(r.skipped).toBe(0);
+    } finally {
+      await store.close();
+    }
+  }
+
+  it("a config.json linked out is one path_refused error (no JSON error quoting the target)", async () => {
+    const { outer, ws } = hostile();
+    rmSync(join(ws, ".promptctx/config.json"));
+    symlinkSync(join(outer, "target-passwd"), join(ws, ".promptctx/config.json"));
+    const run = () =>
+      assembleWorkspace({ workspace: ws, query: "hello", now: NOW, user: "u1" }).then(
+        () => "assembled",
+        (err: unknown) => JSON.stringify(toErrorObject(err)),
+      );
+    const present = await run();
+    expect(JSON.parse(present)).toEqual({
+      error: {
+        code: "path_refused",
+        message: "config: missing, or outside the allowed roots; not read",
+        path: "config",
+      },
+    });
+    removeSecrets(outer);
+    expect(await run()).toBe(present);
+  });
+
+  it("a memory.db linked to another workspace's store is never opened (library and HTTP)", async () => {
+    const { outer, ws } = hostile();
+    await secretStore(join(outer, "target-store.db"));
+    symlinkSync(join(outer, "target-store.db"), join(ws, ".promptctx/memory.db"));
+    const lib = () =>
+      assembleWorkspace({ workspace: ws, query: "hello memory", now: NOW }).then(
+        (out) => stable(out),
+        (err: unknown) => JSON.stringify(toErrorObject(err)),
+      );
+    const present = await lib();
+    expect(present).toContain("path_refused");
+    expectClean(present);
+    const app = await buildServer({ workspace: outer, store: null, logger: false });
+    try {
+      await app.listen({ port: 0, host: "127.0.0.1" });
+      const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+      const ask = async () => {
+        const res = await fetch(`${base}/v1/assemble`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ query: "hello memory", now: NOW, workspace: "ws" }),
+        });
+        return `${res.status} ${await res.text()}`;
+      };
+      const answer = await ask();
+      expect(answer).toContain("path_refused");
+      expectClean(answer);
+      rmSync(join(outer, "target-store.db"));
+      expect(await ask()).toBe(answer);
+    } finally {
+      await app.close();
+    }
+    expect(await lib()).toBe(present);
   });
 });
 
