@@ -1,7 +1,8 @@
 /**
  * Confinement: the one rule by which every source reads a file or lists a directory
- * (instruction files and their imports, user-level files, skills, KB files, the files a
- * recording names, a service's workspace). A path is read only when it lies inside one of
+ * (instruction files and their imports, user-level files, skills, KB files, a
+ * workspace's config and default store, the files a recording names, a service's
+ * workspace). A path is read only when it lies inside one of
  * the allowed roots both as written and with every symlink resolved, and the file that is
  * actually opened is checked again after the open, so a link swapped in between cannot
  * lead out. Everything else — missing, dangling, looping, outside, swapped — is one and the
