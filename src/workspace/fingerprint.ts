@@ -15,11 +15,13 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   type Stats,
   statSync,
 } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { nodeErrorCode } from "../errors/index.js";
+import { isInside } from "../files/index.js";
 import type { WorkspaceFiles } from "./workspace.js";
 
 /**
@@ -70,18 +72,42 @@ function digest(path: string, s: Stats): string | null {
   }
 }
 
+/** How a signature is taken: see {@link signature}. */
+export interface SignOptions {
+  /** Now, on the clock of the file times (epoch ms); without it, stat alone. */
+  nowMs?: number;
+  /** Sign by content whatever the times (a signature taken before had a digest). */
+  digested?: boolean;
+  /**
+   * A real directory: only a path whose real path lies inside it is ever read for a
+   * digest. What lies outside a workspace is refused by its sources whatever it holds, so
+   * its content never matters; it is not read.
+   */
+  within?: string;
+}
+
+function readable(path: string, within: string | undefined): boolean {
+  if (within === undefined) return true;
+  try {
+    return isInside(within, realpathSync(path));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A path's {@link Signature}, taken at `nowMs` (the clock of the file times): with the
  * content's digest when the path changed within {@link RACY_WINDOW_MS} of it, or when
- * `digested` (a signature taken before it had one: compare like with like). Without
- * `nowMs`, stat alone.
+ * `digested` (a signature taken before it had one: compare like with like), and it lies
+ * `within` the directory given.
  */
-export function signature(path: string, nowMs?: number, digested = false): Signature {
+export function signature(path: string, options: SignOptions = {}): Signature {
+  const { nowMs, digested = false, within } = options;
   try {
     const s = statSync(path, { throwIfNoEntry: false });
     if (s === undefined) return "!ENOENT";
     const racy = nowMs !== undefined && nowMs - Math.max(s.mtimeMs, s.ctimeMs) < RACY_WINDOW_MS;
-    const sum = racy || digested ? digest(path, s) : null;
+    const sum = (racy || digested) && readable(path, within) ? digest(path, s) : null;
     return [s.ino, s.size, s.mtimeMs, s.ctimeMs, s.mode, sum];
   } catch (err) {
     return `!${nodeErrorCode(err, "error")}`;
@@ -107,16 +133,18 @@ const digestedIn = (like: Signatures | undefined, p: string): boolean => {
 };
 
 /**
- * Signatures of `paths`, taken at `nowMs` (see {@link signature}); a path `like` signed
- * by its content is signed by its content again.
+ * Signatures of `paths` (see {@link signature}); a path `like` signed by its content is
+ * signed by its content again.
  */
 export function signaturesOf(
   paths: Iterable<string>,
-  nowMs?: number,
+  options: Omit<SignOptions, "digested"> = {},
   like?: Signatures,
 ): Map<string, Signature> {
   const out = new Map<string, Signature>();
-  for (const p of paths) if (!out.has(p)) out.set(p, signature(p, nowMs, digestedIn(like, p)));
+  for (const p of paths) {
+    if (!out.has(p)) out.set(p, signature(p, { ...options, digested: digestedIn(like, p) }));
+  }
   return out;
 }
 
@@ -128,11 +156,12 @@ export function signaturesOf(
  * gets a later time — so a freshly copied workspace is not read at every check.
  * Otherwise null.
  */
-export function recheck(sigs: Signatures, nowMs?: number): Signatures | null {
+export function recheck(sigs: Signatures, nowMs?: number, within?: string): Signatures | null {
   let settled: Map<string, Signature> | null = null;
   for (const [path, sig] of sigs) {
     const digested = typeof sig !== "string" && sig[5] !== null;
-    if (!sameSignature(signature(path, undefined, digested), sig)) return null;
+    const now = signature(path, { digested, ...(within !== undefined ? { within } : {}) });
+    if (!sameSignature(now, sig)) return null;
     if (digested && nowMs !== undefined && nowMs - Math.max(sig[2], sig[3]) >= RACY_WINDOW_MS) {
       settled ??= new Map(sigs);
       settled.set(path, [sig[0], sig[1], sig[2], sig[3], sig[4], null]);

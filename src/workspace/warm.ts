@@ -5,6 +5,7 @@
  * A change on disk is seen by the next assembly; nothing is re-read while nothing changed.
  * Results are those of {@link assembleWorkspace} for the same request.
  */
+import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { type Assembly, assemble } from "../assemble/assemble.js";
 import type { AssembleSegment } from "../assemble/global-plan.js";
@@ -53,6 +54,8 @@ export type WarmAssembleOptions = Omit<
 interface Entry {
   files: WorkspaceFiles;
   sigs: Signatures;
+  /** The workspace's real path: the only place read for a digest. */
+  within: string;
   /** False when something changed while it was read: it is read again at next use. */
   stable: boolean;
   /** The stamp taken just before its signatures were last found to hold. */
@@ -62,6 +65,15 @@ interface Entry {
   schemas: Map<string, SchemaRegistry>;
   /** The slots packed for earlier requests: unchanged ones are reused, not repacked. */
   layerMemo: LayerMemo;
+}
+
+/** The real path of `p`, else `p`. */
+function realOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
 }
 
 /** Reads of one workspace before giving up on a stable snapshot (it is then read at next use). */
@@ -191,7 +203,7 @@ export class WarmWorkspaces {
   // Whether the entry's signatures still hold; when they do, it was checked as of now.
   #check(entry: Entry): boolean {
     const checkedAt = ++this.#clock;
-    const sigs = recheck(entry.sigs, this.#wallMs());
+    const sigs = recheck(entry.sigs, this.#wallMs(), entry.within);
     if (sigs === null) return false;
     entry.sigs = sigs;
     entry.checkedAt = checkedAt;
@@ -200,18 +212,21 @@ export class WarmWorkspaces {
 
   async #load(root: string, previous: Signatures | null): Promise<Entry> {
     const checkedAt = ++this.#clock;
-    let before = previous === null ? null : signaturesOf(previous.keys(), this.#wallMs(), previous);
+    // Only what lies inside the workspace is ever read for a digest (fingerprint.ts).
+    const within = realOr(root);
+    const sign = () => ({ nowMs: this.#wallMs(), within });
+    let before = previous === null ? null : signaturesOf(previous.keys(), sign(), previous);
     for (let read = 1; ; read++) {
       const files = await readWorkspaceFiles(root, {});
       const store = await this.#storeOf(root);
       const paths = watchedPaths(files, join(root, WORKSPACE_PATHS.config));
       // A workspace without its own store yet is read again once the file appears.
       if (this.#shared === null && store === null) paths.add(join(root, WORKSPACE_PATHS.store));
-      const sigs = signaturesOf(paths, this.#wallMs(), before ?? undefined);
+      const sigs = signaturesOf(paths, sign(), before ?? undefined);
       // Stable: every path had the same signature before the reads began.
       const stable = before !== null && sameSignatures(before, sigs);
       if (stable || read >= MAX_READS) {
-        return this.#keep(root, files, sigs, stable, store, checkedAt);
+        return this.#keep(root, files, { sigs, within }, stable, store, checkedAt);
       }
       before = sigs;
     }
@@ -220,7 +235,7 @@ export class WarmWorkspaces {
   #keep(
     root: string,
     files: WorkspaceFiles,
-    sigs: Signatures,
+    { sigs, within }: { sigs: Signatures; within: string },
     stable: boolean,
     store: MemoryStore | null,
     checkedAt: number,
@@ -228,6 +243,7 @@ export class WarmWorkspaces {
     const entry: Entry = {
       files,
       sigs,
+      within,
       stable,
       checkedAt,
       sources: workspaceSources(files, store),

@@ -8,8 +8,10 @@ import {
   cpSync,
   mkdtempSync,
   readFileSync,
+  realpathSync,
   rmSync,
   statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -113,8 +115,8 @@ describe("signatures", () => {
     const ws = copy();
     const file = join(ws, "AGENTS.md");
     const { mtimeMs, ctimeMs } = statSync(file);
-    const recent = signature(file, Math.max(mtimeMs, ctimeMs) + 1);
-    const old = signature(file, Math.max(mtimeMs, ctimeMs) + RACY_WINDOW_MS + 1);
+    const recent = signature(file, { nowMs: Math.max(mtimeMs, ctimeMs) + 1 });
+    const old = signature(file, { nowMs: Math.max(mtimeMs, ctimeMs) + RACY_WINDOW_MS + 1 });
     expect(typeof recent !== "string" && recent[5]).toMatch(/^[A-Za-z0-9+/=]+$/);
     expect(typeof old !== "string" && old[5]).toBe(null);
   });
@@ -124,7 +126,7 @@ describe("signatures", () => {
     const file = join(ws, "racy.md");
     writeFileSync(file, "content A");
     stamp(file);
-    const sigs = signaturesOf([file], statSync(file).ctimeMs);
+    const sigs = signaturesOf([file], { nowMs: statSync(file).ctimeMs });
     writeFileSync(file, "content B");
     stamp(file);
     // On a coarse file clock two writes within one tick leave even the change time alike;
@@ -148,7 +150,7 @@ describe("signatures", () => {
     const file = join(ws, "AGENTS.md");
     const { mtimeMs, ctimeMs } = statSync(file);
     const at = Math.max(mtimeMs, ctimeMs);
-    const sigs = signaturesOf([file], at);
+    const sigs = signaturesOf([file], { nowMs: at });
     const digestOf = (s: ReturnType<typeof recheck>) => {
       const sig = s?.get(file);
       return typeof sig === "string" ? sig : sig?.[5];
@@ -166,10 +168,26 @@ describe("signatures", () => {
     expect(recheck(sigs, at + RACY_WINDOW_MS)).toBe(null);
   });
 
+  it("only a path whose real path is inside `within` is read for a digest", () => {
+    const ws = copy();
+    const outside = join(ws, "..", "outside.md");
+    writeFileSync(outside, "outside");
+    symlinkSync(outside, join(ws, "link-out.md"));
+    const nowMs = statSync(outside).ctimeMs;
+    const within = realpathSync(ws);
+    const sig = (p: string) => {
+      const s = signature(p, { nowMs, within });
+      return typeof s === "string" ? s : s[5];
+    };
+    expect(sig(join(ws, "link-out.md"))).toBe(null);
+    writeFileSync(join(ws, "in.md"), "inside");
+    expect(sig(join(ws, "in.md"))).toBeTruthy();
+  });
+
   it("a directory changed within the window is signed by its entry names", () => {
     const ws = copy();
     const dir = join(ws, ".promptctx/kb");
-    const sigs = signaturesOf([dir], statSync(dir).mtimeMs);
+    const sigs = signaturesOf([dir], { nowMs: statSync(dir).mtimeMs });
     const sig = sigs.get(dir);
     expect(typeof sig !== "string" && sig?.[5]).toBeTruthy();
     writeFileSync(join(dir, "new.jsonl"), "");
