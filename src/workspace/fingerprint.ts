@@ -102,7 +102,16 @@ function readable(path: string, within: string | undefined): boolean {
  * `within` the directory given.
  */
 export function signature(path: string, options: SignOptions = {}): Signature {
-  const { nowMs, digested = false, within } = options;
+  return sign(path, options.nowMs, options.digested === true, options.within);
+}
+
+// Positional, so a check of every path allocates no options object per path.
+function sign(
+  path: string,
+  nowMs: number | undefined,
+  digested: boolean,
+  within: string | undefined,
+): Signature {
   try {
     const s = statSync(path, { throwIfNoEntry: false });
     if (s === undefined) return "!ENOENT";
@@ -143,7 +152,7 @@ export function signaturesOf(
 ): Map<string, Signature> {
   const out = new Map<string, Signature>();
   for (const p of paths) {
-    if (!out.has(p)) out.set(p, signature(p, { ...options, digested: digestedIn(like, p) }));
+    if (!out.has(p)) out.set(p, sign(p, options.nowMs, digestedIn(like, p), options.within));
   }
   return out;
 }
@@ -160,8 +169,7 @@ export function recheck(sigs: Signatures, nowMs?: number, within?: string): Sign
   let settled: Map<string, Signature> | null = null;
   for (const [path, sig] of sigs) {
     const digested = typeof sig !== "string" && sig[5] !== null;
-    const now = signature(path, { digested, ...(within !== undefined ? { within } : {}) });
-    if (!sameSignature(now, sig)) return null;
+    if (!sameSignature(sign(path, undefined, digested, within), sig)) return null;
     if (digested && nowMs !== undefined && nowMs - Math.max(sig[2], sig[3]) >= RACY_WINDOW_MS) {
       settled ??= new Map(sigs);
       settled.set(path, [sig[0], sig[1], sig[2], sig[3], sig[4], null]);
