@@ -205,18 +205,29 @@ describe("a hostile workspace", () => {
     }
   });
 
-  it("CLI: assemble --workspace prints the same, clean, with or without the targets", () => {
+  it("CLI: assemble --workspace (with a user file) prints the same, clean, with or without the targets", () => {
     const { outer, ws } = hostile();
+    // A user-level file whose imports climb out of its directory, or link out of it.
+    const home = join(outer, "home");
+    const userDir = join(home, ".config/promptctx");
+    mkdirSync(userDir, { recursive: true });
+    writeFileSync(
+      join(userDir, "AGENTS.md"),
+      "User rules.\n@../../../written-outside.md\n@linked.md\n@~/notes.md\n",
+    );
+    symlinkSync(join(outer, "target-file.md"), join(userDir, "linked.md"));
+    writeFileSync(join(home, "notes.md"), `${SECRET} notes\n`);
     const run = () => {
       const r = runCli(
         ["assemble", "--workspace", ws, "--query", "hello", "--now", NOW, "--format", "json"],
-        { env: { HOME: outer } },
+        { env: { HOME: home } },
       );
       expect(r.code, r.stderr).toBe(0);
       expectClean(r.stdout + r.stderr);
       return stable(JSON.parse(r.stdout));
     };
     const present = run();
+    expect(present).toContain("User rules.");
     expect(present).toContain("path_refused");
     removeSecrets(outer);
     expect(run()).toBe(present);
