@@ -7,6 +7,7 @@ export * from "./assemble/index.js";
 export * from "./cache/index.js";
 export * from "./conversation/index.js";
 export * from "./errors/index.js";
+export * from "./files/index.js";
 export * from "./memory/index.js";
 export * from "./plan/index.js";
 export * from "./render/index.js";

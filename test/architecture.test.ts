@@ -9,6 +9,7 @@ const SRC = fileURLToPath(new URL("../src", import.meta.url));
 // The pipeline, lowest first: a stage may import only stages to its left.
 const LAYERS = [
   "errors",
+  "files",
   "text",
   "tokens",
   "memory",

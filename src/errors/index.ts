@@ -20,6 +20,7 @@ export type ErrorCode =
   | "unauthorized"
   | "not_found"
   | "store_not_configured"
+  | "path_refused"
   | "unsupported_version"
   | "unsupported_pattern"
   | "host_not_allowed"

@@ -3,12 +3,12 @@
  * once, revalidated by file signatures at each request), with the pooled counter of the
  * tokenizer it will use and the shared store, if any.
  */
-import { realpath } from "node:fs/promises";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { resolve } from "node:path";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { Assembly } from "../assemble/index.js";
 import { InvalidInputError, invalidFromZod, toErrorObject } from "../errors/index.js";
+import { confinedPath, confinedRoots } from "../files/index.js";
 import { type CounterPool, tokenizerForModel } from "../tokens/index.js";
 import {
   type Arrival,
@@ -36,27 +36,14 @@ export interface AssembleRouteContext {
   recorder: Recorder | null;
 }
 
-function isInside(root: string, target: string): boolean {
-  const rel = relative(root, target);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
-
-/** The real path of a request's `workspace` (default: the root); it must stay inside the root. */
+/**
+ * The real path of a request's `workspace` (default: the root), confined to the root
+ * (files/confine.ts): a missing directory and one outside are the same `path_refused`
+ * answer, so a request learns nothing of what exists outside the root.
+ */
 async function resolveWorkspace(root: string, requested: string | undefined): Promise<string> {
   if (requested === undefined) return root;
-  let real: string;
-  try {
-    real = await realpath(resolve(root, requested));
-  } catch {
-    throw new InvalidInputError(`workspace ${requested} does not exist`, "workspace");
-  }
-  if (!isInside(root, real)) {
-    throw new InvalidInputError(
-      "workspace must be inside the server's workspace root",
-      "workspace",
-    );
-  }
-  return real;
+  return confinedPath(resolve(root, requested), await confinedRoots([root]), "workspace");
 }
 
 /**

@@ -23,6 +23,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   host_not_allowed: 421,
   not_found: 404,
   store_not_configured: 409,
+  path_refused: 400,
   payload_too_large: 413,
   prompt_budget_exceeded: 422,
   source_failed: 502,

@@ -2,9 +2,10 @@
  * Options of the instruction-file chain (docs/sources.md): the public option shape, its defaults,
  * and validation into the resolved form the walk uses (absolute paths, defaults filled in).
  */
-import { isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
+import { isInside } from "../files/index.js";
 import { isBlank, textString } from "../text/index.js";
 
 /** Default instruction file names, read in this order in each directory. */
@@ -31,6 +32,12 @@ export interface InstructionChainOptions {
   stopDir?: string;
   /** Absolute user-level files, farthest first; read before the directory chain. */
   userFiles?: string[];
+  /**
+   * Absolute directories user-level files and their imports may be read from, besides the
+   * walk's root. Default: each user file's directory (as given and resolved) and the real
+   * directory of the file. `[]` confines user files to the walk's root (a replay does so).
+   */
+  userRoots?: string[];
   /** Absolute home directory for `@~/…` imports; without it they are unresolved. */
   home?: string;
   /** File names per directory, in order. Default `AGENTS.md`, `CLAUDE.md`, `CLAUDE.local.md`. */
@@ -58,6 +65,7 @@ const OptionsSchema = z.object({
   cwd: absolutePath,
   stopDir: absolutePath.optional(),
   userFiles: z.array(absolutePath).optional(),
+  userRoots: z.array(absolutePath).optional(),
   home: absolutePath.optional(),
   fileNames: z.array(fileName).optional(),
   maxFileBytes: byteCount.optional(),
@@ -70,6 +78,7 @@ export interface Resolved {
   cwd: string;
   stopDir: string | null;
   userFiles: string[];
+  userRoots: string[] | null;
   home: string | null;
   fileNames: string[];
   maxFileBytes: number;
@@ -92,7 +101,7 @@ export function resolveOptions(options: InstructionChainOptions): Resolved {
   });
   const cwd = resolve(o.cwd);
   const stopDir = o.stopDir === undefined ? null : resolve(o.stopDir);
-  if (stopDir !== null && !isSelfOrAncestor(stopDir, cwd)) {
+  if (stopDir !== null && !isInside(stopDir, cwd)) {
     throw new InvalidInputError("stopDir must be cwd or one of its ancestors", [
       "options",
       "stopDir",
@@ -102,16 +111,11 @@ export function resolveOptions(options: InstructionChainOptions): Resolved {
     cwd,
     stopDir,
     userFiles: (o.userFiles ?? []).map((p) => resolve(p)),
+    userRoots: o.userRoots === undefined ? null : o.userRoots.map((p) => resolve(p)),
     home: o.home === undefined ? null : resolve(o.home),
     fileNames,
     maxFileBytes: o.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     maxTotalBytes: o.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES,
     maxImportDepth: o.maxImportDepth ?? DEFAULT_MAX_IMPORT_DEPTH,
   };
-}
-
-/** `p` is `dir` or lies inside it (lexically). */
-export function isSelfOrAncestor(dir: string, p: string): boolean {
-  const rel = relative(dir, p);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }

@@ -30,11 +30,10 @@ export type InstructionIssueKind =
   | "depth_exceeded"
   | "file_cap"
   | "total_cap"
-  | "symlink_loop"
   | "unresolved_import"
   | "not_a_file"
   | "duplicate"
-  | "outside_root";
+  | "path_refused";
 
 /** Something that kept (part of) a file out of the chain. Never fatal. */
 export interface InstructionIssue {

@@ -3,14 +3,22 @@
  * records it as a part or an issue, and follows its `@imports` depth first. The rules are
  * documented in `instructions.ts`.
  */
-import type { Stats } from "node:fs";
-import { lstat, readFile, realpath, stat } from "node:fs/promises";
+import { lstat, realpath } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { shortHash } from "../cache/index.js";
 import { nodeErrorCode } from "../errors/index.js";
+import {
+  confinedRoots,
+  entryInside,
+  isInside,
+  PATH_REFUSED,
+  REFUSED,
+  type Roots,
+  readConfined,
+} from "../files/index.js";
 import { findImports } from "../text/index.js";
 import { cutUtf8 } from "./instruction-cap.js";
-import { isSelfOrAncestor, type Resolved } from "./instruction-options.js";
+import type { Resolved } from "./instruction-options.js";
 import type {
   InstructionIssue,
   InstructionIssueKind,
@@ -47,59 +55,31 @@ export async function chainDirs(cwd: string, stopDir: string | null): Promise<st
   return up.reverse();
 }
 
-const ERRNO_TEXT: Readonly<Record<string, string>> = {
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  EISDIR: "is a directory",
-  EIO: "I/O error",
-  EMFILE: "too many open files",
-  ENAMETOOLONG: "name too long",
-};
-
-function errnoDetail(code: string): string {
-  const text = ERRNO_TEXT[code];
-  return text === undefined ? code : `${code}: ${text}`;
-}
-
 // ---------------------------------------------------------------------------------------
 // confinement
 
 /**
- * Where instruction files may be read from: the walk's root (the workspace) and the
- * directory of each configured user-level file, as written (`lexical`, checked before a
- * file is touched) and with symlinks resolved (`real`, checked on the file's real path).
- * A user file's real directory counts too (a `~/.claude/CLAUDE.md` linked into dotfiles).
+ * Where instruction files may be read from (files/confine.ts): the walk's root (the
+ * workspace) and `userRoots` when given, else the directory of each configured user-level
+ * file, as written and resolved, and the real directory of the file itself (a
+ * `~/.claude/CLAUDE.md` linked into dotfiles).
  */
-export interface AllowedRoots {
-  lexical: string[];
-  real: string[];
-}
-
-async function realOr(p: string): Promise<string | null> {
-  try {
-    return await realpath(p);
-  } catch {
-    return null;
-  }
-}
-
-/** The allowed roots for a walk rooted at `root` with these user files. */
 export async function allowedRoots(
   root: string,
   userFiles: readonly string[],
-): Promise<AllowedRoots> {
-  const lexical = [root, ...userFiles.map((f) => dirname(f))];
-  const real: string[] = [];
-  for (const dir of lexical) real.push((await realOr(dir)) ?? dir);
-  for (const f of userFiles) {
-    const r = await realOr(f);
-    if (r !== null) real.push(dirname(r));
+  userRoots: readonly string[] | null,
+): Promise<Roots> {
+  const dirs = [root];
+  if (userRoots !== null) dirs.push(...userRoots);
+  else {
+    for (const f of userFiles) dirs.push(dirname(f));
+    for (const f of userFiles) {
+      const real = await realpath(f).catch(() => null);
+      if (real !== null) dirs.push(dirname(real));
+    }
   }
-  return { lexical, real };
+  return confinedRoots(dirs);
 }
-
-const insideAny = (roots: readonly string[], p: string) =>
-  roots.some((r) => isSelfOrAncestor(r, p));
 
 // ---------------------------------------------------------------------------------------
 // UTF-8
@@ -109,52 +89,6 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 // ---------------------------------------------------------------------------------------
 // the walk
 
-type Probe =
-  | { ok: true; real: string }
-  | { ok: false; missing: true }
-  | { ok: false; missing: false; kind: InstructionIssueKind; detail: string };
-
-/** Follows `p` to a regular file, or says why not. */
-async function probe(p: string): Promise<Probe> {
-  let link: Stats;
-  try {
-    link = await lstat(p);
-  } catch (err) {
-    const code = nodeErrorCode(err, "EUNKNOWN");
-    if (code === "ENOENT" || code === "ENOTDIR") return { ok: false, missing: true };
-    if (code === "ELOOP") return loop();
-    return { ok: false, missing: false, kind: "unreadable", detail: errnoDetail(code) };
-  }
-  let st: Stats = link;
-  if (link.isSymbolicLink()) {
-    try {
-      st = await stat(p);
-    } catch (err) {
-      const code = nodeErrorCode(err, "EUNKNOWN");
-      if (code === "ELOOP") return loop();
-      if (code === "ENOENT" || code === "ENOTDIR") {
-        return { ok: false, missing: false, kind: "unreadable", detail: "dangling symlink" };
-      }
-      return { ok: false, missing: false, kind: "unreadable", detail: errnoDetail(code) };
-    }
-  }
-  if (!st.isFile()) {
-    const what = st.isDirectory() ? "a directory" : "not a regular file";
-    return { ok: false, missing: false, kind: "not_a_file", detail: what };
-  }
-  try {
-    return { ok: true, real: await realpath(p) };
-  } catch (err) {
-    const code = nodeErrorCode(err, "EUNKNOWN");
-    if (code === "ELOOP") return loop();
-    return { ok: false, missing: false, kind: "unreadable", detail: errnoDetail(code) };
-  }
-}
-
-function loop(): Probe {
-  return { ok: false, missing: false, kind: "symlink_loop", detail: "too many levels of symlinks" };
-}
-
 interface Visit {
   abs: string;
   depth: number;
@@ -163,11 +97,7 @@ interface Visit {
   stack: ReadonlyArray<{ real: string; shown: string }>;
   /** A missing chain file is skipped silently; a missing import is reported. */
   isImport: boolean;
-  /** A user-level file the caller configured: read wherever its real path is. */
-  configured?: boolean;
 }
-
-const OUTSIDE = "outside the workspace root and the user-level instruction directories";
 
 /** Collects parts and issues over successive {@link Walker.visit} calls (one chain). */
 export class Walker {
@@ -180,12 +110,12 @@ export class Walker {
   constructor(
     private readonly o: Resolved,
     private readonly root: string,
-    private readonly allowed: AllowedRoots,
+    readonly roots: Roots,
     private readonly signal: AbortSignal | undefined,
   ) {}
 
   shown(abs: string): string {
-    if (isSelfOrAncestor(this.root, abs)) {
+    if (isInside(this.root, abs)) {
       const rel = relative(this.root, abs);
       return sep === "/" ? rel : rel.split(sep).join("/");
     }
@@ -203,9 +133,18 @@ export class Walker {
   async visit(v: Visit): Promise<void> {
     this.signal?.throwIfAborted();
     const shown = this.shown(v.abs);
-    const real = await this.admit(v, shown);
-    if (real === null) return;
-    const file = await this.read(v.abs);
+    const found = await readConfined(v.abs, this.roots);
+    if (!found.ok) {
+      if (found.why === "not_a_file") this.issue(v.abs, "not_a_file", found.detail);
+      // Missing and outside are one answer; a chain file with no entry at all is silent.
+      else if (v.isImport || (await entryInside(v.abs, this.roots))) {
+        const from = v.importedFrom === null ? "" : ` (from ${v.importedFrom})`;
+        this.issue(v.abs, PATH_REFUSED, `${REFUSED}${from}`);
+      }
+      return;
+    }
+    if (!this.admit(v, shown, found.real)) return;
+    const file = this.decode(v.abs, found.bytes);
     if (file === null) return;
     const kept = this.keep(file.body);
     const content = decoder.decode(kept.bytes);
@@ -220,57 +159,31 @@ export class Walker {
       depth: v.depth,
       truncated: kept.truncated,
     });
-    await this.followImports(v, content, { real, shown });
+    await this.followImports(v, content, { real: found.real, shown });
   }
 
   /**
-   * The real path of `v` when it is a regular file inside the allowed roots, not on the
-   * import stack and not seen before; else reports why (a missing chain file silently)
-   * and returns null.
+   * Whether the file at real path `real` is taken: not on the import stack and not seen
+   * before; else reports why.
    */
-  private async admit(v: Visit, shown: string): Promise<string | null> {
-    if (v.configured !== true && !insideAny(this.allowed.lexical, v.abs)) {
-      const from = v.importedFrom === null ? "" : ` (from ${v.importedFrom})`;
-      this.issue(v.abs, "outside_root", `${OUTSIDE}${from}; not read`);
-      return null;
-    }
-    const p = await probe(v.abs);
-    if (p.ok && v.configured !== true && !insideAny(this.allowed.real, p.real)) {
-      this.issue(v.abs, "outside_root", `real path (symlinks resolved) is ${OUTSIDE}; not read`);
-      return null;
-    }
-    if (!p.ok) {
-      if (!p.missing) this.issue(v.abs, p.kind, p.detail);
-      else if (v.isImport) {
-        this.issue(v.abs, "unresolved_import", `no such file (from ${v.importedFrom})`);
-      }
-      return null;
-    }
-    const onStack = v.stack.findIndex((s) => s.real === p.real);
+  private admit(v: Visit, shown: string, real: string): boolean {
+    const onStack = v.stack.findIndex((s) => s.real === real);
     if (onStack >= 0) {
       const chain = [...v.stack.slice(onStack).map((s) => s.shown), shown].join(" → ");
       this.issue(v.abs, "cycle", `import cycle ${chain}; not followed`);
-      return null;
+      return false;
     }
-    const first = this.#seen.get(p.real);
+    const first = this.#seen.get(real);
     if (first !== undefined) {
       this.issue(v.abs, "duplicate", `same file as ${first}; skipped`);
-      return null;
+      return false;
     }
-    this.#seen.set(p.real, shown);
-    return p.real;
+    this.#seen.set(real, shown);
+    return true;
   }
 
   /** The file's bytes without a leading BOM and the hash of the whole file, or null (reported). */
-  private async read(abs: string): Promise<{ body: Uint8Array; sha256: string } | null> {
-    let raw: Uint8Array;
-    try {
-      raw = await readFile(abs);
-    } catch (err) {
-      const code = nodeErrorCode(err, "EUNKNOWN");
-      this.issue(abs, code === "ELOOP" ? "symlink_loop" : "unreadable", errnoDetail(code));
-      return null;
-    }
+  private decode(abs: string, raw: Uint8Array): { body: Uint8Array; sha256: string } | null {
     let decoded: string;
     try {
       decoded = decoder.decode(raw);

@@ -44,18 +44,21 @@
  *   same way to the room left (dropped when none is left) and every farther part is
  *   dropped; each gets a `total_cap` issue. The walk's issues come in the order met, the
  *   cap issues after them in chain order.
- * - **Confinement.** Files are read only inside the walk's root (`stopDir`, the
- *   workspace) and the directories of the configured `userFiles` (as given, and their real
- *   directories): an import, or a chain file, outside them — `@../../etc/passwd`, an
- *   absolute path, `@~/…` outside those directories, or a symlink (file or directory on the
- *   way) whose real path leads out — is skipped with an `outside_root` issue. The lexical
- *   path is checked before the file is touched, the real path (symlinks resolved) after.
- *   The configured user files themselves are read wherever they point. Without `stopDir`
- *   and without a git root the walk's root is the filesystem root: pass `stopDir` to confine.
- * - **Failures** are issues, never errors: `unreadable` (permission, dangling link,
- *   invalid UTF-8, other I/O errors), `not_a_file` (a directory or device by that name),
- *   `symlink_loop` (ELOOP, which the OS reports at once, so nothing hangs). Only invalid
- *   options throw ({@link InvalidInputError}).
+ * - **Confinement.** Every file is read through the one confinement rule
+ *   (files/confine.ts): only inside the walk's root (`stopDir`, the workspace) and the
+ *   user-level roots (`userRoots`, by default the directories of the configured
+ *   `userFiles`, as given and resolved, and each file's real directory), both as written
+ *   and with symlinks resolved, and checked again on the opened file. A file that is
+ *   missing, dangling, looping, or leads out (`@../../etc/passwd`, an absolute path,
+ *   `@~/…` outside the roots, a link to a file or through a directory outside) is one and
+ *   the same `path_refused` issue with the same detail, whether or not its target exists:
+ *   for an import always, for a chain or user file when an entry by that name exists in a
+ *   confined directory (no entry at all is skipped silently). Without `stopDir` and
+ *   without a git root the walk's root is the filesystem root: pass `stopDir` to confine.
+ * - **Failures** are issues, never errors: `path_refused` (above), `unreadable` (invalid
+ *   UTF-8), `not_a_file` (a directory or device by that name inside the roots). Symlink
+ *   loops fail at once (the OS reports ELOOP), so nothing hangs. Only invalid options
+ *   throw ({@link InvalidInputError}).
  * - **Paths.** `path` in parts and issues is relative to `stopDir` (with `/`) when the
  *   file lies inside it, else absolute; `absolutePath` is always absolute.
  * - **Text.** Each part is rendered as `<!-- file: PATH -->` (or
@@ -64,11 +67,12 @@
  */
 import { join, resolve } from "node:path";
 import { InvalidInputError } from "../errors/index.js";
+import { entryInside } from "../files/index.js";
 import { isBlank } from "../text/index.js";
 import { applyTotalCap } from "./instruction-cap.js";
 import { type InstructionChainOptions, resolveOptions } from "./instruction-options.js";
 import type { InstructionChain, InstructionPart } from "./instruction-parts.js";
-import { allowedRoots, chainDirs, entryExists, Walker } from "./instruction-walk.js";
+import { allowedRoots, chainDirs, Walker } from "./instruction-walk.js";
 import type { ContextSource, SourceItem, SourceQuery } from "./types.js";
 
 /** The file that replaces `AGENTS.md` in the same directory when present. */
@@ -107,13 +111,14 @@ export async function loadInstructionChain(
   signal?.throwIfAborted();
   const dirs = await chainDirs(o.cwd, o.stopDir);
   const root = dirs[0] as string;
-  const walker = new Walker(o, root, await allowedRoots(root, o.userFiles), signal);
+  const roots = await allowedRoots(root, o.userFiles, o.userRoots);
+  const walker = new Walker(o, root, roots, signal);
   const top = { depth: 0, importedFrom: null, stack: [], isImport: false } as const;
-  for (const abs of o.userFiles) await walker.visit({ ...top, abs, configured: true });
+  for (const abs of o.userFiles) await walker.visit({ ...top, abs });
   for (const dir of dirs) {
     for (const name of o.fileNames) {
       let abs = join(dir, name);
-      if (name === "AGENTS.md" && (await entryExists(join(dir, AGENTS_OVERRIDE_FILE)))) {
+      if (name === "AGENTS.md" && (await entryInside(join(dir, AGENTS_OVERRIDE_FILE), roots))) {
         abs = join(dir, AGENTS_OVERRIDE_FILE);
       }
       await walker.visit({ ...top, abs });
@@ -149,6 +154,7 @@ export function instructionsSource(
   const frozen: InstructionChainOptions = {
     ...options,
     userFiles: options.userFiles === undefined ? undefined : [...options.userFiles],
+    userRoots: options.userRoots === undefined ? undefined : [...options.userRoots],
     fileNames: options.fileNames === undefined ? undefined : [...options.fileNames],
   };
   const userFiles = new Set((frozen.userFiles ?? []).map((p) => resolve(p)));

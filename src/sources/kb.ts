@@ -11,10 +11,17 @@
  * - Every tier is ordered by score desc, then docId, chunkId, content (code points).
  * - Budgets count code points of the rendered text (lines joined by `\n`).
  */
-import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { InvalidInputError, invalidFromZod, nodeErrorCode } from "../errors/index.js";
+import { InvalidInputError, invalidFromZod } from "../errors/index.js";
+import {
+  confinedRoots,
+  entryInside,
+  listConfined,
+  PATH_REFUSED,
+  REFUSED,
+  readConfined,
+} from "../files/index.js";
 import { compareCodePoints, cpLength, isBlank, textString, WS_CLASS } from "../text/index.js";
 import type { ContextSource, SourceItem } from "./types.js";
 
@@ -69,30 +76,37 @@ export interface KbLoad {
  * reported with its file and 1-based line and skipped; a repeated (docId, chunkId) is
  * reported and the first occurrence kept. A missing directory loads nothing.
  *
+ * The directory and every file are read through the one confinement rule
+ * (files/confine.ts) inside `allowed` (default: `dir` itself; a workspace passes its
+ * root): a file that is dangling or leads out is one `path_refused` issue (line 0), the
+ * same whether its target exists or not, and its content is never read nor parsed.
+ *
  * @example const { chunks, issues } = await loadKbDir("ws/.promptctx/kb");
  */
-export async function loadKbDir(dir: string): Promise<KbLoad> {
+export async function loadKbDir(dir: string, allowed: readonly string[] = [dir]): Promise<KbLoad> {
   const chunks: KbChunk[] = [];
   const issues: KbIssue[] = [];
-  let names: string[];
-  try {
-    names = (await readdir(dir)).filter((n) => n.endsWith(".jsonl")).sort(compareCodePoints);
-  } catch (err) {
-    const code = nodeErrorCode(err, "error");
-    if (code === "ENOENT" || code === "ENOTDIR") return { chunks, issues };
-    return { chunks, issues: [{ file: dir, line: 0, reason: `cannot read directory: ${code}` }] };
+  const roots = await confinedRoots(allowed);
+  const refused = (file: string): KbIssue => ({
+    file,
+    line: 0,
+    reason: `${PATH_REFUSED}: ${REFUSED}`,
+  });
+  const list = await listConfined(dir, roots);
+  if (!list.ok) {
+    return { chunks, issues: (await entryInside(dir, roots)) ? [refused(dir)] : [] };
   }
+  const names = list.names.filter((n) => n.endsWith(".jsonl")).sort(compareCodePoints);
   const firstSeen = new Map<string, string>();
   for (const name of names) {
     const file = join(dir, name);
-    let text: string;
-    try {
-      if (!(await stat(file)).isFile()) continue;
-      text = await readFile(file, "utf8");
-    } catch (err) {
-      issues.push({ file, line: 0, reason: `cannot read file: ${nodeErrorCode(err, "error")}` });
+    const read = await readConfined(file, roots);
+    if (!read.ok) {
+      // A directory named *.jsonl is skipped, as before; anything else refused is said once.
+      if (read.why !== "not_a_file") issues.push(refused(file));
       continue;
     }
+    let text = read.bytes.toString("utf8");
     if (text.startsWith("\uFEFF")) text = text.slice(1);
     const lines = text.split("\n");
     lines.forEach((raw, i) => {

@@ -3,9 +3,17 @@
  * file within the size and UTF-8 rules, parses it, and resolves name clashes (earlier root
  * wins) into a deterministic catalog.
  */
-import { readdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { InvalidInputError, nodeErrorCode } from "../errors/index.js";
+import { InvalidInputError } from "../errors/index.js";
+import {
+  confinedRoots,
+  entryInside,
+  listConfined,
+  PATH_REFUSED,
+  REFUSED,
+  type Roots,
+  readConfined,
+} from "../files/index.js";
 import { compareCodePoints } from "../text/index.js";
 import { isInvalidSkill, parseSkill } from "./skill-parse.js";
 import {
@@ -16,36 +24,27 @@ import {
   type SkillRoots,
 } from "./skills.js";
 
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
-}
+/** The one reason of a refused path (missing and outside alike). */
+const REFUSED_REASON = `${PATH_REFUSED}: ${REFUSED}`;
 
-async function readSkillFile(file: string): Promise<{ text: string } | { reason: string } | null> {
-  let info: Awaited<ReturnType<typeof stat>>;
-  try {
-    info = await stat(file);
-  } catch (err) {
-    const code = nodeErrorCode(err, "error");
-    if (code === "ENOENT" || code === "ENOTDIR") return null; // not a skill directory
-    return { reason: `cannot read SKILL.md: ${code}` };
-  }
-  if (!info.isFile()) return { reason: "SKILL.md is not a regular file" };
-  if (info.size > MAX_SKILL_FILE_BYTES) {
-    return { reason: `SKILL.md is ${info.size} bytes, the limit is ${MAX_SKILL_FILE_BYTES}` };
-  }
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (err) {
-    return { reason: `cannot read SKILL.md: ${nodeErrorCode(err, "error")}` };
+/** A skill file's text, a reason it is invalid, or null when there is no skill here. */
+async function readSkillFile(
+  file: string,
+  allowed: Roots,
+): Promise<{ text: string } | { reason: string } | null> {
+  const read = await readConfined(file, allowed, { maxBytes: MAX_SKILL_FILE_BYTES });
+  if (!read.ok) {
+    if (read.why === "not_a_file") return { reason: "SKILL.md is not a regular file" };
+    if (read.why === "too_large") {
+      return { reason: `SKILL.md is ${read.size} bytes, the limit is ${MAX_SKILL_FILE_BYTES}` };
+    }
+    // Nothing by that name in a confined directory: not a skill directory. Anything else
+    // (dangling, outside, looping) is one refusal, never parsed, whatever its target.
+    return (await entryInside(file, allowed)) ? { reason: REFUSED_REASON } : null;
   }
   try {
     // ignoreBOM keeps a BOM in the text, so the hash of the text is the hash of the bytes.
-    return { text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes) };
+    return { text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(read.bytes) };
   } catch {
     return { reason: "SKILL.md is not valid UTF-8" };
   }
@@ -54,7 +53,10 @@ async function readSkillFile(file: string): Promise<{ text: string } | { reason:
 /**
  * Discovers `<root>/<name>/SKILL.md` one level deep under each root, in root order.
  * A missing root is fine; non-directories and directories without SKILL.md are ignored;
- * entries are visited in code-point order, so the catalog is deterministic.
+ * entries are visited in code-point order, so the catalog is deterministic. Every root,
+ * directory and SKILL.md is read through the one confinement rule (files/confine.ts)
+ * inside `allowed` (default: the roots themselves): a SKILL.md that is missing, dangling
+ * or leads out of them is one `path_refused` reason, its target never read nor parsed.
  *
  * @example await discoverSkills({ roots: [".promptctx/skills", ".agents/skills", ".claude/skills"] })
  */
@@ -62,29 +64,27 @@ export async function discoverSkills(options: SkillRoots): Promise<SkillCatalog>
   if (!Array.isArray(options?.roots) || options.roots.some((r) => typeof r !== "string")) {
     throw new InvalidInputError("roots must be a list of paths", "roots");
   }
+  const given = options.allowed;
+  if (given !== undefined && (!Array.isArray(given) || given.some((r) => typeof r !== "string"))) {
+    throw new InvalidInputError("allowed must be a list of paths", "allowed");
+  }
   const byName = new Map<string, Skill>();
   const invalid: InvalidSkill[] = [];
   const shadowed: SkillCatalog["shadowed"] = [];
   const seenRoots = new Set<string>();
+  const allowed = await confinedRoots(options.allowed ?? options.roots);
   for (const root of options.roots) {
     const key = resolve(root);
     if (seenRoots.has(key)) continue;
     seenRoots.add(key);
-    let names: string[];
-    try {
-      names = (await readdir(root)).sort(compareCodePoints);
-    } catch (err) {
-      const code = nodeErrorCode(err, "error");
-      if (code !== "ENOENT" && code !== "ENOTDIR") {
-        invalid.push({ path: root, reason: `cannot read skills root: ${code}` });
-      }
+    const list = await listConfined(root, allowed);
+    if (!list.ok) {
+      if (await entryInside(root, allowed)) invalid.push({ path: root, reason: REFUSED_REASON });
       continue;
     }
-    for (const dirName of names) {
-      const dir = join(root, dirName);
-      if (!(await isDirectory(dir))) continue;
-      const file = join(dir, "SKILL.md");
-      const read = await readSkillFile(file);
+    for (const dirName of list.names.sort(compareCodePoints)) {
+      const file = join(root, dirName, "SKILL.md");
+      const read = await readSkillFile(file, allowed);
       if (read === null) continue;
       if ("reason" in read) {
         invalid.push({ path: file, reason: read.reason });

@@ -39,6 +39,11 @@
 /** Ordered skill roots: earlier roots win on a name clash. */
 export interface SkillRoots {
   roots: string[];
+  /**
+   * Directories skills may be read from (files/confine.ts); default: the roots
+   * themselves. A workspace passes its own root, so a configured root outside it is refused.
+   */
+  allowed?: string[];
 }
 
 /** When a skill's body enters the prompt. Keywords are stored normalized (`normalizeKey`). */

@@ -1,10 +1,3 @@
-/**
- * A workspace's files (docs/sources.md layout): where they live, the config, and the
- * instruction chain, skills and KB read once into the sources an assembly fetches from.
- * What depends neither on the query nor on the assembly settings.
- */
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import {
@@ -29,6 +22,7 @@ import {
 import type { MemoryStore } from "../store/index.js";
 import { strictSchema } from "../text/index.js";
 import { type WorkspaceConfig, WorkspaceConfigSchema } from "./config.js";
+import { readWorkspaceText } from "./confined.js";
 
 /** Where a workspace keeps its files, relative to its root. */
 export const WORKSPACE_PATHS = {
@@ -44,6 +38,8 @@ export interface WorkspaceWalkOptions {
   cwd?: string;
   /** User-level instruction files. */
   userFiles?: string[];
+  /** Where user files may be read besides the workspace (the chain's `userRoots`; replay: `[]`). */
+  userRoots?: string[];
   home?: string;
 }
 
@@ -53,11 +49,11 @@ export interface WorkspaceWalkOptions {
  * @example const config = await loadWorkspaceConfig("/repo");
  */
 export async function loadWorkspaceConfig(root: string): Promise<WorkspaceConfig> {
-  const path = join(root, WORKSPACE_PATHS.config);
-  if (!existsSync(path)) return {};
+  const text = await readWorkspaceText(join(root, WORKSPACE_PATHS.config), root, "config");
+  if (text === null) return {};
   let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(path, "utf8"));
+    raw = JSON.parse(text);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     throw new InvalidInputError(`${WORKSPACE_PATHS.config} is not valid JSON: ${why}`, "config");
@@ -80,6 +76,7 @@ function instructionChainOptions(
     cwd,
     stopDir: root,
     ...(options.userFiles ? { userFiles: options.userFiles } : {}),
+    ...(options.userRoots ? { userRoots: options.userRoots } : {}),
     ...(options.home ? { home: options.home } : {}),
   };
 }
@@ -113,9 +110,9 @@ export async function readWorkspaceFiles(
   const skillRoots = (config.skills?.roots ?? WORKSPACE_PATHS.skillRoots).map((r) =>
     resolve(root, r),
   );
-  const catalog = await discoverSkills({ roots: skillRoots });
+  const catalog = await discoverSkills({ roots: skillRoots, allowed: [root] });
   const kbDir = join(root, WORKSPACE_PATHS.kb);
-  const kb = await loadKbDir(kbDir);
+  const kb = await loadKbDir(kbDir, [root]);
   return { root, config, instructions, instructionOptions, catalog, skillRoots, kb, kbDir };
 }
 

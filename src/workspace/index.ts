@@ -49,6 +49,7 @@ export {
 export {
   type AssembleRequestFields,
   assembleRequestFields,
+  confineRecorded,
   isRecordKind,
   REPLAY_RUNNERS,
   type RecordKind,

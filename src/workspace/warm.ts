@@ -5,7 +5,7 @@
  * A change on disk is seen by the next assembly; nothing is re-read while nothing changed.
  * Results are those of {@link assembleWorkspace} for the same request.
  */
-import { existsSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { type Assembly, assemble } from "../assemble/assemble.js";
 import type { AssembleSegment } from "../assemble/global-plan.js";
@@ -14,6 +14,7 @@ import type { SchemaRegistry } from "../assemble/schema.js";
 import type { ContextSource } from "../sources/index.js";
 import type { MemoryStore } from "../store/index.js";
 import type { WorkspaceConfig } from "./config.js";
+import { workspaceFilePath } from "./confined.js";
 import {
   readWorkspaceFiles,
   WORKSPACE_PATHS,
@@ -21,10 +22,10 @@ import {
   workspaceSources,
 } from "./files.js";
 import {
+  recheck,
   type Signatures,
   sameSignature,
   signaturesOf,
-  unchanged,
   watchedPaths,
 } from "./fingerprint.js";
 import {
@@ -55,6 +56,8 @@ export type WarmAssembleOptions = Omit<
 interface Entry {
   files: WorkspaceFiles;
   sigs: Signatures;
+  /** The workspace's real path: the only place read for a digest. */
+  within: string;
   /** False when something changed while it was read: it is read again at next use. */
   stable: boolean;
   /** The stamp taken just before its signatures were last found to hold. */
@@ -64,6 +67,15 @@ interface Entry {
   schemas: Map<string, SchemaRegistry>;
   /** The slots packed for earlier requests: unchanged ones are reused, not repacked. */
   layerMemo: LayerMemo;
+}
+
+/** The real path of `p`, else `p`. */
+function realOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
 }
 
 /** Reads of one workspace before giving up on a stable snapshot (it is then read at next use). */
@@ -90,14 +102,24 @@ export class WarmWorkspaces {
   readonly #stores = new Map<string, MemoryStore>();
   readonly #shared: MemoryStore | null;
   readonly #maxEntries: number;
+  /** The wall clock in ms, to tell a file changed just before it was signed (fingerprint.ts). */
+  readonly #wallMs: () => number;
   /** Stamps of arrivals and checks, in the order they happened. */
   #clock = 0;
   /** The stamp of each arrival this instance issued (a forged one is not in it). */
   readonly #arrivals = new WeakMap<Arrival, number>();
 
-  constructor(options: { store?: MemoryStore | null; maxEntries?: number } = {}) {
+  /**
+   * `clock`: the wall clock in epoch ms (default the process's), compared with file times
+   * only to decide which files to sign by content as well as by stat: it never changes
+   * an answer, only how a change on disk is noticed.
+   */
+  constructor(
+    options: { store?: MemoryStore | null; maxEntries?: number; clock?: () => number } = {},
+  ) {
     this.#shared = options.store ?? null;
     this.#maxEntries = options.maxEntries ?? 64;
+    this.#wallMs = options.clock ?? (() => performance.timeOrigin + performance.now());
   }
 
   /**
@@ -183,25 +205,30 @@ export class WarmWorkspaces {
   // Whether the entry's signatures still hold; when they do, it was checked as of now.
   #check(entry: Entry): boolean {
     const checkedAt = ++this.#clock;
-    if (!unchanged(entry.sigs)) return false;
+    const sigs = recheck(entry.sigs, this.#wallMs(), entry.within);
+    if (sigs === null) return false;
+    entry.sigs = sigs;
     entry.checkedAt = checkedAt;
     return true;
   }
 
   async #load(root: string, previous: Signatures | null): Promise<Entry> {
     const checkedAt = ++this.#clock;
-    let before = previous === null ? null : signaturesOf(previous.keys());
+    // Only what lies inside the workspace is ever read for a digest (fingerprint.ts).
+    const within = realOr(root);
+    const sign = () => ({ nowMs: this.#wallMs(), within });
+    let before = previous === null ? null : signaturesOf(previous.keys(), sign(), previous);
     for (let read = 1; ; read++) {
       const files = await readWorkspaceFiles(root, {});
       const store = await this.#storeOf(root);
       const paths = watchedPaths(files, join(root, WORKSPACE_PATHS.config));
       // A workspace without its own store yet is read again once the file appears.
       if (this.#shared === null && store === null) paths.add(join(root, WORKSPACE_PATHS.store));
-      const sigs = signaturesOf(paths);
+      const sigs = signaturesOf(paths, sign(), before ?? undefined);
       // Stable: every path had the same signature before the reads began.
       const stable = before !== null && sameSignatures(before, sigs);
       if (stable || read >= MAX_READS) {
-        return this.#keep(root, files, sigs, stable, store, checkedAt);
+        return this.#keep(root, files, { sigs, within }, stable, store, checkedAt);
       }
       before = sigs;
     }
@@ -210,7 +237,7 @@ export class WarmWorkspaces {
   #keep(
     root: string,
     files: WorkspaceFiles,
-    sigs: Signatures,
+    { sigs, within }: { sigs: Signatures; within: string },
     stable: boolean,
     store: MemoryStore | null,
     checkedAt: number,
@@ -218,6 +245,7 @@ export class WarmWorkspaces {
     const entry: Entry = {
       files,
       sigs,
+      within,
       stable,
       checkedAt,
       sources: workspaceSources(files, store),
@@ -239,8 +267,9 @@ export class WarmWorkspaces {
     if (this.#shared !== null) return this.#shared;
     const open = this.#stores.get(root);
     if (open !== undefined) return open;
-    const path = join(root, WORKSPACE_PATHS.store);
-    if (!existsSync(path)) return null;
+    // Confined to the workspace, opened by its checked real path (confined.ts).
+    const path = await workspaceFilePath(join(root, WORKSPACE_PATHS.store), root, "store");
+    if (path === null) return null;
     const { openStore } = await import("../store/index.js");
     // Another load of the same root may have opened it meanwhile.
     const again = this.#stores.get(root);

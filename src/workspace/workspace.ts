@@ -28,6 +28,7 @@ import { deepFreeze } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../tokens/index.js";
 import type { TraceOptions } from "../trace/index.js";
 import type { WorkspaceConfig } from "./config.js";
+import { workspaceFilePath } from "./confined.js";
 import {
   readWorkspaceFiles,
   WORKSPACE_PATHS,
@@ -99,6 +100,8 @@ export interface WorkspaceAssembleOptions {
   timeoutMs?: number;
   /** User-level instruction files (the CLI passes `~/.config/promptctx/AGENTS.md` when present). */
   userFiles?: string[];
+  /** Where user files may be read besides the workspace (the chain's `userRoots`; replay: `[]`). */
+  userRoots?: string[];
   home?: string;
   /**
    * A tool state kept by the caller across assemblies (the `chat` loop records each call
@@ -230,17 +233,18 @@ async function workspaceStore(
   const storePath = options.store ?? join(root, WORKSPACE_PATHS.store);
   const shared = options.openStore ?? null;
   if (shared !== null) return { store: shared, opened: null, storePath };
+  // Its own store is confined to the workspace (confined.ts); one the caller names is not.
+  const target = options.store ?? (await workspaceFilePath(storePath, root, "store"));
   // A missing file (and no URL) is no store: the store's code is loaded only for one to open.
-  if (!storePath.includes("://") && !existsSync(storePath)) {
-    return { store: null, opened: null, storePath };
-  }
+  const none = { store: null, opened: null, storePath };
+  if (target === null || (!target.includes("://") && !existsSync(target))) return none;
   const { isPostgresUrl, openStore, openStoreUrl } = await import("../store/index.js");
-  if (isPostgresUrl(storePath)) {
-    const opened = await openStoreUrl(storePath, { mustExist: true });
+  if (isPostgresUrl(target)) {
+    const opened = await openStoreUrl(target, { mustExist: true });
     return { store: opened, opened, storePath: opened.path };
   }
-  if (!existsSync(storePath)) return { store: null, opened: null, storePath };
-  const opened = openStore(storePath, { mustExist: true });
+  if (!existsSync(target)) return none;
+  const opened = openStore(target, { mustExist: true });
   return { store: opened, opened, storePath };
 }
 

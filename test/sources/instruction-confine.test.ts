@@ -2,7 +2,7 @@
  * Issue 11 item 8: instruction files and their `@imports` are read only inside the
  * workspace root (the walk's stop directory) and the user-level instruction directories
  * the caller configured, checked lexically before any file is touched and on the real path
- * (symlinks resolved) after. Anything else is skipped with an `outside_root` issue, which
+ * (symlinks resolved) after. Anything else is skipped with a `path_refused` issue, which
  * reaches the manifest (`manifest.instructions`) and never the prompt — through the library,
  * the workspace assembly and HTTP.
  */
@@ -39,7 +39,7 @@ function layout(files: Record<string, string>): { outer: string; ws: string } {
 }
 
 const outside = (c: InstructionChain) =>
-  c.issues.filter((i) => i.kind === "outside_root").map((i) => i.path);
+  c.issues.filter((i) => i.kind === "path_refused").map((i) => i.path);
 const text = (c: InstructionChain) => c.parts.map((p) => p.content).join("");
 
 describe("instruction imports stay inside the allowed roots", () => {
@@ -50,8 +50,10 @@ describe("instruction imports stay inside the allowed roots", () => {
     const chain = await loadInstructionChain({ cwd: ws, stopDir: ws });
     expect(chain.parts.map((p) => p.path)).toEqual(["AGENTS.md"]);
     expect(outside(chain)).toEqual([join(dirname(ws), "secret.txt"), "/etc/os-release"]);
-    expect(chain.issues.every((i) => i.kind === "outside_root")).toBe(true);
-    expect(chain.issues[0]?.detail).toMatch(/outside the workspace root .*from AGENTS\.md/);
+    expect(chain.issues.every((i) => i.kind === "path_refused")).toBe(true);
+    expect(chain.issues[0]?.detail).toBe(
+      "missing, or outside the allowed roots; not read (from AGENTS.md)",
+    );
     expect(text(chain)).not.toContain(SECRET);
   });
 
@@ -77,7 +79,7 @@ describe("instruction imports stay inside the allowed roots", () => {
     const chain = await loadInstructionChain({ cwd: ws, stopDir: ws });
     expect(chain.parts.map((p) => p.path)).toEqual(["AGENTS.md", "ok.md"]);
     expect(outside(chain)).toEqual(["link.md", "shared/key.md"]);
-    expect(chain.issues[0]?.detail).toMatch(/real path/);
+    expect(chain.issues[0]?.detail).toBe(chain.issues[1]?.detail);
     expect(text(chain)).not.toContain(SECRET);
   });
 
@@ -137,7 +139,7 @@ describe("the manifest reports the skipped files; the prompt never holds them", 
     expect(out.prompt).toContain("Be kind.");
     expect(out.prompt).not.toContain(SECRET);
     expect(out.manifest.instructions?.issues).toEqual([
-      expect.objectContaining({ kind: "outside_root", path: join(dirname(ws), "secret.txt") }),
+      expect.objectContaining({ kind: "path_refused", path: join(dirname(ws), "secret.txt") }),
     ]);
   });
 
@@ -165,8 +167,8 @@ describe("the manifest reports the skipped files; the prompt never holds them", 
       expect(body.prompt).toContain("Be kind.");
       expect(body.prompt).not.toContain(SECRET);
       expect(body.manifest.instructions.issues.map((i) => [i.kind, i.path])).toEqual([
-        ["outside_root", join(outer, "secret.txt")],
-        ["outside_root", "CLAUDE.md"],
+        ["path_refused", join(outer, "secret.txt")],
+        ["path_refused", "CLAUDE.md"],
       ]);
     } finally {
       await app.close();

@@ -20,6 +20,7 @@ import { dirname, join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../src/errors/index.js";
+import { REFUSED } from "../../src/files/index.js";
 import {
   findImports,
   type InstructionChain,
@@ -146,7 +147,7 @@ describe("chain order", () => {
     const chain = await loadInstructionChain({ cwd: root, stopDir: root });
     expect(paths(chain)).toEqual([]);
     expect(chain.issues).toEqual([
-      { path: "AGENTS.override.md", kind: "unreadable", detail: "dangling symlink" },
+      { path: "AGENTS.override.md", kind: "path_refused", detail: REFUSED },
     ]);
   });
 
@@ -238,15 +239,15 @@ describe("imports", () => {
     expect(chain.issues).toEqual([]);
   });
 
-  it("reports ~ imports without a home and missing imports as unresolved", async () => {
+  it("reports ~ imports without a home as unresolved and missing imports as refused", async () => {
     const root = await tempDir();
     tree(root, { "AGENTS.md": "@~/x.md\n@missing.md\n@dir/also/missing.md\n" });
     const chain = await loadInstructionChain({ cwd: root, stopDir: root });
     expect(paths(chain)).toEqual(["AGENTS.md"]);
     expect(kinds(chain)).toEqual([
       "unresolved_import ~/x.md",
-      "unresolved_import missing.md",
-      "unresolved_import dir/also/missing.md",
+      "path_refused missing.md",
+      "path_refused dir/also/missing.md",
     ]);
     expect(chain.issues[0]?.detail).toContain("no home directory");
   });
@@ -494,7 +495,7 @@ describe("problem files are reported, never fatal", () => {
     ]);
   });
 
-  it("dangling links and invalid UTF-8 are unreadable", async () => {
+  it("dangling links are refused, invalid UTF-8 is unreadable", async () => {
     const root = await tempDir();
     symlinkSync(join(root, "gone.md"), join(root, "AGENTS.md"));
     tree(root, {
@@ -504,12 +505,12 @@ describe("problem files are reported, never fatal", () => {
     const chain = await loadInstructionChain({ cwd: root, stopDir: root });
     expect(paths(chain)).toEqual(["CLAUDE.local.md"]);
     expect(chain.issues).toEqual([
-      { path: "AGENTS.md", kind: "unreadable", detail: "dangling symlink" },
+      { path: "AGENTS.md", kind: "path_refused", detail: REFUSED },
       { path: "CLAUDE.md", kind: "unreadable", detail: "not valid UTF-8" },
     ]);
   });
 
-  it("a file without read permission is unreadable", async () => {
+  it("a file without read permission is refused", async () => {
     const root = await tempDir();
     tree(root, { "AGENTS.md": "secret\n", "CLAUDE.md": "ok\n" });
     const locked = join(root, "AGENTS.md");
@@ -527,9 +528,7 @@ describe("problem files are reported, never fatal", () => {
     // As root (CI containers) mode 000 does not stop reads: only then skip this assertion.
     if (!readableAnyway) {
       expect(paths(chain)).toEqual(["CLAUDE.md"]);
-      expect(chain.issues).toEqual([
-        { path: "AGENTS.md", kind: "unreadable", detail: "EACCES: permission denied" },
-      ]);
+      expect(chain.issues).toEqual([{ path: "AGENTS.md", kind: "path_refused", detail: REFUSED }]);
     }
   });
 
@@ -541,9 +540,9 @@ describe("problem files are reported, never fatal", () => {
     const chain = await loadInstructionChain({ cwd: root, stopDir: root });
     expect(paths(chain)).toEqual(["CLAUDE.local.md"]);
     expect(kinds(chain)).toEqual([
-      "symlink_loop AGENTS.md",
-      "symlink_loop CLAUDE.md",
-      "symlink_loop AGENTS.md",
+      "path_refused AGENTS.md",
+      "path_refused CLAUDE.md",
+      "path_refused AGENTS.md",
     ]);
   });
 });

@@ -327,12 +327,16 @@ describe("discoverSkills", () => {
     expect((await discoverSkills({ roots: [project, project] })).shadowed).toEqual([]);
   });
 
-  it("follows a symlinked skill directory", async () => {
+  it("follows a symlinked skill directory inside the allowed roots, never one out of them", async () => {
     const root = tempDir();
     const elsewhere = tempDir();
     writeSkill(elsewhere, "linked", ok("linked"));
     symlinkSync(join(elsewhere, "linked"), join(root, "linked"));
-    const cat = await discoverSkills({ roots: [root] });
+    // Out of the roots: not read, and nothing said of what lies there.
+    const out = await discoverSkills({ roots: [root] });
+    expect(out).toEqual({ skills: [], invalid: [], shadowed: [] });
+    // Allowed explicitly: followed.
+    const cat = await discoverSkills({ roots: [root], allowed: [root, elsewhere] });
     expect(cat.skills.map((s) => s.name)).toEqual(["linked"]);
   });
 

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { InvalidInputError } from "../../errors/index.js";
+import { confinedPath, confinedRoots } from "../../files/index.js";
 // Not the store's index: a request without a store loads none of its code.
 import { isPostgresUrl } from "../../store/url.js";
 import {
@@ -109,13 +110,35 @@ export function assembleRequestFields(r: AssembleRequestFields): AssembleRequest
   };
 }
 
-/** The workspace job's options for a recorded request (everything but the store). */
+/**
+ * Refuses, before anything is read, a recorded `cwd`, `home` or user file that is not
+ * inside the recorded workspace with symlinks resolved (files/confine.ts): a replay reads
+ * nothing a recording names outside its workspace. Missing and outside are one
+ * `path_refused` error naming the field (`request.userFiles[0]`), never the target.
+ *
+ * @example await confineRecorded({ workspace: "ws", query: "q", now, userFiles: ["/etc/passwd"] }, dir) // throws path_refused
+ */
+export async function confineRecorded(r: AssembleRecordRequest, dir: string): Promise<void> {
+  const roots = await confinedRoots([inDir(dir, r.workspace)]);
+  if (r.cwd !== undefined) await confinedPath(inDir(dir, r.cwd), roots, ["request", "cwd"]);
+  if (r.home !== undefined) await confinedPath(inDir(dir, r.home), roots, ["request", "home"]);
+  for (const [i, f] of (r.userFiles ?? []).entries()) {
+    await confinedPath(inDir(dir, f), roots, ["request", "userFiles", i], "file");
+  }
+}
+
+/**
+ * The workspace job's options for a recorded request (everything but the store). When
+ * `confined` (a replay), user files are read only inside the workspace.
+ */
 export function recordedOptions(
   r: AssembleRecordRequest,
   dir: string,
   storePath: string | undefined,
+  confined = false,
 ): WorkspaceAssembleOptions {
   return {
+    ...(confined ? { userRoots: [] } : {}),
     workspace: inDir(dir, r.workspace),
     query: r.query,
     now: r.now,
@@ -129,15 +152,17 @@ export function recordedOptions(
 }
 
 /**
- * Runs an `assemble` request: the workspace job with the request's store.
+ * Runs an `assemble` request: the workspace job with the request's store (`confined`: as
+ * a replay does, after {@link confineRecorded}).
  *
  * @example const out = await runAssembleRequest({ workspace: "examples/workspace", query: "add an index", now: "2026-11-30T09:00:00Z" }, process.cwd());
  */
 export function runAssembleRequest(
   request: AssembleRecordRequest,
   dir: string,
+  confined = false,
 ): Promise<WorkspaceAssembly> {
   return withRecordedStore(request.store, dir, (storePath) =>
-    assembleWorkspace(recordedOptions(request, dir, storePath)),
+    assembleWorkspace(recordedOptions(request, dir, storePath, confined)),
   );
 }

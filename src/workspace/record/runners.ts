@@ -15,7 +15,12 @@ import { ToolState } from "../../sources/index.js";
 import { createChatSession } from "../agent.js";
 import { loadWorkspaceConfig } from "../files.js";
 import { loadWorkspace, type WorkspaceAssembly, workspaceReport } from "../workspace.js";
-import { recordedOptions, runAssembleRequest, withRecordedStore } from "./assemble-runner.js";
+import {
+  confineRecorded,
+  recordedOptions,
+  runAssembleRequest,
+  withRecordedStore,
+} from "./assemble-runner.js";
 import {
   AssembleRecordRequestSchema,
   type ChatRecordRequest,
@@ -25,6 +30,7 @@ import {
 export {
   type AssembleRequestFields,
   assembleRequestFields,
+  confineRecorded,
   recordedOptions,
   runAssembleRequest,
   storeTarget,
@@ -62,9 +68,10 @@ function defineRunner<S extends z.ZodType>(
 export function runChatRequest(
   request: ChatRecordRequest,
   dir: string,
+  confined = false,
 ): Promise<WorkspaceAssembly> {
   return withRecordedStore(request.store, dir, async (storePath) => {
-    const options = recordedOptions(request, dir, storePath);
+    const options = recordedOptions(request, dir, storePath, confined);
     const config = await loadWorkspaceConfig(resolve(options.workspace));
     const toolState = new ToolState(config.tools ?? []);
     for (const call of request.toolCalls) toolState.recordCall(call);
@@ -79,10 +86,23 @@ export function runChatRequest(
   });
 }
 
+/**
+ * A rerun that reads nothing the recording names outside its workspace: the paths are
+ * confined first ({@link confineRecorded}), then user files are read only inside it.
+ */
+function replayed<R extends z.output<typeof AssembleRecordRequestSchema>>(
+  run: (request: R, dir: string, confined: boolean) => Promise<Replayable>,
+): (request: R, dir: string) => Promise<Replayable> {
+  return async (request, dir) => {
+    await confineRecorded(request, dir);
+    return run(request, dir, true);
+  };
+}
+
 /** The kinds a recording may hold, and how each is rerun. */
 export const REPLAY_RUNNERS = {
-  assemble: defineRunner(AssembleRecordRequestSchema, runAssembleRequest),
-  chat: defineRunner(ChatRecordRequestSchema, runChatRequest),
+  assemble: defineRunner(AssembleRecordRequestSchema, replayed(runAssembleRequest)),
+  chat: defineRunner(ChatRecordRequestSchema, replayed(runChatRequest)),
 } as const;
 
 /** A kind of recorded line. */
