@@ -11,6 +11,7 @@ import { deepFreeze } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import { type Choice, decideAll, type PlanRecord, planOf } from "./decide.js";
 import type { ConversationPlan, PlanConversationRequest } from "./plan.js";
+import { choosePressure } from "./pressure.js";
 import { type MessagePrice, PriceBook } from "./price.js";
 import {
   type ConversationPolicy,
@@ -50,11 +51,14 @@ function parsePolicy(raw: unknown): ConversationPolicy {
   return parsed.data;
 }
 
+const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean =>
+  a.size === b.size && [...a].every((n) => b.has(n));
+
 const sameSettings = (a: TransformSettings, b: TransformSettings): boolean =>
   a.counter === b.counter &&
   a.toolResultMaxTokens === b.toolResultMaxTokens &&
-  a.keepToolResults.size === b.keepToolResults.size &&
-  [...a.keepToolResults].every((n) => b.keepToolResults.has(n));
+  sameSet(a.keepToolResults, b.keepToolResults) &&
+  sameSet(a.keepCallIds, b.keepCallIds);
 
 // Whether `messages` starts with the very objects the layout was built from.
 function extendsLayout(layout: ConversationLayout, messages: readonly unknown[]): boolean {
@@ -123,6 +127,11 @@ function choose(s: Session, policy: ConversationPolicy, budget: number): Choice 
   const after = policy.clearToolResultsAfterTurns;
   const natural = after === null ? null : Math.max(0, layout.lastTurn - after + 1);
   const anchor = anchorUnit(layout, policy.anchor);
+  if (policy.clearTrigger !== null) {
+    const p = choosePressure(layout, book, policy, budget, pinned, anchor);
+    if (p.view.required > budget) throw budgetError(layout, pinned, p.view.required, budget);
+    return { ...base, ...p };
+  }
   if (anchor !== null) {
     const held = natural === null ? null : Math.min(policy.clearBeforeTurn ?? natural, natural);
     const view = viewWith(layout, book, held, pinned);
@@ -170,6 +179,7 @@ class MemoryPlanner implements ConversationPlanner {
       counter,
       toolResultMaxTokens: policy.toolResultMaxTokens,
       keepToolResults: new Set(policy.keepToolResults),
+      keepCallIds: new Set(policy.keepCallIds),
     };
     const s = this.sessionFor(request.messages, settings);
     const rebuiltFrom = this.extend(s, request.messages);

@@ -74,7 +74,13 @@ export interface TransformSettings {
   readonly toolResultMaxTokens: number | null;
   /** Tool names whose results are never cleared. */
   readonly keepToolResults: ReadonlySet<string>;
+  /** Call ids whose results are never cleared. */
+  readonly keepCallIds: ReadonlySet<string>;
 }
+
+/** Whether clearing spares the result of call `callId` to tool `name`. */
+export const spares = (s: TransformSettings, name: string, callId: string): boolean =>
+  s.keepToolResults.has(name) || s.keepCallIds.has(callId);
 
 function transformPart(
   part: ToolResultPart,
@@ -82,7 +88,7 @@ function transformPart(
   clear: boolean,
   s: TransformSettings,
 ): { part: Part; kind: Transform["kind"] } | null {
-  if (clear && !s.keepToolResults.has(name)) {
+  if (clear && !spares(s, name, part.callId)) {
     return {
       part: { ...part, output: clearedNotice(part.callId, name) },
       kind: "tool_result_cleared",
