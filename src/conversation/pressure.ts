@@ -3,8 +3,8 @@
  * is at most the trigger's share of the budget; above it, one step moves the clearing
  * boundary forward by whole turns until at least `clearAtLeastTokens` are freed (old tool
  * results first, never the current turn's, nor the last `keepRecentToolResults` tool
- * messages'), then, if the total is still above the trigger, drops whole old turns down
- * to the low-water mark. The boundary and the window start are passed back by the caller
+ * messages'), then, if the total is still above the low-water mark, drops whole old turns
+ * down to it. The boundary and the window start are passed back by the caller
  * (`clearBeforeTurn`, `anchor`), so consecutive calls agree and the cache breaks once per
  * step, not once per turn.
  */
@@ -103,10 +103,12 @@ export function choosePressure(
   const b = nextBoundary(layout, book, from, start, policy.clearAtLeastTokens, max);
   const boundary = b === 0 && held === null ? null : Math.max(b, from);
   const view = viewWith(layout, book, boundary, pinned);
-  if (view.required > budget || totalFrom(view, start) <= trigger) {
+  // Down to the low-water mark, not just under the trigger: the next turns need room, or
+  // every one of them would trigger another step (another cache break).
+  const low = Math.floor(policy.lowWaterRatio * budget);
+  if (view.required > budget || totalFrom(view, start) <= Math.min(low, trigger)) {
     return { view, startUnit: start, clearBeforeTurn: boundary, why };
   }
-  const low = Math.floor(policy.lowWaterRatio * budget);
   const under = oldestWithin(view, low);
   const unit = under >= 0 ? Math.max(under, start) : oldestWithin(view, budget);
   const moved =
