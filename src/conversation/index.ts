@@ -13,6 +13,12 @@ export {
 } from "./compact.js";
 export { canonicalJson, MESSAGE_OVERHEAD_TOKENS, messageTokens, partTokens } from "./count.js";
 export {
+  createDigestSummarizer,
+  type DigestOptions,
+  digestConversation,
+  parseMessages,
+} from "./digest.js";
+export {
   type ConversationDecision,
   type ConversationPlan,
   type ConversationReason,
