@@ -4,10 +4,11 @@
  * required (fail closed), the kept history one contiguous run ending at the current
  * turn, and a cache anchor with low-water batching so the kept prefix stays
  * byte-identical for several turns. The work is done by a fresh
- * {@link createConversationPlanner}; an agent loop keeps one planner instead.
+ * planner (`createConversationPlanner`'s code, without its object memos); an agent loop
+ * keeps one planner instead.
  */
 import type { TokenCounter } from "../tokens/index.js";
-import { createConversationPlanner } from "./planner.js";
+import { oneCallPlanner } from "./planner.js";
 import type { ConversationPolicyInput, Message, MessageInput } from "./schema.js";
 import type { Transform } from "./transforms.js";
 
@@ -69,5 +70,5 @@ export interface PlanConversationRequest {
  * plan.messages; // what to send; plan.decisions: one per input message
  */
 export function planConversation(request: PlanConversationRequest): ConversationPlan {
-  return createConversationPlanner().plan(request);
+  return oneCallPlanner().plan(request);
 }

@@ -149,11 +149,17 @@ function choose(s: Session, policy: ConversationPolicy, budget: number): Choice 
 // The memory of one planner: parsed messages by input object, counters by name, prices
 // by message (for one set of transform settings), and the conversation planned last.
 class MemoryPlanner implements ConversationPlanner {
-  private readonly parsed = new WeakMap<object, Message>();
+  // A one-call planner (`remember` false) keeps no weak maps: nothing could hit them.
+  private readonly parsed: WeakMap<object, Message> | null;
   private readonly counters = new Map<string, TokenCounter>();
   private priced: TransformSettings | null = null;
-  private prices = new WeakMap<Message, MessagePrice>();
+  private prices: WeakMap<Message, MessagePrice> | null;
   private session: Session | null = null;
+
+  constructor(private readonly remember: boolean) {
+    this.parsed = remember ? new WeakMap() : null;
+    this.prices = remember ? new WeakMap() : null;
+  }
 
   plan(request: PlanConversationRequest): ConversationPlan {
     try {
@@ -203,12 +209,12 @@ class MemoryPlanner implements ConversationPlanner {
 
   private parse(raw: unknown, i: number): Message {
     const key = raw !== null && typeof raw === "object" ? raw : null;
-    const hit = key === null ? undefined : this.parsed.get(key);
+    const hit = key === null ? undefined : this.parsed?.get(key);
     if (hit !== undefined) return hit;
     const result = MessageSchema.safeParse(raw);
     if (!result.success) throw invalidFromZod(result.error, ["messages", i]);
     const message = deepFreeze(result.data);
-    if (key !== null) this.parsed.set(key, message);
+    if (key !== null) this.parsed?.set(key, message);
     return message;
   }
 
@@ -225,7 +231,7 @@ class MemoryPlanner implements ConversationPlanner {
     }
     if (this.priced === null || !sameSettings(this.priced, settings)) {
       this.priced = settings;
-      this.prices = new WeakMap();
+      this.prices = this.remember ? new WeakMap() : null;
     }
     const layout = new ConversationLayout();
     this.session = { layout, book: new PriceBook(settings, this.prices), record: null };
@@ -260,5 +266,10 @@ class MemoryPlanner implements ConversationPlanner {
  * }
  */
 export function createConversationPlanner(): ConversationPlanner {
-  return new MemoryPlanner();
+  return new MemoryPlanner(true);
+}
+
+/** A planner for one call (`planConversation`): the same code, without object memos. */
+export function oneCallPlanner(): ConversationPlanner {
+  return new MemoryPlanner(false);
 }

@@ -61,9 +61,9 @@ export function priceMessage(
   message: Message,
   names: readonly string[],
   s: TransformSettings,
-  memo: WeakMap<Message, MessagePrice>,
+  memo: WeakMap<Message, MessagePrice> | null,
 ): MessagePrice {
-  const hit = memo.get(message);
+  const hit = memo?.get(message);
   if (hit !== undefined && sameNames(hit.names, names)) return hit;
   const original = messageTokens(message, s.counter);
   const plain = priced(message, original, names, false, s);
@@ -75,7 +75,7 @@ export function priceMessage(
   const cleared =
     message.role !== "tool" || spared ? plain : priced(message, original, names, true, s);
   const price = Object.freeze({ names, plain, cleared });
-  memo.set(message, price);
+  memo?.set(message, price);
   return price;
 }
 
@@ -94,7 +94,8 @@ export class PriceBook {
 
   constructor(
     readonly settings: TransformSettings,
-    private readonly memo: WeakMap<Message, MessagePrice>,
+    /** `null` for a one-call planner: nothing could hit it, and weak maps cost the GC. */
+    private readonly memo: WeakMap<Message, MessagePrice> | null,
   ) {}
 
   /** Prices the messages added to `layout` and sums units from `fromUnit` on. */
