@@ -110,7 +110,8 @@ export function choosePressure(
     return { view, startUnit: start, clearBeforeTurn: boundary, why };
   }
   const under = oldestWithin(view, low);
-  const unit = under >= 0 ? Math.max(under, start) : oldestWithin(view, budget);
+  // Never back before the held start: what was dropped stays dropped.
+  const unit = Math.max(under >= 0 ? under : oldestWithin(view, budget), start);
   const moved =
     under >= 0
       ? `the window moved down to ${low} tokens (low-water mark) under pressure`
