@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   type ConversationPlan,
@@ -7,7 +8,17 @@ import {
   type MessageInput,
   planConversation,
 } from "../../src/conversation/index.js";
-import { assertNoOrphans, calls, lengthCounter, results, say, user } from "./helpers.js";
+import { getTokenCounter } from "../../src/tokens/index.js";
+import {
+  assertNoOrphans,
+  calls,
+  conversation,
+  lengthCounter,
+  outcome,
+  results,
+  say,
+  user,
+} from "./helpers.js";
 
 // Turn t: an ask, one call of `name` with a result of `size` chars, an answer.
 const turn = (t: number, name: string, size: number): MessageInput[] => [
@@ -145,5 +156,61 @@ describe("a 300-turn loop", () => {
     );
     expect(pressure.breaks).toBeLessThan(age.breaks);
     expect(pressure.results).toBeGreaterThan(age.results);
+  });
+});
+
+describe("an agent loop under pressure clearing (generated conversations)", () => {
+  const input = conversation.chain((messages) =>
+    fc.record({
+      messages: fc.constant(messages),
+      budgetTokens: fc.integer({ min: 50, max: 2000 }),
+      policy: fc.record({
+        clearTrigger: fc.double({ min: 0.3, max: 1, noNaN: true }),
+        clearAtLeastTokens: fc.integer({ min: 0, max: 500 }),
+        keepRecentToolResults: fc.integer({ min: 0, max: 3 }),
+        lowWaterRatio: fc.double({ min: 0.1, max: 1, noNaN: true }),
+        toolResultMaxTokens: fc.option(fc.integer({ min: 32, max: 200 })),
+      }),
+    }),
+  );
+
+  it("every request: within budget, no orphans, opens on a user message, one decision per message, stateless == incremental, replayable", () => {
+    fc.assert(
+      fc.property(input, ({ messages, budgetTokens, policy }) => {
+        const counter = getTokenCounter("estimate");
+        const planner = createConversationPlanner();
+        let prev: ConversationPlan | null = null;
+        const ends = messages.flatMap((m, i) => (m.role === "user" ? [i] : []));
+        for (const end of [...ends.slice(1), messages.length]) {
+          const request = {
+            messages: messages.slice(0, end),
+            budgetTokens,
+            tokenizer: counter,
+            policy: {
+              ...policy,
+              anchor: prev?.firstKeptId ?? null,
+              clearBeforeTurn: prev?.clearBeforeTurn ?? null,
+            },
+          };
+          const stateless = outcome(() => planConversation(request));
+          expect(outcome(() => planner.plan(request))).toBe(stateless);
+          const copy = { ...request, messages: structuredClone(request.messages) };
+          expect(outcome(() => planConversation(copy))).toBe(stateless);
+          if (stateless.startsWith('{"code"')) {
+            prev = null;
+            continue;
+          }
+          const p = JSON.parse(stateless) as ConversationPlan;
+          expect(p.usedTokens).toBeLessThanOrEqual(budgetTokens);
+          assertNoOrphans(p.messages);
+          expect(p.decisions.map((d) => d.messageId)).toEqual(request.messages.map((m) => m.id));
+          if (p.decisions.some((d) => d.reason === "history_window")) {
+            expect(p.messages[0]?.role).toBe("user");
+          }
+          prev = p;
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });
