@@ -74,12 +74,12 @@ function outputTokens(r) {
 }
 
 /** The turns of the workload, as neutral messages: `{ask: [...], answer}` per turn. */
-export function makeTurns(seed = 0xc0de) {
+export function makeTurns(seed = 0xc0de, messages = MESSAGES) {
   const r = createRng(seed);
   const turns = [];
   let count = 0;
   let k = 0;
-  while (count < MESSAGES) {
+  while (count < messages) {
     const t = turns.length;
     const ask = [
       {

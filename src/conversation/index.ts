@@ -13,6 +13,12 @@ export {
 } from "./compact.js";
 export { canonicalJson, MESSAGE_OVERHEAD_TOKENS, messageTokens, partTokens } from "./count.js";
 export type { ConversationDecision, ConversationPlan, ConversationReason } from "./decide.js";
+export {
+  createDigestSummarizer,
+  type DigestOptions,
+  digestConversation,
+  parseMessages,
+} from "./digest.js";
 export { planConversation } from "./plan.js";
 export {
   type ConversationPlanner,

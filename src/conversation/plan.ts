@@ -4,10 +4,11 @@
  * required (fail closed), the kept history one contiguous run ending at the current
  * turn, and a cache anchor with low-water batching so the kept prefix stays
  * byte-identical for several turns. The work is done by a fresh
- * {@link createConversationPlanner}; an agent loop keeps one planner instead.
+ * planner (`createConversationPlanner`'s code, without its object memos); an agent loop
+ * keeps one planner instead.
  */
 import type { ConversationPlan } from "./decide.js";
-import { createConversationPlanner, type PlanConversationRequest } from "./planner.js";
+import { oneCallPlanner, type PlanConversationRequest } from "./planner.js";
 
 /**
  * Plans a conversation under `budgetTokens`: which messages are sent, transformed how,
@@ -20,5 +21,5 @@ import { createConversationPlanner, type PlanConversationRequest } from "./plann
  * plan.messages; // what to send; plan.decisions: one per input message
  */
 export function planConversation(request: PlanConversationRequest): ConversationPlan {
-  return createConversationPlanner().plan(request);
+  return oneCallPlanner().plan(request);
 }

@@ -16,6 +16,7 @@ import {
   type PlanRecord,
   planOf,
 } from "./decide.js";
+import { choosePressure } from "./pressure.js";
 import { type MessagePrice, PriceBook } from "./price.js";
 import {
   type ConversationPolicy,
@@ -65,11 +66,14 @@ function parsePolicy(raw: unknown): ConversationPolicy {
   return parsed.data;
 }
 
+const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean =>
+  a.size === b.size && [...a].every((n) => b.has(n));
+
 const sameSettings = (a: TransformSettings, b: TransformSettings): boolean =>
   a.counter === b.counter &&
   a.toolResultMaxTokens === b.toolResultMaxTokens &&
-  a.keepToolResults.size === b.keepToolResults.size &&
-  [...a.keepToolResults].every((n) => b.keepToolResults.has(n));
+  sameSet(a.keepToolResults, b.keepToolResults) &&
+  sameSet(a.keepCallIds, b.keepCallIds);
 
 // Whether `messages` starts with the very objects the layout was built from.
 function extendsLayout(layout: ConversationLayout, messages: readonly unknown[]): boolean {
@@ -138,6 +142,11 @@ function choose(s: Session, policy: ConversationPolicy, budget: number): Choice 
   const after = policy.clearToolResultsAfterTurns;
   const natural = after === null ? null : Math.max(0, layout.lastTurn - after + 1);
   const anchor = anchorUnit(layout, policy.anchor);
+  if (policy.clearTrigger !== null) {
+    const p = choosePressure(layout, book, policy, budget, pinned, anchor);
+    if (p.view.required > budget) throw budgetError(layout, pinned, p.view.required, budget);
+    return { ...base, ...p };
+  }
   if (anchor !== null) {
     const held = natural === null ? null : Math.min(policy.clearBeforeTurn ?? natural, natural);
     const view = viewWith(layout, book, held, pinned);
@@ -155,11 +164,17 @@ function choose(s: Session, policy: ConversationPolicy, budget: number): Choice 
 // The memory of one planner: parsed messages by input object, counters by name, prices
 // by message (for one set of transform settings), and the conversation planned last.
 class MemoryPlanner implements ConversationPlanner {
-  private readonly parsed = new WeakMap<object, Message>();
+  // A one-call planner (`remember` false) keeps no weak maps: nothing could hit them.
+  private readonly parsed: WeakMap<object, Message> | null;
   private readonly counters = new Map<string, TokenCounter>();
   private priced: TransformSettings | null = null;
-  private prices = new WeakMap<Message, MessagePrice>();
+  private prices: WeakMap<Message, MessagePrice> | null;
   private session: Session | null = null;
+
+  constructor(private readonly remember: boolean) {
+    this.parsed = remember ? new WeakMap() : null;
+    this.prices = remember ? new WeakMap() : null;
+  }
 
   plan(request: PlanConversationRequest): ConversationPlan {
     try {
@@ -185,6 +200,7 @@ class MemoryPlanner implements ConversationPlanner {
       counter,
       toolResultMaxTokens: policy.toolResultMaxTokens,
       keepToolResults: new Set(policy.keepToolResults),
+      keepCallIds: new Set(policy.keepCallIds),
     };
     const s = this.sessionFor(request.messages, settings);
     const rebuiltFrom = this.extend(s, request.messages);
@@ -208,12 +224,12 @@ class MemoryPlanner implements ConversationPlanner {
 
   private parse(raw: unknown, i: number): Message {
     const key = raw !== null && typeof raw === "object" ? raw : null;
-    const hit = key === null ? undefined : this.parsed.get(key);
+    const hit = key === null ? undefined : this.parsed?.get(key);
     if (hit !== undefined) return hit;
     const result = MessageSchema.safeParse(raw);
     if (!result.success) throw invalidFromZod(result.error, ["messages", i]);
     const message = deepFreeze(result.data);
-    if (key !== null) this.parsed.set(key, message);
+    if (key !== null) this.parsed?.set(key, message);
     return message;
   }
 
@@ -230,7 +246,7 @@ class MemoryPlanner implements ConversationPlanner {
     }
     if (this.priced === null || !sameSettings(this.priced, settings)) {
       this.priced = settings;
-      this.prices = new WeakMap();
+      this.prices = this.remember ? new WeakMap() : null;
     }
     const layout = new ConversationLayout();
     this.session = { layout, book: new PriceBook(settings, this.prices), record: null };
@@ -265,5 +281,10 @@ class MemoryPlanner implements ConversationPlanner {
  * }
  */
 export function createConversationPlanner(): ConversationPlanner {
-  return new MemoryPlanner();
+  return new MemoryPlanner(true);
+}
+
+/** A planner for one call (`planConversation`): the same code, without object memos. */
+export function oneCallPlanner(): ConversationPlanner {
+  return new MemoryPlanner(false);
 }

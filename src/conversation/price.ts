@@ -7,7 +7,13 @@
 import { deepFreeze } from "../text/index.js";
 import { messageTokens } from "./count.js";
 import type { Message } from "./schema.js";
-import { type Transform, type TransformSettings, transformMessage } from "./transforms.js";
+import {
+  spares,
+  type Transform,
+  type TransformSettings,
+  transformMessage,
+  UNKNOWN_TOOL,
+} from "./transforms.js";
 import type { ConversationLayout } from "./units.js";
 
 /** A message as it would be sent, with its tokens and what was done to it. */
@@ -55,18 +61,21 @@ export function priceMessage(
   message: Message,
   names: readonly string[],
   s: TransformSettings,
-  memo: WeakMap<Message, MessagePrice>,
+  memo: WeakMap<Message, MessagePrice> | null,
 ): MessagePrice {
-  const hit = memo.get(message);
+  const hit = memo?.get(message);
   if (hit !== undefined && sameNames(hit.names, names)) return hit;
   const original = messageTokens(message, s.counter);
   const plain = priced(message, original, names, false, s);
   // Clearing spares the kept tools: when it spares every result, nothing changes.
-  const spared = names.every((n) => s.keepToolResults.has(n));
+  let k = 0;
+  const spared = message.content.every(
+    (part) => part.type !== "tool_result" || spares(s, names[k++] ?? UNKNOWN_TOOL, part.callId),
+  );
   const cleared =
     message.role !== "tool" || spared ? plain : priced(message, original, names, true, s);
   const price = Object.freeze({ names, plain, cleared });
-  memo.set(message, price);
+  memo?.set(message, price);
   return price;
 }
 
@@ -85,7 +94,8 @@ export class PriceBook {
 
   constructor(
     readonly settings: TransformSettings,
-    private readonly memo: WeakMap<Message, MessagePrice>,
+    /** `null` for a one-call planner: nothing could hit it, and weak maps cost the GC. */
+    private readonly memo: WeakMap<Message, MessagePrice> | null,
   ) {}
 
   /** Prices the messages added to `layout` and sums units from `fromUnit` on. */

@@ -104,6 +104,19 @@ export const ConversationPolicySchema = z.object({
   clearToolResultsAfterTurns: z.number().int().min(1).nullable().default(null),
   /** Tool names whose results are never cleared. */
   keepToolResults: z.array(nonBlankString).default([]),
+  /**
+   * Clearing under pressure, in (0, 1]: nothing is cleared or dropped while the kept total
+   * is at most this share of the budget; above it, one step clears old tool results (at
+   * least `clearAtLeastTokens`), then drops whole old turns down to `lowWaterRatio`.
+   * `null`: off (age clearing by `clearToolResultsAfterTurns` applies instead).
+   */
+  clearTrigger: z.number().gt(0).lte(1).nullable().default(null),
+  /** Pressure clearing: tokens one step frees at least (when there are that many to clear). */
+  clearAtLeastTokens: z.number().int().min(0).default(0),
+  /** Pressure clearing: the last N tool messages' results are never cleared. */
+  keepRecentToolResults: z.number().int().min(0).default(0),
+  /** Call ids whose results are never cleared (by either clearing rule). */
+  keepCallIds: z.array(nonBlankString).default([]),
   /** In (0, 1]: when the window must move, move it until the kept total is at most this share. */
   lowWaterRatio: z.number().gt(0).lte(1).default(1),
   /** The previous plan's `firstKeptId`: kept as the window start while everything from it fits. */

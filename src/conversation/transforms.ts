@@ -74,7 +74,13 @@ export interface TransformSettings {
   readonly toolResultMaxTokens: number | null;
   /** Tool names whose results are never cleared. */
   readonly keepToolResults: ReadonlySet<string>;
+  /** Call ids whose results are never cleared. */
+  readonly keepCallIds: ReadonlySet<string>;
 }
+
+/** Whether clearing spares the result of call `callId` to tool `name`. */
+export const spares = (s: TransformSettings, name: string, callId: string): boolean =>
+  s.keepToolResults.has(name) || s.keepCallIds.has(callId);
 
 function transformPart(
   part: ToolResultPart,
@@ -82,18 +88,66 @@ function transformPart(
   clear: boolean,
   s: TransformSettings,
 ): { part: Part; kind: Transform["kind"] } | null {
-  if (clear && !s.keepToolResults.has(name)) {
+  if (clear && !spares(s, name, part.callId)) {
     return {
       part: { ...part, output: clearedNotice(part.callId, name) },
       kind: "tool_result_cleared",
     };
   }
   const max = s.toolResultMaxTokens;
-  if (max !== null && !fitsWithin(s.counter, part.output, max)) {
-    const output = truncateToolOutput(part.output, part.callId, max, s.counter);
-    return { part: { ...part, output }, kind: "tool_result_truncated" };
+  if (max === null) return null;
+  const output = truncatedOutput(part.output, part.callId, max, s.counter);
+  return output === null ? null : { part: { ...part, output }, kind: "tool_result_truncated" };
+}
+
+/** Most output characters a counter's truncation memo holds before it starts over. */
+export const TRUNCATION_MEMO_CHARS = 64 * 1024 * 1024;
+
+interface TruncationMemo {
+  /** By output: by `${maxTokens} ${callId}`, the cut (null: the output fits as is). */
+  readonly cuts: Map<string, Map<string, string | null>>;
+  chars: number;
+}
+
+// Truncation results by content, per counter: a stateless caller (HTTP, the CLI's JSON
+// verbs) sends the whole history every time as new objects, and cutting a result is a
+// binary search of counts; the memo lives as long as the counter (a server's warm pool).
+const memos = new WeakMap<TokenCounter, TruncationMemo>();
+
+/**
+ * The cut of `output` under `maxTokens` ({@link truncateToolOutput}), or `null` when it
+ * fits as is; memoized by content for the counter's lifetime (bounded: a full memo
+ * starts over).
+ */
+export function truncatedOutput(
+  output: string,
+  callId: string,
+  maxTokens: number,
+  counter: TokenCounter,
+): string | null {
+  let memo = memos.get(counter);
+  if (memo === undefined) {
+    memo = { cuts: new Map(), chars: 0 };
+    memos.set(counter, memo);
   }
-  return null;
+  const key = `${maxTokens} ${callId}`;
+  const byKey = memo.cuts.get(output);
+  const hit = byKey?.get(key);
+  if (hit !== undefined) return hit;
+  const cut = fitsWithin(counter, output, maxTokens)
+    ? null
+    : truncateToolOutput(output, callId, maxTokens, counter);
+  if (byKey !== undefined) {
+    byKey.set(key, cut);
+    return cut;
+  }
+  if (memo.chars + output.length > TRUNCATION_MEMO_CHARS) {
+    memo.cuts.clear();
+    memo.chars = 0;
+  }
+  memo.cuts.set(output, new Map([[key, cut]]));
+  memo.chars += output.length;
+  return cut;
 }
 
 /**

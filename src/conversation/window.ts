@@ -91,8 +91,8 @@ export function oldestWithin(v: WindowView, limit: number): number {
   return starts[lo] as number;
 }
 
-// The first sendable unit: the whole conversation, when it all fits.
-function firstSendable(layout: ConversationLayout): number {
+/** The first sendable unit: the whole conversation, when it all fits. */
+export function firstSendable(layout: ConversationLayout): number {
   let u = 0;
   while (layout.units[u]?.orphan != null) u++;
   return u;

@@ -16,7 +16,7 @@ describe("promptctx plan-conversation", () => {
     const plan = JSON.parse(r.stdout);
     expect(plan).toEqual(expected());
     expect(plan).toMatchObject({ firstKeptId: "u2", tokenizer: "o200k_base", budgetTokens: 60 });
-    expect(plan.droppedMessageIds).toEqual(["u1", "a1", "t1", "t2"]);
+    expect(plan.droppedMessageIds).toEqual(["u1", "a1", "t1", "a2", "t2"]);
     expect(plan.decisions[5]).toMatchObject({ messageId: "t2", reason: "orphan_removed" });
   });
 

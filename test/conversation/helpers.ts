@@ -276,12 +276,22 @@ export const conversation = fc
   .tuple(fc.array(turn, { minLength: 1, maxLength: 8 }), fc.array(step, { maxLength: 1 }))
   .map(([turns, prelude]) => buildConversation(turns, prelude));
 
-/** A policy over `messages`: pinned ids, transforms, low-water ratio, anchor, boundary. */
+/**
+ * A policy over `messages`: pinned ids, transforms, pressure clearing (in about two in
+ * three), low-water ratio, anchor, boundary.
+ */
 export function policyFor(
   messages: readonly MessageInput[],
 ): fc.Arbitrary<ConversationPolicyInput> {
   const ids = messages.map((m) => m.id);
+  const callIds = messages.flatMap((m) =>
+    m.content.flatMap((p) => (p.type === "tool_result" ? [p.callId] : [])),
+  );
   return fc.record({
+    clearTrigger: fc.option(fc.double({ min: 0.2, max: 1, noNaN: true }), { freq: 3 }),
+    clearAtLeastTokens: fc.integer({ min: 0, max: 400 }),
+    keepRecentToolResults: fc.integer({ min: 0, max: 3 }),
+    keepCallIds: fc.subarray(callIds, { maxLength: Math.min(2, callIds.length) }),
     pinned: fc.subarray(ids, { maxLength: Math.min(2, ids.length) }),
     toolResultMaxTokens: fc.option(fc.integer({ min: 32, max: 300 }), { freq: 2 }),
     clearToolResultsAfterTurns: fc.option(fc.integer({ min: 1, max: 4 }), { freq: 2 }),

@@ -69,6 +69,17 @@ function checkPlan(input: Input, p: ConversationPlan, count: (t: string) => numb
       }
     });
   });
+  // Clearing spares the tools and call ids the caller keeps.
+  const keptTools = new Set(policy.keepToolResults ?? []);
+  const keptCalls = new Set(policy.keepCallIds ?? []);
+  p.messages.forEach((m) => {
+    for (const part of m.content) {
+      if (part.type !== "tool_result" || !CLEARED.test(part.output)) continue;
+      expect(keptCalls.has(part.callId)).toBe(false);
+      const name = /, ([^)]+)\)\]$/.exec(part.output)?.[1] as string;
+      expect(keptTools.has(name)).toBe(false);
+    }
+  });
   // Orphans: exactly the reference's.
   const units = referenceUnits(messages);
   const unitOf = new Map<string, { members: number[]; orphan: boolean }>();
@@ -89,6 +100,9 @@ function checkPlan(input: Input, p: ConversationPlan, count: (t: string) => numb
   expect(startUnit?.members[0]).toBe(start);
   expect(startUnit?.orphan).toBe(false);
   const pinned = new Set(policy.pinned ?? []);
+  // A window that dropped a sendable message opens on a user message.
+  const cut = p.decisions.some((d) => d.reason === "history_window");
+  if (cut) expect(messages[start]?.role).toBe("user");
   messages.forEach((m, i) => {
     const u = unitOf.get(m.id) as { members: number[]; orphan: boolean };
     const d = p.decisions[i];
@@ -172,7 +186,7 @@ describe.each(Object.keys(counters))("planConversation with %s", (name) => {
     // Without clearing the anchor's pricing is the plan's own, so the rule reads exactly.
     const noClearing = planInput.map((i) => ({
       ...i,
-      policy: { ...i.policy, clearToolResultsAfterTurns: null },
+      policy: { ...i.policy, clearToolResultsAfterTurns: null, clearTrigger: null },
     }));
     fc.assert(
       fc.property(noClearing, (input) => {

@@ -7,8 +7,9 @@ import {
   planConversation,
   truncateToolOutput,
 } from "../../src/conversation/index.js";
+import { truncatedOutput } from "../../src/conversation/transforms.js";
 import { cpLength } from "../../src/text/index.js";
-import { getTokenCounter, type TokenCounter } from "../../src/tokens/index.js";
+import { createTokenCounter, getTokenCounter, type TokenCounter } from "../../src/tokens/index.js";
 import { calls, lengthCounter, recount, results, text, user } from "./helpers.js";
 
 const NOTICE = /^([\s\S]*)\n\[… (\d+) chars of tool output elided \(call ([^)]*)\) …\]\n([\s\S]*)$/;
@@ -181,5 +182,62 @@ describe("clearing old tool results", () => {
     const moved = run({ ...policy, anchor: "u1", clearBeforeTurn: 2 }, tight);
     expect(moved.firstKeptId).not.toBe("u1");
     expect(moved.clearBeforeTurn).toBe(3);
+  });
+});
+
+describe("truncation memo (stateless callers)", () => {
+  // Counts every call of its function: no memo of its own (cacheSize 0).
+  const tallied = () => {
+    const tally = { calls: 0 };
+    const counter = createTokenCounter(
+      "tally",
+      (t) => {
+        tally.calls += 1;
+        return t.length;
+      },
+      { cacheSize: 0 },
+    );
+    return { tally, counter };
+  };
+  const convo = (): MessageInput[] => [
+    ...exchange(1, "read_file", "a".repeat(5000)),
+    ...exchange(2, "grep", "b".repeat(3000)),
+    ...exchange(3, "grep", "short"),
+  ];
+
+  it("a repeated call with new objects cuts nothing again and plans the same", () => {
+    const { tally, counter } = tallied();
+    const plan = (toolResultMaxTokens: number | null) =>
+      planConversation({
+        messages: structuredClone(convo()),
+        budgetTokens: 100_000,
+        tokenizer: counter,
+        policy: { toolResultMaxTokens },
+      });
+    plan(null);
+    const plain = tally.calls;
+    tally.calls = 0;
+    const first = plan(64);
+    const cold = tally.calls;
+    tally.calls = 0;
+    const second = plan(64);
+    expect(second).toEqual(first);
+    // Warm: what a plan without truncation counts, plus each of the 2 cuts once.
+    expect(tally.calls).toBe(plain + 2);
+    expect(cold).toBeGreaterThan(plain + 10);
+  });
+
+  it("the memo gives truncateToolOutput's cut, null when the output fits, per call id", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 400 }), fc.integer({ min: 32, max: 200 }), (s, max) => {
+        const counter = lengthCounter();
+        const fits = s.length <= max;
+        for (const id of ["c1", "c2", "c1"]) {
+          const cut = truncatedOutput(s, id, max, counter);
+          expect(cut).toBe(fits ? null : truncateToolOutput(s, id, max, counter));
+        }
+      }),
+      { numRuns: 50 },
+    );
   });
 });

@@ -7,13 +7,12 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import {
   canonicalJson,
-  type Message,
   type MessageInput,
-  MessageSchema,
+  parseMessages,
   type Summarize,
   truncateToolOutput,
 } from "../../conversation/index.js";
-import { invalidFromZod, PromptctxError } from "../../errors/index.js";
+import { PromptctxError } from "../../errors/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../../tokens/index.js";
 
 /** What the summarizing model is told (the transcript follows in the user message). */
@@ -42,14 +41,6 @@ export interface SummarizerOptions {
   tokenizer?: TokenCounter | string;
 }
 
-function parse(messages: readonly MessageInput[]): Message[] {
-  return messages.map((m, i) => {
-    const parsed = MessageSchema.safeParse(m);
-    if (!parsed.success) throw invalidFromZod(parsed.error, ["messages", i]);
-    return parsed.data;
-  });
-}
-
 /**
  * The dropped messages as a plain transcript, one block per part: `user:` / `assistant:`
  * text, `assistant called NAME (call ID): {canonical input}`, `tool result (call ID[,
@@ -63,7 +54,7 @@ export function summaryTranscript(
   maxTokens: number,
 ): string {
   const lines: string[] = [];
-  for (const m of parse(messages)) {
+  for (const m of parseMessages(messages)) {
     for (const p of m.content) {
       if (p.type === "text") lines.push(`${m.role}: ${p.text}`);
       else if (p.type === "tool_call") {

@@ -1,0 +1,118 @@
+/**
+ * Section `conversation-stateless`: one warm stateless `planConversation` call — what
+ * `/v1/plan-conversation`, `/v1/assemble`, `chat` and the JSON verbs make on every
+ * request — at 11,500 messages, against `JSON.parse` of its own request body.
+ *
+ * Workload: the `conversation` section's seeded history (tool outputs of 20 to 20,000
+ * o200k_base tokens, heavy-tailed) grown to 11,500 messages, planned under 100,000 tokens
+ * with lowWaterRatio 0.7. Each run gets a fresh `JSON.parse` of the body (untimed), as a
+ * server does per request, so no message object is seen twice; the o200k_base counter is
+ * one for the whole section (a server's warm counter pool). Variants, interleaved:
+ * `JSON.parse` of the body; the call with `toolResultMaxTokens` 2,000 (truncation on);
+ * the same call without truncation. Targets: truncation on ≤ 3× the parse and ≤ 2× the
+ * call without truncation (medians, paired per round).
+ */
+import { hasGc, measure, pairedRatio, round3 } from "../lib/measure.mjs";
+import { importDist } from "../lib/modules.mjs";
+import { heading, int, judge, ms, ratio, table, targetTable } from "../lib/report.mjs";
+import { makeTurns } from "./conversation.mjs";
+
+export const meta = {
+  name: "conversation-stateless",
+  order: 36,
+  title: "Stateless planConversation at 11,500 messages vs JSON.parse of its body",
+};
+
+const MESSAGES = 11_500;
+const BUDGET = 100_000;
+const TOOL_RESULT_MAX_TOKENS = 2_000;
+const MAX_VS_PARSE = 3;
+const MAX_VS_PLAIN = 2;
+
+function bodyOf(messages, truncate) {
+  return JSON.stringify({
+    messages,
+    budgetTokens: BUDGET,
+    tokenizer: "o200k_base",
+    policy: {
+      lowWaterRatio: 0.7,
+      ...(truncate ? { toolResultMaxTokens: TOOL_RESULT_MAX_TOKENS } : {}),
+    },
+  });
+}
+
+export async function run(ctx) {
+  heading(meta.title);
+  const tokens = await importDist("tokens/index.js");
+  const conv = await importDist("conversation/index.js");
+  const messages = makeTurns(0xc0de, MESSAGES).flatMap((t) => [...t.ask, t.answer]);
+  const truncated = bodyOf(messages, true);
+  const plain = bodyOf(messages, false);
+  const pool = tokens.createCounterPool();
+  const call = (body) => {
+    const request = JSON.parse(body);
+    return () =>
+      conv.planConversation({ ...request, tokenizer: pool.forRequest(request.tokenizer) });
+  };
+  console.log(
+    `  ${int(messages.length)} messages, body ${(truncated.length / 1e6).toFixed(1)} MB; budget ${int(BUDGET)} o200k_base tokens; toolResultMaxTokens ${int(TOOL_RESULT_MAX_TOKENS)}`,
+  );
+  // Warm: the server's counter and caches have seen this conversation once.
+  call(truncated)();
+  call(plain)();
+  const runs = Math.max(ctx.runs, 5);
+  const { timings } = await measure(
+    {
+      parse: { run: () => JSON.parse(truncated) },
+      truncated: { setup: () => call(truncated), run: (f) => f() },
+      plain: { setup: () => call(plain), run: (f) => f() },
+    },
+    { runs, warmup: ctx.warmup, forceGc: hasGc },
+  );
+  const [p, t, n] = [timings.parse, timings.truncated, timings.plain];
+  const vsParse = pairedRatio(t.samplesMs, p.samplesMs);
+  const vsPlain = pairedRatio(t.samplesMs, n.samplesMs);
+  table([
+    ["variant", "median", "min", "max"],
+    ["JSON.parse of the body", ms(p.medianMs), ms(p.minMs), ms(p.maxMs)],
+    ["planConversation, truncation on", ms(t.medianMs), ms(t.minMs), ms(t.maxMs)],
+    ["planConversation, no truncation", ms(n.medianMs), ms(n.minMs), ms(n.maxMs)],
+  ]);
+  const kept = t.result.messages.length;
+  const cut = t.result.decisions.filter((d) =>
+    d.transforms.some((x) => x.kind === "tool_result_truncated"),
+  ).length;
+  console.log(`  the plan keeps ${int(kept)} messages; ${int(cut)} decisions record a truncation`);
+  targetTable([
+    judge(meta.name, {
+      check: "truncation on / JSON.parse (paired)",
+      figure: vsParse,
+      shown: ratio(vsParse),
+      op: "<=",
+      limit: MAX_VS_PARSE,
+      shownLimit: `${MAX_VS_PARSE}×`,
+      baseline: `parse ${ms(p.medianMs)}`,
+    }),
+    judge(meta.name, {
+      check: "truncation on / no truncation (paired)",
+      figure: vsPlain,
+      shown: ratio(vsPlain),
+      op: "<=",
+      limit: MAX_VS_PLAIN,
+      shownLimit: `${MAX_VS_PLAIN}×`,
+      baseline: `no truncation ${ms(n.medianMs)}`,
+    }),
+  ]);
+  return {
+    messages: messages.length,
+    bodyBytes: truncated.length,
+    budget: BUDGET,
+    toolResultMaxTokens: TOOL_RESULT_MAX_TOKENS,
+    parse: p,
+    truncated: { ...t, result: undefined },
+    plain: { ...n, result: undefined },
+    truncatedVsParse: round3(vsParse),
+    truncatedVsPlain: round3(vsPlain),
+    pass: { vsParse: vsParse <= MAX_VS_PARSE, vsPlain: vsPlain <= MAX_VS_PLAIN },
+  };
+}
