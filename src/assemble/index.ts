@@ -33,6 +33,7 @@ export {
   type SourcedItem,
 } from "./pack.js";
 export {
+  CLOCK_SLOT,
   CUSTOM_SLOT_PRIORITY,
   createSchemaRegistry,
   DEFAULT_GLOBAL_BUDGET_CHARS,

@@ -1,6 +1,14 @@
 /** The whole request of docs/conversation.md: the system prompt and the conversation under one window. */
 
 export {
+  AGENT_LOW_WATER_RATIO,
+  type AgentDefaults,
+  type AgentSlotBudgets,
+  agentDefaults,
+  agentSchemas,
+  clockSource,
+} from "./defaults.js";
+export {
   type ContextReport,
   type ConversationState,
   contextMetadata,
@@ -28,3 +36,4 @@ export {
   type SummarizerOptions,
   summaryTranscript,
 } from "./summarize.js";
+export { gridWindowStart } from "./window.js";

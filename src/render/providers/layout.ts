@@ -45,6 +45,13 @@ export interface ProviderRenderOptions {
   memoryPlacement?: MemoryPlacement;
   /** Segment names treated as recalled memory (default {@link MEMORY_LAYER_NAMES}). */
   memoryNames?: readonly string[];
+  /**
+   * `"system"` (default): the dynamic tier stays in the system prompt. `"user"`: every
+   * layer of the dynamic tier (what changes every request: clock, recall, tool state)
+   * leaves the system side as moved memory does; whole requests send the moved layers
+   * after the last cached block, so they never sit between cached blocks.
+   */
+  dynamicPlacement?: "system" | "user";
   /** The user's turn: appended as the last user-role content (after moved memory). */
   query?: string;
   /**
@@ -169,8 +176,14 @@ function checkedPlanKeys(input: ProviderInput, plan: PromptPlan): CacheKeys {
   return planKeys;
 }
 
-/** The segment names to cut out of the system side: none unless memoryPlacement is "user". */
-function memoryToMove(options: ProviderRenderOptions): ReadonlySet<string> | null {
+/** Whether a segment of a tier leaves the system side. */
+type Moves = (name: string, tier: CacheTier) => boolean;
+
+/**
+ * What to cut out of the system side: nothing unless memoryPlacement is "user" (the
+ * memory names) or dynamicPlacement is "user" (every segment of the dynamic tier).
+ */
+function layersToMove(options: ProviderRenderOptions): Moves | null {
   const placement = options.memoryPlacement ?? "system";
   if (placement !== "system" && placement !== "user") {
     throw new InvalidInputError(
@@ -178,9 +191,18 @@ function memoryToMove(options: ProviderRenderOptions): ReadonlySet<string> | nul
       "memoryPlacement",
     );
   }
+  const dynamic = options.dynamicPlacement ?? "system";
+  if (dynamic !== "system" && dynamic !== "user") {
+    throw new InvalidInputError(
+      `dynamicPlacement must be "system" or "user", got ${JSON.stringify(dynamic)}`,
+      "dynamicPlacement",
+    );
+  }
   // Built whatever the placement, so a non-iterable memoryNames is an error either way.
   const names = new Set(options.memoryNames ?? MEMORY_LAYER_NAMES);
-  return placement === "user" ? names : null;
+  if (placement === "system" && dynamic === "system") return null;
+  return (name, tier) =>
+    (placement === "user" && names.has(name)) || (dynamic === "user" && tier === "dynamic");
 }
 
 /** The counter for blocks the plan never counted, resolved only when one is needed. */
@@ -297,7 +319,7 @@ function cutTier(
   plan: PromptPlan,
   t: PromptPlan["tiers"][number],
   i: number,
-  memory: ReadonlySet<string>,
+  moves: Moves,
   counter: BlockCounter,
   out: Blocks,
 ): void {
@@ -306,7 +328,7 @@ function cutTier(
   const kept: string[] = [];
   t.names.forEach((name, k) => {
     const piece = pieces[k] as string;
-    if (memory.has(name)) {
+    if (moves(name, t.tier)) {
       out.moved.push({
         name,
         tier: t.tier,
@@ -330,16 +352,12 @@ function cutTier(
   });
 }
 
-/** One block per tier with content; a tier holding memory to move is cut ({@link cutTier}). */
-function layoutBlocks(
-  plan: PromptPlan,
-  memory: ReadonlySet<string> | null,
-  counter: BlockCounter,
-): Blocks {
+/** One block per tier with content; a tier holding layers to move is cut ({@link cutTier}). */
+function layoutBlocks(plan: PromptPlan, moves: Moves | null, counter: BlockCounter): Blocks {
   const out: Blocks = { blocks: [], moved: [] };
   tiersOf(plan).forEach((t, i) => {
-    if (memory !== null && t.names.some((n) => memory.has(n))) {
-      cutTier(plan, t, i, memory, counter, out);
+    if (moves !== null && t.names.some((n) => moves(n, t.tier))) {
+      cutTier(plan, t, i, moves, counter, out);
       return;
     }
     const text = plan.prompt.slice(t.start, t.end);
@@ -385,9 +403,9 @@ function rejoinSystem(
 export function buildLayout(input: ProviderInput, options: ProviderRenderOptions): Layout {
   const plan = planOf(input);
   const planKeys = checkedPlanKeys(input, plan);
-  const memory = memoryToMove(options);
+  const moves = layersToMove(options);
   const counter = blockCounter(plan, options.tokenCounter);
-  const { blocks, moved } = layoutBlocks(plan, memory, counter);
+  const { blocks, moved } = layoutBlocks(plan, moves, counter);
   const { system, keys } =
     moved.length > 0 ? rejoinSystem(plan, blocks) : { system: plan.prompt, keys: planKeys };
   return {
