@@ -35,8 +35,12 @@ export interface AgentDefaults {
   tailReserve: number;
   /**
    * The conversation policy: the window moves down to `lowWaterRatio` of its room when it
-   * must move (then holds for `(1 − lowWaterRatio)` of the room of growth); one tool
-   * result never takes more than a tenth of the window.
+   * must move (then holds for `(1 − lowWaterRatio)` of the room of growth):
+   * {@link AGENT_WORKING_SET_TOKENS} of the room, within {@link AGENT_LOW_WATER_BOUNDS}
+   * (0.74 at 64k, 0.4 at 200k and above). A move costs one cache write of what is kept,
+   * and that cost does not depend on the window while reads grow with it: a large window
+   * moves in big steps, a small one keeps its working set. One tool result never takes
+   * more than a tenth of the window.
    */
   policy: { lowWaterRatio: number; toolResultMaxTokens: number };
   /**
@@ -55,8 +59,13 @@ export interface AgentDefaults {
   render: { dynamicPlacement: "user" };
 }
 
-/** Share of the room the window moves down to when it must move. */
-export const AGENT_LOW_WATER_RATIO = 0.5;
+/**
+ * History the window keeps at least after a move (when the room allows): an agent's last
+ * several turns, so the facts it is working with survive the move.
+ */
+export const AGENT_WORKING_SET_TOKENS = 40_000;
+/** Bounds of the low-water ratio: move at least a quarter of the room, keep at least 40 %. */
+export const AGENT_LOW_WATER_BOUNDS = [0.4, 0.75] as const;
 
 const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Math.floor(x)));
 
@@ -77,15 +86,18 @@ export function agentDefaults(contextWindow: number): AgentDefaults {
   const responseReserve = clamp(contextWindow / 20, 1024, 16_384);
   const system = clamp(contextWindow / 10, 1000, 40_000);
   const room = Math.max(1, contextWindow - responseReserve - system);
+  const [lo, hi] = AGENT_LOW_WATER_BOUNDS;
+  const lowWaterRatio =
+    Math.round(Math.min(hi, Math.max(lo, AGENT_WORKING_SET_TOKENS / room)) * 100) / 100;
   return {
     contextWindow,
     responseReserve: Math.min(responseReserve, Math.floor(contextWindow / 2)),
     tailReserve: 0,
     policy: {
-      lowWaterRatio: AGENT_LOW_WATER_RATIO,
+      lowWaterRatio,
       toolResultMaxTokens: clamp(contextWindow / 10, MIN_TOOL_RESULT_MAX_TOKENS, 100_000),
     },
-    windowStepTokens: Math.max(1, Math.floor((1 - AGENT_LOW_WATER_RATIO) * room)),
+    windowStepTokens: Math.max(1, Math.floor((1 - lowWaterRatio) * room)),
     slots: {
       system,
       recall: clamp(contextWindow / 50, 200, 16_000),

@@ -1,7 +1,8 @@
 /** The whole request of docs/conversation.md: the system prompt and the conversation under one window. */
 
 export {
-  AGENT_LOW_WATER_RATIO,
+  AGENT_LOW_WATER_BOUNDS,
+  AGENT_WORKING_SET_TOKENS,
   type AgentDefaults,
   type AgentSlotBudgets,
   agentDefaults,
