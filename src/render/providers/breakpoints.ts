@@ -260,9 +260,10 @@ export function strideBlocks(tail: number, stride = HISTORY_BREAKPOINT_STRIDE): 
 
 /**
  * Candidates of a whole request, ranked for the limit of 4: the tail first (it caches
- * the whole conversation for the next request), then the last cached system tier (what
- * survives a window move), then the latest stride position, then the earlier system tiers,
- * then the second stride position.
+ * the whole conversation for the next request), then the last cached system tier (tools +
+ * system: what survives a window move), then the two latest stride positions (a request
+ * that adds up to `stride + lookback − 1` blocks still reads the previous one's cache),
+ * then the earlier system tiers (they pay only when a later tier changes).
  */
 function requestCandidates(
   layout: Layout,
@@ -283,10 +284,10 @@ function requestCandidates(
   if (last !== undefined) out.push({ ...last, rank: 1 });
   const [latest, second] = strideBlocks(tail);
   if (latest !== undefined) out.push(at(latest, "history", 2));
+  if (second !== undefined) out.push(at(second, "history", 3));
   system.slice(0, -1).forEach((c, k) => {
-    out.push({ ...c, rank: 3 + k / system.length });
+    out.push({ ...c, rank: 4 + k / system.length });
   });
-  if (second !== undefined) out.push(at(second, "history", 4));
   return out;
 }
 
