@@ -52,6 +52,18 @@ function row(m, base) {
   ];
 }
 
+/** The cost target: promptctx's cost over the hand-built loop's, at most `limit`. */
+function costTarget(tag, p, h, limit) {
+  const figure = p.cost / h.cost;
+  return judge(meta.name, {
+    check: `${tag} cost vs hand-built`,
+    figure,
+    shown: ratio(figure),
+    op: "<=",
+    limit,
+  });
+}
+
 function targets(w, p, h) {
   const rows = [];
   const tag = `${w / 1000}k`;
@@ -66,13 +78,7 @@ function targets(w, p, h) {
         shownLimit: "93 %",
         baseline: `hand-built ${pct(h.readShare)}`,
       }),
-      judge(meta.name, {
-        check: `${tag} cost vs hand-built`,
-        figure: p.cost / h.cost,
-        shown: ratio(p.cost / h.cost),
-        op: "<=",
-        limit: 0.5,
-      }),
+      costTarget(tag, p, h, 0.5),
       judge(meta.name, {
         check: `${tag} facts present`,
         figure: p.factShare,
@@ -85,13 +91,7 @@ function targets(w, p, h) {
     );
   } else {
     rows.push(
-      judge(meta.name, {
-        check: `${tag} cost vs hand-built`,
-        figure: p.cost / h.cost,
-        shown: ratio(p.cost / h.cost),
-        op: "<=",
-        limit: 0.85,
-      }),
+      costTarget(tag, p, h, 0.85),
       judge(meta.name, {
         check: `${tag} facts present (vs hand-built)`,
         figure: p.factsKept - h.factsKept,
