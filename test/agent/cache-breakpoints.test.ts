@@ -312,3 +312,55 @@ describe("assembleRequest with only the window given, through the official clien
     expect(loop.recorded.at(-1)?.body.prompt_cache_key).toBe(o.request.promptCacheKey);
   });
 });
+
+describe("agentDefaults and the options assembleRequest keeps", () => {
+  it("scales every budget from the window", () => {
+    const small = agentDefaults(64_000);
+    const large = agentDefaults(200_000);
+    expect(small).toMatchObject({
+      responseReserve: 3200,
+      policy: { lowWaterRatio: 0.74, toolResultMaxTokens: 6400 },
+      slots: { system: 6400, recall: 1280 },
+      render: { dynamicPlacement: "user" },
+    });
+    expect(large).toMatchObject({
+      responseReserve: 10_000,
+      policy: { lowWaterRatio: 0.4, toolResultMaxTokens: 20_000 },
+      windowStepTokens: 102_000,
+      slots: { system: 20_000, recall: 4000 },
+    });
+    expect(agentDefaults(1_000_000).responseReserve).toBe(16_384);
+    expect(() => agentDefaults(0)).toThrow(expect.objectContaining({ path: "contextWindow" }));
+  });
+
+  it("an anchor, pinned ids and render options given by the caller win over the defaults", async () => {
+    const messages = requestsOf(
+      Array.from({ length: 12 }, (_, i) => ({ ask: 10 + i, rounds: [[300]] })),
+    ).at(-1) as Message[];
+    const base = {
+      provider: "anthropic" as const,
+      model: MODEL,
+      contextWindow: 12_000,
+      system: stableSystem("tool_state", "state"),
+      messages,
+      tokenizer: counter,
+    };
+    const plain = await assembleRequest(base);
+    expect(plain.conversation.droppedMessageIds.length).toBeGreaterThan(0);
+    expect(plain.defaults.contextWindow).toBe(12_000);
+    // The dynamic tier left the system side by default…
+    expect(JSON.stringify(plain.body.system)).not.toContain("state");
+    // …and stays there when the caller says so; pinned and anchor are honoured.
+    const anchor = plain.conversation.firstKeptId as string;
+    const kept = await assembleRequest({
+      ...base,
+      render: { dynamicPlacement: "system" },
+      policy: { pinned: ["u0"], anchor },
+    });
+    expect(JSON.stringify(kept.body.system)).toContain("state");
+    expect(kept.conversation.messages[0]?.id).toBe("u0");
+    expect(kept.conversation.firstKeptId).toBe(anchor);
+    const fixed = await assembleRequest({ ...base, windowStepTokens: null, responseReserve: 500 });
+    expect(fixed.budget.responseReserve).toBe(500);
+  });
+});
