@@ -88,7 +88,7 @@ export interface RequestBudget {
   contextWindow: number;
   /** `"option"`, or the table's date (`MODEL_CONTEXT_WINDOWS.asOf`) when it came from there. */
   contextWindowSource: string;
-  /** The system side as sent (every tier, plus layers moved into the current turn). */
+  /** The system side as sent (every tier, plus layers moved after the conversation). */
   systemTokens: number;
   toolsTokens: number;
   otherTokens: number;

@@ -135,7 +135,7 @@ function checkPlanned(planned: PlannedMessages, options: ConversationRenderOptio
   }
 }
 
-/** Tokens of the system side as sent: every block, plus layers moved into the current turn. */
+/** Tokens of the system side as sent: every block, plus layers moved after the conversation. */
 export function systemSideTokens(layout: Layout): number {
   let total = 0;
   for (const b of layout.blocks) total += b.tokens;
