@@ -13,7 +13,13 @@ import { generateText } from "ai";
 import fc from "fast-check";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { agentDefaults, assembleRequest, planRequest } from "../../src/agent/index.js";
+import { anthropicOrphans } from "../../bench/lib/cache-sim.mjs";
+import {
+  agentDefaults,
+  assembleRequest,
+  type PlannedRequest,
+  planRequest,
+} from "../../src/agent/index.js";
 import { type Message, messageTokens } from "../../src/conversation/index.js";
 import {
   ANTHROPIC_CACHE_LOOKBACK_BLOCKS,
@@ -164,6 +170,51 @@ describe("breakpoints over a growing tool-heavy conversation", () => {
       { numRuns: 25 },
     );
   });
+});
+
+describe("whole requests with the agent defaults over generated tool-heavy conversations", () => {
+  it("never over the window, never an orphan, never an assistant message first", () => {
+    const system = stableSystem("tool_state", "state");
+    fc.assert(
+      fc.property(
+        fc.array(turnArb, { minLength: 2, maxLength: 10 }),
+        fc.integer({ min: 9_000, max: 40_000 }),
+        (turns, contextWindow) => {
+          const d = agentDefaults(contextWindow);
+          for (const messages of requestsOf(turns)) {
+            let r: PlannedRequest<"anthropic">;
+            try {
+              r = planRequest({
+                provider: "anthropic",
+                model: MODEL,
+                system,
+                messages,
+                contextWindow,
+                tokenizer: counter,
+                responseReserve: d.responseReserve,
+                policy: d.policy,
+                render: d.render,
+                windowStepTokens: d.windowStepTokens,
+              });
+            } catch (e) {
+              // A current turn larger than the room fails closed: nothing is sent.
+              expect(e).toMatchObject({ code: "prompt_budget_exceeded" });
+              continue;
+            }
+            const b = r.budget;
+            expect(r.conversation.usedTokens).toBeLessThanOrEqual(b.messagesBudget);
+            expect(
+              b.systemTokens + r.conversation.usedTokens + b.responseReserve,
+            ).toBeLessThanOrEqual(contextWindow);
+            expect(anthropicOrphans(r.body)).toBe(0);
+            expect(r.body.messages[0]?.role).toBe("user");
+            expect(cacheControls(r.body).length).toBeLessThanOrEqual(4);
+          }
+        },
+      ),
+      { numRuns: 12 },
+    );
+  }, 120_000);
 });
 
 describe("the window start without an anchor", () => {
