@@ -34,6 +34,7 @@ export {
   type SourcedItem,
 } from "./pack.js";
 export {
+  CLOCK_SLOT,
   CUSTOM_SLOT_PRIORITY,
   createSchemaRegistry,
   DEFAULT_GLOBAL_BUDGET_CHARS,

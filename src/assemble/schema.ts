@@ -15,6 +15,7 @@ export const DEFAULT_SLOT_PRIORITY: Readonly<Record<string, number>> = {
   tool_state: 3,
   profile: 4,
   recall_memory: 5,
+  clock: 6,
 };
 
 /** Default cache tier per kind: policy is stable, the profile per session, the rest per turn. */
@@ -25,6 +26,8 @@ export const DEFAULT_SLOT_TIER: Readonly<Record<string, CacheTier>> = {
   task_memory: "dynamic",
   tool_state: "dynamic",
   recall_memory: "dynamic",
+  // Changes every request: renderers that send the dynamic tier last keep it out of the cache.
+  clock: "dynamic",
 };
 
 /** Priority given to caller-defined kinds that name none. */
@@ -88,6 +91,13 @@ export const DEFAULT_SCHEMAS: readonly ModeSchema[] = deepFreeze([
     ],
   },
 ]);
+
+/**
+ * The per-request clock slot (one item: the agent stage's `clockSource` fills it). Not in
+ * {@link DEFAULT_SCHEMAS}, whose slot lists recordings and manifests pin; the agent
+ * schemas (`agentSchemas` in the agent stage) add it to every mode.
+ */
+export const CLOCK_SLOT: SlotSpec = deepFreeze({ kind: "clock", filter: { topK: 1 } });
 
 /** Mode every unknown mode falls back to (recorded as `fallbackFrom`). */
 export const FALLBACK_MODE = "chat";

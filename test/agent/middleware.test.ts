@@ -103,15 +103,16 @@ describe("promptctxMiddleware with generateText on @ai-sdk/anthropic", () => {
     expect(wire.messages[0].role).toBe("user");
     expect(wire.messages[0].content[0]).toEqual({ type: "text", text: "question 1 数据" });
     expect(JSON.stringify(wire.messages)).not.toContain('"question 2 数据"'); // dropped, then pinned first
+    // The tail: the last block carries the breakpoint, so the next call reads it back.
     expect(wire.messages.at(-1)).toEqual({
       role: "user",
-      content: [{ type: "text", text: "question 12 数据" }],
+      content: [{ type: "text", text: "question 12 数据", cache_control: { type: "ephemeral" } }],
     });
     const controls = cacheControls(wire).map((c) => c.path);
     expect(controls).toEqual([
       ".system[0]",
       ".system[1]",
-      `.messages[${wire.messages.length - 2}].content[0]`,
+      `.messages[${wire.messages.length - 1}].content[0]`,
     ]);
     expect(wire.messages.at(-2)).toMatchObject({
       role: "assistant",

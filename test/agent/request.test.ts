@@ -57,13 +57,27 @@ function history(turns: number, outputWords = 60): Message[] {
   return out;
 }
 
+/**
+ * Messages as the API reads them: without `cache_control`, a plain-string content as its
+ * one text block (a message carrying a breakpoint is sent as blocks, the same message
+ * without one as a string: the same prompt).
+ */
+const normalized = (messages: { role: string; content: unknown }[]) =>
+  JSON.stringify(
+    messages.map((m) => ({
+      ...m,
+      content: typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content,
+    })),
+    (k, v) => (k === "cache_control" ? undefined : v),
+  );
+
 const anthropic = () =>
   new Anthropic({ apiKey: "test", baseURL: loop.base, maxRetries: 0, timeout: 5_000 });
 const openai = () =>
   new OpenAI({ apiKey: "test", baseURL: `${loop.base}/v1`, maxRetries: 0, timeout: 5_000 });
 
 describe("a whole Anthropic request through @anthropic-ai/sdk", () => {
-  it("plans the history in the room the system side leaves, with a breakpoint at the end of the stable prefix", async () => {
+  it("plans the history in the room the system side leaves, with a breakpoint on the last block (the tail)", async () => {
     const counter = getTokenCounter("claude_estimate");
     const messages = history(8);
     const input = {
@@ -101,19 +115,25 @@ describe("a whole Anthropic request through @anthropic-ai/sdk", () => {
     const last = wire.messages.at(-1);
     expect(last.content[0].type).toBe("tool_result");
     expect(wire.messages.at(-2).content.at(-1)).toMatchObject({ type: "tool_use", id: "call_8" });
-    // static, session and the history prefix: three breakpoints, the last on the message before the current turn.
+    // static, session, stride positions (block 16k − 1) and the tail, at most four, the
+    // last on the request's last block (the current turn's tool loop is cached as it grows).
     const controls = cacheControls(wire);
-    expect(controls).toHaveLength(3);
-    expect(r.request.breakpoints.map((x) => x.tier)).toEqual(["static", "session", "history"]);
-    const current = wire.messages.findLastIndex(
-      (m: { content: unknown }) => m.content === "question 8 数据 🚀",
-    );
-    expect(controls[2]?.path).toBe(`.messages[${current - 1}].content[0]`);
+    const tiers = r.request.breakpoints.map((x) => x.tier);
+    expect(controls).toHaveLength(tiers.length);
+    expect(tiers.length).toBeLessThanOrEqual(4);
+    expect(tiers.slice(0, 2)).toEqual(["static", "session"]);
+    expect(tiers.at(-1)).toBe("tail");
+    const blocks = r.conversation.messages.reduce((n, m) => n + m.content.length, 0);
+    expect(r.request.breakpoints.at(-1)?.block).toBe(blocks - 1);
+    for (const b of r.request.breakpoints.filter((x) => x.tier === "history")) {
+      expect(((b.block as number) + 1) % 16).toBe(0);
+    }
+    expect(controls.at(-1)?.path).toBe(`.messages[${wire.messages.length - 1}].content[0]`);
     expect(r.stablePrefix.lastMessageId).toBe("r7");
     expect(r.stablePrefix.tokens).toBeGreaterThan(0);
   });
 
-  it("the history loses its breakpoint first at the limit of 4; the current turn fails closed", async () => {
+  it("at the limit of 4 the tail and the last system tier keep theirs; the current turn fails closed", async () => {
     const r = planRequest({
       provider: "anthropic",
       model: MODEL,
@@ -124,8 +144,9 @@ describe("a whole Anthropic request through @anthropic-ai/sdk", () => {
       render: { toolsBreakpoints: 2 },
     });
     expect(r.request.skipped.map((s) => [s.tier, s.reason])).toEqual([
-      ["history", "breakpoint_limit"],
+      ["static", "breakpoint_limit"],
     ]);
+    expect(r.request.breakpoints.map((x) => x.tier)).toEqual(["session", "tail"]);
     expect(cacheControls(r.body)).toHaveLength(2);
     expect(() =>
       planRequest({
@@ -171,7 +192,7 @@ describe("a whole Anthropic request through @anthropic-ai/sdk", () => {
       clearBeforeTurn = r.conversation.clearBeforeTurn;
       await anthropic().messages.create({ model: MODEL, max_tokens: 1024, ...r.body });
       const wire = loop.recorded.at(-1)?.body;
-      const text = JSON.stringify(wire.messages, (k, v) => (k === "cache_control" ? undefined : v));
+      const text = normalized(wire.messages);
       // The window start and the clearing boundary together: while both hold, so does the prefix.
       const held = `${anchor} ${clearBeforeTurn}`;
       if (previous !== null && previous.first === held) {
@@ -184,9 +205,7 @@ describe("a whole Anthropic request through @anthropic-ai/sdk", () => {
       );
       previous = {
         first: held,
-        prefix: JSON.stringify(wire.messages.slice(0, upTo + 1), (k, v) =>
-          k === "cache_control" ? undefined : v,
-        ),
+        prefix: normalized(wire.messages.slice(0, upTo + 1)),
       };
     }
     expect(moved).toBeGreaterThan(0);
@@ -268,7 +287,7 @@ describe("whole requests through the AI SDK's generateText", () => {
     expect(cacheControls(wire).map((c) => c.path)).toEqual([
       ".system[0]",
       ".system[1]",
-      ".messages[7].content[0]",
+      ".messages[10].content[0]",
     ]);
     expect(wire.messages[1].content[1]).toEqual({
       type: "tool_use",
@@ -304,7 +323,7 @@ describe("whole requests through the AI SDK's generateText", () => {
 });
 
 describe("assembleRequest", () => {
-  it("assembles the system prompt, then plans the conversation; moved memory opens the current turn", async () => {
+  it("assembles the system prompt, then plans the conversation; moved layers go after the last cached block", async () => {
     const r = await assembleRequest({
       provider: "anthropic",
       model: MODEL,
@@ -326,12 +345,17 @@ describe("assembleRequest", () => {
     await anthropic().messages.create({ model: MODEL, max_tokens: 2048, ...r.body });
     const wire = loop.recorded[0]?.body;
     expect(JSON.stringify(wire.system)).not.toContain("never rm -rf");
-    const turn = wire.messages.find((m: { content: unknown }) =>
-      JSON.stringify(m.content).includes("question 2"),
-    );
-    expect(turn.content[0].text).toContain("never rm -rf");
-    expect(turn.content.at(-1)).toEqual({ type: "text", text: "question 2 数据 🚀" });
-    // The turn before it is untouched: the moved layer never enters the cached history.
+    // The current turn ends with its tool result: the tail breakpoint is on it, and the
+    // moved layers (constraints, and the per-request clock) follow it in the same message.
+    const last = wire.messages.at(-1);
+    expect(last.content[0]).toMatchObject({ type: "tool_result", tool_use_id: "call_2" });
+    // (Below the minimum cacheable length here: the tail says so instead of a breakpoint.)
+    expect(r.request.skipped.map((x) => x.tier)).toContain("tail");
+    expect(last.content[1].text).toContain("never rm -rf");
+    expect(last.content.at(-1).text).toContain("Current time: 2026-11-30T09:00:00Z");
+    expect(JSON.stringify(wire.messages.slice(0, -1))).not.toContain("never rm -rf");
+    expect(r.request.perRequestIndex).toBe(r.conversation.messages.length);
+    expect(r.budget.responseReserve).toBe(2048);
     expect(wire.messages[0]).toEqual({ role: "user", content: "question 1 数据 🚀" });
   });
 

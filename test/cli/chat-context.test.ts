@@ -127,7 +127,7 @@ describe("chat history under the model's window", () => {
     const reasons = new Set(ctx.decisions.conversation.map((d) => d.reason));
     for (const reason of ["pinned", "history_window", "required"])
       expect(reasons).toContain(reason);
-    expect(ctx.breakpoints.map((b) => b.tier)).toContain("history");
+    expect(ctx.breakpoints.map((b) => b.tier)).toContain("tail");
     const turnEvent = events(r).find((e) => e.event === "turn" && e.turn === 6) as {
       context: { dropped: number; contextWindow: number };
     };
@@ -182,7 +182,7 @@ describe("chat history under the model's window", () => {
       "response reserve",
       "free",
       "Cache: breakpoints session (prefix",
-      "history (prefix",
+      "tail (prefix",
       "Conversation plan — budget",
       "Prompt plan — budget",
     ]) {

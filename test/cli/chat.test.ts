@@ -230,8 +230,18 @@ describe("chat over Anthropic Messages (bin/promptctx.js)", () => {
       expect.objectContaining({ name: "write_file" }),
       expect.objectContaining({ name: "run" }),
     ]);
+    // The last block carries the tail breakpoint (the tool loop is cached as it grows).
     expect(messages(first)).toEqual([
-      { role: "user", content: "add an index on invoices.created_at in a new migration" },
+      {
+        role: "user",
+        content: [
+          {
+            type: "text",
+            text: "add an index on invoices.created_at in a new migration",
+            cache_control: { type: "ephemeral" },
+          },
+        ],
+      },
     ]);
 
     // (b) the second request carries the tool_use and its tool_result with the file content.
@@ -247,7 +257,14 @@ describe("chat over Anthropic Messages (bin/promptctx.js)", () => {
     });
     expect(m2[2]).toEqual({
       role: "user",
-      content: [{ type: "tool_result", tool_use_id: "toolu_1", content: agents }],
+      content: [
+        {
+          type: "tool_result",
+          tool_use_id: "toolu_1",
+          content: agents,
+          cache_control: { type: "ephemeral" },
+        },
+      ],
     });
 
     // (c) the next user line: reassembled, the tool-state layer shows the recorded call.
@@ -256,18 +273,19 @@ describe("chat over Anthropic Messages (bin/promptctx.js)", () => {
     expect(systemText(third)).toContain(`- read_file → ok: AGENTS.md (${bytes} bytes)`);
     const m3 = messages(third);
     expect(m3).toHaveLength(5);
-    // The last message before the current turn ends the stable history prefix: a breakpoint.
+    // The request's last block (the new user line) carries the tail breakpoint.
     expect(m3[3]).toEqual({
       role: "assistant",
       content: [
-        {
-          type: "text",
-          text: "The instructions say to run npm test before every commit.",
-          cache_control: { type: "ephemeral" },
-        },
+        { type: "text", text: "The instructions say to run npm test before every commit." },
       ],
     });
-    expect(m3[4]).toEqual({ role: "user", content: "how do backfills run?" });
+    expect(m3[4]).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "how do backfills run?", cache_control: { type: "ephemeral" } },
+      ],
+    });
 
     // What a person sees, with the pinned clock advancing one minute per turn.
     expect(r.stdout).toContain(
@@ -391,6 +409,7 @@ describe("chat over Anthropic Messages (bin/promptctx.js)", () => {
           tool_use_id: "toolu_r",
           content: "run needs approval (--allow-run)",
           is_error: true,
+          cache_control: { type: "ephemeral" },
         },
       ],
     });
@@ -454,10 +473,9 @@ describe("chat over Anthropic Messages (bin/promptctx.js)", () => {
           tool_use_id: "t6",
           content: "not run: tool round limit (5) reached for this user message",
           is_error: true,
-          // It ends the stable history prefix (the turn before): the breakpoint is on it.
-          cache_control: { type: "ephemeral" },
         },
-        { type: "text", text: "and then?" },
+        // The request's last block: the tail breakpoint is on it.
+        { type: "text", text: "and then?", cache_control: { type: "ephemeral" } },
       ],
     });
     expect(events.at(-1)).toEqual({ event: "end", turns: 2, reason: "end_of_input" });

@@ -1,6 +1,15 @@
 /** The whole request of docs/conversation.md: the system prompt and the conversation under one window. */
 
 export {
+  AGENT_LOW_WATER_BOUNDS,
+  AGENT_WORKING_SET_TOKENS,
+  type AgentDefaults,
+  type AgentSlotBudgets,
+  agentDefaults,
+  agentSchemas,
+  clockSource,
+} from "./defaults.js";
+export {
   type ContextReport,
   type ConversationState,
   contextMetadata,
@@ -28,3 +37,4 @@ export {
   type SummarizerOptions,
   summaryTranscript,
 } from "./summarize.js";
+export { gridWindowStart } from "./window.js";

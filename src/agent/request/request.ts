@@ -31,14 +31,16 @@ import {
 } from "../../render/index.js";
 import { nonBlankString } from "../../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../../tokens/index.js";
+import { type AgentDefaults, agentDefaults, agentSchemas, clockSource } from "./defaults.js";
+import { gridWindowStart } from "./window.js";
 
 const count = z.number().int().min(0);
 
 /** The numbers of a whole request, validated. */
 export const RequestBudgetSchema = z.object({
   model: nonBlankString,
-  /** Tokens kept free for the response (e.g. `max_tokens`). */
-  responseReserve: count,
+  /** Tokens kept free for the response (e.g. `max_tokens`); default: {@link agentDefaults}. */
+  responseReserve: count.optional(),
   /** Tokens kept free for runtime tails (docs/manifest-wire-guard.md); default 0. */
   tailReserve: count.default(0),
   /** The model's context window; default: {@link MODEL_CONTEXT_WINDOWS}. */
@@ -57,7 +59,8 @@ export interface RequestInput<P extends ConversationProvider> {
   system: ProviderInput;
   /** The whole conversation, the current turn last (docs/conversation.md messages). */
   messages: readonly MessageInput[];
-  responseReserve: number;
+  /** Tokens kept free for the response (`max_tokens`); default {@link agentDefaults}' share of the window. */
+  responseReserve?: number;
   tailReserve?: number;
   contextWindow?: number;
   toolsTokens?: number;
@@ -70,6 +73,12 @@ export interface RequestInput<P extends ConversationProvider> {
   tokenizer?: TokenCounter | string;
   /** The packing policy (`anchor`, `clearBeforeTurn`: the previous request's values). */
   policy?: ConversationPolicyInput;
+  /**
+   * Without an anchor in `policy`, start the window on the grid of this many tokens
+   * ({@link gridWindowStart}), so requests share their start without carrying an anchor;
+   * null or absent: the planner's own start (`assembleRequest` defaults it from the window).
+   */
+  windowStepTokens?: number | null;
   /** The provider renderer's options (`ttl`, `toolsBreakpoints`, `memoryPlacement`, `role`, …). */
   render?: Omit<ConversationRenderOptions, "model" | "toolsTokens" | "tokenCounter" | "query">;
 }
@@ -79,7 +88,7 @@ export interface RequestBudget {
   contextWindow: number;
   /** `"option"`, or the table's date (`MODEL_CONTEXT_WINDOWS.asOf`) when it came from there. */
   contextWindowSource: string;
-  /** The system side as sent (every tier, plus layers moved into the current turn). */
+  /** The system side as sent (every tier, plus layers moved after the conversation). */
   systemTokens: number;
   toolsTokens: number;
   otherTokens: number;
@@ -164,16 +173,12 @@ function budgetOf(
   if (!parsed.success) throw invalidFromZod(parsed.error);
   const b = parsed.data;
   const contextWindow = b.contextWindow ?? contextWindowFor(b.model);
+  const responseReserve = b.responseReserve ?? agentDefaults(contextWindow).responseReserve;
   const messagesBudget =
-    contextWindow -
-    systemTokens -
-    b.toolsTokens -
-    b.otherTokens -
-    b.responseReserve -
-    b.tailReserve;
+    contextWindow - systemTokens - b.toolsTokens - b.otherTokens - responseReserve - b.tailReserve;
   if (messagesBudget < 0) {
     throw new PromptBudgetError(
-      `the system side (${systemTokens}), tools (${b.toolsTokens}), other (${b.otherTokens}), response reserve (${b.responseReserve}) and tail reserve (${b.tailReserve}) exceed the context window (${contextWindow})`,
+      `the system side (${systemTokens}), tools (${b.toolsTokens}), other (${b.otherTokens}), response reserve (${responseReserve}) and tail reserve (${b.tailReserve}) exceed the context window (${contextWindow})`,
       [],
       "contextWindow",
     );
@@ -184,11 +189,35 @@ function budgetOf(
     systemTokens,
     toolsTokens: b.toolsTokens,
     otherTokens: b.otherTokens,
-    responseReserve: b.responseReserve,
+    responseReserve,
     tailReserve: b.tailReserve,
     messagesBudget,
     tokenizer,
   };
+}
+
+/**
+ * The conversation in `budgetTokens`: the planner's own window, or, with a window step
+ * and no anchor, the window started on the step's grid ({@link gridWindowStart}; planned
+ * twice only when something has to be dropped).
+ */
+function planWindow(
+  input: RequestInput<ConversationProvider>,
+  budgetTokens: number,
+  counter: TokenCounter,
+): ConversationPlan {
+  const plan = (policy: ConversationPolicyInput | undefined) =>
+    planConversation({
+      messages: input.messages,
+      budgetTokens,
+      tokenizer: counter,
+      ...(policy !== undefined ? { policy } : {}),
+    });
+  const first = plan(input.policy);
+  const step = input.windowStepTokens;
+  if (step === undefined || step === null || (input.policy?.anchor ?? null) !== null) return first;
+  const anchor = gridWindowStart(first, step);
+  return anchor === null ? first : plan({ ...input.policy, anchor });
 }
 
 /**
@@ -217,12 +246,7 @@ export function planRequest<P extends ConversationProvider>(
   };
   const systemTokens = systemSideTokens(conversationLayout(input.system, options));
   const budget = budgetOf(input, systemTokens, counter.name);
-  const conversation = planConversation({
-    messages: input.messages,
-    budgetTokens: budget.messagesBudget,
-    tokenizer: counter,
-    ...(input.policy !== undefined ? { policy: input.policy } : {}),
-  });
+  const conversation = planWindow(input, budget.messagesBudget, counter);
   const { planned, prefix } = stablePrefixOf(conversation);
   const request = toConversationRequest(input.provider, input.system, planned, options);
   const segments = segmentPlanOf(input.system);
@@ -251,25 +275,70 @@ export type AssembleRequestInput<P extends ConversationProvider> = Omit<RequestI
 export interface AssembledRequest<P extends ConversationProvider = ConversationProvider>
   extends PlannedRequest<P> {
   assembly: Assembly | null;
+  /** The defaults the request was sized with ({@link agentDefaults} of its window). */
+  defaults: AgentDefaults;
+}
+
+/**
+ * The assembler's input with the agent defaults where the caller left a field out: the
+ * agent schemas (token budgets from the window, instructions, KB, clock) unless schemas
+ * or a global budget were given, the request's counter, and a clock source when none
+ * serves the `clock` slot.
+ */
+function withAgentDefaults(
+  a: AssembleInput,
+  d: AgentDefaults,
+  counter: TokenCounter,
+): AssembleInput {
+  const sized =
+    a.schemas === undefined && a.budgetChars === undefined && a.budgetTokens === undefined;
+  const sources =
+    Array.isArray(a.sources) && !a.sources.some((s) => s.supports("clock"))
+      ? [...a.sources, clockSource()]
+      : a.sources;
+  return {
+    ...a,
+    sources,
+    ...(sized ? { schemas: agentSchemas(d) } : {}),
+    ...(a.tokenizer === undefined && a.tokenCounter === undefined ? { tokenCounter: counter } : {}),
+  };
 }
 
 /**
  * The one call for a whole request: assembles the system prompt (`assemble`, docs/assembler.md) —
  * or takes an assembly already made (`system`, e.g. a session's turn) — then
  * {@link planRequest}: the conversation in the room the system side leaves, rendered for
- * `provider`, with both decision logs.
+ * `provider`, with both decision logs. Every field left out takes the agent default of
+ * the window ({@link agentDefaults}: response reserve, low-water policy, the window start
+ * on a grid so requests share it without an anchor, the dynamic tier after the last
+ * cached block, system budgets in tokens); the caller's fields override them one by one.
  *
  * @example
- * const r = await assembleRequest({ provider: "openai-chat", model: "gpt-4o",
- *   assemble: { mode: "react", query: { text, userScope }, now, sources },
- *   messages, responseReserve: 4096 });
- * await openai.chat.completions.create({ model: "gpt-4o", ...r.body });
+ * const r = await assembleRequest({ provider: "anthropic", model: "claude-sonnet-4-5",
+ *   contextWindow: 200_000, assemble: { mode: "react", query: { text, userScope }, now, sources },
+ *   messages });
+ * await anthropic.messages.create({ model: r.model, max_tokens: r.budget.responseReserve, ...r.body });
  */
 export async function assembleRequest<P extends ConversationProvider>(
   input: AssembleRequestInput<P>,
 ): Promise<AssembledRequest<P>> {
-  const assembly = input.assemble !== undefined ? await assemble(input.assemble) : null;
+  const d = agentDefaults(input.contextWindow ?? contextWindowFor(input.model));
+  const counter = counterFor(input.model, input.tokenizer);
+  const assembly =
+    input.assemble !== undefined
+      ? await assemble(withAgentDefaults(input.assemble, d, counter))
+      : null;
   const system = (assembly ?? input.system) as ProviderInput;
   const { assemble: _drop, ...rest } = input;
-  return { ...planRequest({ ...rest, system }), assembly };
+  const planned = planRequest({
+    ...rest,
+    system,
+    tokenizer: counter,
+    responseReserve: input.responseReserve ?? d.responseReserve,
+    policy: { ...d.policy, ...(input.policy ?? {}) },
+    render: { ...d.render, ...(input.render ?? {}) },
+    windowStepTokens:
+      input.windowStepTokens === undefined ? d.windowStepTokens : input.windowStepTokens,
+  });
+  return { ...planned, assembly, defaults: d };
 }

@@ -52,6 +52,17 @@ export const ANTHROPIC_MIN_CACHEABLE_TOKENS = {
 export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-6";
 /** Breakpoints Anthropic accepts in one request (tools, system and messages together). */
 export const ANTHROPIC_MAX_BREAKPOINTS = 4;
+/**
+ * How far back (in content blocks) Anthropic looks for a cached prefix from a breakpoint:
+ * "up to approximately 20 blocks" (prompt-caching guide). An entry further back than
+ * that from every breakpoint of a request is not found, even when its prefix matches.
+ */
+export const ANTHROPIC_CACHE_LOOKBACK_BLOCKS = 20;
+/**
+ * Stride of the intermediate message breakpoints (block indexes `k × stride − 1`): below
+ * the lookback, with a margin of 4 for its "approximately".
+ */
+export const HISTORY_BREAKPOINT_STRIDE = 16;
 
 /**
  * The minimum cacheable prompt length of a Claude model from
@@ -100,18 +111,22 @@ export interface AnthropicOptions extends ProviderRenderOptions {
 }
 
 /**
- * Where a breakpoint sits: on the last block of a system tier, or (`"history"`, whole
- * requests only) on the last block of the stable history prefix of the messages.
+ * Where a breakpoint sits: on the last block of a system tier; or, in whole requests, on
+ * a block of the messages — `"tail"` (the last block before the per-request content, so
+ * the tool loop is cached as it grows) or `"history"` (a block at a fixed stride from the
+ * first message, so a request that adds many blocks still finds the previous entries).
  */
-export type BreakpointPosition = CacheTier | "history";
+export type BreakpointPosition = CacheTier | "history" | "tail";
 
-/** A breakpoint placed on the last block of a tier (or of the stable history prefix). */
+/** A breakpoint placed on the last block of a tier, or on a block of the messages. */
 export interface AnthropicBreakpoint {
   tier: BreakpointPosition;
-  /** The tier's own tokens. */
+  /** The tier's own tokens (for a message block: the messages' tokens through it). */
   tokens: number;
-  /** Tokens of the whole cached prefix (tools + system up to and including this tier). */
+  /** Tokens of the whole cached prefix (tools + system + messages through this block). */
   prefixTokens: number;
+  /** Message breakpoints: the block's index, counted from the first message's first block. */
+  block?: number;
 }
 
 /** Why a cached tier got no breakpoint. */
@@ -171,19 +186,24 @@ function breakpointSettings(options: AnthropicOptions): BreakpointSettings {
   return { model, minTokens, tools, toolsTokens, cacheTiers };
 }
 
-/** The stable history prefix of a whole request: it may carry one breakpoint after the system side. */
-export interface HistoryPrefix {
-  /** Tokens of the messages up to and including the prefix's last message. */
-  tokens: number;
+/**
+ * The messages of a whole request as the breakpoints see them: the tokens through the end
+ * of each content block (cumulative, in block order, as the conversation planner counts:
+ * each message's framing on its first block). The last block is the tail.
+ */
+export interface MessageBlocks {
+  prefixTokens: readonly number[];
 }
 
 /** The breakpoint decisions of one request. */
 export interface BreakpointPlan {
   breakpoints: AnthropicBreakpoint[];
   skipped: AnthropicSkippedBreakpoint[];
-  /** Block indexes that carry a breakpoint (`blocks.length` stands for the history prefix). */
+  /** System block indexes that carry a breakpoint. */
   marked: Set<number>;
-  /** Whether the stable history prefix carries a breakpoint. */
+  /** Message block indexes that carry a breakpoint (empty without messages). */
+  messageBlocks: Set<number>;
+  /** Whether any message block carries a breakpoint. */
   history: boolean;
   minTokens: number;
   model: string;
@@ -191,80 +211,149 @@ export interface BreakpointPlan {
 
 /** A place that may carry a breakpoint, with the cached prefix through it. */
 interface Candidate {
+  /** System block index, or message block index for `history` / `tail`. */
   index: number;
   tier: BreakpointPosition;
   tokens: number;
   prefixTokens: number;
+  /** Lower keeps its place first under the limit of 4. */
+  rank: number;
+  /** Order in the request (system blocks first, then message blocks). */
+  order: number;
 }
 
-/** The cached tiers' last blocks, then the history prefix, with their prefix tokens. */
-function candidates(
-  layout: Layout,
-  s: BreakpointSettings,
-  history: HistoryPrefix | null,
-): Candidate[] {
+/** The cached tiers' last blocks, with their prefix tokens, ranked in request order. */
+function systemCandidates(layout: Layout, s: BreakpointSettings): Candidate[] {
   const out: Candidate[] = [];
   let prefix = s.toolsTokens;
   layout.blocks.forEach((b, index) => {
     prefix += b.tokens;
-    if (s.cacheTiers.has(b.tier))
-      out.push({ index, tier: b.tier, tokens: b.tokens, prefixTokens: prefix });
+    if (s.cacheTiers.has(b.tier)) {
+      out.push({
+        index,
+        tier: b.tier,
+        tokens: b.tokens,
+        prefixTokens: prefix,
+        rank: out.length,
+        order: index,
+      });
+    }
   });
-  if (history !== null && history.tokens > 0) {
-    const index = layout.blocks.length;
-    out.push({
-      index,
-      tier: "history",
-      tokens: history.tokens,
-      prefixTokens: prefix + history.tokens,
-    });
+  return out;
+}
+
+/**
+ * The stride positions below the tail: block indexes `k × stride − 1`, the latest two
+ * (latest first). Positions depend only on the blocks before them, so two requests over
+ * the same conversation share them: a request that adds more blocks than the lookback
+ * still finds the entry the previous request wrote at a shared position.
+ */
+export function strideBlocks(tail: number, stride = HISTORY_BREAKPOINT_STRIDE): number[] {
+  const out: number[] = [];
+  let b = Math.floor(tail / stride) * stride - 1;
+  while (b >= 0 && out.length < 2) {
+    if (b < tail) out.push(b);
+    b -= stride;
   }
   return out;
 }
 
 /**
- * Decides the breakpoints: the last block of each cached tier, then the end of the
- * stable history prefix when one is given, whose cached prefix (tools + system + history
- * through it) reaches the model's minimum cacheable length; then, over the limit of 4
- * (tools included), the later places lose theirs first (the history prefix first).
+ * Candidates of a whole request, ranked for the limit of 4: the tail first (it caches
+ * the whole conversation for the next request), then the last cached system tier (tools +
+ * system: what survives a window move), then the two latest stride positions (a request
+ * that adds up to `stride + lookback − 1` blocks still reads the previous one's cache),
+ * then the earlier system tiers (they pay only when a later tier changes).
+ */
+function requestCandidates(
+  layout: Layout,
+  s: BreakpointSettings,
+  messages: MessageBlocks,
+): Candidate[] {
+  const system = systemCandidates(layout, s);
+  const base = s.toolsTokens + layout.blocks.reduce((n, b) => n + b.tokens, 0);
+  const n = layout.blocks.length;
+  const at = (index: number, tier: "history" | "tail", rank: number): Candidate => {
+    const through = messages.prefixTokens[index] as number;
+    return { index, tier, tokens: through, prefixTokens: base + through, rank, order: n + index };
+  };
+  const out: Candidate[] = [];
+  const tail = messages.prefixTokens.length - 1;
+  if (tail >= 0) out.push(at(tail, "tail", 0));
+  const last = system.at(-1);
+  if (last !== undefined) out.push({ ...last, rank: 1 });
+  const [latest, second] = strideBlocks(tail);
+  if (latest !== undefined) out.push(at(latest, "history", 2));
+  if (second !== undefined) out.push(at(second, "history", 3));
+  system.slice(0, -1).forEach((c, k) => {
+    out.push({ ...c, rank: 4 + k / system.length });
+  });
+  return out;
+}
+
+const isMessage = (t: BreakpointPosition): boolean => t === "history" || t === "tail";
+
+/**
+ * Decides the breakpoints. System-only (no `messages`): the last block of each cached
+ * tier, later tiers losing theirs first over the limit. Whole requests: the ranked
+ * candidates of {@link requestCandidates}. Either way a place whose cached prefix (tools +
+ * system + messages through it) is below the model's minimum cacheable length gets none,
+ * and at most 4 are placed counting the caller's tool breakpoints.
  */
 function planBreakpoints(
   layout: Layout,
   options: AnthropicOptions,
-  history: HistoryPrefix | null,
+  messages: MessageBlocks | null,
 ): BreakpointPlan {
   const settings = breakpointSettings(options);
   const { model, minTokens, tools } = settings;
-  const breakpoints: AnthropicBreakpoint[] = [];
-  const skipped: AnthropicSkippedBreakpoint[] = [];
-  const marked = new Set<number>();
-  const eligible = candidates(layout, settings, history).filter((c) => {
+  const skipped: (AnthropicSkippedBreakpoint & { order: number })[] = [];
+  const all =
+    messages === null
+      ? systemCandidates(layout, settings)
+      : requestCandidates(layout, settings, messages);
+  const eligible = all.filter((c) => {
     if (c.prefixTokens >= minTokens) return true;
     skipped.push({
       tier: c.tier,
       reason: "below_min_cacheable_tokens",
       detail: `cached prefix through ${c.tier} is ${c.prefixTokens} tokens (${layout.tokenizer}); ${model} caches from ${minTokens}`,
+      order: c.order,
     });
     return false;
   });
   const room = ANTHROPIC_MAX_BREAKPOINTS - tools;
-  eligible.forEach((c, k) => {
-    if (k >= room) {
-      skipped.push({
-        tier: c.tier,
-        reason: "breakpoint_limit",
-        detail: `${tools} tool breakpoint(s) + ${room} earlier breakpoint(s) reach the limit of ${ANTHROPIC_MAX_BREAKPOINTS}`,
-      });
-      return;
-    }
-    marked.add(c.index);
-    breakpoints.push({ tier: c.tier, tokens: c.tokens, prefixTokens: c.prefixTokens });
+  const chosen: Candidate[] = [];
+  [...eligible]
+    .sort((a, b) => a.rank - b.rank)
+    .forEach((c, k) => {
+      if (k < room) chosen.push(c);
+      else
+        skipped.push({
+          tier: c.tier,
+          reason: "breakpoint_limit",
+          detail: `${tools} tool breakpoint(s) + ${room} breakpoint(s) placed first reach the limit of ${ANTHROPIC_MAX_BREAKPOINTS}`,
+          order: c.order,
+        });
+    });
+  chosen.sort((a, b) => a.order - b.order);
+  const marked = new Set<number>();
+  const messageBlocks = new Set<number>();
+  const breakpoints = chosen.map((c): AnthropicBreakpoint => {
+    (isMessage(c.tier) ? messageBlocks : marked).add(c.index);
+    const bp = { tier: c.tier, tokens: c.tokens, prefixTokens: c.prefixTokens };
+    return isMessage(c.tier) ? { ...bp, block: c.index } : bp;
   });
-  const order = (t: BreakpointPosition) =>
-    t === "history" ? layout.blocks.length : layout.blocks.findIndex((b) => b.tier === t);
-  skipped.sort((a, b) => order(a.tier) - order(b.tier));
-  const onHistory = marked.has(layout.blocks.length);
-  return { breakpoints, skipped, marked, history: onHistory, minTokens, model };
+  skipped.sort((a, b) => a.order - b.order);
+  return {
+    breakpoints,
+    skipped: skipped.map(({ order: _order, ...s }) => s),
+    marked,
+    messageBlocks,
+    history: messageBlocks.size > 0,
+    minTokens,
+    model,
+  };
 }
 
 function cacheControl(ttl: AnthropicOptions["ttl"]): AnthropicCacheControl {
@@ -284,18 +373,18 @@ export interface PlacedBreakpoints<T> extends BreakpointPlan {
  * Places the breakpoints on the system side, for every Anthropic-bound renderer: decides
  * them ({@link planBreakpoints}), then builds each system block with `block(text,
  * control)`, where `control` is a fresh `cache_control` on a block that carries a
- * breakpoint and undefined on any other. With `history` (a whole request's stable
- * history prefix), `history` in the result says whether its last block gets one too
- * (the caller places it, with {@link PlacedBreakpoints.control}).
+ * breakpoint and undefined on any other. With `messages` (a whole request's message
+ * blocks), `messageBlocks` in the result names the message blocks that get one too (the
+ * caller places them, with {@link PlacedBreakpoints.control}).
  */
 export function placeBreakpoints<T>(
   layout: Layout,
   options: AnthropicOptions,
   block: (text: string, control: AnthropicCacheControl | undefined) => T,
-  history: HistoryPrefix | null = null,
+  messages: MessageBlocks | null = null,
 ): PlacedBreakpoints<T> {
   const control = cacheControl(options.ttl);
-  const bp = planBreakpoints(layout, options, history);
+  const bp = planBreakpoints(layout, options, messages);
   const system = layout.blocks.map((b, i) =>
     block(b.text, bp.marked.has(i) ? { ...control } : undefined),
   );

@@ -1,11 +1,15 @@
 /**
  * Whole-request builders of docs/conversation.md: the system side of a plan (as the docs/session-and-cache.md renderers
- * lay it out) plus the planned conversation, in each provider's own shape, with one more
- * Anthropic cache breakpoint at the end of the stable history prefix (placed by the same
- * {@link placeBreakpoints} as the system tiers, within the limit of 4).
+ * lay it out) plus the planned conversation, in each provider's own shape, with Anthropic
+ * cache breakpoints on the messages too (the tail, and stride positions within the
+ * provider's lookback; placed by the same {@link placeBreakpoints} as the system tiers,
+ * within the limit of 4), and the layers that change every request after the last
+ * cached block.
  */
-import type { Message } from "../../conversation/index.js";
+import { shortHash } from "../../cache/index.js";
+import { MESSAGE_OVERHEAD_TOKENS, type Message, partTokens } from "../../conversation/index.js";
 import { InvalidInputError } from "../../errors/index.js";
+import { isTokenizerName, resolveTokenCounter, type TokenCounter } from "../../tokens/index.js";
 import {
   type AiSdkProviderOptions,
   type AiSdkSystemMessage,
@@ -16,19 +20,24 @@ import {
   type AnthropicBreakpoint,
   type AnthropicOptions,
   type AnthropicSkippedBreakpoint,
+  type MessageBlocks,
   placeBreakpoints,
 } from "./breakpoints.js";
 import { buildLayout, report } from "./layout.js";
 import { type AiSdkConversationMessage, toAiSdkMessages } from "./messages/ai-sdk.js";
 import { type AnthropicConversationMessage, toAnthropicMessages } from "./messages/anthropic.js";
-import { withTurnPrefix } from "./messages/common.js";
 import {
   type OpenAIChatConversationMessage,
   type OpenAIResponsesItem,
   toOpenAIChatMessages,
   toOpenAIResponsesInput,
 } from "./messages/openai.js";
-import { type OpenAIChatOptions, openAIEstimated, promptCacheKey } from "./openai.js";
+import {
+  type OpenAIChatOptions,
+  openAIEstimated,
+  PROMPT_CACHE_KEY_PREFIX,
+  promptCacheKey,
+} from "./openai.js";
 import type { Layout, ProviderInput, ProviderReport } from "./types.js";
 
 /** The request shapes a whole request can take. */
@@ -53,7 +62,7 @@ export interface PlannedMessages {
 
 /** Options of the whole-request builders (every provider's render options; `query` not allowed). */
 export interface ConversationRenderOptions extends AnthropicOptions, OpenAIChatOptions {
-  /** Anthropic: a breakpoint at the end of the stable history prefix (default true). */
+  /** Anthropic: breakpoints on the messages (the tail and stride positions; default true). */
   cacheHistory?: boolean;
 }
 
@@ -102,7 +111,15 @@ export interface ConversationRequest<P extends ConversationProvider = Conversati
   skipped: AnthropicSkippedBreakpoint[];
   /** OpenAI-bound: the `prompt_cache_key` sent, else null. */
   promptCacheKey: string | null;
+  /**
+   * Index of the message the per-request layers were sent in (a user message after the
+   * planned ones), or null when no layer moved.
+   */
+  perRequestIndex: number | null;
 }
+
+/** Id of the message that carries the per-request layers after the planned messages. */
+export const PER_REQUEST_MESSAGE_ID = "promptctx:per-request";
 
 function checkPlanned(planned: PlannedMessages, options: ConversationRenderOptions): void {
   if (options.query !== undefined) {
@@ -117,7 +134,7 @@ function checkPlanned(planned: PlannedMessages, options: ConversationRenderOptio
   }
 }
 
-/** Tokens of the system side as sent: every block, plus layers moved into the current turn. */
+/** Tokens of the system side as sent: every block, plus layers moved after the conversation. */
 export function systemSideTokens(layout: Layout): number {
   let total = 0;
   for (const b of layout.blocks) total += b.tokens;
@@ -138,9 +155,18 @@ export function conversationLayout(
 
 interface Sides {
   layout: Layout;
+  /** The planned messages, then (when layers moved) the per-request message. */
   messages: Message[];
+  /** Where the per-request message is, or null. */
+  perRequest: number | null;
 }
 
+/**
+ * The two sides of a whole request. Layers moved out of the system side go into one user
+ * message after the planned ones (the last cached block stays the planned conversation's
+ * last block): they change every request, and a block that changes must never sit
+ * between cached blocks. Anthropic merges it into the last user-side message.
+ */
 function sides(
   input: ProviderInput,
   planned: PlannedMessages,
@@ -148,11 +174,37 @@ function sides(
 ): Sides {
   checkPlanned(planned, options);
   const layout = buildLayout(input, options);
-  const messages = withTurnPrefix(
-    planned.messages,
-    layout.moved.map((m) => m.text),
-  );
-  return { layout, messages };
+  const messages = [...planned.messages];
+  if (layout.moved.length === 0) return { layout, messages, perRequest: null };
+  messages.push({
+    id: PER_REQUEST_MESSAGE_ID,
+    role: "user",
+    content: layout.moved.map((m) => ({ type: "text" as const, text: m.text })),
+  });
+  return { layout, messages, perRequest: messages.length - 1 };
+}
+
+/** The counter of the message blocks: the caller's, else the plan's built-in one. */
+function blockCounter(layout: Layout, options: ConversationRenderOptions): TokenCounter {
+  if (options.tokenCounter !== undefined) return options.tokenCounter;
+  return resolveTokenCounter(isTokenizerName(layout.tokenizer) ? layout.tokenizer : "estimate");
+}
+
+/**
+ * Tokens through the end of each block of the planned messages, counted as the
+ * conversation planner counts a message (its framing on its first block).
+ */
+export function messageBlocks(messages: readonly Message[], counter: TokenCounter): MessageBlocks {
+  const prefixTokens: number[] = [];
+  let total = 0;
+  for (const m of messages) {
+    total += MESSAGE_OVERHEAD_TOKENS;
+    for (const p of m.content) {
+      total += partTokens(p, counter);
+      prefixTokens.push(total);
+    }
+  }
+  return { prefixTokens };
 }
 
 function anthropicBound<S>(
@@ -161,13 +213,29 @@ function anthropicBound<S>(
   options: ConversationRenderOptions,
   block: (text: string, control: AnthropicTextBlock["cache_control"]) => S,
 ) {
-  const history =
-    options.cacheHistory === false || planned.stableEnd < 0
+  const blocks =
+    options.cacheHistory === false
       ? null
-      : { tokens: planned.stableTokens };
-  const bp = placeBreakpoints(s.layout, options, block, history);
-  const cache = bp.history ? { cacheAfter: planned.stableEnd, cacheControl: bp.control } : {};
+      : messageBlocks(planned.messages, blockCounter(s.layout, options));
+  const bp = placeBreakpoints(s.layout, options, block, blocks);
+  const cache = bp.history ? { cacheBlocks: bp.messageBlocks, cacheControl: bp.control } : {};
   return { bp, cache };
+}
+
+/**
+ * `prompt_cache_key` of a whole request: the prefix + 16 hex of the SHA-256 of the static
+ * cache key and the first message's id — one key per conversation window, stable while
+ * the stable prefix is (null without a static tier, as for the system-only renderers).
+ */
+function conversationCacheKey(
+  layout: Layout,
+  planned: PlannedMessages,
+  prefix: string | undefined,
+): string | null {
+  const key = promptCacheKey(layout, prefix);
+  if (key === null) return null;
+  const first = planned.messages[0]?.id ?? "";
+  return `${prefix ?? PROMPT_CACHE_KEY_PREFIX}${shortHash(`${layout.keys.static}\n${first}`)}`;
 }
 
 function anthropicRequest(
@@ -183,6 +251,7 @@ function anthropicRequest(
     breakpoints: bp.breakpoints,
     skipped: bp.skipped,
     promptCacheKey: null,
+    perRequestIndex: s.perRequest,
     ...report(s.layout, true),
   };
 }
@@ -202,6 +271,7 @@ function aiSdkAnthropicRequest(
     breakpoints: bp.breakpoints,
     skipped: bp.skipped,
     promptCacheKey: null,
+    perRequestIndex: s.perRequest,
     ...report(s.layout, true),
   };
 }
@@ -219,7 +289,7 @@ function openAIChatRequest(
       "role",
     );
   }
-  const key = promptCacheKey(s.layout, options.cacheKeyPrefix);
+  const key = conversationCacheKey(s.layout, planned, options.cacheKeyPrefix);
   const head = s.layout.system === "" ? [] : [{ role, content: s.layout.system }];
   const body: OpenAIChatConversationBody = {
     messages: [...head, ...toOpenAIChatMessages(s.messages)],
@@ -231,6 +301,7 @@ function openAIChatRequest(
     breakpoints: [],
     skipped: [],
     promptCacheKey: key,
+    perRequestIndex: s.perRequest,
     ...report(s.layout, openAIEstimated(s.layout.tokenizer, options.model)),
   };
 }
@@ -241,7 +312,7 @@ function openAIResponsesRequest(
   options: ConversationRenderOptions,
 ): ConversationRequest<"openai-responses"> {
   const s = sides(input, planned, options);
-  const key = promptCacheKey(s.layout, options.cacheKeyPrefix);
+  const key = conversationCacheKey(s.layout, planned, options.cacheKeyPrefix);
   const body: OpenAIResponsesConversationBody = {
     instructions: s.layout.system,
     input: toOpenAIResponsesInput(s.messages),
@@ -253,6 +324,7 @@ function openAIResponsesRequest(
     breakpoints: [],
     skipped: [],
     promptCacheKey: key,
+    perRequestIndex: s.perRequest,
     ...report(s.layout, openAIEstimated(s.layout.tokenizer, options.model)),
   };
 }
@@ -263,7 +335,7 @@ function aiSdkOpenAIRequest(
   options: ConversationRenderOptions,
 ): ConversationRequest<"ai-sdk-openai"> {
   const s = sides(input, planned, options);
-  const key = promptCacheKey(s.layout, options.cacheKeyPrefix);
+  const key = conversationCacheKey(s.layout, planned, options.cacheKeyPrefix);
   const body: AiSdkConversationBody = { messages: toAiSdkMessages(s.messages) };
   if (s.layout.system !== "") body.system = s.layout.system;
   if (key !== null) body.providerOptions = { openai: { promptCacheKey: key } };
@@ -273,6 +345,7 @@ function aiSdkOpenAIRequest(
     breakpoints: [],
     skipped: [],
     promptCacheKey: key,
+    perRequestIndex: s.perRequest,
     ...report(s.layout, openAIEstimated(s.layout.tokenizer, options.model)),
   };
 }
@@ -293,12 +366,13 @@ const BUILDERS: {
 
 /**
  * Renders a whole request: the plan's system side as the docs/session-and-cache.md renderer of `provider`
- * lays it out (tiers, memory moved on request, `prompt_cache_key`), then the planned
+ * lays it out (tiers, layers moved on request, `prompt_cache_key`), then the planned
  * messages in the provider's own shape. Layers moved out of the system side
- * (`memoryPlacement: "user"`) open the current turn's user message, so the history
- * before it stays byte-identical. Anthropic-bound requests get one more breakpoint on
- * the last block of the stable history prefix (`planned.stableEnd`) when it reaches the
- * minimum cacheable length and the limit of 4 leaves room (it loses its place first).
+ * (`memoryPlacement` / `dynamicPlacement: "user"`) go in one user message after the
+ * planned ones, after the last cached block. Anthropic-bound requests get breakpoints on
+ * the messages too: the tail (the last planned block) and stride positions
+ * ({@link strideBlocks}), ranked with the system tiers under the limit of 4, each only
+ * where the cached prefix reaches the minimum cacheable length.
  *
  * @example
  * const r = toConversationRequest("anthropic", assembly, { messages: plan.messages, stableEnd: 5, stableTokens: 900 }, { model });

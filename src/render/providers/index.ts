@@ -28,6 +28,7 @@ export {
   toAnthropicRequest,
 } from "./anthropic.js";
 export {
+  ANTHROPIC_CACHE_LOOKBACK_BLOCKS,
   ANTHROPIC_MAX_BREAKPOINTS,
   ANTHROPIC_MIN_CACHEABLE_TOKENS,
   type AnthropicBreakpoint,
@@ -37,8 +38,10 @@ export {
   type BreakpointPosition,
   type BreakpointSkipReason,
   DEFAULT_ANTHROPIC_MODEL,
-  type HistoryPrefix,
+  HISTORY_BREAKPOINT_STRIDE,
+  type MessageBlocks,
   minCacheableTokens,
+  strideBlocks,
 } from "./breakpoints.js";
 export {
   contextWindowFor,
@@ -53,8 +56,10 @@ export {
   type ConversationRenderOptions,
   type ConversationRequest,
   conversationLayout,
+  messageBlocks,
   type OpenAIChatConversationBody,
   type OpenAIResponsesConversationBody,
+  PER_REQUEST_MESSAGE_ID,
   type PlannedMessages,
   systemSideTokens,
   toConversationRequest,

@@ -4,7 +4,7 @@
  */
 import { type CacheKeys, computeCacheKeys } from "../../cache/index.js";
 import { InvalidInputError } from "../../errors/index.js";
-import { type PromptPlan, SEGMENT_SEPARATOR } from "../../plan/index.js";
+import { type CacheTier, type PromptPlan, SEGMENT_SEPARATOR } from "../../plan/index.js";
 import { cpLength } from "../../text/index.js";
 import { isTokenizerName, resolveTokenCounter, type TokenCounter } from "../../tokens/index.js";
 import {
@@ -62,8 +62,14 @@ function checkedPlanKeys(input: ProviderInput, plan: PromptPlan): CacheKeys {
   return planKeys;
 }
 
-/** The segment names to cut out of the system side: none unless memoryPlacement is "user". */
-function memoryToMove(options: ProviderRenderOptions): ReadonlySet<string> | null {
+/** Whether a segment of a tier leaves the system side. */
+type Moves = (name: string, tier: CacheTier) => boolean;
+
+/**
+ * What to cut out of the system side: nothing unless memoryPlacement is "user" (the
+ * memory names) or dynamicPlacement is "user" (every segment of the dynamic tier).
+ */
+function layersToMove(options: ProviderRenderOptions): Moves | null {
   const placement = options.memoryPlacement ?? "system";
   if (placement !== "system" && placement !== "user") {
     throw new InvalidInputError(
@@ -71,9 +77,18 @@ function memoryToMove(options: ProviderRenderOptions): ReadonlySet<string> | nul
       "memoryPlacement",
     );
   }
+  const dynamic = options.dynamicPlacement ?? "system";
+  if (dynamic !== "system" && dynamic !== "user") {
+    throw new InvalidInputError(
+      `dynamicPlacement must be "system" or "user", got ${JSON.stringify(dynamic)}`,
+      "dynamicPlacement",
+    );
+  }
   // Built whatever the placement, so a non-iterable memoryNames is an error either way.
   const names = new Set(options.memoryNames ?? MEMORY_LAYER_NAMES);
-  return placement === "user" ? names : null;
+  if (placement === "system" && dynamic === "system") return null;
+  return (name, tier) =>
+    (placement === "user" && names.has(name)) || (dynamic === "user" && tier === "dynamic");
 }
 
 /** The counter for blocks the plan never counted, resolved only when one is needed. */
@@ -190,7 +205,7 @@ function cutTier(
   plan: PromptPlan,
   t: PromptPlan["tiers"][number],
   i: number,
-  memory: ReadonlySet<string>,
+  moves: Moves,
   counter: BlockCounter,
   out: Blocks,
 ): void {
@@ -199,7 +214,7 @@ function cutTier(
   const kept: string[] = [];
   t.names.forEach((name, k) => {
     const piece = pieces[k] as string;
-    if (memory.has(name)) {
+    if (moves(name, t.tier)) {
       out.moved.push({
         name,
         tier: t.tier,
@@ -223,16 +238,12 @@ function cutTier(
   });
 }
 
-/** One block per tier with content; a tier holding memory to move is cut ({@link cutTier}). */
-function layoutBlocks(
-  plan: PromptPlan,
-  memory: ReadonlySet<string> | null,
-  counter: BlockCounter,
-): Blocks {
+/** One block per tier with content; a tier holding layers to move is cut ({@link cutTier}). */
+function layoutBlocks(plan: PromptPlan, moves: Moves | null, counter: BlockCounter): Blocks {
   const out: Blocks = { blocks: [], moved: [] };
   tiersOf(plan).forEach((t, i) => {
-    if (memory !== null && t.names.some((n) => memory.has(n))) {
-      cutTier(plan, t, i, memory, counter, out);
+    if (moves !== null && t.names.some((n) => moves(n, t.tier))) {
+      cutTier(plan, t, i, moves, counter, out);
       return;
     }
     const text = plan.prompt.slice(t.start, t.end);
@@ -278,9 +289,9 @@ function rejoinSystem(
 export function buildLayout(input: ProviderInput, options: ProviderRenderOptions): Layout {
   const plan = planOf(input);
   const planKeys = checkedPlanKeys(input, plan);
-  const memory = memoryToMove(options);
+  const moves = layersToMove(options);
   const counter = blockCounter(plan, options.tokenCounter);
-  const { blocks, moved } = layoutBlocks(plan, memory, counter);
+  const { blocks, moved } = layoutBlocks(plan, moves, counter);
   const { system, keys } =
     moved.length > 0 ? rejoinSystem(plan, blocks) : { system: plan.prompt, keys: planKeys };
   return {

@@ -47,6 +47,13 @@ export interface ProviderRenderOptions {
   memoryPlacement?: MemoryPlacement;
   /** Segment names treated as recalled memory (default {@link MEMORY_LAYER_NAMES}). */
   memoryNames?: readonly string[];
+  /**
+   * `"system"` (default): the dynamic tier stays in the system prompt. `"user"`: every
+   * layer of the dynamic tier (what changes every request: clock, recall, tool state)
+   * leaves the system side as moved memory does; whole requests send the moved layers
+   * after the last cached block, so they never sit between cached blocks.
+   */
+  dynamicPlacement?: "system" | "user";
   /** The user's turn: appended as the last user-role content (after moved memory). */
   query?: string;
   /**

@@ -8,7 +8,7 @@ import { InvalidInputError } from "../../../errors/index.js";
 import type { AiSdkJsonValue, AiSdkProviderOptions } from "../ai-sdk.js";
 import type { AnthropicCacheControl } from "../breakpoints.js";
 import {
-  checkCacheAfter,
+  cachedBlocks,
   isRecord,
   MessageIds,
   type ReadConversation,
@@ -55,6 +55,8 @@ export interface AiSdkMessagesOptions {
    * `providerOptions: {anthropic: {cacheControl}}` (-1 or absent: none).
    */
   cacheAfter?: number;
+  /** Parts that get it, as indexes over every part of every message in order. */
+  cacheBlocks?: Iterable<number>;
   cacheControl?: AnthropicCacheControl;
 }
 
@@ -87,7 +89,7 @@ function toPart(p: Part, names: ReadonlyMap<string, string>, path: (string | num
  * (`text`, `tool-call`, `tool-result` with a `text` or `error-text` output; a result's
  * `toolName` is its call's). With `cacheAfter`, the last part of that message carries
  * `providerOptions.anthropic.cacheControl` (what `@ai-sdk/anthropic` turns into
- * `cache_control` on that block).
+ * `cache_control` on that block); with `cacheBlocks`, each part named does.
  *
  * @example await generateText({ model, system, messages: toAiSdkMessages(plan.messages) })
  */
@@ -95,14 +97,15 @@ export function toAiSdkMessages(
   messages: readonly Message[],
   options: AiSdkMessagesOptions = {},
 ): AiSdkConversationMessage[] {
-  const cacheAfter = checkCacheAfter(options.cacheAfter, messages.length);
+  const cached = cachedBlocks(messages, options.cacheAfter, options.cacheBlocks);
   const names = toolNamesOf(messages);
+  let at = 0;
   return messages.map((m, i) => {
     const parts = m.content.map((p, j) => toPart(p, names, ["messages", i, "content", j]));
-    const last = parts.at(-1);
-    if (i === cacheAfter && last !== undefined) {
+    for (const part of parts) {
+      if (!cached.has(at++)) continue;
       const cacheControl = { ...(options.cacheControl ?? { type: "ephemeral" }) };
-      last.providerOptions = { anthropic: { cacheControl } };
+      part.providerOptions = { anthropic: { cacheControl } };
     }
     return { role: m.role, content: parts } as AiSdkConversationMessage;
   });

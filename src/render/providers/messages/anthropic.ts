@@ -6,7 +6,7 @@
 import type { Message, Part } from "../../../conversation/index.js";
 import type { AnthropicCacheControl } from "../breakpoints.js";
 import {
-  checkCacheAfter,
+  cachedBlocks,
   isRecord,
   MessageIds,
   type ReadConversation,
@@ -42,6 +42,8 @@ export interface AnthropicConversationMessage {
 export interface AnthropicMessagesOptions {
   /** Index of the message whose last block gets `cacheControl` (-1 or absent: none). */
   cacheAfter?: number;
+  /** Blocks that get `cacheControl`, as indexes over every part of every message in order. */
+  cacheBlocks?: Iterable<number>;
   cacheControl?: AnthropicCacheControl;
 }
 
@@ -66,7 +68,8 @@ function toBlock(part: Part): AnthropicContentBlock {
  * side, `assistant` to the assistant side; consecutive messages of one side are merged
  * into one API message (blocks in order), as the API expects alternating turns. A user
  * message that is a single text block without `cache_control` is sent as a plain string.
- * With `cacheAfter`, the last block of that message carries `cacheControl`.
+ * With `cacheAfter`, the last block of that message carries `cacheControl`; with
+ * `cacheBlocks`, each block named (counted over every part of every message) does.
  *
  * @example toAnthropicMessages(plan.messages, { cacheAfter: 3, cacheControl: { type: "ephemeral" } })
  */
@@ -74,19 +77,20 @@ export function toAnthropicMessages(
   messages: readonly Message[],
   options: AnthropicMessagesOptions = {},
 ): AnthropicConversationMessage[] {
-  const cacheAfter = checkCacheAfter(options.cacheAfter, messages.length);
+  const cached = cachedBlocks(messages, options.cacheAfter, options.cacheBlocks);
   const out: { role: "user" | "assistant"; content: AnthropicContentBlock[] }[] = [];
-  messages.forEach((m, i) => {
+  let at = 0;
+  for (const m of messages) {
     const role = m.role === "assistant" ? "assistant" : "user";
     const blocks = m.content.map(toBlock);
-    const last = blocks.at(-1);
-    if (i === cacheAfter && last !== undefined) {
-      last.cache_control = { ...(options.cacheControl ?? { type: "ephemeral" }) };
+    for (const b of blocks) {
+      if (cached.has(at++))
+        b.cache_control = { ...(options.cacheControl ?? { type: "ephemeral" }) };
     }
     const open = out.at(-1);
     if (open?.role === role) open.content.push(...blocks);
     else out.push({ role, content: blocks });
-  });
+  }
   return out.map((m) => {
     const only = m.content[0];
     const plain =

@@ -103,6 +103,26 @@ export function checkCacheAfter(cacheAfter: number | undefined, length: number):
   return cacheAfter;
 }
 
+/**
+ * The content blocks that carry a breakpoint, as global block indexes over the messages
+ * (every part is one block, in message then part order: Anthropic's blocks one for one,
+ * merging included): `cacheBlocks`, plus the last block of message `cacheAfter`.
+ */
+export function cachedBlocks(
+  messages: readonly Message[],
+  cacheAfter: number | undefined,
+  cacheBlocks: Iterable<number> | undefined,
+): Set<number> {
+  const at = checkCacheAfter(cacheAfter, messages.length);
+  const out = new Set<number>(cacheBlocks ?? []);
+  if (at >= 0) {
+    let end = 0;
+    for (let i = 0; i <= at; i++) end += (messages[i] as Message).content.length;
+    out.add(end - 1);
+  }
+  return out;
+}
+
 /** A plain object (not null, not an array). */
 export function isRecord(x: unknown): x is Record<string, unknown> {
   return typeof x === "object" && x !== null && !Array.isArray(x);

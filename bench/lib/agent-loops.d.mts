@@ -1,0 +1,34 @@
+/** Types of agent-loops.mjs (the three agent loops of the study). */
+import type { AgentSession, SessionTurn } from "./agent-session.mjs";
+export const MODEL: string;
+export interface LoopFigures {
+  loop: string;
+  window: number;
+  requests: number;
+  input: number;
+  read: number;
+  write: number;
+  cost: number;
+  steadyRead: number;
+  steadyInput: number;
+  breaks: number;
+  overWindow: number;
+  orphans: number;
+  assistantFirst: number;
+  needs: number;
+  factsKept: number;
+  readShare: number;
+  factShare: number;
+}
+export function perTurnText(session: AgentSession, turn: SessionTurn): string;
+export function runLoop(
+  pc: unknown,
+  session: AgentSession,
+  kind: "naive" | "hand-built" | "promptctx",
+  window: number,
+  overrides?: Record<string, unknown>,
+): Promise<LoopFigures>;
+export function historyTokens(
+  pc: unknown,
+  session: AgentSession,
+): { tokens: number; toolResults: number };

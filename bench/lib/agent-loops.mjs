@@ -1,0 +1,219 @@
+/**
+ * Three agent loops over one session (bench/lib/agent-session.mjs), each request sent to
+ * the prompt-cache simulator (bench/lib/cache-sim.mjs), with what every loop is measured
+ * on: cost, cache reads, breaks, requests over the window, orphans, requests starting on
+ * an assistant message, and the facts later turns need still present.
+ *
+ * - naive: the whole history every request; the system prompt cached (one breakpoint),
+ *   the per-turn context (recalled memory, KB, clock) in a second system block.
+ * - hand-built (careful): the system prompt cached; a breakpoint on the last history block
+ *   and the per-turn context after it; the oldest whole turns trimmed until it fits.
+ * - promptctx: `assembleRequest` with only the context window given.
+ *
+ * `pc` is promptctx's module (the build's `dist/index.js` in the bench, `src/index.ts` in
+ * the tests). Every loop reserves the same response tokens (the agent default of the window).
+ */
+
+import { sessionRequests } from "./agent-session.mjs";
+import { anthropicBlocks, anthropicOrphans, createCacheSim } from "./cache-sim.mjs";
+
+export const MODEL = "claude-sonnet-4-5";
+const USER = "dev";
+
+function memoryById(session) {
+  return new Map(session.memories.map((m) => [m.id, m]));
+}
+
+/** The per-turn context as a hand-built loop writes it: memory, KB chunks, the clock. */
+export function perTurnText(session, turn) {
+  const mem = memoryById(session);
+  const kb = new Map(session.kb.map((c) => [c.id, c]));
+  return [
+    "Relevant memory:",
+    ...turn.recall.map((id) => `- ${mem.get(id).text}`),
+    "",
+    "Knowledge base:",
+    ...turn.kb.map((id) => kb.get(id).text),
+    "",
+    `Current time: ${turn.now}`,
+  ].join("\n");
+}
+
+function systemText(session) {
+  const rules = session.rules.map((x) => `- [${x.level}] ${x.text}`).join("\n");
+  return `${session.instructions}\n\nRules:\n${rules}`;
+}
+
+/** The sources of one turn for the assembler: instructions, red lines, recall, KB. */
+function sourcesFor(pc, session, turn) {
+  const mem = memoryById(session);
+  const candidates = turn.recall.map((id, i) => ({
+    memoryId: id,
+    text: mem.get(id).text,
+    userScope: USER,
+    score: 0.95 - i * 0.05,
+    sourceRank: i + 1,
+    provenance: {
+      sourceId: id,
+      sourceType: "memory",
+      title: "memory",
+      capturedAt: mem.get(id).createdAt,
+    },
+  }));
+  const kb = new Map(session.kb.map((c) => [c.id, c]));
+  const categories = Object.fromEntries(turn.recall.map((id) => [id, "fact"]));
+  return [
+    pc.staticSource(
+      "instructions",
+      ["instructions"],
+      [{ id: "AGENTS.md", text: session.instructions }],
+    ),
+    pc.constraintsSource({ rules: session.rules }),
+    pc.recallSource(() => candidates, { categories }),
+    pc.staticSource(
+      "kb",
+      ["kb"],
+      turn.kb.map((id, i) => ({ id, text: kb.get(id).text, score: 0.9 - i * 0.1 })),
+    ),
+  ];
+}
+
+/** Each request of the naive loop: `{body, reserve}`. */
+function naiveRequest(pc, session, req, reserve) {
+  const body = {
+    system: [
+      { type: "text", text: systemText(session), cache_control: { type: "ephemeral" } },
+      { type: "text", text: perTurnText(session, req.turn) },
+    ],
+    messages: pc.toAnthropicMessages(req.messages),
+  };
+  return { body, reserve };
+}
+
+/** Drops the oldest whole turns until the messages fit `room` (the current turn always stays). */
+function trimmed(pc, messages, room, counter) {
+  const tokens = messages.map((m) => pc.messageTokens(m, counter));
+  let total = tokens.reduce((a, b) => a + b, 0);
+  let start = 0;
+  const current = messages.findLastIndex((m) => m.role === "user");
+  while (total > room && start < current) {
+    let next = start + 1;
+    while (next < current && messages[next].role !== "user") next++;
+    for (let i = start; i < next; i++) total -= tokens[i];
+    start = next;
+  }
+  return messages.slice(start);
+}
+
+function handBuiltRequest(pc, session, req, reserve, window, counter) {
+  const system = [
+    { type: "text", text: systemText(session), cache_control: { type: "ephemeral" } },
+  ];
+  const context = perTurnText(session, req.turn);
+  const room = window - reserve - counter.count(system[0].text) - counter.count(context) - 4;
+  const kept = trimmed(pc, req.messages, room, counter);
+  const messages = pc.toAnthropicMessages(kept, {
+    cacheAfter: kept.length - 1,
+    cacheControl: { type: "ephemeral" },
+  });
+  const last = messages[messages.length - 1];
+  const content =
+    typeof last.content === "string" ? [{ type: "text", text: last.content }] : last.content;
+  messages[messages.length - 1] = {
+    ...last,
+    content: [...content, { type: "text", text: context }],
+  };
+  return { body: { system, messages }, reserve };
+}
+
+async function promptctxRequest(pc, session, req, window, counter, overrides) {
+  const r = await pc.assembleRequest({
+    ...overrides,
+    provider: "anthropic",
+    model: MODEL,
+    contextWindow: window,
+    // One counter for the whole conversation, as docs/conversation.md asks (it memoizes).
+    tokenizer: counter,
+    assemble: {
+      mode: "chat",
+      query: { text: req.turn.ask.content[0].text, userScope: USER },
+      now: req.turn.now,
+      sources: sourcesFor(pc, session, req.turn),
+    },
+    messages: req.messages,
+  });
+  return { body: r.body, reserve: r.budget.responseReserve };
+}
+
+/**
+ * Runs one loop (`naive`, `hand-built`, `promptctx`) over the session at `window` tokens.
+ * `overrides`: fields added to every `assembleRequest` call (to compare other settings).
+ */
+export async function runLoop(pc, session, kind, window, overrides = {}) {
+  const counter = pc.getTokenCounter("claude_estimate");
+  const count = (t) => counter.count(t);
+  const sim = createCacheSim({ minTokens: pc.minCacheableTokens(MODEL) });
+  const reserve = pc.agentDefaults(window).responseReserve;
+  const m = {
+    loop: kind,
+    window,
+    requests: 0,
+    input: 0,
+    read: 0,
+    write: 0,
+    cost: 0,
+    steadyRead: 0,
+    steadyInput: 0,
+    breaks: 0,
+    overWindow: 0,
+    orphans: 0,
+    assistantFirst: 0,
+    needs: 0,
+    factsKept: 0,
+  };
+  for (const req of sessionRequests(session)) {
+    const { body, reserve: maxTokens } =
+      kind === "naive"
+        ? naiveRequest(pc, session, req, reserve)
+        : kind === "hand-built"
+          ? handBuiltRequest(pc, session, req, reserve, window, counter)
+          : await promptctxRequest(pc, session, req, window, counter, overrides);
+    const s = sim.request(anthropicBlocks(body, count));
+    m.requests++;
+    m.input += s.input;
+    m.read += s.read;
+    m.write += s.write;
+    m.cost += s.cost;
+    if (m.requests > 1) {
+      m.steadyRead += s.read;
+      m.steadyInput += s.input;
+    }
+    if (s.brokeCache) m.breaks++;
+    if (s.input + maxTokens > window) m.overWindow++;
+    m.orphans += anthropicOrphans(body);
+    if (body.messages[0]?.role === "assistant") m.assistantFirst++;
+    if (req.first && req.turn.needs.length > 0) {
+      const text = JSON.stringify(body);
+      for (const f of req.turn.needs) {
+        m.needs++;
+        if (text.includes(f)) m.factsKept++;
+      }
+    }
+  }
+  m.readShare = m.steadyInput > 0 ? m.steadyRead / m.steadyInput : 0;
+  m.factShare = m.needs > 0 ? m.factsKept / m.needs : 1;
+  return m;
+}
+
+/** Tokens of the session's whole history at its end (claude_estimate, as the planner counts). */
+export function historyTokens(pc, session) {
+  const counter = pc.getTokenCounter("claude_estimate");
+  let total = 0;
+  let results = 0;
+  for (const t of session.turns) {
+    const msgs = [t.ask, ...t.rounds.flatMap((r) => [r.call, ...r.results]), t.answer];
+    for (const m of msgs) total += pc.messageTokens(m, counter);
+    for (const r of t.rounds) results += r.results.length;
+  }
+  return { tokens: total, toolResults: results };
+}

@@ -1,0 +1,31 @@
+/** Types of agent-session.mjs (the seeded coding-agent session). */
+import type { Message } from "../../src/conversation/index.js";
+export interface SessionTurn {
+  index: number;
+  ask: Message;
+  now: string;
+  recall: string[];
+  kb: string[];
+  rounds: { call: Message; results: Message[] }[];
+  answer: Message;
+  needs: string[];
+}
+export interface AgentSession {
+  instructions: string;
+  rules: { id: string; level: string; text: string }[];
+  memories: { id: string; text: string; createdAt: string }[];
+  kb: { id: string; text: string }[];
+  turns: SessionTurn[];
+}
+export function makeAgentSession(options?: {
+  seed?: number;
+  turns?: number;
+  toolResults?: number;
+  scale?: number;
+  instructionsChars?: number;
+  needShare?: number;
+  needReach?: number;
+}): AgentSession;
+export function sessionRequests(
+  session: AgentSession,
+): Generator<{ turn: SessionTurn; messages: Message[]; first: boolean }>;

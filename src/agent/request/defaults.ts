@@ -1,0 +1,171 @@
+/**
+ * The agent loop's defaults (docs/conversation.md "the agent loop with defaults"): every
+ * budget of a whole request scaled from the model's context window, in one place, so a
+ * conversation policy or a caller can read them and override any one.
+ */
+import {
+  CLOCK_SLOT,
+  createSchemaRegistry,
+  DEFAULT_SCHEMAS,
+  type ModeSchema,
+  type SchemaRegistry,
+} from "../../assemble/index.js";
+import { MIN_TOOL_RESULT_MAX_TOKENS } from "../../conversation/index.js";
+import { InvalidInputError } from "../../errors/index.js";
+import { type ContextSource, type SlotSpec, staticSource } from "../../sources/index.js";
+import { deepFreeze } from "../../text/index.js";
+
+/** Token budgets of the system side's slots (tokens of the request's counter). */
+export interface AgentSlotBudgets {
+  /** The whole system side (the assembler's global budget). */
+  system: number;
+  /** Recalled memory. */
+  recall: number;
+  /** Knowledge-base chunks. */
+  kb: number;
+  /** Task memory, tool state and the profile, each. */
+  perSlot: number;
+}
+
+/** The defaults of a whole agent request for one context window. */
+export interface AgentDefaults {
+  contextWindow: number;
+  /** `max_tokens` of the request: 1/20 of the window, in [1024, 16384]. */
+  responseReserve: number;
+  tailReserve: number;
+  /**
+   * The conversation policy: the window moves down to `lowWaterRatio` of its room when it
+   * must move (then holds for `(1 − lowWaterRatio)` of the room of growth):
+   * {@link AGENT_WORKING_SET_TOKENS} of the room, within {@link AGENT_LOW_WATER_BOUNDS}
+   * (0.74 at 64k, 0.4 at 200k and above). A move costs one cache write of what is kept,
+   * and that cost does not depend on the window while reads grow with it: a large window
+   * moves in big steps, a small one keeps its working set. One tool result never takes
+   * more than a tenth of the window.
+   */
+  policy: { lowWaterRatio: number; toolResultMaxTokens: number };
+  /**
+   * Grid of the stateless window start (tokens of history from the conversation's first
+   * message): without an anchor from the caller, the window starts at the first user
+   * message past the first grid line at or after the oldest start that fits, so requests
+   * over a growing conversation share a start until it must move.
+   */
+  windowStepTokens: number;
+  /** System-side budgets, in tokens (recall and KB sized for real prompts). */
+  slots: AgentSlotBudgets;
+  /** Recalled memories and KB chunks at most. */
+  recallTopK: number;
+  kbTopK: number;
+  /** Renderer options: every layer of the dynamic tier is sent after the last cached block. */
+  render: { dynamicPlacement: "user" };
+}
+
+/**
+ * History the window keeps at least after a move (when the room allows): an agent's last
+ * several turns, so the facts it is working with survive the move.
+ */
+export const AGENT_WORKING_SET_TOKENS = 40_000;
+/** Bounds of the low-water ratio: move at least a quarter of the room, keep at least 40 %. */
+export const AGENT_LOW_WATER_BOUNDS = [0.4, 0.75] as const;
+
+const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Math.floor(x)));
+
+/**
+ * The defaults of a whole agent request for a context window of `contextWindow` tokens:
+ * response reserve, conversation policy, the stateless window grid and the system side's
+ * token budgets, each a share of the window (see {@link AgentDefaults}).
+ *
+ * @example agentDefaults(200_000).slots.recall // 4000
+ */
+export function agentDefaults(contextWindow: number): AgentDefaults {
+  if (!Number.isInteger(contextWindow) || contextWindow < 1) {
+    throw new InvalidInputError(
+      `contextWindow must be a positive integer, got ${String(contextWindow)}`,
+      "contextWindow",
+    );
+  }
+  const responseReserve = clamp(contextWindow / 20, 1024, 16_384);
+  const system = clamp(contextWindow / 10, 1000, 40_000);
+  const room = Math.max(1, contextWindow - responseReserve - system);
+  const [lo, hi] = AGENT_LOW_WATER_BOUNDS;
+  const lowWaterRatio =
+    Math.round(Math.min(hi, Math.max(lo, AGENT_WORKING_SET_TOKENS / room)) * 100) / 100;
+  return {
+    contextWindow,
+    responseReserve: Math.min(responseReserve, Math.floor(contextWindow / 2)),
+    tailReserve: 0,
+    policy: {
+      lowWaterRatio,
+      toolResultMaxTokens: clamp(contextWindow / 10, MIN_TOOL_RESULT_MAX_TOKENS, 100_000),
+    },
+    windowStepTokens: Math.max(1, Math.floor((1 - lowWaterRatio) * room)),
+    slots: {
+      system,
+      recall: clamp(contextWindow / 50, 200, 16_000),
+      kb: clamp(contextWindow / 33, 300, 24_000),
+      perSlot: clamp(contextWindow / 100, 100, 8_000),
+    },
+    recallTopK: 12,
+    kbTopK: 8,
+    render: { dynamicPlacement: "user" },
+  };
+}
+
+/** Slots the agent schemas add to every mode (instructions per session, KB and clock per request). */
+const AGENT_EXTRA: readonly SlotSpec[] = [
+  {
+    kind: "instructions",
+    priority: 0.5,
+    cacheTier: "session",
+    title: "Project instructions",
+    itemStyle: "block",
+  },
+  { kind: "kb", priority: 7, cacheTier: "dynamic", title: "Knowledge base" },
+  CLOCK_SLOT,
+];
+
+function sized(spec: SlotSpec, d: AgentDefaults): SlotSpec {
+  const { charBudget: _chars, ...filter } = spec.filter ?? {};
+  // Policy and the clock are whole or nothing: no budget of their own.
+  if (spec.kind === "constraints" || spec.kind === "instructions" || spec.kind === "clock") {
+    return spec.filter === undefined ? spec : { ...spec, filter };
+  }
+  const recall = spec.kind === "recall_memory";
+  const kb = spec.kind === "kb";
+  const tokenBudget = recall ? d.slots.recall : kb ? d.slots.kb : d.slots.perSlot;
+  const topK = recall ? d.recallTopK : kb ? d.kbTopK : filter.topK;
+  return {
+    ...spec,
+    filter: { ...filter, tokenBudget, ...(topK !== undefined ? { topK } : {}) },
+  };
+}
+
+/**
+ * The default schemas sized for an agent's window: every mode of {@link DEFAULT_SCHEMAS}
+ * plus project instructions, a KB slot and the per-request clock; char budgets replaced
+ * by token budgets from {@link agentDefaults}; the global budget in tokens.
+ *
+ * @example agentSchemas(agentDefaults(200_000)).resolve("react").schema.budgetTokens // 20000
+ */
+export function agentSchemas(d: AgentDefaults): SchemaRegistry {
+  const schemas: ModeSchema[] = DEFAULT_SCHEMAS.map((s) => ({
+    mode: s.mode,
+    slots: [...s.slots, ...AGENT_EXTRA.filter((x) => !s.slots.some((y) => y.kind === x.kind))].map(
+      (slot) => sized(slot, d),
+    ),
+    budgetChars: null,
+    budgetTokens: d.slots.system,
+  }));
+  return createSchemaRegistry(deepFreeze(schemas));
+}
+
+/**
+ * The per-request clock as a source of the `clock` slot: one item, `Current time: <now>`
+ * (the assembly's `now`, never the system clock).
+ *
+ * @example clockSource() // serves { id: "clock", text: "Current time: 2026-11-30T09:00:00Z" }
+ */
+export function clockSource(id = "clock"): ContextSource {
+  return staticSource(id, ["clock"], (_slot, query) => [
+    { id: "clock", text: `Current time: ${query.now}` },
+  ]);
+}

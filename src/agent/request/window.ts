@@ -1,0 +1,63 @@
+/**
+ * The stateless window start of a whole request (docs/conversation.md "the agent loop with
+ * defaults"): derived from the conversation itself, so requests over a growing
+ * conversation share their window start — and the provider's cached prefix — without the
+ * caller carrying an anchor from one request to the next.
+ */
+import type { ConversationDecision, ConversationPlan } from "../../conversation/index.js";
+
+/** What a message counts toward a window: its tokens, or nothing when it is never sent. */
+const sent = (d: ConversationDecision): number => (d.reason === "orphan_removed" ? 0 : d.tokens);
+
+/**
+ * The window start on the grid of `stepTokens`: among the user messages, the oldest
+ * whose window fits the budget is `S_min` (the window is everything from a start to the
+ * end, plus pinned messages before it); the start is the first user message at or after
+ * the first grid line (`k × stepTokens` tokens of history before it, from the
+ * conversation's first message) at or after `S_min`. It moves only when `S_min` passes
+ * that line, and then by about `stepTokens`. Returns null when nothing has to be dropped
+ * (`plan` dropped nothing for the window) or no user message can start the window.
+ *
+ * `plan` is a plan of the same conversation under the same budget (any window start):
+ * its decisions give every message's tokens after transforms.
+ *
+ * @example gridWindowStart(firstPlan, 40_000) // "u37": pass it as `policy.anchor`
+ */
+export function gridWindowStart(plan: ConversationPlan, stepTokens: number): string | null {
+  const ds = plan.decisions;
+  if (!ds.some((d) => d.reason === "history_window")) return null;
+  const starts: number[] = [];
+  for (let i = 0; i < ds.length; i++) if (isTurnStart(ds, i)) starts.push(i);
+  // after[i]: tokens from message i to the end; pinnedBefore[i]: pinned tokens before i.
+  const n = ds.length;
+  const after = new Array<number>(n + 1).fill(0);
+  for (let i = n - 1; i >= 0; i--)
+    after[i] = (after[i + 1] as number) + sent(ds[i] as ConversationDecision);
+  let pinned = 0;
+  let before = 0;
+  let oldest = -1;
+  let line = 0;
+  const step = Math.max(1, Math.floor(stepTokens));
+  for (let k = 0, i = 0; k < starts.length; k++) {
+    const s = starts[k] as number;
+    for (; i < s; i++) {
+      const d = ds[i] as ConversationDecision;
+      before += sent(d);
+      if (d.reason === "pinned") pinned += d.tokens;
+    }
+    if (oldest < 0) {
+      if ((after[s] as number) + pinned > plan.budgetTokens) continue;
+      oldest = s;
+      line = Math.ceil(before / step) * step;
+    }
+    if (before >= line) return ds[s]?.messageId ?? null;
+  }
+  return oldest < 0 ? null : (ds[oldest]?.messageId ?? null);
+}
+
+/** A user message's decision starts a turn (turn numbers rise at each user message). */
+function isTurnStart(ds: readonly ConversationDecision[], i: number): boolean {
+  const d = ds[i] as ConversationDecision;
+  const prev = ds[i - 1];
+  return d.turn > 0 && (prev === undefined || prev.turn !== d.turn);
+}
