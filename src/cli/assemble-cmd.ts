@@ -16,8 +16,8 @@ import type { Recorder } from "../workspace/record/recorder.js";
 import type { AssembleRecordRequest } from "../workspace/record/schema.js";
 import type { WorkspaceAssembly } from "../workspace/workspace.js";
 import { EXIT, intFlag, reportError } from "./io.js";
-import { fitText, type TableStyle } from "./table.js";
-import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
+import type { TableStyle } from "./table.js";
+import { assemblyReport } from "./tables.js";
 import { stdoutStyle } from "./terminal.js";
 import { type SetExit, summaryOf } from "./verbs.js";
 
@@ -64,11 +64,8 @@ function userInstructionFiles(home: string): string[] {
   );
 }
 
-/** The people's view: layers, both decision tables, then the prompt, fitted to the style's width. */
+/** The people's view: layers, both decision tables, notes, then the prompt, fitted to the style's width. */
 export function formatAssembly(out: WorkspaceAssembly, style: TableStyle): string {
-  const parts = [layerTable(out.manifest, style)];
-  if (out.memoryPlan !== null) parts.push(memoryDecisionTable(out.memoryPlan, style));
-  parts.push(segmentDecisionTable(out.segmentPlan, style));
   const skills = out.workspace.skills.selection;
   const notes = [
     skills.abstained
@@ -79,13 +76,8 @@ export function formatAssembly(out: WorkspaceAssembly, style: TableStyle): strin
     ),
     ...out.workspace.skills.catalog.invalid.map((i) => `skills: invalid ${i.path}: ${i.reason}`),
     ...out.workspace.kbIssues.map((i) => `kb: ${i.file}:${i.line}: ${i.reason}`),
-    ...out.manifest.failures.map(
-      (f) => `source ${f.sourceId} (${f.slot}): ${f.reason}: ${f.message}`,
-    ),
   ];
-  parts.push(notes.join("\n"));
-  parts.push(`Prompt\n======\n${out.prompt}\n`);
-  return fitText(parts.join("\n\n"), style);
+  return assemblyReport(out, notes, style);
 }
 
 /** The machines' view: exactly `{prompt, manifest, memoryPlan, segmentPlan}`. */
