@@ -42,12 +42,13 @@ function rolesOf(request: unknown): Map<string, string> {
 
 function conversationReport(request: unknown, plan: ConversationPlan, style: TableStyle): string {
   const n = plan.decisions.length;
+  const kept = plan.decisions.filter((d) => d.status === "kept").length;
   const dropped = plan.droppedMessageIds.length;
   const cleared =
     plan.clearBeforeTurn === null
       ? ""
       : `; tool results cleared before turn ${plan.clearBeforeTurn}`;
-  const totals = `Totals — ${n - dropped} of ${n} messages kept, ${dropped} dropped; ${plan.usedTokens} of ${plan.budgetTokens} tokens (tokenizer ${plan.tokenizer}); next anchor ${plan.firstKeptId}${cleared}`;
+  const totals = `Totals — ${kept} of ${n} messages kept, ${dropped} dropped; ${plan.usedTokens} of ${plan.budgetTokens} tokens (tokenizer ${plan.tokenizer}); next anchor ${plan.firstKeptId}${cleared}`;
   return `${conversationDecisionTable(plan, style, rolesOf(request))}\n\n${totals}\n`;
 }
 
