@@ -9,7 +9,6 @@
 import type { ConversationPlan } from "../conversation/index.js";
 import type { MemoryPlan } from "../memory/index.js";
 import type { PromptPlan } from "../plan/index.js";
-import type { JsonVerb } from "./json-verbs.js";
 import { fitText, type TableStyle, type Terminal, tableStyle } from "./table.js";
 import {
   type AssemblyParts,
@@ -52,9 +51,8 @@ function conversationReport(request: unknown, plan: ConversationPlan, style: Tab
   return `${conversationDecisionTable(plan, style, rolesOf(request))}\n\n${totals}\n`;
 }
 
-const REPORTS: Readonly<
-  Record<JsonVerb, (request: unknown, response: unknown, style: TableStyle) => string>
-> = {
+// One report per JSON verb (keyed by the verb's name, so json-verbs.ts need not be imported).
+const REPORTS = {
   "select-memory": (_, r, style) => {
     const plan = r as MemoryPlan;
     const context = plan.context === "" ? "(empty: no memory selected)" : plan.context;
@@ -67,7 +65,10 @@ const REPORTS: Readonly<
   "plan-conversation": (request, r, style) =>
     conversationReport(request, r as ConversationPlan, style),
   "assemble-context": (_, r, style) => assemblyReport(r as AssemblyParts, [], style),
-};
+} satisfies Record<string, (request: unknown, response: unknown, style: TableStyle) => string>;
+
+/** The verbs with a report: the JSON verbs. */
+export type ReportedVerb = keyof typeof REPORTS;
 
 /**
  * The people's report of `verb` when its output is for people — stdout a terminal or
@@ -79,7 +80,7 @@ const REPORTS: Readonly<
  * process.stdout.write(report ? report(request, plan) : `${JSON.stringify(plan)}\n`);
  */
 export function jsonVerbReport(
-  verb: JsonVerb,
+  verb: ReportedVerb,
   flags: ReportFlags,
   terminal: Terminal,
 ): JsonVerbReport | undefined {
