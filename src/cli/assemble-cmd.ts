@@ -25,8 +25,8 @@ import {
   reportError,
 } from "./io.js";
 import { createStoreIfAbsent } from "./new-store.js";
-import { fitText, type TableStyle } from "./table.js";
-import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
+import type { TableStyle } from "./table.js";
+import { assemblyReport } from "./tables.js";
 import { stdoutStyle } from "./terminal.js";
 import { type SetExit, summaryOf } from "./verbs.js";
 
@@ -75,11 +75,8 @@ function userInstructionFiles(home: string): string[] {
   );
 }
 
-/** The people's view: layers, both decision tables, then the prompt, fitted to the style's width. */
+/** The people's view: layers, both decision tables, notes, then the prompt, fitted to the style's width. */
 export function formatAssembly(out: WorkspaceAssembly, style: TableStyle): string {
-  const parts = [layerTable(out.manifest, style)];
-  if (out.memoryPlan !== null) parts.push(memoryDecisionTable(out.memoryPlan, style));
-  parts.push(segmentDecisionTable(out.segmentPlan, style));
   const skills = out.workspace.skills.selection;
   const notes = [
     skills.abstained
@@ -90,13 +87,8 @@ export function formatAssembly(out: WorkspaceAssembly, style: TableStyle): strin
     ),
     ...out.workspace.skills.catalog.invalid.map((i) => `skills: invalid ${i.path}: ${i.reason}`),
     ...out.workspace.kbIssues.map((i) => `kb: ${i.file}:${i.line}: ${i.reason}`),
-    ...out.manifest.failures.map(
-      (f) => `source ${f.sourceId} (${f.slot}): ${f.reason}: ${f.message}`,
-    ),
   ];
-  parts.push(notes.join("\n"));
-  parts.push(`Prompt\n======\n${out.prompt}\n`);
-  return fitText(parts.join("\n\n"), style);
+  return assemblyReport(out, notes, style);
 }
 
 /** The machines' view: exactly `{prompt, manifest, memoryPlan, segmentPlan}`. */

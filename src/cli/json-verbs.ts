@@ -10,6 +10,8 @@ import type { SelectMemoryRequest } from "../memory/index.js";
 import { rejectUnknownFields } from "../text/index.js";
 import { type CounterPool, createCounterPool, requestTokenizer } from "../tokens/index.js";
 import { EXIT, parseJson, readInput, reportError } from "./io.js";
+import { type JsonVerbReport, jsonVerbReport } from "./json-verb-report.js";
+import { stdoutTerminal } from "./terminal.js";
 import { type SetExit, summaryOf } from "./verbs.js";
 
 /** A JSON verb: validates and answers one parsed request (a value or a promise of one). */
@@ -72,7 +74,10 @@ export function jsonHandler(verb: JsonVerb): Promise<JsonHandler> {
   return HANDLERS[verb]();
 }
 
-/** Registers one JSON verb; `assemble-context` answers one request only (no `--jsonl`). */
+/**
+ * Registers one JSON verb; `assemble-context` answers one request only (no `--jsonl`). On a
+ * terminal (or with `--wide`) the answer is a report for people, unless `--json`.
+ */
 export function registerJsonVerb(program: Command, setExit: SetExit, verb: JsonVerb): void {
   const cmd = program
     .command(verb)
@@ -81,20 +86,25 @@ export function registerJsonVerb(program: Command, setExit: SetExit, verb: JsonV
   if (verb !== "assemble-context") {
     cmd.option("--jsonl", "one request per line, one response or error object per line");
   }
-  cmd.action(async (opts: { input?: string; jsonl?: boolean }) => {
-    setExit(await runJsonVerb(verb, await jsonHandler(verb), opts));
+  cmd
+    .option("--json", "print the JSON response (the default when stdout is not a terminal)")
+    .option("--wide", "the report for people at full width, even when piped (default: fitted)");
+  cmd.action(async (opts: { input?: string; jsonl?: boolean; json?: boolean; wide?: boolean }) => {
+    const report = jsonVerbReport(verb, opts, stdoutTerminal());
+    setExit(await runJsonVerb(verb, await jsonHandler(verb), { ...opts, report }));
   });
 }
 
 /**
- * Runs a JSON verb over `--input FILE` or stdin and returns the exit code.
+ * Runs a JSON verb over `--input FILE` or stdin and returns the exit code; `report` (one
+ * request only) prints the answer for people instead of its JSON.
  *
  * @example await runJsonVerb("select-memory", await jsonHandler("select-memory"), { input: "req.json" });
  */
 export async function runJsonVerb(
   verb: string,
   handler: JsonHandler,
-  options: { input?: string; jsonl?: boolean },
+  options: { input?: string; jsonl?: boolean; report?: JsonVerbReport | undefined },
 ): Promise<number> {
   const pool = createCounterPool();
   let text: string;
@@ -105,8 +115,10 @@ export async function runJsonVerb(
   }
   if (!options.jsonl) {
     try {
-      const response = await handler(parseJson(text), pool);
-      process.stdout.write(`${JSON.stringify(response)}\n`);
+      const request = parseJson(text);
+      const response = await handler(request, pool);
+      const { report } = options;
+      process.stdout.write(report ? report(request, response) : `${JSON.stringify(response)}\n`);
       return EXIT.ok;
     } catch (err) {
       return reportError(err, verb);

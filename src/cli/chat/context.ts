@@ -5,9 +5,8 @@
  * breakpoints and every decision (conversation and segments).
  */
 import type { PlannedRequest } from "../../agent/index.js";
-import type { ConversationDecision } from "../../conversation/index.js";
-import { type Column, renderTable, type TableStyle } from "../table.js";
-import { segmentDecisionTable } from "../tables.js";
+import { renderTable, type TableStyle } from "../table.js";
+import { conversationDecisionTable, segmentDecisionTable } from "../tables.js";
 
 /** Where the window goes, by part. */
 export interface ContextUsage {
@@ -84,25 +83,6 @@ function usageRows(u: ContextUsage): { part: string; tokens: number; note: strin
   ];
 }
 
-const DECISION_COLUMNS: Column<ConversationDecision>[] = [
-  { header: "message", cell: (d) => d.messageId },
-  { header: "turn", cell: (d) => d.turn, align: "right" },
-  {
-    header: "status",
-    cell: (d) => d.status,
-    tone: (d) => (d.status === "kept" ? "good" : "bad"),
-    whole: true,
-  },
-  { header: "reason", cell: (d) => d.reason, whole: true },
-  { header: "tokens", cell: (d) => d.tokens, align: "right" },
-  {
-    header: "transforms",
-    cell: (d) => d.transforms.map((t) => t.kind).join(", "),
-    elastic: true,
-  },
-  { header: "detail", cell: (d) => d.detail, elastic: true },
-];
-
 function cacheLine(r: PlannedRequest): string {
   const placed = r.request.breakpoints.map((b) => `${b.tier} (prefix ${b.prefixTokens})`);
   const skipped = r.request.skipped.map((s) => `${s.tier}: ${s.reason}`);
@@ -132,7 +112,7 @@ export function contextSummary(r: PlannedRequest, style: TableStyle): string {
     style,
   );
   const c = r.conversation;
-  const decisions = `Conversation plan — budget ${c.budgetTokens} tokens, used ${c.usedTokens}, first kept ${c.firstKeptId}\n${renderTable(c.decisions, DECISION_COLUMNS, style)}`;
+  const decisions = conversationDecisionTable(c, style);
   return [head, usage, cacheLine(r), decisions].join("\n\n");
 }
 
