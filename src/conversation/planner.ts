@@ -7,7 +7,6 @@
  * `planConversation`'s (which is a fresh planner per call).
  */
 import { InvalidInputError, invalidFromZod, PromptBudgetError } from "../errors/index.js";
-import { deepFreeze } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import {
   type Choice,
@@ -16,6 +15,7 @@ import {
   type PlanRecord,
   planOf,
 } from "./decide.js";
+import { parseMessage } from "./fast-parse.js";
 import { choosePressure } from "./pressure.js";
 import { type MessagePrice, PriceBook } from "./price.js";
 import {
@@ -24,7 +24,6 @@ import {
   ConversationPolicySchema,
   type Message,
   type MessageInput,
-  MessageSchema,
 } from "./schema.js";
 import type { TransformSettings } from "./transforms.js";
 import { ConversationLayout, type Unit } from "./units.js";
@@ -226,9 +225,7 @@ class MemoryPlanner implements ConversationPlanner {
     const key = raw !== null && typeof raw === "object" ? raw : null;
     const hit = key === null ? undefined : this.parsed?.get(key);
     if (hit !== undefined) return hit;
-    const result = MessageSchema.safeParse(raw);
-    if (!result.success) throw invalidFromZod(result.error, ["messages", i]);
-    const message = deepFreeze(result.data);
+    const message = parseMessage(raw, ["messages", i]);
     if (key !== null) this.parsed?.set(key, message);
     return message;
   }
