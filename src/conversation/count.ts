@@ -19,12 +19,21 @@ export const MESSAGE_OVERHEAD_TOKENS = 4;
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  // Concatenation rather than map/join: every tool call of a history is written per plan.
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) out += `${i > 0 ? "," : ""}${canonicalJson(value[i])}`;
+    return `${out}]`;
+  }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record)
-    .filter((k) => record[k] !== undefined)
-    .sort(compareCodePoints);
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(",")}}`;
+  const keys = Object.keys(record).sort(compareCodePoints);
+  let out = "{";
+  for (const k of keys) {
+    const v = record[k];
+    if (v === undefined) continue;
+    out += `${out.length > 1 ? "," : ""}${JSON.stringify(k)}:${canonicalJson(v)}`;
+  }
+  return `${out}}`;
 }
 
 /** Tokens of one part under `counter` (text, name + canonical input, or output). */

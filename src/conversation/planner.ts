@@ -71,6 +71,7 @@ const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean =>
 const sameSettings = (a: TransformSettings, b: TransformSettings): boolean =>
   a.counter === b.counter &&
   a.toolResultMaxTokens === b.toolResultMaxTokens &&
+  a.clearing === b.clearing &&
   sameSet(a.keepToolResults, b.keepToolResults) &&
   sameSet(a.keepCallIds, b.keepCallIds);
 
@@ -200,6 +201,7 @@ class MemoryPlanner implements ConversationPlanner {
       toolResultMaxTokens: policy.toolResultMaxTokens,
       keepToolResults: new Set(policy.keepToolResults),
       keepCallIds: new Set(policy.keepCallIds),
+      clearing: policy.clearToolResultsAfterTurns !== null || policy.clearTrigger !== null,
     };
     const s = this.sessionFor(request.messages, settings);
     const rebuiltFrom = this.extend(s, request.messages);

@@ -23,7 +23,10 @@ export interface Priced {
   readonly transforms: readonly Transform[];
 }
 
-/** A message's two prices: as is (maybe truncated), and with its results cleared. */
+/**
+ * A message's two prices: as is (maybe truncated), and with its results cleared (the
+ * same as `plain` when the settings never clear: nothing reads it then).
+ */
 export interface MessagePrice {
   /** The tool names the cleared form was built with. */
   readonly names: readonly string[];
@@ -44,13 +47,24 @@ function priced(
   s: TransformSettings,
 ): Priced {
   const done = transformMessage(message, original, names, clear, s);
-  if (done.transforms.length === 0) return { message, tokens: original, transforms: NONE };
+  if (done === null) return { message, tokens: original, transforms: NONE };
   const tokens = messageTokens(done.message, s.counter);
   return Object.freeze({
     message: deepFreeze(done.message),
     tokens,
     transforms: Object.freeze(done.transforms.map((t) => Object.freeze(t))),
   });
+}
+
+// Clearing spares the kept tools: when it spares every result, nothing changes.
+function sparesAll(message: Message, names: readonly string[], s: TransformSettings): boolean {
+  let k = 0;
+  for (const part of message.content) {
+    if (part.type === "tool_result" && !spares(s, names[k++] ?? UNKNOWN_TOOL, part.callId)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /**
@@ -67,13 +81,10 @@ export function priceMessage(
   if (hit !== undefined && sameNames(hit.names, names)) return hit;
   const original = messageTokens(message, s.counter);
   const plain = priced(message, original, names, false, s);
-  // Clearing spares the kept tools: when it spares every result, nothing changes.
-  let k = 0;
-  const spared = message.content.every(
-    (part) => part.type !== "tool_result" || spares(s, names[k++] ?? UNKNOWN_TOOL, part.callId),
-  );
   const cleared =
-    message.role !== "tool" || spared ? plain : priced(message, original, names, true, s);
+    s.clearing && message.role === "tool" && !sparesAll(message, names, s)
+      ? priced(message, original, names, true, s)
+      : plain;
   const price = Object.freeze({ names, plain, cleared });
   memo?.set(message, price);
   return price;

@@ -76,6 +76,11 @@ export interface TransformSettings {
   readonly keepToolResults: ReadonlySet<string>;
   /** Call ids whose results are never cleared. */
   readonly keepCallIds: ReadonlySet<string>;
+  /**
+   * Whether the policy can clear results at all (age or pressure clearing): when not,
+   * no cleared form is built, since no window reads it.
+   */
+  readonly clearing: boolean;
 }
 
 /** Whether clearing spares the result of call `callId` to tool `name`. */
@@ -152,8 +157,8 @@ export function truncatedOutput(
 
 /**
  * Applies clearing (when `clear`, first) and truncation to a `tool` message's results;
- * `names[k]` is the tool name of its k-th result's call. Returns the message itself when
- * nothing changes, so unchanged messages keep their identity.
+ * `names[k]` is the tool name of its k-th result's call. Returns `null` when nothing
+ * changes (most messages: nothing is allocated for them).
  */
 export function transformMessage(
   message: Message,
@@ -161,20 +166,23 @@ export function transformMessage(
   names: readonly string[],
   clear: boolean,
   s: TransformSettings,
-): { message: Message; transforms: Transform[] } {
-  if (message.role !== "tool" || (!clear && s.toolResultMaxTokens === null)) {
-    return { message, transforms: [] };
-  }
-  const transforms: Transform[] = [];
+): { message: Message; transforms: Transform[] } | null {
+  if (message.role !== "tool" || (!clear && s.toolResultMaxTokens === null)) return null;
+  let transforms: Transform[] | null = null;
+  let content: Part[] | null = null;
+  const parts = message.content;
   let k = 0;
-  const content = message.content.map((part) => {
-    if (part.type !== "tool_result") return part;
+  for (let j = 0; j < parts.length; j++) {
+    const part = parts[j] as Part;
+    if (part.type !== "tool_result") continue;
     const done = transformPart(part, names[k++] ?? UNKNOWN_TOOL, clear, s);
-    if (done === null) return part;
+    if (done === null) continue;
+    content ??= parts.slice();
+    content[j] = done.part;
+    transforms ??= [];
     transforms.push({ kind: done.kind, callId: part.callId, originalTokens });
-    return done.part;
-  });
-  return transforms.length === 0
-    ? { message, transforms }
-    : { message: { ...message, content }, transforms };
+  }
+  return transforms === null
+    ? null
+    : { message: { ...message, content: content as Part[] }, transforms };
 }

@@ -23,6 +23,8 @@ export interface Unit {
   readonly orphan: string | null;
 }
 
+const NO_NAMES: readonly string[] = Object.freeze([]);
+
 const hasCall = (m: Message): boolean => m.content.some((p) => p.type === "tool_call");
 
 function resultIds(m: Message): string[] {
@@ -72,9 +74,12 @@ export class ConversationLayout {
     if (this.ids.has(message.id)) {
       throw new InvalidInputError(`duplicate message id "${message.id}"`, ["messages", i, "id"]);
     }
-    const names: string[] = [];
-    message.content.forEach((p, j) => {
-      if (p.type === "text") return;
+    // Messages without results share one empty list: no allocation per message.
+    let names: readonly string[] = NO_NAMES;
+    const content = message.content;
+    for (let j = 0; j < content.length; j++) {
+      const p = content[j] as Message["content"][number];
+      if (p.type === "text") continue;
       const seen = p.type === "tool_call" ? this.calls.has(p.callId) : this.results.has(p.callId);
       if (seen) {
         throw new InvalidInputError(`duplicate ${p.type} callId "${p.callId}"`, [
@@ -84,9 +89,10 @@ export class ConversationLayout {
       if (p.type === "tool_call") this.calls.set(p.callId, p.name);
       else {
         this.results.add(p.callId);
-        names.push(this.calls.get(p.callId) ?? UNKNOWN_TOOL);
+        if (names === NO_NAMES) names = [];
+        (names as string[]).push(this.calls.get(p.callId) ?? UNKNOWN_TOOL);
       }
-    });
+    }
     this.ids.set(message.id, i);
     this.inputs.push(input);
     this.messages.push(message);
@@ -138,16 +144,21 @@ export class ConversationLayout {
     for (let next = start + 1; next < this.messages.length; next++) {
       const m = this.messages[next] as Message;
       if (m.role !== "tool") break;
-      const answers = resultIds(m);
       // A tool message that answers anything but this unit's open calls stands alone.
-      if (!answers.every((id) => open.has(id))) break;
-      for (const id of answers) open.delete(id);
+      if (!answersOpen(m, open)) break;
+      for (const p of m.content) if (p.type === "tool_result") open.delete(p.callId);
       members.push(next);
     }
     const missing = open.values().next();
     const orphan = missing.done ? null : `call ${missing.value} has no result`;
     return { index: this.units.length, members, turn, orphan };
   }
+}
+
+// Whether every result of `m` answers one of the `open` calls.
+function answersOpen(m: Message, open: ReadonlySet<string>): boolean {
+  for (const p of m.content) if (p.type === "tool_result" && !open.has(p.callId)) return false;
+  return true;
 }
 
 // A tool message that does not follow its call's assistant message: never sendable.
