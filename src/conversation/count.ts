@@ -26,7 +26,7 @@ export function canonicalJson(value: unknown): string {
     return `${out}]`;
   }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort(compareCodePoints);
+  const keys = sortKeys(Object.keys(record));
   let out = "{";
   for (const k of keys) {
     const v = record[k];
@@ -34,6 +34,20 @@ export function canonicalJson(value: unknown): string {
     out += `${out.length > 1 ? "," : ""}${JSON.stringify(k)}:${canonicalJson(v)}`;
   }
   return `${out}}`;
+}
+
+// Keys by code point, in place: an insertion sort, since an object has few keys and
+// Array#sort allocates a work array per call (one per tool call of a history).
+function sortKeys(keys: string[]): string[] {
+  if (keys.length > 16) return keys.sort(compareCodePoints);
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i] as string;
+    let j = i - 1;
+    for (; j >= 0 && compareCodePoints(keys[j] as string, k) > 0; j--)
+      keys[j + 1] = keys[j] as string;
+    keys[j + 1] = k;
+  }
+  return keys;
 }
 
 /** Tokens of one part under `counter` (text, name + canonical input, or output). */
@@ -55,6 +69,7 @@ export function partTokens(part: Part, counter: TokenCounter): number {
  */
 export function messageTokens(message: Message, counter: TokenCounter): number {
   let total = MESSAGE_OVERHEAD_TOKENS;
-  for (const part of message.content) total += partTokens(part, counter);
+  const parts = message.content;
+  for (let j = 0; j < parts.length; j++) total += partTokens(parts[j] as Part, counter);
   return total;
 }

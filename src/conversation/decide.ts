@@ -74,7 +74,7 @@ export interface PlanRecord {
 
 function priceOf(c: Choice, i: number, u: number): Priced {
   const p = c.view.book.prices[i] as MessagePrice;
-  return u < c.view.clearedUnits ? p.cleared : p.plain;
+  return u < c.view.clearedUnits ? p.cleared : p;
 }
 
 // One frozen decision (a plain function, not a closure per message: 10,000s per plan).

@@ -24,13 +24,13 @@ export interface Priced {
 }
 
 /**
- * A message's two prices: as is (maybe truncated), and with its results cleared (the
- * same as `plain` when the settings never clear: nothing reads it then).
+ * A message's two prices: as is (maybe truncated) — the price itself — and with its
+ * results cleared (the price itself when clearing changes nothing, or when the settings
+ * never clear: nothing reads it then). One object per message: a plan prices them all.
  */
-export interface MessagePrice {
+export interface MessagePrice extends Priced {
   /** The tool names the cleared form was built with. */
   readonly names: readonly string[];
-  readonly plain: Priced;
   readonly cleared: Priced;
 }
 
@@ -39,15 +39,16 @@ const NONE: readonly Transform[] = Object.freeze([]);
 const sameNames = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && a.every((x, i) => x === b[i]);
 
-function priced(
+// The transformed form of `message`, or null when the transforms change nothing.
+function transformed(
   message: Message,
   original: number,
   names: readonly string[],
   clear: boolean,
   s: TransformSettings,
-): Priced {
+): Priced | null {
   const done = transformMessage(message, original, names, clear, s);
-  if (done === null) return { message, tokens: original, transforms: NONE };
+  if (done === null) return null;
   const tokens = messageTokens(done.message, s.counter);
   return Object.freeze({
     message: deepFreeze(done.message),
@@ -56,10 +57,25 @@ function priced(
   });
 }
 
+class Price implements MessagePrice {
+  readonly cleared: Priced;
+  constructor(
+    readonly names: readonly string[],
+    readonly message: Message,
+    readonly tokens: number,
+    readonly transforms: readonly Transform[],
+    cleared: Priced | null,
+  ) {
+    this.cleared = cleared ?? this;
+  }
+}
+
 // Clearing spares the kept tools: when it spares every result, nothing changes.
 function sparesAll(message: Message, names: readonly string[], s: TransformSettings): boolean {
   let k = 0;
-  for (const part of message.content) {
+  const parts = message.content;
+  for (let j = 0; j < parts.length; j++) {
+    const part = parts[j] as Message["content"][number];
     if (part.type === "tool_result" && !spares(s, names[k++] ?? UNKNOWN_TOOL, part.callId)) {
       return false;
     }
@@ -80,12 +96,13 @@ export function priceMessage(
   const hit = memo?.get(message);
   if (hit !== undefined && sameNames(hit.names, names)) return hit;
   const original = messageTokens(message, s.counter);
-  const plain = priced(message, original, names, false, s);
-  const cleared =
-    s.clearing && message.role === "tool" && !sparesAll(message, names, s)
-      ? priced(message, original, names, true, s)
-      : plain;
-  const price = Object.freeze({ names, plain, cleared });
+  const plain = transformed(message, original, names, false, s);
+  const clear = s.clearing && message.role === "tool" && !sparesAll(message, names, s);
+  const cleared = clear ? transformed(message, original, names, true, s) : null;
+  const price =
+    plain === null
+      ? new Price(names, message, original, NONE, cleared)
+      : new Price(names, plain.message, plain.tokens, plain.transforms, cleared);
   memo?.set(message, price);
   return price;
 }
@@ -125,9 +142,10 @@ export class PriceBook {
       const unit = layout.units[u] as (typeof layout.units)[number];
       let plain = 0;
       let cleared = 0;
-      for (const k of unit.members) {
-        const p = this.prices[k] as MessagePrice;
-        plain += p.plain.tokens;
+      const members = unit.members;
+      for (let j = 0; j < members.length; j++) {
+        const p = this.prices[members[j] as number] as MessagePrice;
+        plain += p.tokens;
         cleared += p.cleared.tokens;
       }
       this.unitPlain.push(plain);

@@ -124,9 +124,10 @@ export class ConversationLayout {
         m.role === "assistant" && hasCall(m)
           ? this.toolUnit(i, turn)
           : { index: this.units.length, members: [i], turn, orphan: loneOrphan(m) };
-      for (const k of unit.members) {
-        this.unitOf[k] = unit.index;
-        this.turnOf[k] = turn;
+      const members = unit.members;
+      for (let j = 0; j < members.length; j++) {
+        this.unitOf[members[j] as number] = unit.index;
+        this.turnOf[members[j] as number] = turn;
       }
       this.units.push(unit);
       i = (unit.members.at(-1) as number) + 1;
@@ -157,7 +158,11 @@ export class ConversationLayout {
 
 // Whether every result of `m` answers one of the `open` calls.
 function answersOpen(m: Message, open: ReadonlySet<string>): boolean {
-  for (const p of m.content) if (p.type === "tool_result" && !open.has(p.callId)) return false;
+  const parts = m.content;
+  for (let j = 0; j < parts.length; j++) {
+    const p = parts[j] as Message["content"][number];
+    if (p.type === "tool_result" && !open.has(p.callId)) return false;
+  }
   return true;
 }
 
