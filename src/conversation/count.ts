@@ -50,6 +50,83 @@ function sortKeys(keys: string[]): string[] {
   return keys;
 }
 
+/** Most characters of tool outputs one counter's output memo holds before it starts over. */
+export const OUTPUT_MEMO_CHARS = 64 * 1024 * 1024;
+/** Outputs at least this long are found by length, then compared (never hashed). */
+const LONG_OUTPUT = 1024;
+/** Most long outputs of one length the memo holds (a bound on a lookup's comparisons). */
+const SAME_LENGTH = 16;
+
+/** What is remembered of one tool output under one counter. */
+export interface OutputFacts {
+  readonly output: string;
+  readonly tokens: number;
+  /** Truncation results, filled by the transforms (by `${maxTokens} ${callId}`). */
+  cuts: Map<string, string | null> | null;
+}
+
+interface OutputMemo {
+  readonly short: Map<string, OutputFacts>;
+  readonly long: Map<number, OutputFacts[]>;
+  chars: number;
+}
+
+// Tool outputs by content, per counter. A stateless caller sends the whole history as
+// new strings on every request, and a string-keyed map hashes each new string (reading
+// all of it) before comparing it: long outputs are found by length, then compared.
+const outputMemos = new WeakMap<TokenCounter, OutputMemo>();
+
+function memoOf(counter: TokenCounter): OutputMemo {
+  let memo = outputMemos.get(counter);
+  if (memo === undefined) {
+    memo = { short: new Map(), long: new Map(), chars: 0 };
+    outputMemos.set(counter, memo);
+  }
+  return memo;
+}
+
+function remember(memo: OutputMemo, facts: OutputFacts): void {
+  const n = facts.output.length;
+  if (memo.chars + n > OUTPUT_MEMO_CHARS) {
+    memo.short.clear();
+    memo.long.clear();
+    memo.chars = 0;
+  }
+  memo.chars += n;
+  if (n < LONG_OUTPUT) {
+    memo.short.set(facts.output, facts);
+    return;
+  }
+  const list = memo.long.get(n);
+  if (list === undefined) memo.long.set(n, [facts]);
+  else {
+    if (list.length >= SAME_LENGTH) list.shift();
+    list.push(facts);
+  }
+}
+
+/**
+ * A tool output's count under `counter`, with room for its truncation results,
+ * remembered by content for the counter's lifetime (bounded: a full memo starts over).
+ *
+ * @example outputFacts("ok", getTokenCounter("o200k_base")).tokens // 1
+ */
+export function outputFacts(output: string, counter: TokenCounter): OutputFacts {
+  const memo = memoOf(counter);
+  if (output.length < LONG_OUTPUT) {
+    const hit = memo.short.get(output);
+    if (hit !== undefined) return hit;
+  } else {
+    const list = memo.long.get(output.length);
+    for (let i = 0; list !== undefined && i < list.length; i++) {
+      if ((list[i] as OutputFacts).output === output) return list[i] as OutputFacts;
+    }
+  }
+  const facts: OutputFacts = { output, tokens: counter.count(output), cuts: null };
+  remember(memo, facts);
+  return facts;
+}
+
 /** Tokens of one part under `counter` (text, name + canonical input, or output). */
 export function partTokens(part: Part, counter: TokenCounter): number {
   switch (part.type) {
@@ -58,7 +135,7 @@ export function partTokens(part: Part, counter: TokenCounter): number {
     case "tool_call":
       return counter.count(part.name) + counter.count(canonicalJson(part.input));
     case "tool_result":
-      return counter.count(part.output);
+      return outputFacts(part.output, counter).tokens;
   }
 }
 

@@ -287,3 +287,38 @@ export function createConversationPlanner(): ConversationPlanner {
 export function oneCallPlanner(): ConversationPlanner {
   return new MemoryPlanner(false);
 }
+
+/**
+ * A plan kept for the life of the process, with its planner: its objects keep the hidden
+ * classes of frozen messages, parts, units, prices and decisions alive. A stateless call
+ * frees everything it built, so after a full GC those classes would die and every
+ * function of the per-message path be deoptimized ("weak objects") and run slowly for
+ * most of the next call (see "Object shapes" in docs/performance.md). Never read.
+ */
+function keepShapes(): readonly unknown[] {
+  const call = { type: "tool_call", callId: "c1", name: "t", input: { a: [1] } };
+  const result = (isError: boolean) =>
+    isError
+      ? { type: "tool_result", callId: "c2", output: "x ".repeat(40), isError }
+      : { type: "tool_result", callId: "c1", output: "x ".repeat(40) };
+  const messages = [
+    { id: "u1", role: "user", content: [{ type: "text", text: "a" }], at: "2024-01-01T00:00:00Z" },
+    { id: "a1", role: "assistant", content: [{ type: "text", text: "b" }, call] },
+    { id: "t1", role: "tool", content: [result(false)] },
+    { id: "a2", role: "assistant", content: [{ ...call, callId: "c2" }] },
+    { id: "t2", role: "tool", content: [result(true)] },
+    { id: "u2", role: "user", content: [{ type: "text", text: "c" }] },
+  ] as MessageInput[];
+  const policy = { toolResultMaxTokens: 32, clearToolResultsAfterTurns: 1, pinned: ["a2"] };
+  // Built in code and parsed from JSON (a server's request): the two build their objects
+  // from different hidden classes. The planners hold their input objects too.
+  return [messages, JSON.parse(JSON.stringify(messages))].map((m: MessageInput[]) => {
+    const planner = new MemoryPlanner(false);
+    return [
+      planner,
+      planner.plan({ messages: m, budgetTokens: 1000, tokenizer: "estimate", policy }),
+    ];
+  });
+}
+// biome-ignore lint/correctness/noUnusedVariables: held only to keep the shapes alive
+const SHAPES = keepShapes();

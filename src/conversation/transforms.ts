@@ -6,6 +6,7 @@
  */
 import { cpOffsets } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
+import { outputFacts } from "./count.js";
 import type { Message, Part, ToolResultPart } from "./schema.js";
 
 /** The name a cleared result's notice gives when no call before it names the tool. */
@@ -105,24 +106,11 @@ function transformPart(
   return output === null ? null : { part: { ...part, output }, kind: "tool_result_truncated" };
 }
 
-/** Most output characters a counter's truncation memo holds before it starts over. */
-export const TRUNCATION_MEMO_CHARS = 64 * 1024 * 1024;
-
-interface TruncationMemo {
-  /** By output: by `${maxTokens} ${callId}`, the cut (null: the output fits as is). */
-  readonly cuts: Map<string, Map<string, string | null>>;
-  chars: number;
-}
-
-// Truncation results by content, per counter: a stateless caller (HTTP, the CLI's JSON
-// verbs) sends the whole history every time as new objects, and cutting a result is a
-// binary search of counts; the memo lives as long as the counter (a server's warm pool).
-const memos = new WeakMap<TokenCounter, TruncationMemo>();
-
 /**
  * The cut of `output` under `maxTokens` ({@link truncateToolOutput}), or `null` when it
- * fits as is; memoized by content for the counter's lifetime (bounded: a full memo
- * starts over).
+ * fits as is; memoized by content for the counter's lifetime with the output's count
+ * (`outputFacts`): a stateless caller (HTTP, the CLI's JSON verbs) sends the whole
+ * history every time as new objects, and cutting a result is a binary search of counts.
  */
 export function truncatedOutput(
   output: string,
@@ -130,28 +118,14 @@ export function truncatedOutput(
   maxTokens: number,
   counter: TokenCounter,
 ): string | null {
-  let memo = memos.get(counter);
-  if (memo === undefined) {
-    memo = { cuts: new Map(), chars: 0 };
-    memos.set(counter, memo);
-  }
+  const facts = outputFacts(output, counter);
   const key = `${maxTokens} ${callId}`;
-  const byKey = memo.cuts.get(output);
-  const hit = byKey?.get(key);
+  const hit = facts.cuts?.get(key);
   if (hit !== undefined) return hit;
-  const cut = fitsWithin(counter, output, maxTokens)
-    ? null
-    : truncateToolOutput(output, callId, maxTokens, counter);
-  if (byKey !== undefined) {
-    byKey.set(key, cut);
-    return cut;
-  }
-  if (memo.chars + output.length > TRUNCATION_MEMO_CHARS) {
-    memo.cuts.clear();
-    memo.chars = 0;
-  }
-  memo.cuts.set(output, new Map([[key, cut]]));
-  memo.chars += output.length;
+  const cut =
+    facts.tokens <= maxTokens ? null : truncateToolOutput(output, callId, maxTokens, counter);
+  facts.cuts ??= new Map();
+  facts.cuts.set(key, cut);
   return cut;
 }
 

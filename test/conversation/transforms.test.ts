@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { outputFacts } from "../../src/conversation/count.js";
 import {
   clearedNotice,
   elisionNotice,
@@ -185,7 +186,7 @@ describe("clearing old tool results", () => {
   });
 });
 
-describe("truncation memo (stateless callers)", () => {
+describe("output memo (stateless callers)", () => {
   // Counts every call of its function: no memo of its own (cacheSize 0).
   const tallied = () => {
     const tally = { calls: 0 };
@@ -222,8 +223,9 @@ describe("truncation memo (stateless callers)", () => {
     tally.calls = 0;
     const second = plan(64);
     expect(second).toEqual(first);
-    // Warm: what a plan without truncation counts, plus each of the 2 cuts once.
-    expect(tally.calls).toBe(plain + 2);
+    // Warm: what a plan without truncation counts but the 3 tool outputs (outputs and
+    // their cuts are remembered by content with their counts).
+    expect(tally.calls).toBe(plain - 3);
     expect(cold).toBeGreaterThan(plain + 10);
   });
 
@@ -238,6 +240,27 @@ describe("truncation memo (stateless callers)", () => {
         }
       }),
       { numRuns: 50 },
+    );
+  });
+
+  it("finds outputs by content, whatever the string object, and never mixes two of one length", () => {
+    // Long outputs of few lengths (more than a length's bucket holds), as new strings.
+    const output = fc
+      .tuple(fc.constantFrom(1024, 1500), fc.string({ minLength: 1, maxLength: 3 }))
+      .map(([n, seed]) => seed.repeat(n).slice(0, n));
+    fc.assert(
+      fc.property(fc.array(output, { minLength: 1, maxLength: 40 }), (outputs) => {
+        const counter = createTokenCounter("words", (t) => new Set(t).size, { cacheSize: 0 });
+        for (const round of [0, 1]) {
+          for (const o of outputs) {
+            const fresh = round === 0 ? o : [...o].join("");
+            const facts = outputFacts(fresh, counter);
+            expect(facts.output).toBe(o);
+            expect(facts.tokens).toBe(new Set(o).size);
+          }
+        }
+      }),
+      { numRuns: 100 },
     );
   });
 });
