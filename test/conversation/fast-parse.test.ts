@@ -72,13 +72,15 @@ const { input } = fc.letrec((tie) => ({
   ),
 }));
 
-const optional = <T>(arb: fc.Arbitrary<T>) =>
+// An optional field: absent, present but `undefined`, or a value.
+type Opt = { v?: unknown; present?: undefined };
+const optional = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<Opt> =>
   fc.oneof(
-    fc.constant({}),
-    fc.constant({ present: undefined }),
-    arb.map((v) => ({ v })),
+    fc.constant<Opt>({}),
+    fc.constant<Opt>({ present: undefined }),
+    arb.map((v): Opt => ({ v })),
   );
-const withOptional = (o: Record<string, unknown>, key: string, opt: { v?: unknown }) =>
+const withOptional = (o: Record<string, unknown>, key: string, opt: Opt) =>
   "present" in opt ? { ...o, [key]: undefined } : "v" in opt ? { ...o, [key]: opt.v } : o;
 
 const type = fc.oneof(fc.constantFrom("text", "tool_call", "tool_result"), odd);
