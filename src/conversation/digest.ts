@@ -35,10 +35,13 @@ export interface DigestOptions {
 
 /** Characters one quoted line keeps (asks are verbatim up to this many). */
 const LINE_CHARS = 600;
+/** Characters a line quoting an id or a number from a tool result keeps. */
+const QUOTE_CHARS = 200;
 const PATH =
   /(?:[\w.-]+\/)+[\w.-]+|\b[\w-]+\.(?:ts|tsx|js|mjs|cjs|json|md|py|rs|go|java|c|h|cpp|sh|ya?ml|toml|sql|css|html)\b/g;
+/** A line quoting an id or a number (not global: `test` keeps no state between lines). */
 const QUOTED =
-  /\b(?:[A-Za-z]+[-_#][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*|[0-9a-f]{7,40}|\d{3,}(?:\.\d+)?)\b/g;
+  /\b(?:[A-Za-z]+[-_#][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*|[0-9a-f]{7,40}|\d{3,}(?:\.\d+)?)\b/;
 const EXIT = /\bexit(?:ed)?(?: with)?(?: code| status)?[:= ]+(\d+)/i;
 const TASK = /^\s*(?:[-*] \[ \]|TODO\b|todo:)(.*)$/;
 const COMMAND_KEYS = ["command", "cmd", "script"];
@@ -102,7 +105,10 @@ function collect(messages: readonly Message[]): Sections {
         if (p.isError === true) {
           s.errors.push(clip(`${call?.name ?? "tool"} (call ${p.callId}): ${p.output}`));
         }
-        for (const q of p.output.match(QUOTED) ?? []) s.quoted.add(q);
+        // The whole line, not the bare id: "build b-1f2e failed" says what the id is.
+        for (const line of p.output.split("\n")) {
+          if (QUOTED.test(line)) s.quoted.add(clip(line).slice(0, QUOTE_CHARS));
+        }
       }
     }
   }
@@ -111,7 +117,8 @@ function collect(messages: readonly Message[]): Sections {
 
 /**
  * The summary text of `messages` under `maxTokens`: sections in priority order (asks,
- * open tasks, errors, commands, files, decisions, quoted ids and numbers); lines are
+ * open tasks, errors, commands, files, lines of tool results quoting ids and numbers,
+ * what the assistant said); lines are
  * added while the whole still fits, so it is never over budget. Deterministic.
  *
  * @example digestConversation([{ id: "u1", role: "user", content: [{ type: "text", text: "fix src/a.ts" }] }], getTokenCounter("estimate"), 200) // "User asked:\n- fix src/a.ts\nFiles: src/a.ts"
@@ -128,8 +135,8 @@ export function digestConversation(
     ["Errors:", s.errors, "list"],
     ["Commands:", s.commands, "list"],
     ["Files:", [...s.files].sort(), "inline"],
+    ["Quoted ids and numbers:", [...s.quoted], "list"],
     ["Assistant said:", s.said, "list"],
-    ["Quoted ids and numbers:", [...s.quoted].sort(), "inline"],
   ];
   let out = "";
   const fits = (text: string) =>

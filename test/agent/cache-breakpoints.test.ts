@@ -195,6 +195,7 @@ describe("whole requests with the agent defaults over generated tool-heavy conve
                 policy: d.policy,
                 render: d.render,
                 windowStepTokens: d.windowStepTokens,
+                digestTokens: d.digestTokens,
               });
             } catch (e) {
               // A current turn larger than the room fails closed: nothing is sent.

@@ -32,7 +32,7 @@ import {
 import { nonBlankString } from "../../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../../tokens/index.js";
 import { type AgentDefaults, agentDefaults, agentSchemas, clockSource } from "./defaults.js";
-import { gridWindowStart } from "./window.js";
+import { gridWindowStart, withWindowDigest } from "./window.js";
 
 const count = z.number().int().min(0);
 
@@ -79,6 +79,12 @@ export interface RequestInput<P extends ConversationProvider> {
    * null or absent: the planner's own start (`assembleRequest` defaults it from the window).
    */
   windowStepTokens?: number | null;
+  /**
+   * With the grid start: tokens of the room kept for a digest of what left the window,
+   * put at the window's start ({@link withWindowDigest}); 0 or absent: no digest
+   * (`assembleRequest` defaults it from the window).
+   */
+  digestTokens?: number;
   /** The provider renderer's options (`ttl`, `toolsBreakpoints`, `memoryPlacement`, `role`, …). */
   render?: Omit<ConversationRenderOptions, "model" | "toolsTokens" | "tokenCounter" | "query">;
 }
@@ -198,26 +204,42 @@ function budgetOf(
 
 /**
  * The conversation in `budgetTokens`: the planner's own window, or, with a window step
- * and no anchor, the window started on the step's grid ({@link gridWindowStart}; planned
- * twice only when something has to be dropped).
+ * and no anchor, the window started on the step's grid ({@link gridWindowStart}), planned
+ * first in the budget less `digestTokens` so the digest of what left the window
+ * ({@link withWindowDigest}) fits at its start.
  */
 function planWindow(
   input: RequestInput<ConversationProvider>,
   budgetTokens: number,
   counter: TokenCounter,
 ): ConversationPlan {
-  const plan = (policy: ConversationPolicyInput | undefined) =>
+  const plan = (
+    messages: readonly MessageInput[],
+    budget: number,
+    policy: ConversationPolicyInput | undefined,
+  ) =>
     planConversation({
-      messages: input.messages,
-      budgetTokens,
+      messages,
+      budgetTokens: budget,
       tokenizer: counter,
       ...(policy !== undefined ? { policy } : {}),
     });
-  const first = plan(input.policy);
   const step = input.windowStepTokens;
-  if (step === undefined || step === null || (input.policy?.anchor ?? null) !== null) return first;
+  if (step === undefined || step === null || (input.policy?.anchor ?? null) !== null) {
+    return plan(input.messages, budgetTokens, input.policy);
+  }
+  // At most a quarter of the room goes to the digest, whatever the caller asks.
+  const digest = Math.min(input.digestTokens ?? 0, Math.floor(budgetTokens / 4));
+  const first = plan(input.messages, budgetTokens - digest, input.policy);
   const anchor = gridWindowStart(first, step);
-  return anchor === null ? first : plan({ ...input.policy, anchor });
+  if (anchor === null) {
+    return digest === 0 ? first : plan(input.messages, budgetTokens, input.policy);
+  }
+  const messages =
+    digest === 0
+      ? input.messages
+      : withWindowDigest(input.messages, first, anchor, step, counter, digest);
+  return plan(messages, budgetTokens, { ...input.policy, anchor });
 }
 
 /**
@@ -339,6 +361,7 @@ export async function assembleRequest<P extends ConversationProvider>(
     render: { ...d.render, ...(input.render ?? {}) },
     windowStepTokens:
       input.windowStepTokens === undefined ? d.windowStepTokens : input.windowStepTokens,
+    digestTokens: input.digestTokens ?? d.digestTokens,
   });
   return { ...planned, assembly, defaults: d };
 }
