@@ -39,9 +39,13 @@ const LINE_CHARS = 600;
 const QUOTE_CHARS = 200;
 const PATH =
   /(?:[\w.-]+\/)+[\w.-]+|\b[\w-]+\.(?:ts|tsx|js|mjs|cjs|json|md|py|rs|go|java|c|h|cpp|sh|ya?ml|toml|sql|css|html)\b/g;
-/** A line quoting an id or a number (not global: `test` keeps no state between lines). */
-const QUOTED =
-  /\b(?:[A-Za-z]+[-_#][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*|[0-9a-f]{7,40}|\d{3,}(?:\.\d+)?)\b/;
+/**
+ * A line quoting an id (ticket-like `AUTH-1234`, codes `E21206`, hex hashes) or, weaker, a
+ * number of 3+ digits. Not global: `test` keeps no state between lines.
+ */
+const QUOTES_ID =
+  /\b(?:[A-Za-z]+\d*[-_#][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*|[A-Za-z]+\d{3,}[A-Za-z0-9_-]*|[0-9a-f]{7,40})\b/;
+const QUOTES_NUMBER = /\b\d{3,}(?:\.\d+)?\b/;
 const EXIT = /\bexit(?:ed)?(?: with)?(?: code| status)?[:= ]+(\d+)/i;
 const TASK = /^\s*(?:[-*] \[ \]|TODO\b|todo:)(.*)$/;
 const COMMAND_KEYS = ["command", "cmd", "script"];
@@ -57,7 +61,8 @@ interface Sections {
   commands: string[];
   errors: string[];
   said: string[];
-  quoted: Set<string>;
+  /** Lines quoting ids, then lines quoting only numbers (each in conversation order). */
+  quoted: [Set<string>, Set<string>];
   tasks: string[];
 }
 
@@ -86,7 +91,7 @@ function collect(messages: readonly Message[]): Sections {
     commands: [],
     errors: [],
     said: [],
-    quoted: new Set(),
+    quoted: [new Set(), new Set()],
     tasks: [],
   };
   const calls = new Map<string, { name: string; command: string | null }>();
@@ -107,7 +112,12 @@ function collect(messages: readonly Message[]): Sections {
         }
         // The whole line, not the bare id: "build b-1f2e failed" says what the id is.
         for (const line of p.output.split("\n")) {
-          if (QUOTED.test(line)) s.quoted.add(clip(line).slice(0, QUOTE_CHARS));
+          const tier = QUOTES_ID.test(line)
+            ? s.quoted[0]
+            : QUOTES_NUMBER.test(line)
+              ? s.quoted[1]
+              : null;
+          tier?.add(clip(line).slice(0, QUOTE_CHARS));
         }
       }
     }
@@ -135,7 +145,12 @@ export function digestConversation(
     ["Errors:", s.errors, "list"],
     ["Commands:", s.commands, "list"],
     ["Files:", [...s.files].sort(), "inline"],
-    ["Quoted ids and numbers:", [...s.quoted], "list"],
+    // Ids before bare numbers, newest first: what the budget cuts is the oldest noise.
+    [
+      "Quoted ids and numbers:",
+      [...[...s.quoted[0]].reverse(), ...[...s.quoted[1]].reverse()],
+      "list",
+    ],
     ["Assistant said:", s.said, "list"],
   ];
   let out = "";
