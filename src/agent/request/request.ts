@@ -202,6 +202,9 @@ function budgetOf(
   };
 }
 
+/** History a digest covers, in multiples of its own budget (8: about one line per turn's result). */
+const DIGEST_REACH = 8;
+
 /**
  * The conversation in `budgetTokens`: the planner's own window, or, with a window step
  * and no anchor, the window started on the step's grid ({@link gridWindowStart}), planned
@@ -235,10 +238,12 @@ function planWindow(
   if (anchor === null) {
     return digest === 0 ? first : plan(input.messages, budgetTokens, input.policy);
   }
+  // What the last move dropped, up to what a digest of its size can speak for.
+  const reach = Math.min(step, DIGEST_REACH * digest);
   const messages =
     digest === 0
       ? input.messages
-      : withWindowDigest(input.messages, first, anchor, step, counter, digest);
+      : withWindowDigest(input.messages, first, anchor, reach, counter, digest);
   return plan(messages, budgetTokens, { ...input.policy, anchor });
 }
 
