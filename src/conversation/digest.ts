@@ -153,21 +153,28 @@ export function digestConversation(
     ],
     ["Assistant said:", s.said, "list"],
   ];
-  let out = "";
-  const fits = (text: string) =>
-    (counter.countUpTo ? counter.countUpTo(text, maxTokens) : counter.count(text)) <= maxTokens;
+  // Pieces are counted one by one (counting the whole text again per line is quadratic);
+  // counts are nearly additive, and the final check takes pieces off until the whole fits.
+  const pieces: string[] = [];
+  let used = 0;
   for (const [title, items, style] of sections) {
-    let section = "";
-    for (const item of items) {
-      const next =
-        style === "list"
-          ? `${section === "" ? title : section}\n- ${item}`
-          : `${section === "" ? `${title} ` : `${section}, `}${item}`;
-      const whole = out === "" ? next : `${out}\n${next}`;
-      if (!fits(whole)) break;
-      section = next;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i] as string;
+      const sep = pieces.length === 0 ? "" : "\n";
+      const piece =
+        i === 0
+          ? `${sep}${title}${style === "list" ? "\n- " : " "}${item}`
+          : `${style === "list" ? "\n- " : ", "}${item}`;
+      const cost = counter.count(piece);
+      if (used + cost > maxTokens) break;
+      pieces.push(piece);
+      used += cost;
     }
-    if (section !== "") out = out === "" ? section : `${out}\n${section}`;
+  }
+  let out = pieces.join("");
+  while (pieces.length > 0 && counter.count(out) > maxTokens) {
+    pieces.pop();
+    out = pieces.join("");
   }
   return out;
 }
