@@ -8,6 +8,7 @@ import {
   AGENT_KEEP_RECENT_TOOL_RESULTS,
   agentDefaults,
   planRequest,
+  type RequestInput,
   WINDOW_DIGEST_HEADER,
 } from "../../src/agent/index.js";
 import type { MessageInput } from "../../src/conversation/index.js";
@@ -87,7 +88,11 @@ describe("agentDefaults", () => {
 
 describe("the digest of what left the window", () => {
   const d = agentDefaults(12_000);
-  const plan = (messages: MessageInput[], digestTokens?: number) =>
+  const plan = (
+    messages: MessageInput[],
+    digestTokens?: number,
+    extra: Partial<RequestInput<"anthropic">> = {},
+  ) =>
     planRequest({
       provider: "anthropic",
       model: MODEL,
@@ -99,6 +104,7 @@ describe("the digest of what left the window", () => {
       policy: d.policy,
       windowStepTokens: d.windowStepTokens,
       ...(digestTokens !== undefined ? { digestTokens } : {}),
+      ...extra,
     });
 
   it("opens the window's first (user) message, quotes the dropped ids, and fits the window", () => {
@@ -138,16 +144,8 @@ describe("the digest of what left the window", () => {
     const none = plan(messages);
     const c = none.conversation.messages[0]?.content[0];
     expect(c?.type === "text" && c.text.startsWith(WINDOW_DIGEST_HEADER)).toBe(false);
-    const anchored = planRequest({
-      provider: "anthropic",
-      model: MODEL,
-      system: stableSystem("tool_state", "state"),
-      messages,
-      contextWindow: 12_000,
-      tokenizer: counter,
+    const anchored = plan(messages, d.digestTokens, {
       policy: { ...d.policy, anchor: none.conversation.firstKeptId },
-      windowStepTokens: d.windowStepTokens,
-      digestTokens: d.digestTokens,
     });
     const a = anchored.conversation.messages[0]?.content[0];
     expect(a?.type === "text" && a.text.startsWith(WINDOW_DIGEST_HEADER)).toBe(false);

@@ -337,7 +337,8 @@ function withAgentDefaults(
  * {@link planRequest}: the conversation in the room the system side leaves, rendered for
  * `provider`, with both decision logs. Every field left out takes the agent default of
  * the window ({@link agentDefaults}: response reserve, low-water policy, the window start
- * on a grid so requests share it without an anchor, the dynamic tier after the last
+ * on a grid so requests share it without an anchor, a digest of what left the window at
+ * its start, the pressure policy sized but off, the dynamic tier after the last
  * cached block, system budgets in tokens); the caller's fields override them one by one.
  *
  * @example
