@@ -207,9 +207,10 @@ const DIGEST_REACH = 8;
 
 /**
  * The conversation in `budgetTokens`: the planner's own window, or, with a window step
- * and no anchor, the window started on the step's grid ({@link gridWindowStart}), planned
- * first in the budget less `digestTokens` so the digest of what left the window
- * ({@link withWindowDigest}) fits at its start.
+ * and no anchor, the window started on the step's grid ({@link gridWindowStart}) in the
+ * budget less `digestTokens`, so the digest of what left the window
+ * ({@link withWindowDigest}) fits at its start: planned once when nothing has to be
+ * dropped (the plan's `budgetTokens` is then the room less the digest's), twice otherwise.
  */
 function planWindow(
   input: RequestInput<ConversationProvider>,
@@ -231,13 +232,13 @@ function planWindow(
   if (step === undefined || step === null || (input.policy?.anchor ?? null) !== null) {
     return plan(input.messages, budgetTokens, input.policy);
   }
-  // At most a quarter of the room goes to the digest, whatever the caller asks.
+  // The window is chosen in the room less the digest (at most a quarter of the room), so
+  // the digest fits at its start. One plan when nothing is dropped (it is the answer: the
+  // same messages fit the whole room), a second from the grid start otherwise.
   const digest = Math.min(input.digestTokens ?? 0, Math.floor(budgetTokens / 4));
   const first = plan(input.messages, budgetTokens - digest, input.policy);
   const anchor = gridWindowStart(first, step);
-  if (anchor === null) {
-    return digest === 0 ? first : plan(input.messages, budgetTokens, input.policy);
-  }
+  if (anchor === null) return first;
   // What the last move dropped, up to what a digest of its size can speak for.
   const reach = Math.min(step, DIGEST_REACH * digest);
   const messages =
