@@ -24,7 +24,7 @@ const SECTIONS_DIR = fileURLToPath(new URL("./sections/", import.meta.url));
 const RESULTS_FILE = fileURLToPath(new URL("./results.json", import.meta.url));
 
 function parseArgs(argv) {
-  const opts = { runs: 7, warmup: 2, names: [], list: false };
+  const opts = { runs: 7, warmup: 2, names: [], list: false, seeds: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--runs" || a === "--warmup") {
@@ -33,6 +33,15 @@ function parseArgs(argv) {
         throw new Error(`${a} needs a ${a === "--runs" ? "positive" : "non-negative"} integer`);
       }
       opts[a.slice(2)] = v;
+    } else if (a === "--seed") {
+      // Seeds of the generated workloads that take one (agent-study): `--seed 1,2,3`.
+      const seeds = String(argv[++i] ?? "")
+        .split(",")
+        .map(Number);
+      if (seeds.length === 0 || !seeds.every((x) => Number.isInteger(x) && x >= 0)) {
+        throw new Error("--seed needs non-negative integers, comma-separated");
+      }
+      opts.seeds = seeds;
     } else if (a === "--list") {
       opts.list = true;
     } else if (a === "--help" || a === "-h") {
@@ -94,7 +103,9 @@ async function main() {
   const all = await loadSections();
   if (opts.help || opts.list) {
     if (opts.help) {
-      console.log("usage: node --expose-gc bench/run.mjs [--runs N] [--warmup N] [section ...]");
+      console.log(
+        "usage: node --expose-gc bench/run.mjs [--runs N] [--warmup N] [--seed N,…] [section ...]",
+      );
     }
     console.log("sections:");
     for (const s of all) console.log(`  ${s.meta.name.padEnd(12)} ${s.meta.title}`);
@@ -133,7 +144,7 @@ async function main() {
   );
   if (!hasGc) console.log("  note: run node with --expose-gc to force a GC before each run");
 
-  const ctx = { runs: opts.runs, warmup: opts.warmup };
+  const ctx = { runs: opts.runs, warmup: opts.warmup, seeds: opts.seeds };
   const results = { env, sections: {} };
   let failed = 0;
   for (const s of chosen) {

@@ -17,6 +17,8 @@ export interface AgentSession {
   kb: { id: string; text: string }[];
   turns: SessionTurn[];
 }
+/** The seed of the session the bench reports by default. */
+export const DEFAULT_SEED: number;
 export function makeAgentSession(options?: {
   seed?: number;
   turns?: number;

@@ -162,8 +162,11 @@ function makeRound(r, t, k, n, scale, facts) {
  * instructionsChars (9,000), needShare (0.5 of turns ask about an earlier fact), needReach
  * (at most this many turns back, 18).
  */
+/** The seed of the session the bench reports by default. */
+export const DEFAULT_SEED = 0x5e55;
+
 export function makeAgentSession({
-  seed = 0x5e55,
+  seed = DEFAULT_SEED,
   turns = 100,
   toolResults = 145,
   scale = 1.22,

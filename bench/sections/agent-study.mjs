@@ -20,9 +20,12 @@
  * request. Targets (issue 24): 200k — read share ≥ 93 %, cost ≤ 0.5×, facts ≥ 95 %; 64k —
  * cost ≤ 0.85×, facts ≥ the hand-built loop's; both — 0 over the window, 0 orphans, 0
  * starting on an assistant message.
+ *
+ * Seeds: `--seed 1,2,3` (or `AGENT_STUDY_SEEDS=1,2,3`) runs the study on each seed's
+ * session and judges the targets on every one; the default is the session's own seed.
  */
 import { historyTokens, runLoop } from "../lib/agent-loops.mjs";
-import { makeAgentSession } from "../lib/agent-session.mjs";
+import { DEFAULT_SEED, makeAgentSession } from "../lib/agent-session.mjs";
 import { importDist } from "../lib/modules.mjs";
 import { heading, int, judge, ratio, table, targetTable } from "../lib/report.mjs";
 
@@ -64,9 +67,9 @@ function costTarget(tag, p, h, limit) {
   });
 }
 
-function targets(w, p, h) {
+function targets(w, p, h, seed) {
   const rows = [];
-  const tag = `${w / 1000}k`;
+  const tag = seed === DEFAULT_SEED ? `${w / 1000}k` : `seed ${seed} ${w / 1000}k`;
   if (w === 200_000) {
     rows.push(
       judge(meta.name, {
@@ -120,22 +123,31 @@ function targets(w, p, h) {
   return rows;
 }
 
-export async function run(_ctx) {
-  heading(meta.title);
-  const pc = await importDist("index.js");
-  const session = makeAgentSession();
+/** The seeds to run: `--seed 1,2,3`, else `AGENT_STUDY_SEEDS`, else the session's own. */
+function seedsOf(ctx) {
+  if (ctx?.seeds) return ctx.seeds;
+  const env = process.env.AGENT_STUDY_SEEDS;
+  if (env === undefined || env === "") return [DEFAULT_SEED];
+  const seeds = env.split(",").map(Number);
+  if (!seeds.every((x) => Number.isInteger(x) && x >= 0)) {
+    throw new Error("AGENT_STUDY_SEEDS needs non-negative integers, comma-separated");
+  }
+  return seeds;
+}
+
+async function runSeed(pc, seed, judged) {
+  const session = makeAgentSession({ seed });
   const h = historyTokens(pc, session);
   console.log(
-    `  session: ${session.turns.length} turns, ${h.toolResults} tool results, ${int(h.tokens)} history tokens (claude_estimate)`,
+    `  seed ${seed}: ${session.turns.length} turns, ${h.toolResults} tool results, ${int(h.tokens)} history tokens (claude_estimate)`,
   );
-  const figures = { historyTokens: h.tokens, toolResults: h.toolResults, windows: {} };
-  const judged = [];
+  const figures = { seed, historyTokens: h.tokens, toolResults: h.toolResults, windows: {} };
   for (const w of WINDOWS) {
     const results = {};
     for (const loop of LOOPS) results[loop] = await runLoop(pc, session, loop, w);
     const base = results["hand-built"];
     console.log("");
-    console.log(`  window ${int(w)} tokens`);
+    console.log(`  seed ${seed}, window ${int(w)} tokens`);
     table([
       [
         "loop",
@@ -152,9 +164,20 @@ export async function run(_ctx) {
       ...LOOPS.map((l) => row(results[l], base)),
     ]);
     figures.windows[w] = results;
-    judged.push(...targets(w, results.promptctx, base));
+    judged.push(...targets(w, results.promptctx, base, seed));
   }
   console.log("");
-  targetTable(judged);
   return figures;
+}
+
+export async function run(ctx) {
+  heading(meta.title);
+  const pc = await importDist("index.js");
+  const seeds = seedsOf(ctx);
+  const judged = [];
+  const bySeed = [];
+  for (const seed of seeds) bySeed.push(await runSeed(pc, seed, judged));
+  targetTable(judged);
+  // One seed: the figures as before; several: one entry per seed.
+  return bySeed.length === 1 ? bySeed[0] : { seeds: bySeed };
 }

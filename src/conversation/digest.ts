@@ -35,10 +35,17 @@ export interface DigestOptions {
 
 /** Characters one quoted line keeps (asks are verbatim up to this many). */
 const LINE_CHARS = 600;
+/** Characters a line quoting an id or a number from a tool result keeps. */
+const QUOTE_CHARS = 200;
 const PATH =
   /(?:[\w.-]+\/)+[\w.-]+|\b[\w-]+\.(?:ts|tsx|js|mjs|cjs|json|md|py|rs|go|java|c|h|cpp|sh|ya?ml|toml|sql|css|html)\b/g;
-const QUOTED =
-  /\b(?:[A-Za-z]+[-_#][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*|[0-9a-f]{7,40}|\d{3,}(?:\.\d+)?)\b/g;
+/**
+ * A line quoting an id (ticket-like `AUTH-1234`, codes `E21206`, hex hashes) or, weaker, a
+ * number of 3+ digits. Not global: `test` keeps no state between lines.
+ */
+const QUOTES_ID =
+  /\b(?:[A-Za-z]+\d*[-_#][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*|[A-Za-z]+\d{3,}[A-Za-z0-9_-]*|[0-9a-f]{7,40})\b/;
+const QUOTES_NUMBER = /\b\d{3,}(?:\.\d+)?\b/;
 const EXIT = /\bexit(?:ed)?(?: with)?(?: code| status)?[:= ]+(\d+)/i;
 const TASK = /^\s*(?:[-*] \[ \]|TODO\b|todo:)(.*)$/;
 const COMMAND_KEYS = ["command", "cmd", "script"];
@@ -54,7 +61,8 @@ interface Sections {
   commands: string[];
   errors: string[];
   said: string[];
-  quoted: Set<string>;
+  /** Lines quoting ids, then lines quoting only numbers (each in conversation order). */
+  quoted: [Set<string>, Set<string>];
   tasks: string[];
 }
 
@@ -83,7 +91,7 @@ function collect(messages: readonly Message[]): Sections {
     commands: [],
     errors: [],
     said: [],
-    quoted: new Set(),
+    quoted: [new Set(), new Set()],
     tasks: [],
   };
   const calls = new Map<string, { name: string; command: string | null }>();
@@ -102,7 +110,15 @@ function collect(messages: readonly Message[]): Sections {
         if (p.isError === true) {
           s.errors.push(clip(`${call?.name ?? "tool"} (call ${p.callId}): ${p.output}`));
         }
-        for (const q of p.output.match(QUOTED) ?? []) s.quoted.add(q);
+        // The whole line, not the bare id: "build b-1f2e failed" says what the id is.
+        for (const line of p.output.split("\n")) {
+          const tier = QUOTES_ID.test(line)
+            ? s.quoted[0]
+            : QUOTES_NUMBER.test(line)
+              ? s.quoted[1]
+              : null;
+          tier?.add(clip(line).slice(0, QUOTE_CHARS));
+        }
       }
     }
   }
@@ -111,7 +127,8 @@ function collect(messages: readonly Message[]): Sections {
 
 /**
  * The summary text of `messages` under `maxTokens`: sections in priority order (asks,
- * open tasks, errors, commands, files, decisions, quoted ids and numbers); lines are
+ * open tasks, errors, commands, files, lines of tool results quoting ids and numbers,
+ * what the assistant said); lines are
  * added while the whole still fits, so it is never over budget. Deterministic.
  *
  * @example digestConversation([{ id: "u1", role: "user", content: [{ type: "text", text: "fix src/a.ts" }] }], getTokenCounter("estimate"), 200) // "User asked:\n- fix src/a.ts\nFiles: src/a.ts"
@@ -128,24 +145,36 @@ export function digestConversation(
     ["Errors:", s.errors, "list"],
     ["Commands:", s.commands, "list"],
     ["Files:", [...s.files].sort(), "inline"],
+    // Ids before bare numbers, newest first: what the budget cuts is the oldest noise.
+    [
+      "Quoted ids and numbers:",
+      [...[...s.quoted[0]].reverse(), ...[...s.quoted[1]].reverse()],
+      "list",
+    ],
     ["Assistant said:", s.said, "list"],
-    ["Quoted ids and numbers:", [...s.quoted].sort(), "inline"],
   ];
-  let out = "";
-  const fits = (text: string) =>
-    (counter.countUpTo ? counter.countUpTo(text, maxTokens) : counter.count(text)) <= maxTokens;
+  // Pieces are counted one by one (counting the whole text again per line is quadratic);
+  // counts are nearly additive, and the final check takes pieces off until the whole fits.
+  const pieces: string[] = [];
+  let used = 0;
   for (const [title, items, style] of sections) {
-    let section = "";
-    for (const item of items) {
-      const next =
-        style === "list"
-          ? `${section === "" ? title : section}\n- ${item}`
-          : `${section === "" ? `${title} ` : `${section}, `}${item}`;
-      const whole = out === "" ? next : `${out}\n${next}`;
-      if (!fits(whole)) break;
-      section = next;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i] as string;
+      const sep = pieces.length === 0 ? "" : "\n";
+      const piece =
+        i === 0
+          ? `${sep}${title}${style === "list" ? "\n- " : " "}${item}`
+          : `${style === "list" ? "\n- " : ", "}${item}`;
+      const cost = counter.count(piece);
+      if (used + cost > maxTokens) break;
+      pieces.push(piece);
+      used += cost;
     }
-    if (section !== "") out = out === "" ? section : `${out}\n${section}`;
+  }
+  let out = pieces.join("");
+  while (pieces.length > 0 && counter.count(out) > maxTokens) {
+    pieces.pop();
+    out = pieces.join("");
   }
   return out;
 }

@@ -19,6 +19,7 @@ import {
   assembleRequest,
   type PlannedRequest,
   planRequest,
+  WINDOW_DIGEST_HEADER,
 } from "../../src/agent/index.js";
 import { type Message, messageTokens } from "../../src/conversation/index.js";
 import {
@@ -195,6 +196,7 @@ describe("whole requests with the agent defaults over generated tool-heavy conve
                 policy: d.policy,
                 render: d.render,
                 windowStepTokens: d.windowStepTokens,
+                digestTokens: d.digestTokens,
               });
             } catch (e) {
               // A current turn larger than the room fails closed: nothing is sent.
@@ -413,5 +415,19 @@ describe("agentDefaults and the options assembleRequest keeps", () => {
     expect(kept.conversation.firstKeptId).toBe(anchor);
     const fixed = await assembleRequest({ ...base, windowStepTokens: null, responseReserve: 500 });
     expect(fixed.budget.responseReserve).toBe(500);
+    // By default the window opens with the digest of what left it; digestTokens 0 drops it.
+    const opening = (r: PlannedRequest) => JSON.stringify(r.conversation.messages[0]?.content[0]);
+    expect(opening(plain)).toContain(WINDOW_DIGEST_HEADER);
+    expect(opening(await assembleRequest({ ...base, digestTokens: 0 }))).not.toContain(
+      WINDOW_DIGEST_HEADER,
+    );
+    // An explicit pressure trigger overrides the default (off), field by field.
+    const pressed = await assembleRequest({
+      ...base,
+      windowStepTokens: null,
+      policy: { clearTrigger: 0.5, clearAtLeastTokens: 100 },
+    });
+    expect(pressed.conversation.clearBeforeTurn).not.toBeNull();
+    expect(plain.conversation.clearBeforeTurn).toBeNull();
   });
 });

@@ -42,7 +42,21 @@ export interface AgentDefaults {
    * moves in big steps, a small one keeps its working set. One tool result never takes
    * more than a tenth of the window.
    */
-  policy: { lowWaterRatio: number; toolResultMaxTokens: number };
+  policy: {
+    lowWaterRatio: number;
+    toolResultMaxTokens: number;
+    /**
+     * Clearing under pressure, sized but off (`clearTrigger: null`): measured on the
+     * agent study, a stateless request that clears under pressure breaks the cache more
+     * than the grid start with a digest does (more cost at 200k, fewer facts at 64k). Set
+     * `clearTrigger` (and pass back `anchor` and `clearBeforeTurn`) to turn it on: it then
+     * clears at least `clearAtLeastTokens` (1/10 of the window) at once and spares the
+     * last `keepRecentToolResults` (8) tool results.
+     */
+    clearTrigger: number | null;
+    clearAtLeastTokens: number;
+    keepRecentToolResults: number;
+  };
   /**
    * Grid of the stateless window start (tokens of history from the conversation's first
    * message): without an anchor from the caller, the window starts at the first user
@@ -50,6 +64,12 @@ export interface AgentDefaults {
    * over a growing conversation share a start until it must move.
    */
   windowStepTokens: number;
+  /**
+   * Room kept at the window's start for a digest of the turns the last move dropped
+   * (asks, commands, errors, the lines quoting ids and numbers): 1/32 of the window, in
+   * [256, 8,000]. It changes only when the window moves, so it costs no extra cache break.
+   */
+  digestTokens: number;
   /** System-side budgets, in tokens (recall and KB sized for real prompts). */
   slots: AgentSlotBudgets;
   /** Recalled memories and KB chunks at most. */
@@ -66,6 +86,9 @@ export interface AgentDefaults {
 export const AGENT_WORKING_SET_TOKENS = 40_000;
 /** Bounds of the low-water ratio: move at least a quarter of the room, keep at least 40 %. */
 export const AGENT_LOW_WATER_BOUNDS = [0.4, 0.75] as const;
+
+/** Tool results clearing under pressure spares (the agent's current working set). */
+export const AGENT_KEEP_RECENT_TOOL_RESULTS = 8;
 
 const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Math.floor(x)));
 
@@ -96,8 +119,12 @@ export function agentDefaults(contextWindow: number): AgentDefaults {
     policy: {
       lowWaterRatio,
       toolResultMaxTokens: clamp(contextWindow / 10, MIN_TOOL_RESULT_MAX_TOKENS, 100_000),
+      clearTrigger: null,
+      clearAtLeastTokens: clamp(contextWindow / 10, 1, 40_000),
+      keepRecentToolResults: AGENT_KEEP_RECENT_TOOL_RESULTS,
     },
     windowStepTokens: Math.max(1, Math.floor((1 - lowWaterRatio) * room)),
+    digestTokens: clamp(contextWindow / 32, 256, 8000),
     slots: {
       system,
       recall: clamp(contextWindow / 50, 200, 16_000),

@@ -1,6 +1,7 @@
 /** The whole request of docs/conversation.md: the system prompt and the conversation under one window. */
 
 export {
+  AGENT_KEEP_RECENT_TOOL_RESULTS,
   AGENT_LOW_WATER_BOUNDS,
   AGENT_WORKING_SET_TOKENS,
   type AgentDefaults,
@@ -37,4 +38,4 @@ export {
   type SummarizerOptions,
   summaryTranscript,
 } from "./summarize.js";
-export { gridWindowStart } from "./window.js";
+export { gridWindowStart, WINDOW_DIGEST_HEADER, withWindowDigest } from "./window.js";

@@ -32,7 +32,7 @@ import {
 import { nonBlankString } from "../../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../../tokens/index.js";
 import { type AgentDefaults, agentDefaults, agentSchemas, clockSource } from "./defaults.js";
-import { gridWindowStart } from "./window.js";
+import { gridWindowStart, withWindowDigest } from "./window.js";
 
 const count = z.number().int().min(0);
 
@@ -79,6 +79,12 @@ export interface RequestInput<P extends ConversationProvider> {
    * null or absent: the planner's own start (`assembleRequest` defaults it from the window).
    */
   windowStepTokens?: number | null;
+  /**
+   * With the grid start: tokens of the room kept for a digest of what left the window,
+   * put at the window's start ({@link withWindowDigest}); 0 or absent: no digest
+   * (`assembleRequest` defaults it from the window).
+   */
+  digestTokens?: number;
   /** The provider renderer's options (`ttl`, `toolsBreakpoints`, `memoryPlacement`, `role`, …). */
   render?: Omit<ConversationRenderOptions, "model" | "toolsTokens" | "tokenCounter" | "query">;
 }
@@ -196,28 +202,50 @@ function budgetOf(
   };
 }
 
+/** History a digest covers, in multiples of its own budget (8: about one line per turn's result). */
+const DIGEST_REACH = 8;
+
 /**
  * The conversation in `budgetTokens`: the planner's own window, or, with a window step
- * and no anchor, the window started on the step's grid ({@link gridWindowStart}; planned
- * twice only when something has to be dropped).
+ * and no anchor, the window started on the step's grid ({@link gridWindowStart}) in the
+ * budget less `digestTokens`, so the digest of what left the window
+ * ({@link withWindowDigest}) fits at its start: planned once when nothing has to be
+ * dropped (the plan's `budgetTokens` is then the room less the digest's), twice otherwise.
  */
 function planWindow(
   input: RequestInput<ConversationProvider>,
   budgetTokens: number,
   counter: TokenCounter,
 ): ConversationPlan {
-  const plan = (policy: ConversationPolicyInput | undefined) =>
+  const plan = (
+    messages: readonly MessageInput[],
+    budget: number,
+    policy: ConversationPolicyInput | undefined,
+  ) =>
     planConversation({
-      messages: input.messages,
-      budgetTokens,
+      messages,
+      budgetTokens: budget,
       tokenizer: counter,
       ...(policy !== undefined ? { policy } : {}),
     });
-  const first = plan(input.policy);
   const step = input.windowStepTokens;
-  if (step === undefined || step === null || (input.policy?.anchor ?? null) !== null) return first;
+  if (step === undefined || step === null || (input.policy?.anchor ?? null) !== null) {
+    return plan(input.messages, budgetTokens, input.policy);
+  }
+  // The window is chosen in the room less the digest (at most a quarter of the room), so
+  // the digest fits at its start. One plan when nothing is dropped (it is the answer: the
+  // same messages fit the whole room), a second from the grid start otherwise.
+  const digest = Math.min(input.digestTokens ?? 0, Math.floor(budgetTokens / 4));
+  const first = plan(input.messages, budgetTokens - digest, input.policy);
   const anchor = gridWindowStart(first, step);
-  return anchor === null ? first : plan({ ...input.policy, anchor });
+  if (anchor === null) return first;
+  // What the last move dropped, up to what a digest of its size can speak for.
+  const reach = Math.min(step, DIGEST_REACH * digest);
+  const messages =
+    digest === 0
+      ? input.messages
+      : withWindowDigest(input.messages, first, anchor, reach, counter, digest);
+  return plan(messages, budgetTokens, { ...input.policy, anchor });
 }
 
 /**
@@ -310,7 +338,8 @@ function withAgentDefaults(
  * {@link planRequest}: the conversation in the room the system side leaves, rendered for
  * `provider`, with both decision logs. Every field left out takes the agent default of
  * the window ({@link agentDefaults}: response reserve, low-water policy, the window start
- * on a grid so requests share it without an anchor, the dynamic tier after the last
+ * on a grid so requests share it without an anchor, a digest of what left the window at
+ * its start, the pressure policy sized but off, the dynamic tier after the last
  * cached block, system budgets in tokens); the caller's fields override them one by one.
  *
  * @example
@@ -339,6 +368,7 @@ export async function assembleRequest<P extends ConversationProvider>(
     render: { ...d.render, ...(input.render ?? {}) },
     windowStepTokens:
       input.windowStepTokens === undefined ? d.windowStepTokens : input.windowStepTokens,
+    digestTokens: input.digestTokens ?? d.digestTokens,
   });
   return { ...planned, assembly, defaults: d };
 }

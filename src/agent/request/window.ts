@@ -4,7 +4,14 @@
  * conversation share their window start — and the provider's cached prefix — without the
  * caller carrying an anchor from one request to the next.
  */
-import type { ConversationDecision, ConversationPlan } from "../../conversation/index.js";
+import {
+  type ConversationDecision,
+  type ConversationPlan,
+  digestConversation,
+  MESSAGE_OVERHEAD_TOKENS,
+  type MessageInput,
+} from "../../conversation/index.js";
+import type { TokenCounter } from "../../tokens/index.js";
 
 /** What a message counts toward a window: its tokens, or nothing when it is never sent. */
 const sent = (d: ConversationDecision): number => (d.reason === "orphan_removed" ? 0 : d.tokens);
@@ -60,4 +67,49 @@ function isTurnStart(ds: readonly ConversationDecision[], i: number): boolean {
   const d = ds[i] as ConversationDecision;
   const prev = ds[i - 1];
   return d.turn > 0 && (prev === undefined || prev.turn !== d.turn);
+}
+
+/** The line the window digest opens with (counted in its budget). */
+export const WINDOW_DIGEST_HEADER =
+  "Earlier in this conversation (a digest of what left the window):";
+
+/**
+ * The messages with a digest of what left the window put at the window's start: the run
+ * of messages just before `anchorId` (walking back until `reachTokens` of them, pinned
+ * ones skipped: the turns a move last dropped, the ones the next turns still ask about), as
+ * {@link digestConversation} writes it under `maxTokens`, prepended as a text part to the
+ * anchor's message. It depends only on the messages before the window start, so it
+ * changes when the window moves — when the cache breaks anyway — and never in between.
+ * Returns `messages` itself when nothing was dropped before the anchor.
+ *
+ * @example withWindowDigest(messages, firstPlan, "u37", 14_000, counter, 2000) // u37 opens with the digest
+ */
+export function withWindowDigest(
+  messages: readonly MessageInput[],
+  plan: ConversationPlan,
+  anchorId: string,
+  reachTokens: number,
+  counter: TokenCounter,
+  maxTokens: number,
+): readonly MessageInput[] {
+  const at = messages.findIndex((m) => m.id === anchorId);
+  const ds = plan.decisions;
+  // By position, not by what `plan` kept: the run depends on the anchor alone, so every
+  // request with this window start carries the same digest. Pinned messages are sent anyway.
+  const run: MessageInput[] = [];
+  for (let i = at - 1, tokens = 0; i >= 0 && tokens < reachTokens; i--) {
+    const d = ds[i] as ConversationDecision;
+    if (d.reason === "pinned") continue;
+    tokens += d.tokens;
+    run.push(messages[i] as MessageInput);
+  }
+  const room = maxTokens - counter.count(WINDOW_DIGEST_HEADER) - MESSAGE_OVERHEAD_TOKENS;
+  if (run.length === 0 || room <= 0) return messages;
+  const text = digestConversation(run.reverse(), counter, room);
+  const anchor = messages[at] as MessageInput;
+  if (text === "") return messages;
+  const digest = { type: "text" as const, text: `${WINDOW_DIGEST_HEADER}\n${text}` };
+  const out = messages.slice();
+  out[at] = { ...anchor, content: [digest, ...anchor.content] };
+  return out;
 }

@@ -1,0 +1,153 @@
+/**
+ * The agent defaults wired together: the pressure policy sized from the window (off by
+ * default, on when the caller sets a trigger), the digest of what left the window at its
+ * start (stable while the window holds), and explicit fields overriding the defaults.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  AGENT_KEEP_RECENT_TOOL_RESULTS,
+  agentDefaults,
+  planRequest,
+  type RequestInput,
+  WINDOW_DIGEST_HEADER,
+} from "../../src/agent/index.js";
+import type { MessageInput } from "../../src/conversation/index.js";
+import { getTokenCounter } from "../../src/tokens/index.js";
+import { MODEL, stableSystem, words } from "../assemble/wire-fixtures.js";
+
+const counter = getTokenCounter("claude_estimate");
+
+/** `turns` turns of ask, one tool round quoting a build id, answer; the requests before each call. */
+function session(turns: number): MessageInput[] {
+  const out: MessageInput[] = [];
+  for (let i = 0; i < turns; i++) {
+    out.push(
+      {
+        id: `u${i}`,
+        role: "user",
+        content: [{ type: "text", text: `ask ${i} ${words(30, "q")}` }],
+      },
+      {
+        id: `a${i}`,
+        role: "assistant",
+        content: [
+          { type: "tool_call", callId: `c${i}`, name: "bash", input: { command: `make ${i}` } },
+        ],
+      },
+      {
+        id: `t${i}`,
+        role: "tool",
+        content: [
+          {
+            type: "tool_result",
+            callId: `c${i}`,
+            output: `${words(400, `o${i}_`)}\nnote: build id b-${(0xabc000 + i).toString(16)}`,
+          },
+        ],
+      },
+      { id: `r${i}`, role: "assistant", content: [{ type: "text", text: `done ${i}` }] },
+    );
+  }
+  return out;
+}
+
+describe("agentDefaults", () => {
+  it("includes the pressure policy sized from the window, off until a trigger is set", () => {
+    for (const w of [64_000, 200_000]) {
+      const d = agentDefaults(w);
+      expect(d.policy).toMatchObject({
+        clearTrigger: null,
+        clearAtLeastTokens: w / 10,
+        keepRecentToolResults: AGENT_KEEP_RECENT_TOOL_RESULTS,
+      });
+      expect(d.digestTokens).toBe(w / 32);
+    }
+  });
+
+  it("the policy of the defaults is one the planner takes, and a trigger turns clearing on", () => {
+    const d = agentDefaults(12_000);
+    const messages = session(30);
+    const base = {
+      provider: "anthropic" as const,
+      model: MODEL,
+      system: stableSystem("tool_state", "state"),
+      messages,
+      contextWindow: 12_000,
+      tokenizer: counter,
+      windowStepTokens: null,
+    };
+    const off = planRequest({ ...base, policy: d.policy });
+    expect(off.conversation.clearBeforeTurn).toBeNull();
+    const on = planRequest({
+      ...base,
+      policy: { ...d.policy, clearTrigger: 0.8, clearAtLeastTokens: 500 },
+    });
+    expect(on.conversation.clearBeforeTurn).not.toBeNull();
+  });
+});
+
+describe("the digest of what left the window", () => {
+  const d = agentDefaults(12_000);
+  const plan = (
+    messages: MessageInput[],
+    digestTokens?: number,
+    extra: Partial<RequestInput<"anthropic">> = {},
+  ) =>
+    planRequest({
+      provider: "anthropic",
+      model: MODEL,
+      system: stableSystem("tool_state", "state"),
+      messages,
+      contextWindow: 12_000,
+      tokenizer: counter,
+      responseReserve: d.responseReserve,
+      policy: d.policy,
+      windowStepTokens: d.windowStepTokens,
+      ...(digestTokens !== undefined ? { digestTokens } : {}),
+      ...extra,
+    });
+
+  it("opens the window's first (user) message, quotes the dropped ids, and fits the window", () => {
+    const r = plan(session(40), d.digestTokens);
+    const first = r.conversation.messages[0];
+    expect(first?.role).toBe("user");
+    const text = first?.content[0]?.type === "text" ? first.content[0].text : "";
+    expect(text.startsWith(WINDOW_DIGEST_HEADER)).toBe(true);
+    expect(text).toMatch(/note: build id b-abc0[0-9a-f]{2}/);
+    expect(r.conversation.usedTokens).toBeLessThanOrEqual(r.budget.messagesBudget);
+    // The digest only ever quotes messages that left the window.
+    const dropped = new Set(r.conversation.droppedMessageIds);
+    for (const m of /b-abc0([0-9a-f]{2})/g[Symbol.matchAll](text)) {
+      expect(dropped.has(`t${Number.parseInt(m[1] as string, 16)}`)).toBe(true);
+    }
+  });
+
+  it("is byte-identical across requests while the window start holds", () => {
+    const all = session(40);
+    const byStart = new Map<string, unknown>();
+    let shared = 0;
+    for (let n = 120; n <= 160; n += 4) {
+      const r = plan(all.slice(0, n), d.digestTokens);
+      const first = r.conversation.messages[0];
+      const seen = byStart.get(r.conversation.firstKeptId);
+      if (seen === undefined) byStart.set(r.conversation.firstKeptId, first);
+      else {
+        shared += 1;
+        expect(first).toEqual(seen);
+      }
+    }
+    expect(shared).toBeGreaterThan(0);
+  });
+
+  it("is absent without digestTokens, and with an explicit anchor", () => {
+    const messages = session(40);
+    const none = plan(messages);
+    const c = none.conversation.messages[0]?.content[0];
+    expect(c?.type === "text" && c.text.startsWith(WINDOW_DIGEST_HEADER)).toBe(false);
+    const anchored = plan(messages, d.digestTokens, {
+      policy: { ...d.policy, anchor: none.conversation.firstKeptId },
+    });
+    const a = anchored.conversation.messages[0]?.content[0];
+    expect(a?.type === "text" && a.text.startsWith(WINDOW_DIGEST_HEADER)).toBe(false);
+  });
+});
