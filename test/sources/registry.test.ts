@@ -43,6 +43,26 @@ describe("createSourceRegistry", () => {
     }
   });
 
+  it("rejects what is not a source with its index, before anything calls it", () => {
+    const notSources: unknown[] = [
+      null,
+      1,
+      { id: "r1", level: "forbid", text: "a rule, not a source" },
+      { id: "", supports: () => true, fetch: () => [] },
+      { id: "x", supports: true, fetch: () => [] },
+      constraintsSource,
+    ];
+    for (const bad of notSources) {
+      try {
+        createSourceRegistry([profile, bad] as never);
+        expect.unreachable();
+      } catch (e) {
+        expect(e).toBeInstanceOf(InvalidInputError);
+        expect((e as InvalidInputError).path).toBe("sources[1]");
+      }
+    }
+  });
+
   it("is not affected by later changes to the input array", () => {
     const list = [constraints];
     const reg = createSourceRegistry(list);
