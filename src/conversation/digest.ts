@@ -9,6 +9,7 @@ import { invalidFromZod } from "../errors/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import type { Summarize } from "./compact.js";
 import { canonicalJson } from "./count.js";
+import { clipQuote, quoteTier } from "./quotes.js";
 import { type Message, type MessageInput, MessageSchema } from "./schema.js";
 
 /**
@@ -35,17 +36,8 @@ export interface DigestOptions {
 
 /** Characters one quoted line keeps (asks are verbatim up to this many). */
 const LINE_CHARS = 600;
-/** Characters a line quoting an id or a number from a tool result keeps. */
-const QUOTE_CHARS = 200;
 const PATH =
   /(?:[\w.-]+\/)+[\w.-]+|\b[\w-]+\.(?:ts|tsx|js|mjs|cjs|json|md|py|rs|go|java|c|h|cpp|sh|ya?ml|toml|sql|css|html)\b/g;
-/**
- * A line quoting an id (ticket-like `AUTH-1234`, codes `E21206`, hex hashes) or, weaker, a
- * number of 3+ digits. Not global: `test` keeps no state between lines.
- */
-const QUOTES_ID =
-  /\b(?:[A-Za-z]+\d*[-_#][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*|[A-Za-z]+\d{3,}[A-Za-z0-9_-]*|[0-9a-f]{7,40})\b/;
-const QUOTES_NUMBER = /\b\d{3,}(?:\.\d+)?\b/;
 const EXIT = /\bexit(?:ed)?(?: with)?(?: code| status)?[:= ]+(\d+)/i;
 const TASK = /^\s*(?:[-*] \[ \]|TODO\b|todo:)(.*)$/;
 const COMMAND_KEYS = ["command", "cmd", "script"];
@@ -112,12 +104,8 @@ function collect(messages: readonly Message[]): Sections {
         }
         // The whole line, not the bare id: "build b-1f2e failed" says what the id is.
         for (const line of p.output.split("\n")) {
-          const tier = QUOTES_ID.test(line)
-            ? s.quoted[0]
-            : QUOTES_NUMBER.test(line)
-              ? s.quoted[1]
-              : null;
-          tier?.add(clip(line).slice(0, QUOTE_CHARS));
+          const tier = quoteTier(line);
+          if (tier !== null) s.quoted[tier].add(clipQuote(clip(line)));
         }
       }
     }
@@ -125,11 +113,67 @@ function collect(messages: readonly Message[]): Sections {
   return s;
 }
 
+/** A section of the digest: its items in the order they are shown, and which go first. */
+interface Section {
+  readonly title: string;
+  readonly items: readonly string[];
+  readonly style: "list" | "inline";
+  /** Share of the budget the section may take before every section had its turn. */
+  readonly share: number;
+  /** Item indexes, most wanted first (default: shown order). */
+  readonly priority?: readonly number[];
+}
+
+/** Asks in priority order: the first (the task) and then the newest. */
+const firstThenNewest = (n: number): number[] =>
+  n === 0 ? [] : [0, ...Array.from({ length: n - 1 }, (_, i) => n - 1 - i)];
+
+function sectionsOf(s: Sections): Section[] {
+  return [
+    {
+      title: "User asked:",
+      items: s.asks,
+      style: "list",
+      share: 0.3,
+      priority: firstThenNewest(s.asks.length),
+    },
+    { title: "Open tasks:", items: s.tasks, style: "list", share: 0.1 },
+    { title: "Errors:", items: s.errors, style: "list", share: 0.15 },
+    { title: "Commands:", items: s.commands, style: "list", share: 0.15 },
+    { title: "Files:", items: [...s.files].sort(), style: "inline", share: 0.1 },
+    // Ids before bare numbers, newest first: what the budget cuts is the oldest noise.
+    {
+      title: "Quoted ids and numbers:",
+      items: [...[...s.quoted[0]].reverse(), ...[...s.quoted[1]].reverse()],
+      style: "list",
+      share: 1,
+    },
+    { title: "Assistant said:", items: s.said, style: "list", share: 0.15 },
+  ];
+}
+
+/** The text of the chosen items (`chosen[k]`: item indexes of section k), in shown order. */
+function render(sections: readonly Section[], chosen: readonly Set<number>[]): string {
+  const out: string[] = [];
+  sections.forEach((sec, k) => {
+    const items = sec.items.filter((_, i) => chosen[k]?.has(i));
+    if (items.length === 0) return;
+    out.push(
+      sec.style === "list"
+        ? `${sec.title}\n- ${items.join("\n- ")}`
+        : `${sec.title} ${items.join(", ")}`,
+    );
+  });
+  return out.join("\n");
+}
+
 /**
- * The summary text of `messages` under `maxTokens`: sections in priority order (asks,
- * open tasks, errors, commands, files, lines of tool results quoting ids and numbers,
- * what the assistant said); lines are
- * added while the whole still fits, so it is never over budget. Deterministic.
+ * The summary text of `messages` under `maxTokens`: sections (asks, open tasks, errors,
+ * commands, files, lines of tool results quoting ids and numbers, what the assistant
+ * said) take items in two rounds — first each up to its share of the budget (asks the
+ * first and the newest, quotes ids first and newest first), then the rest in the same
+ * order while the whole still fits — so a long run of asks never crowds out the ids, and
+ * the text is never over budget. Deterministic.
  *
  * @example digestConversation([{ id: "u1", role: "user", content: [{ type: "text", text: "fix src/a.ts" }] }], getTokenCounter("estimate"), 200) // "User asked:\n- fix src/a.ts\nFiles: src/a.ts"
  */
@@ -138,43 +182,46 @@ export function digestConversation(
   counter: TokenCounter,
   maxTokens: number,
 ): string {
-  const s = collect(parseMessages(messages));
-  const sections: [string, string[], string][] = [
-    ["User asked:", s.asks, "list"],
-    ["Open tasks:", s.tasks, "list"],
-    ["Errors:", s.errors, "list"],
-    ["Commands:", s.commands, "list"],
-    ["Files:", [...s.files].sort(), "inline"],
-    // Ids before bare numbers, newest first: what the budget cuts is the oldest noise.
-    [
-      "Quoted ids and numbers:",
-      [...[...s.quoted[0]].reverse(), ...[...s.quoted[1]].reverse()],
-      "list",
-    ],
-    ["Assistant said:", s.said, "list"],
-  ];
-  // Pieces are counted one by one (counting the whole text again per line is quadratic);
-  // counts are nearly additive, and the final check takes pieces off until the whole fits.
-  const pieces: string[] = [];
-  let used = 0;
-  for (const [title, items, style] of sections) {
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i] as string;
-      const sep = pieces.length === 0 ? "" : "\n";
-      const piece =
-        i === 0
-          ? `${sep}${title}${style === "list" ? "\n- " : " "}${item}`
-          : `${style === "list" ? "\n- " : ", "}${item}`;
-      const cost = counter.count(piece);
-      if (used + cost > maxTokens) break;
-      pieces.push(piece);
-      used += cost;
+  const sections = sectionsOf(collect(parseMessages(messages)));
+  const chosen = sections.map(() => new Set<number>());
+  // Items are counted one by one (counting the whole text again per item is quadratic);
+  // counts are nearly additive, and the final check takes the last chosen off until it fits.
+  const order: [number, number][] = [];
+  const costs = sections.map(() => new Map<number, number>());
+  const costOf = (k: number, i: number): number => {
+    const memo = costs[k] as Map<number, number>;
+    let c = memo.get(i);
+    if (c === undefined) {
+      c = counter.count(`\n- ${(sections[k] as Section).items[i] as string}`);
+      memo.set(i, c);
     }
+    return c;
+  };
+  let used = 0;
+  for (const round of [0, 1]) {
+    sections.forEach((sec, k) => {
+      const cap = round === 0 ? Math.floor(sec.share * maxTokens) : maxTokens;
+      const set = chosen[k] as Set<number>;
+      let own = 0;
+      for (const i of sec.priority ?? sec.items.keys()) {
+        // No item costs less than a token: stop once the room is gone.
+        if (own >= cap || used >= maxTokens) break;
+        if (set.has(i)) continue;
+        const title = set.size === 0 ? counter.count(`\n${sec.title}`) : 0;
+        const cost = title + costOf(k, i);
+        if (own + cost > cap || used + cost > maxTokens) continue;
+        set.add(i);
+        order.push([k, i]);
+        own += cost;
+        used += cost;
+      }
+    });
   }
-  let out = pieces.join("");
-  while (pieces.length > 0 && counter.count(out) > maxTokens) {
-    pieces.pop();
-    out = pieces.join("");
+  let out = render(sections, chosen);
+  while (order.length > 0 && counter.count(out) > maxTokens) {
+    const [k, i] = order.pop() as [number, number];
+    chosen[k]?.delete(i);
+    out = render(sections, chosen);
   }
   return out;
 }

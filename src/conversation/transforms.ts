@@ -7,6 +7,7 @@
 import { cpOffsets } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import { outputFacts } from "./count.js";
+import { type QuotedLine, quotedLines } from "./quotes.js";
 import type { Message, Part, ToolResultPart } from "./schema.js";
 
 /** The name a cleared result's notice gives when no call before it names the tool. */
@@ -29,22 +30,103 @@ export function elisionNotice(elidedChars: number, callId: string): string {
   return `[… ${elidedChars} chars of tool output elided (call ${callId}) …]`;
 }
 
+/** The notice before the lines kept from the elided part, and the one after them. */
+function keptNotices(elidedChars: number, callId: string, lines: number): [string, string] {
+  const what =
+    lines === 1
+      ? "1 line of it quoting ids or numbers follows"
+      : `${lines} lines of it quoting ids or numbers follow`;
+  return [
+    `[… ${elidedChars} chars of tool output elided (call ${callId}); ${what} …]`,
+    `[… end of the lines kept from the elided output (call ${callId}) …]`,
+  ];
+}
+
 const fitsWithin = (counter: TokenCounter, text: string, limit: number): boolean =>
   (counter.countUpTo ? counter.countUpTo(text, limit) : counter.count(text)) <= limit;
 
-// head ≈ twice the tail, cut at code points: `keep` code points survive in total.
-function cutAt(output: string, offsets: Uint32Array, keep: number, callId: string): string {
+/** Share of the limit the lines kept from the elided part may take at most. */
+const QUOTE_SHARE = 5;
+
+/** The head and tail of a cut keeping `keep` code points (head ≈ twice the tail). */
+interface Cut {
+  readonly head: string;
+  readonly tail: string;
+  /** UTF-16 span of the elided middle. */
+  readonly from: number;
+  readonly to: number;
+  readonly elided: number;
+}
+
+function cutOf(output: string, offsets: Uint32Array, keep: number): Cut {
   const total = offsets.length - 1;
   const head = Math.ceil((2 * keep) / 3);
   const tail = keep - head;
-  const headText = output.slice(0, offsets[head]);
-  const tailText = output.slice(offsets[total - tail]);
-  return `${headText}\n${elisionNotice(total - keep, callId)}\n${tailText}`;
+  const from = offsets[head] as number;
+  const to = offsets[total - tail] as number;
+  return { head: output.slice(0, from), tail: output.slice(to), from, to, elided: total - keep };
 }
 
+function joined(cut: Cut, callId: string, lines: readonly string[]): string {
+  if (lines.length === 0) return `${cut.head}\n${elisionNotice(cut.elided, callId)}\n${cut.tail}`;
+  const [open, close] = keptNotices(cut.elided, callId, lines.length);
+  return `${cut.head}\n${open}\n${lines.join("\n")}\n${close}\n${cut.tail}`;
+}
+
+/** The largest plain cut (no kept lines) whose text counts at most `limit`. */
+function largestCut(
+  output: string,
+  offsets: Uint32Array,
+  callId: string,
+  limit: number,
+  counter: TokenCounter,
+): Cut {
+  const fits = (keep: number) =>
+    fitsWithin(counter, joined(cutOf(output, offsets, keep), callId, []), limit);
+  // Binary search on the kept code points: fewer kept → fewer tokens (up to BPE noise,
+  // which the final step-down check absorbs).
+  let lo = 0;
+  let hi = offsets.length - 2;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  while (lo > 0 && !fits(lo)) lo -= 1;
+  return cutOf(output, offsets, lo);
+}
+
+/** Quoted lines inside the cut's elided middle, ids first, then numbers, each in order. */
+function inMiddle(quoted: readonly QuotedLine[], cut: Cut): QuotedLine[] {
+  const inside = quoted.filter((q) => q.start >= cut.from && q.end <= cut.to);
+  return [...inside.filter((q) => q.tier === 0), ...inside.filter((q) => q.tier === 1)];
+}
+
+/** The lines of `candidates` that fit `room` tokens, in the candidates' (priority) order. */
+function chooseLines(
+  candidates: readonly QuotedLine[],
+  room: number,
+  cost: (q: QuotedLine) => number,
+): QuotedLine[] {
+  const chosen: QuotedLine[] = [];
+  let used = 0;
+  for (const q of candidates) {
+    if (used + cost(q) > room) continue;
+    chosen.push(q);
+    used += cost(q);
+  }
+  return chosen;
+}
+
+const texts = (lines: readonly QuotedLine[]): string[] =>
+  [...lines].sort((a, b) => a.start - b.start).map((q) => q.text);
+
 /**
- * The largest head + notice + tail cut of `output` (head about twice the tail, cut at
- * code points) whose count is at most `maxTokens`; the notice alone when nothing fits.
+ * The cut of `output` under `maxTokens`: a head and a tail (head about twice the tail, cut
+ * at code points) with a notice between them — the notice alone when nothing fits. When
+ * lines of the elided middle quote ids or numbers, up to a fifth of the limit keeps them
+ * (ids first, in order) between two notices, and the head and tail share the rest; with
+ * no such line the cut is the largest that fits.
  *
  * @example truncateToolOutput("x".repeat(10000), "c1", 40, counter) // "xxx…\n[… 9880 chars of tool output elided (call c1) …]\nxx…"
  */
@@ -55,18 +137,31 @@ export function truncateToolOutput(
   counter: TokenCounter,
 ): string {
   const offsets = cpOffsets(output);
-  const total = offsets.length - 1;
-  // Binary search on the kept code points: fewer kept → fewer tokens (up to BPE noise,
-  // which the final step-down check absorbs).
-  let lo = 0;
-  let hi = total - 1;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (fitsWithin(counter, cutAt(output, offsets, mid, callId), maxTokens)) lo = mid;
-    else hi = mid - 1;
+  const plain = largestCut(output, offsets, callId, maxTokens, counter);
+  const quoted = quotedLines(output);
+  const wanted = inMiddle(quoted, plain);
+  if (wanted.length === 0) return joined(plain, callId, []);
+  const costs = new Map<QuotedLine, number>();
+  const cost = (q: QuotedLine): number => {
+    let c = costs.get(q);
+    if (c === undefined) {
+      c = counter.count(q.text) + 1;
+      costs.set(q, c);
+    }
+    return c;
+  };
+  const cap = Math.floor(maxTokens / QUOTE_SHARE);
+  let reserve = counter.count(keptNotices(plain.elided, callId, wanted.length).join("\n")) + 1;
+  for (let i = 0; i < wanted.length && reserve < cap; i++) reserve += cost(wanted[i] as QuotedLine);
+  reserve = Math.min(cap, reserve);
+  const cut = largestCut(output, offsets, callId, maxTokens - reserve, counter);
+  const lines = chooseLines(inMiddle(quoted, cut), reserve, cost);
+  // Counts are nearly additive: the whole is checked, and the lowest-priority lines go
+  // until it fits.
+  while (lines.length > 0 && !fitsWithin(counter, joined(cut, callId, texts(lines)), maxTokens)) {
+    lines.pop();
   }
-  while (lo > 0 && !fitsWithin(counter, cutAt(output, offsets, lo, callId), maxTokens)) lo -= 1;
-  return cutAt(output, offsets, lo, callId);
+  return joined(cut, callId, texts(lines));
 }
 
 /** Settings of {@link transformMessage}. */

@@ -56,6 +56,35 @@ describe("digestConversation", () => {
     );
   });
 
+  it("a long run of asks never crowds out the ids: each section first gets its share", () => {
+    const counter = getTokenCounter("o200k_base");
+    const asks = Array.from({ length: 60 }, (_, i) =>
+      user(`u${i}`, `ask ${i}: ${"please look again at the whole module ".repeat(12)}`),
+    );
+    const messages = [
+      ...asks.slice(0, 30),
+      calls("a1", ["c1", "bash", { command: "make" }]),
+      toolMessage("t1", "c1", "ok\nnote: build id b-1f2e3a4b\ndone"),
+      ...asks.slice(30),
+    ];
+    const text = digestConversation(messages, counter, 600);
+    expect(counter.count(text)).toBeLessThanOrEqual(600);
+    expect(text).toContain("- note: build id b-1f2e3a4b");
+    // The first ask (the task) and the newest one are kept; asks in between are cut.
+    expect(text).toContain("- ask 0: ");
+    expect(text).toContain("- ask 59: ");
+    expect(text).not.toContain("- ask 30: ");
+    expect(text.indexOf("- ask 0: ")).toBeLessThan(text.indexOf("- ask 59: "));
+  });
+
+  it("fills the room a section leaves with the others' items, in the same order", () => {
+    const counter = getTokenCounter("estimate");
+    const asks = Array.from({ length: 10 }, (_, i) => user(`u${i}`, `ask number ${i}`));
+    const text = digestConversation(asks, counter, 2000);
+    // Asks alone: their share is no limit when nothing else wants the room.
+    for (let i = 0; i < 10; i++) expect(text).toContain(`- ask number ${i}\n`.trimEnd());
+  });
+
   it("compacts a dropped run without a model, as a pinned summary", async () => {
     const messages = [...session, user("u2", "now run the linter")];
     const plan = planConversation({ messages, budgetTokens: 20, tokenizer: "estimate" });

@@ -24,7 +24,8 @@ interface Input {
 }
 
 const CLEARED = /^\[tool result cleared \(call [^,]+, [^)]+\)\]$/;
-const ELIDED = /\n\[… \d+ chars of tool output elided \(call [^)]*\) …\]\n/;
+const ELIDED =
+  /\n\[… \d+ chars of tool output elided \(call [^)]*\)(?: …\]|; \d+ lines? of it quoting ids or numbers follows? …\])\n/;
 
 /** The kept messages' required tokens, from a plan of the same input with room for all. */
 function requiredTokens(input: Input, counter: () => TokenCounter): number {

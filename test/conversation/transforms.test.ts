@@ -8,6 +8,7 @@ import {
   planConversation,
   truncateToolOutput,
 } from "../../src/conversation/index.js";
+import { quotedLines } from "../../src/conversation/quotes.js";
 import { truncatedOutput } from "../../src/conversation/transforms.js";
 import { cpLength } from "../../src/text/index.js";
 import { createTokenCounter, getTokenCounter, type TokenCounter } from "../../src/tokens/index.js";
@@ -41,6 +42,8 @@ describe("truncateToolOutput", () => {
       fc.assert(
         fc.property(long, fc.integer({ min: 32, max: 120 }), (output, max) => {
           fc.pre(counter.count(output) > max);
+          // Lines quoting ids or numbers are kept from the middle (below).
+          fc.pre(quotedLines(output).length === 0);
           const cut = truncateToolOutput(output, "call_7", max, counter);
           const m = NOTICE.exec(cut);
           expect(m).not.toBeNull();
@@ -62,6 +65,70 @@ describe("truncateToolOutput", () => {
       );
     },
   );
+
+  const KEPT =
+    /^([\s\S]*)\n\[… (\d+) chars of tool output elided \(call c9\); (\d+) lines? of it quoting ids or numbers follows? …\]\n([\s\S]*)\n\[… end of the lines kept from the elided output \(call c9\) …\]\n([\s\S]*)$/;
+  const fact = fc.oneof(
+    fc.stringMatching(/^[a-z]{3,6} id [a-z]-[0-9a-f]{8}$/),
+    fc.stringMatching(/^port [0-9]{5}$/),
+    fc.stringMatching(/^commit [0-9a-f]{12}$/),
+  );
+  const filler = fc.stringMatching(/^[g-z ]{0,60}$/);
+  const withFacts = fc
+    .tuple(fc.array(fc.oneof(filler, filler, filler, fact), { minLength: 40, maxLength: 300 }))
+    .map(([lines]) => lines.join("\n"));
+
+  it.each(Object.keys(counters))(
+    "with %s: lines of the elided middle quoting ids or numbers are kept, in order, within the limit",
+    (name) => {
+      const counter = (counters[name] as () => TokenCounter)();
+      fc.assert(
+        fc.property(withFacts, fc.integer({ min: 60, max: 600 }), (output, max) => {
+          fc.pre(counter.count(output) > max);
+          const cut = truncateToolOutput(output, "c9", max, counter);
+          expect(counter.count(cut)).toBeLessThanOrEqual(max);
+          const m = KEPT.exec(cut);
+          if (m === null) {
+            // No line kept: the plain form, and nothing quoting sits in what it elided.
+            const plain = NOTICE.exec(cut) as unknown as string[];
+            expect(plain).not.toBeNull();
+            return;
+          }
+          const [, head, elided, n, body, tail] = m as unknown as string[];
+          expect(output.startsWith(head as string)).toBe(true);
+          expect(output.endsWith(tail as string)).toBe(true);
+          const keep = cpLength(head as string) + cpLength(tail as string);
+          expect(Number(elided)).toBe(cpLength(output) - keep);
+          expect(cpLength(head as string)).toBe(Math.ceil((2 * keep) / 3));
+          const kept = (body as string).split("\n");
+          expect(kept.length).toBe(Number(n));
+          // Each kept line is a whole quoting line of the elided middle, in the output's order.
+          const from = (head as string).length;
+          const to = output.length - (tail as string).length;
+          const inMiddle = quotedLines(output)
+            .filter((q) => q.start >= from && q.end <= to)
+            .map((q) => q.text);
+          let at = 0;
+          for (const line of kept) {
+            at = inMiddle.indexOf(line, at);
+            expect(at).toBeGreaterThanOrEqual(0);
+            at += 1;
+          }
+        }),
+        { numRuns: 100 },
+      );
+    },
+  );
+
+  it("keeps a fact from the middle of a long result that would lose it", () => {
+    const counter = getTokenCounter("o200k_base");
+    const body = Array.from({ length: 400 }, (_, i) => `line ${"lorem ipsum ".repeat(i % 5)}`);
+    body.splice(200, 0, "note: build id b-1f2e3a4b");
+    const cut = truncateToolOutput(body.join("\n"), "c9", 400, counter);
+    expect(cut).toContain("\nnote: build id b-1f2e3a4b\n");
+    expect(cut).toMatch(/1 line of it quoting ids or numbers follows/);
+    expect(counter.count(cut)).toBeLessThanOrEqual(400);
+  });
 
   it("never splits a surrogate pair", () => {
     const out = truncateToolOutput("😀".repeat(500), "c", 80, lengthCounter());

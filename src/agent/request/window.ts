@@ -76,7 +76,7 @@ export const WINDOW_DIGEST_HEADER =
 /**
  * The messages with a digest of what left the window put at the window's start: the run
  * of messages just before `anchorId` (walking back until `reachTokens` of them, pinned
- * ones skipped: the turns a move last dropped, the ones the next turns still ask about), as
+ * ones skipped: the turns the last moves dropped, the ones the next turns still ask about), as
  * {@link digestConversation} writes it under `maxTokens`, prepended as a text part to the
  * anchor's message. It depends only on the messages before the window start, so it
  * changes when the window moves — when the cache breaks anyway — and never in between.
