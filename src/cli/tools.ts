@@ -10,9 +10,11 @@
  *   path (absolute paths are accepted when inside it), and rejected when it lands outside
  *   (`..`), or when the path — or, for a file not yet written, its deepest existing
  *   ancestor — resolves through a symlink to a place outside. A dangling symlink is
- *   rejected too (writing through it would create its target anywhere). The check runs
- *   before each access; a symlink swapped in between check and access (a race) is not
- *   defended against.
+ *   rejected too (writing through it would create its target anywhere). That check names
+ *   the reason for the model; the access itself then goes through the package's one
+ *   confinement rule (`readConfined`, `listConfined`, `writeConfined`): the opened
+ *   descriptor is verified, so a link swapped in between check and access is refused,
+ *   and nothing outside the workspace is read, created or written.
  * - `read_file` returns at most {@link READ_LIMIT_BYTES} bytes (UTF-8, a note says when
  *   it cut); `list_files` lists one directory (not recursive), names sorted by code
  *   point, directories with a trailing `/`, at most {@link LIST_LIMIT} entries;
@@ -26,10 +28,10 @@
  *   tool-state layer (`read_file → ok: AGENTS.md (312 bytes)`).
  */
 import { spawn } from "node:child_process";
-import type { Dirent } from "node:fs";
-import { lstat, mkdir, open, readdir, realpath, stat, writeFile } from "node:fs/promises";
+import { lstat, realpath, stat } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { nodeErrorCode } from "../errors/index.js";
+import { confinedRoots, listConfined, readConfined, writeConfined } from "../files/index.js";
 import type { ToolSpec } from "../sources/index.js";
 import { compareCodePoints } from "../text/index.js";
 
@@ -79,6 +81,9 @@ export interface ToolOutcome {
   content: string;
   summary: string;
 }
+
+/** Why a confined access refused a path the check let through (a link swapped in between). */
+const CHANGED = "changed while being accessed (a link leading out, or swapped in); not";
 
 /** A failure reported to the model as an error result. */
 class ToolFailure extends Error {}
@@ -169,17 +174,12 @@ async function readFileTool(
   }
   if (info.isDirectory()) fail(`${rel}: is a directory (use list_files)`);
   if (!info.isFile()) fail(`${rel}: not a regular file`);
-  const size = Number(info.size);
-  const handle = await open(abs, "r");
-  let text: string;
-  try {
-    const n = Math.min(size, READ_LIMIT_BYTES);
-    const buf = Buffer.alloc(n);
-    const { bytesRead } = await handle.read(buf, 0, n, 0);
-    text = buf.subarray(0, bytesRead).toString("utf8");
-  } finally {
-    await handle.close();
-  }
+  const read = await readConfined(abs, await confinedRoots([ctx.root]), {
+    limitBytes: READ_LIMIT_BYTES,
+  });
+  if (!read.ok) fail(`${rel}: ${CHANGED} read`);
+  const { size } = read;
+  const text = read.bytes.toString("utf8");
   const cut = size > READ_LIMIT_BYTES;
   return {
     ok: true,
@@ -198,15 +198,16 @@ async function listFilesTool(
     ctx.root,
     given === undefined || given === "" ? "." : given,
   );
-  let entries: Dirent[];
   try {
-    entries = await readdir(abs, { withFileTypes: true, encoding: "utf8" });
+    const info = await stat(abs);
+    if (!info.isDirectory()) fail(`${rel}: not a directory`);
   } catch (err) {
+    if (err instanceof ToolFailure) throw err;
     return fail(fsMessage(err, rel));
   }
-  const names = entries
-    .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
-    .sort(compareCodePoints);
+  const list = await listConfined(abs, await confinedRoots([ctx.root]));
+  if (!list.ok) fail(`${rel}: ${CHANGED} listed`);
+  const names = list.names.map((n) => (list.dirs.has(n) ? `${n}/` : n)).sort(compareCodePoints);
   const shown = names.slice(0, LIST_LIMIT);
   const more = names.length - shown.length;
   return {
@@ -226,11 +227,9 @@ async function writeFileTool(
   const content = stringArg(input, "write_file", "content");
   const { abs, rel } = await confinePath(ctx.root, path);
   if (rel === ".") fail("write_file needs a file path, not the workspace root");
-  try {
-    await mkdir(dirname(abs), { recursive: true });
-    await writeFile(abs, content, "utf8");
-  } catch (err) {
-    return fail(fsMessage(err, rel));
+  const done = await writeConfined(abs, await confinedRoots([ctx.root]), content);
+  if (!done.ok) {
+    fail(done.why === "not_a_file" ? `${rel}: not a regular file` : `${rel}: ${CHANGED} written`);
   }
   const bytes = Buffer.byteLength(content, "utf8");
   return {

@@ -70,9 +70,10 @@ export function isInside(dir: string, p: string): boolean {
   );
 }
 
-const insideAny = (roots: readonly string[], p: string) => roots.some((r) => isInside(r, p));
+/** `p` lies inside one of `roots` (lexically). */
+export const insideAny = (roots: readonly string[], p: string) => roots.some((r) => isInside(r, p));
 
-async function realOrNull(p: string): Promise<string | null> {
+export async function realOrNull(p: string): Promise<string | null> {
   try {
     return await realpath(p);
   } catch {
@@ -107,7 +108,7 @@ async function checked(path: string, roots: Roots): Promise<string | null> {
 let procFd: boolean | null = null;
 
 /** Where the kernel says the descriptor is, or null without `/proc`. */
-async function descriptorPath(handle: FileHandle): Promise<string | null> {
+export async function descriptorPath(handle: FileHandle): Promise<string | null> {
   if (procFd === false) return null;
   try {
     const p = await readlink(`/proc/self/fd/${handle.fd}`);
@@ -120,7 +121,11 @@ async function descriptorPath(handle: FileHandle): Promise<string | null> {
 }
 
 /** The opened descriptor is the file at `real`, inside the roots (see the module notes). */
-async function verified(handle: FileHandle, real: string, roots: Roots): Promise<Stats | null> {
+export async function verified(
+  handle: FileHandle,
+  real: string,
+  roots: Roots,
+): Promise<Stats | null> {
   const stats = await handle.stat();
   const at = await descriptorPath(handle);
   if (at !== null) return insideAny(roots.real, at) ? stats : null;
@@ -138,14 +143,14 @@ async function verified(handle: FileHandle, real: string, roots: Roots): Promise
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /** An opened, verified path: close it when done. */
-interface Opened {
+export interface Opened {
   real: string;
   handle: FileHandle;
   stats: Stats;
 }
 
 /** Opens `path` when confined to `roots` (see the module notes), else null (refused). */
-async function openConfined(
+export async function openConfined(
   path: string,
   roots: Roots,
   hooks?: ConfineHooks,
@@ -172,14 +177,15 @@ async function openConfined(
 
 /** What {@link readConfined} found. `real` is the verified real path. */
 export type ConfinedRead =
-  | { ok: true; real: string; bytes: Buffer }
+  | { ok: true; real: string; bytes: Buffer; size: number }
   | { ok: false; why: "refused" }
   | { ok: false; why: "not_a_file"; real: string; detail: string }
   | { ok: false; why: "too_large"; real: string; size: number };
 
 /**
  * Reads the regular file at `path` when it is confined to `roots`; a file over
- * `maxBytes` is not read (`too_large`). Missing and outside are the same `refused`.
+ * `maxBytes` is not read (`too_large`); with `limitBytes`, only its first `limitBytes`
+ * bytes are (`size` says how large it is). Missing and outside are the same `refused`.
  *
  * @example
  * const read = await readConfined("/repo/AGENTS.md", await confinedRoots(["/repo"]));
@@ -188,7 +194,7 @@ export type ConfinedRead =
 export async function readConfined(
   path: string,
   roots: Roots,
-  options: { maxBytes?: number; hooks?: ConfineHooks } = {},
+  options: { maxBytes?: number; limitBytes?: number; hooks?: ConfineHooks } = {},
 ): Promise<ConfinedRead> {
   const opened = await openConfined(path, roots, options.hooks);
   if (opened === null) return { ok: false, why: "refused" };
@@ -201,7 +207,13 @@ export async function readConfined(
     if (options.maxBytes !== undefined && stats.size > options.maxBytes) {
       return { ok: false, why: "too_large", real, size: stats.size };
     }
-    return { ok: true, real, bytes: await handle.readFile() };
+    const size = stats.size;
+    if (options.limitBytes === undefined || size <= options.limitBytes) {
+      return { ok: true, real, bytes: await handle.readFile(), size };
+    }
+    const buf = Buffer.alloc(options.limitBytes);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    return { ok: true, real, bytes: buf.subarray(0, bytesRead), size };
   } catch {
     return { ok: false, why: "refused" };
   } finally {
@@ -210,11 +222,14 @@ export async function readConfined(
 }
 
 /** What {@link listConfined} found. */
-export type ConfinedList = { ok: true; real: string; names: string[] } | { ok: false };
+export type ConfinedList =
+  | { ok: true; real: string; names: string[]; dirs: ReadonlySet<string> }
+  | { ok: false };
 
 /**
- * The entry names of the directory at `path` when it is confined to `roots` (unsorted),
- * read through the opened descriptor; anything else (missing, outside, not a directory)
+ * The entry names of the directory at `path` when it is confined to `roots` (unsorted;
+ * `dirs`: the names that are directories, not links to them), read through the opened
+ * descriptor; anything else (missing, outside, not a directory)
  * is `{ ok: false }`.
  *
  * @example const list = await listConfined("/repo/.promptctx/kb", await confinedRoots(["/repo"]));
@@ -230,7 +245,9 @@ export async function listConfined(
   try {
     if (!stats.isDirectory()) return { ok: false };
     const through = procFd === true ? `/proc/self/fd/${handle.fd}` : real;
-    return { ok: true, real, names: await readdir(through) };
+    const entries = await readdir(through, { withFileTypes: true });
+    const dirs = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
+    return { ok: true, real, names: entries.map((e) => e.name), dirs };
   } catch {
     return { ok: false };
   } finally {

@@ -1,6 +1,6 @@
 /**
  * Files: the one confinement rule by which every source reads a file or lists a
- * directory (confine.ts). May import only errors.
+ * directory (confine.ts), and by which the chat tools write one (write.ts). May import only errors.
  */
 export {
   type ConfinedList,
@@ -17,3 +17,4 @@ export {
   type Roots,
   readConfined,
 } from "./confine.js";
+export { type ConfinedWrite, writeConfined } from "./write.js";
