@@ -95,7 +95,7 @@ export interface SessionOptions {
 /**
  * The selection policy a session's recall slot runs under, and where it came from:
  * `call` (fields given to `setRecalledMemory`, the rest from the schema or the defaults),
- * `schema` (the recall slot of the schemas the session was given), or `spec02_defaults`
+ * `schema` (the recall slot of the schemas the session was given), or `defaults`
  * (no schema says otherwise: docs/memory-selection.md's minScore 0.35, topK 5, 3000 chars, 800 tokens).
  * `topK`/`maxChars`/`maxTokens` null = unbounded.
  */
@@ -106,7 +106,7 @@ export interface SessionMemoryPolicy {
     maxChars: number | null;
     maxTokens: number | null;
   };
-  from: "call" | "schema" | "spec02_defaults";
+  from: "call" | "schema" | "defaults";
 }
 
 /** What happened in the last `assemble` call, for people and tests. */
@@ -389,7 +389,7 @@ export class Session {
     const slot = schema.slots.find((x) => x.kind === "recall_memory");
     const filter = withPolicy(slot?.filter ?? {}, fields);
     const from =
-      Object.keys(given).length > 0 ? "call" : base === undefined ? "spec02_defaults" : "schema";
+      Object.keys(given).length > 0 ? "call" : base === undefined ? "defaults" : "schema";
     const used: SessionMemoryPolicy = {
       policy: {
         minScore: filter.minScore ?? DEFAULT_POLICY.minScore,

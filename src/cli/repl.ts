@@ -62,7 +62,7 @@ function policyLine(used: SessionMemoryPolicy): string {
   const from = {
     call: "given with the memory",
     schema: "the schema's recall slot",
-    spec02_defaults: "the built-in defaults",
+    defaults: "the built-in defaults",
   }[used.from];
   return `policy minScore ${p.minScore}, topK ${n(p.topK)}, maxChars ${n(p.maxChars)}, maxTokens ${n(p.maxTokens)} (${from})`;
 }

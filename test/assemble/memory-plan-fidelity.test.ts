@@ -73,7 +73,7 @@ describe("session and repl: the spec 02 policy unless a schema says otherwise", 
     const a = await session.assemble(SESSION_QUERY);
     expect(session.memoryPolicy).toEqual({
       policy: { minScore: 0.35, topK: 5, maxChars: 3000, maxTokens: 800 },
-      from: "spec02_defaults",
+      from: "defaults",
     });
     expect(a.memoryPlan?.policy).toEqual({
       minScore: 0.35,
