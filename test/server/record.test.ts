@@ -80,6 +80,7 @@ describe("serve --record", () => {
     });
     expectErrorObject(await get(base, "/inspect/diff?a=1&b=9"), 400, "invalid_input");
     expectErrorObject(await get(base, "/inspect/diff?a=0&b=1"), 400, "invalid_input");
+    expectErrorObject(await get(base, "/inspect/diff?a=1&b=2&bb=3"), 400, "unknown_field");
   });
 
   it("the page and its assets are served with a same-origin-only policy; nothing else", async () => {

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { invalidFromZod, PromptctxError } from "../../errors/index.js";
+import { rejectUnknownFields } from "../../text/index.js";
 import { UnauthorizedError } from "../auth.js";
 import { type InspectSource, inspectData, inspectDiff } from "./data.js";
 
@@ -97,6 +98,8 @@ export function registerInspectRoutes(
   });
 
   app.get("/inspect/diff", async (request, reply) => {
+    // A typo in a query parameter (`?a=1&bb=2`) is bad input, as an unknown body field is.
+    rejectUnknownFields(DiffQuerySchema, request.query);
     const parsed = DiffQuerySchema.safeParse(request.query);
     if (!parsed.success) throw invalidFromZod(parsed.error);
     const diff = inspectDiff(await load(request), parsed.data.a, parsed.data.b);
