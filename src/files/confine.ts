@@ -20,7 +20,7 @@
  * narrower window: a swap out and back between those two calls is not seen). Listing a
  * directory reads the opened descriptor itself (`/proc/self/fd/N`), not the path again.
  */
-import { constants, type Stats } from "node:fs";
+import { constants, existsSync, type Stats } from "node:fs";
 import { type FileHandle, lstat, open, readdir, readlink, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { type FieldPath, formatPath, PromptctxError } from "../errors/index.js";
@@ -105,17 +105,18 @@ async function checked(path: string, roots: Roots): Promise<string | null> {
   return real !== null && insideAny(roots.real, real) ? real : null;
 }
 
-let procFd: boolean | null = null;
+/**
+ * Whether the kernel names open descriptors (`/proc/self/fd`, Linux): read once at load,
+ * a fact of the machine, never changed after.
+ */
+export const PROC_FD = existsSync("/proc/self/fd");
 
-/** Where the kernel says the descriptor is, or null without `/proc`. */
+/** Where the kernel says the descriptor is, or null without `/proc` (or when it cannot say). */
 export async function descriptorPath(handle: FileHandle): Promise<string | null> {
-  if (procFd === false) return null;
+  if (!PROC_FD) return null;
   try {
-    const p = await readlink(`/proc/self/fd/${handle.fd}`);
-    procFd = true;
-    return p;
+    return await readlink(`/proc/self/fd/${handle.fd}`);
   } catch {
-    if (procFd === null) procFd = false;
     return null;
   }
 }
@@ -129,7 +130,7 @@ export async function verified(
   const stats = await handle.stat();
   const at = await descriptorPath(handle);
   if (at !== null) return insideAny(roots.real, at) ? stats : null;
-  if (procFd === true) return null;
+  if (PROC_FD) return null;
   const again = await realOrNull(real);
   if (again !== real) return null;
   try {
@@ -244,7 +245,7 @@ export async function listConfined(
   const { real, handle, stats } = opened;
   try {
     if (!stats.isDirectory()) return { ok: false };
-    const through = procFd === true ? `/proc/self/fd/${handle.fd}` : real;
+    const through = PROC_FD ? `/proc/self/fd/${handle.fd}` : real;
     const entries = await readdir(through, { withFileTypes: true });
     const dirs = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
     return { ok: true, real, names: entries.map((e) => e.name), dirs };
@@ -270,7 +271,7 @@ export async function entryInside(path: string, roots: Roots): Promise<boolean> 
   const { real, handle, stats } = opened;
   try {
     if (!stats.isDirectory()) return false;
-    const dir = procFd === true ? `/proc/self/fd/${handle.fd}` : real;
+    const dir = PROC_FD ? `/proc/self/fd/${handle.fd}` : real;
     await lstat(join(dir, basename(abs)));
     return true;
   } catch {

@@ -20,10 +20,10 @@ import { basename, dirname, join, resolve } from "node:path";
 import { nodeErrorCode } from "../errors/index.js";
 import {
   type ConfineHooks,
-  descriptorPath,
   insideAny,
   type Opened,
   openConfined,
+  PROC_FD,
   type Roots,
   realOrNull,
   verified,
@@ -50,9 +50,8 @@ interface Dir {
   through: string;
 }
 
-async function held(opened: Opened): Promise<Dir> {
-  const viaProc = (await descriptorPath(opened.handle)) !== null;
-  const through = viaProc ? `/proc/self/fd/${opened.handle.fd}` : opened.real;
+function held(opened: Opened): Dir {
+  const through = PROC_FD ? `/proc/self/fd/${opened.handle.fd}` : opened.real;
   return { handle: opened.handle, real: opened.real, through };
 }
 
@@ -179,7 +178,7 @@ export async function writeConfined(
     await top?.handle.close();
     return { ok: false, why: "refused" };
   }
-  let dir = await held(top);
+  let dir = held(top);
   try {
     for (const part of missing) {
       const next = await childDir(dir, part, roots);
