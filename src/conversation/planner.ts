@@ -164,6 +164,13 @@ function choose(s: Session, policy: ConversationPolicy, budget: number): Choice 
 // The memory of one planner: parsed messages by input object, counters by name, prices
 // by message (for one set of transform settings), and the conversation planned last.
 class MemoryPlanner implements ConversationPlanner {
+  /**
+   * Two small plans kept for the life of the class (see {@link keepShapes}). A static
+   * field, not a module-level constant: a top-level binding that no function reads is
+   * not kept by its module, so such a constant was collected at the first full GC.
+   */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shapes alive
+  static readonly #shapes = keepShapes(() => new MemoryPlanner(false));
   // A one-call planner (`remember` false) keeps no weak maps: nothing could hit them.
   private readonly parsed: WeakMap<object, Message> | null;
   private readonly counters = new Map<string, TokenCounter>();
@@ -289,13 +296,13 @@ export function oneCallPlanner(): ConversationPlanner {
 }
 
 /**
- * A plan kept for the life of the process, with its planner: its objects keep the hidden
- * classes of frozen messages, parts, units, prices and decisions alive. A stateless call
- * frees everything it built, so after a full GC those classes would die and every
- * function of the per-message path be deoptimized ("weak objects") and run slowly for
- * most of the next call (see "Object shapes" in docs/performance.md). Never read.
+ * Plans (with their planners) whose objects keep the hidden classes of frozen messages,
+ * parts, units, prices and decisions alive. A stateless call frees everything it built,
+ * so after a full GC those classes would die and every function of the per-message path
+ * be deoptimized ("weak objects") and run slowly for most of the next call (see "Object
+ * shapes" in docs/performance.md). Never read.
  */
-function keepShapes(): readonly unknown[] {
+function keepShapes(planner: () => ConversationPlanner): readonly unknown[] {
   const call = { type: "tool_call", callId: "c1", name: "t", input: { a: [1] } };
   const result = (isError: boolean) =>
     isError
@@ -313,12 +320,7 @@ function keepShapes(): readonly unknown[] {
   // Built in code and parsed from JSON (a server's request): the two build their objects
   // from different hidden classes. The planners hold their input objects too.
   return [messages, JSON.parse(JSON.stringify(messages))].map((m: MessageInput[]) => {
-    const planner = new MemoryPlanner(false);
-    return [
-      planner,
-      planner.plan({ messages: m, budgetTokens: 1000, tokenizer: "estimate", policy }),
-    ];
+    const p = planner();
+    return [p, p.plan({ messages: m, budgetTokens: 1000, tokenizer: "estimate", policy })];
   });
 }
-// biome-ignore lint/correctness/noUnusedVariables: held only to keep the shapes alive
-const SHAPES = keepShapes();
