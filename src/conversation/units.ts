@@ -25,7 +25,12 @@ export interface Unit {
 
 const NO_NAMES: readonly string[] = Object.freeze([]);
 
-const hasCall = (m: Message): boolean => m.content.some((p) => p.type === "tool_call");
+// A loop, not `some` with an arrow: it runs for every assistant message of every plan.
+function hasCall(m: Message): boolean {
+  const parts = m.content;
+  for (let j = 0; j < parts.length; j++) if ((parts[j] as Part).type === "tool_call") return true;
+  return false;
+}
 
 function resultIds(m: Message): string[] {
   const out: string[] = [];

@@ -82,9 +82,10 @@ describe("createConversationPlanner", () => {
       if (edit === "reid") return { ...m, id: `${m.id}~${k}` };
       if (edit === "break") return { ...m, content: [] };
       if (m.role === "tool") {
-        const [first, ...rest] = m.content;
-        const output = first?.type === "tool_result" ? `${first.output} (again ${k})` : "";
-        return { ...m, content: [{ ...(first as never), output }, ...rest] as never };
+        const content = m.content.map((p, j) =>
+          p.type === "tool_result" && j === 0 ? { ...p, output: `${p.output} (again ${k})` } : p,
+        );
+        return { ...m, content };
       }
       const note = { type: "text" as const, text: `digest ${k}` };
       if (edit === "prepend") return { ...m, content: [note, ...m.content] as never };
