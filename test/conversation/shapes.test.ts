@@ -1,8 +1,8 @@
 /**
  * The hidden classes of a stateless plan outlive it (docs/performance.md "A stateless
  * conversation plan"): a child process (the build in dist/) plans the same 4,500-message
- * request, parsed again each time, with a full GC after every call, under
- * `--trace-deopt`. When the classes of the planner's objects died with each call, every
+ * request, parsed again each time, with one warm counter (as a server's pool gives) and a
+ * full GC after every call, under `--trace-deopt`. When the classes of the planner's objects died with each call, every
  * GC deoptimized the per-message path ("weak objects", about 50 times in this run); now
  * none is. No timing is read: only V8's own log.
  */
@@ -13,9 +13,13 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DIST = pathToFileURL(join(ROOT, "dist/conversation/index.js")).href;
+const TOKENS = pathToFileURL(join(ROOT, "dist/tokens/index.js")).href;
 
 const SCRIPT = `
 const { planConversation } = await import(${JSON.stringify(DIST)});
+const { getTokenCounter } = await import(${JSON.stringify(TOKENS)});
+// One counter for every call, as a server's pool gives: warm calls count from its memos.
+const tokenizer = getTokenCounter("estimate");
 const messages = [];
 for (let t = 0; t < 1500; t++) {
   messages.push({ id: "u" + t, role: "user", content: [{ type: "text", text: "ask " + t }] });
@@ -27,7 +31,7 @@ for (let t = 0; t < 1500; t++) {
 const body = JSON.stringify({ messages, budgetTokens: 20000,
   policy: { toolResultMaxTokens: 32, lowWaterRatio: 0.7 } });
 for (let i = 0; i < 8; i++) {
-  planConversation(JSON.parse(body));
+  planConversation({ ...JSON.parse(body), tokenizer });
   globalThis.gc();
   console.log("--- after call " + i);
 }
