@@ -10,7 +10,10 @@
  * one for the whole section (a server's warm counter pool). Variants, interleaved:
  * `JSON.parse` of the body; the call with `toolResultMaxTokens` 2,000 (truncation on);
  * the same call without truncation. Targets: truncation on ≤ 3× the parse and ≤ 2× the
- * call without truncation (medians, paired per round).
+ * call without truncation (medians, paired per round). Also shown, without a target: a
+ * whole `planRequest` of the same history in a 200,000-token window with the agent
+ * defaults (history dropped: the window planned, then planned again from its grid start
+ * with the digest in place).
  */
 import { hasGc, measure, pairedRatio, round3 } from "../lib/measure.mjs";
 import { importDist } from "../lib/modules.mjs";
@@ -45,6 +48,8 @@ export async function run(ctx) {
   heading(meta.title);
   const tokens = await importDist("tokens/index.js");
   const conv = await importDist("conversation/index.js");
+  const agent = await importDist("agent/index.js");
+  const { planPrompt } = await importDist("plan/index.js");
   const messages = makeTurns(0xc0de, MESSAGES).flatMap((t) => [...t.ask, t.answer]);
   const truncated = bodyOf(messages, true);
   const plain = bodyOf(messages, false);
@@ -57,19 +62,42 @@ export async function run(ctx) {
   console.log(
     `  ${int(messages.length)} messages, body ${(truncated.length / 1e6).toFixed(1)} MB; budget ${int(BUDGET)} o200k_base tokens; toolResultMaxTokens ${int(TOOL_RESULT_MAX_TOKENS)}`,
   );
+  const system = planPrompt({
+    budgetChars: null,
+    segments: [{ name: "rules", content: "Be careful. ".repeat(300), cacheTier: "static" }],
+  });
+  const defaults = agent.agentDefaults(200_000);
+  const request = () => {
+    const { messages: history } = JSON.parse(truncated);
+    return () =>
+      agent.planRequest({
+        provider: "anthropic",
+        model: "claude-sonnet-4-6",
+        system,
+        messages: history,
+        contextWindow: 200_000,
+        tokenizer: pool.forRequest("o200k_base"),
+        responseReserve: defaults.responseReserve,
+        policy: { ...defaults.policy, toolResultMaxTokens: TOOL_RESULT_MAX_TOKENS },
+        windowStepTokens: defaults.windowStepTokens,
+        digestTokens: defaults.digestTokens,
+      });
+  };
   // Warm: the server's counter and caches have seen this conversation once.
   call(truncated)();
   call(plain)();
+  request()();
   const runs = Math.max(ctx.runs, 5);
   const { timings } = await measure(
     {
       parse: { run: () => JSON.parse(truncated) },
       truncated: { setup: () => call(truncated), run: (f) => f() },
       plain: { setup: () => call(plain), run: (f) => f() },
+      request: { setup: request, run: (f) => f() },
     },
     { runs, warmup: ctx.warmup, forceGc: hasGc },
   );
-  const [p, t, n] = [timings.parse, timings.truncated, timings.plain];
+  const [p, t, n, q] = [timings.parse, timings.truncated, timings.plain, timings.request];
   const vsParse = pairedRatio(t.samplesMs, p.samplesMs);
   const vsPlain = pairedRatio(t.samplesMs, n.samplesMs);
   table([
@@ -77,12 +105,17 @@ export async function run(ctx) {
     ["JSON.parse of the body", ms(p.medianMs), ms(p.minMs), ms(p.maxMs)],
     ["planConversation, truncation on", ms(t.medianMs), ms(t.minMs), ms(t.maxMs)],
     ["planConversation, no truncation", ms(n.medianMs), ms(n.minMs), ms(n.maxMs)],
+    ["planRequest, 200k window, defaults", ms(q.medianMs), ms(q.minMs), ms(q.maxMs)],
   ]);
   const kept = t.result.messages.length;
   const cut = t.result.decisions.filter((d) =>
     d.transforms.some((x) => x.kind === "tool_result_truncated"),
   ).length;
   console.log(`  the plan keeps ${int(kept)} messages; ${int(cut)} decisions record a truncation`);
+  const sent = q.result.conversation;
+  console.log(
+    `  planRequest keeps ${int(sent.messages.length)} messages from ${sent.firstKeptId} (${int(sent.droppedMessageIds.length)} dropped)`,
+  );
   targetTable([
     judge(meta.name, {
       check: "truncation on / JSON.parse (paired)",
@@ -111,6 +144,7 @@ export async function run(ctx) {
     parse: p,
     truncated: { ...t, result: undefined },
     plain: { ...n, result: undefined },
+    request: { ...q, result: undefined },
     truncatedVsParse: round3(vsParse),
     truncatedVsPlain: round3(vsPlain),
     pass: { vsParse: vsParse <= MAX_VS_PARSE, vsPlain: vsPlain <= MAX_VS_PLAIN },

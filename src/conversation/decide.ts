@@ -166,6 +166,20 @@ export function decideAll(c: Choice, prev: PlanRecord | null, rebuiltFrom: numbe
   return { choice: c, currentStart: c.view.currentStart, decisions, dropped, droppedAt };
 }
 
+// Appends unit `u`'s messages as sent (none for an orphan) to `out`; returns their tokens.
+function keepUnit(c: Choice, u: number, out: Message[]): number {
+  const unit = c.view.layout.units[u] as Unit;
+  if (unit.orphan !== null) return 0;
+  let used = 0;
+  const members = unit.members;
+  for (let j = 0; j < members.length; j++) {
+    const p = priceOf(c, members[j] as number, u);
+    out.push(p.message);
+    used += p.tokens;
+  }
+  return used;
+}
+
 /** The plan of a record: kept messages (pinned units before the window, then the window). */
 export function planOf(
   record: PlanRecord,
@@ -176,17 +190,8 @@ export function planOf(
   const { layout } = c.view;
   const messages: Message[] = [];
   let used = 0;
-  const keep = (u: number) => {
-    const unit = layout.units[u] as Unit;
-    if (unit.orphan !== null) return;
-    for (const i of unit.members) {
-      const p = priceOf(c, i, u);
-      messages.push(p.message);
-      used += p.tokens;
-    }
-  };
-  for (const u of c.view.pinned) if (u < c.startUnit) keep(u);
-  for (let u = c.startUnit; u < layout.units.length; u++) keep(u);
+  for (const u of c.view.pinned) if (u < c.startUnit) used += keepUnit(c, u, messages);
+  for (let u = c.startUnit; u < layout.units.length; u++) used += keepUnit(c, u, messages);
   const first = (layout.units[c.startUnit] as Unit).members[0] as number;
   return {
     messages,

@@ -2,7 +2,8 @@
  * `createConversationPlanner`: conversation plans with a memory. An agent loop plans the
  * same conversation every turn, one turn longer each time, with the same message objects:
  * the planner validates and prices each message object once, extends its layout with
- * the new messages only, finds the window start by binary search over running sums, and
+ * the new messages only (a message replaced by one of the same skeleton — ids, calls and
+ * results — is put in place and priced again), finds the window start by binary search over running sums, and
  * rebuilds only the decisions that can have changed. Its plans are exactly
  * `planConversation`'s (which is a fresh planner per call).
  */
@@ -74,14 +75,6 @@ const sameSettings = (a: TransformSettings, b: TransformSettings): boolean =>
   a.clearing === b.clearing &&
   sameSet(a.keepToolResults, b.keepToolResults) &&
   sameSet(a.keepCallIds, b.keepCallIds);
-
-// Whether `messages` starts with the very objects the layout was built from.
-function extendsLayout(layout: ConversationLayout, messages: readonly unknown[]): boolean {
-  const seen = layout.inputs;
-  if (messages.length < seen.length) return false;
-  for (let i = 0; i < seen.length; i++) if (messages[i] !== seen[i]) return false;
-  return true;
-}
 
 /** Sendable units holding a pinned id, before the current turn, ascending. */
 function pinnedUnits(layout: ConversationLayout, pinned: readonly string[]): number[] {
@@ -164,6 +157,13 @@ function choose(s: Session, policy: ConversationPolicy, budget: number): Choice 
 // The memory of one planner: parsed messages by input object, counters by name, prices
 // by message (for one set of transform settings), and the conversation planned last.
 class MemoryPlanner implements ConversationPlanner {
+  /**
+   * Two small plans kept for the life of the class (see {@link keepShapes}). A static
+   * field, not a module-level constant: a top-level binding that no function reads is
+   * not kept by its module, so such a constant was collected at the first full GC.
+   */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shapes alive
+  static readonly #shapes = keepShapes(() => new MemoryPlanner(false));
   // A one-call planner (`remember` false) keeps no weak maps: nothing could hit them.
   private readonly parsed: WeakMap<object, Message> | null;
   private readonly counters = new Map<string, TokenCounter>();
@@ -203,8 +203,8 @@ class MemoryPlanner implements ConversationPlanner {
       keepCallIds: new Set(policy.keepCallIds),
       clearing: policy.clearToolResultsAfterTurns !== null || policy.clearTrigger !== null,
     };
-    const s = this.sessionFor(request.messages, settings);
-    const rebuiltFrom = this.extend(s, request.messages);
+    const [s, edited] = this.sessionFor(request.messages, settings);
+    const rebuiltFrom = this.extend(s, request.messages, edited);
     if (s.layout.currentStart < 0) {
       throw new InvalidInputError("a conversation needs at least one user message", ["messages"]);
     }
@@ -232,33 +232,55 @@ class MemoryPlanner implements ConversationPlanner {
     return message;
   }
 
-  // The session to extend: the last one when the messages start with its objects and the
-  // transform settings are the same; a new one otherwise.
-  private sessionFor(messages: readonly unknown[], settings: TransformSettings): Session {
+  // The session to plan in, and the first unit whose prices changed in it (its unit
+  // count when none did): the last session when the transform settings are the same and
+  // the messages start with its objects, or with objects of the same skeleton in place of
+  // some (`edit`); a new one otherwise.
+  private sessionFor(messages: readonly unknown[], settings: TransformSettings): [Session, number] {
     const last = this.session;
-    if (
-      last !== null &&
-      sameSettings(last.book.settings, settings) &&
-      extendsLayout(last.layout, messages)
-    ) {
-      return last;
+    if (last !== null && sameSettings(last.book.settings, settings)) {
+      const edited = this.edit(last, messages);
+      if (edited >= 0) return [last, edited];
     }
     if (this.priced === null || !sameSettings(this.priced, settings)) {
       this.priced = settings;
       this.prices = this.remember ? new WeakMap() : null;
     }
     const layout = new ConversationLayout();
-    this.session = { layout, book: new PriceBook(settings, this.prices), record: null };
-    return this.session;
+    const session = { layout, book: new PriceBook(settings, this.prices), record: null };
+    this.session = session;
+    return [session, 0];
   }
 
-  // Adds the messages the session has not seen; returns the first unit rebuilt.
-  private extend(s: Session, messages: readonly unknown[]): number {
+  // Puts each message that is not the object the layout holds at its index in place of
+  // that one, when both have the same skeleton (e.g. a digest prepended to a user
+  // message: ids, calls, units and turns stay), and prices it again. Returns the first
+  // unit changed (the unit count when none), or -1 — the layout then unusable — when
+  // there are fewer messages or one has another skeleton. In input order, so the first
+  // invalid message throws as it would for a new session.
+  private edit(s: Session, messages: readonly unknown[]): number {
+    const { layout } = s;
+    const seen = layout.inputs;
+    if (messages.length < seen.length) return -1;
+    let from = layout.units.length;
+    for (let i = 0; i < seen.length; i++) {
+      if (messages[i] === seen[i]) continue;
+      if (!layout.replace(i, messages[i], this.parse(messages[i], i))) return -1;
+      s.book.reprice(layout, i);
+      from = Math.min(from, layout.unitOf[i] as number);
+    }
+    return from;
+  }
+
+  // Adds the messages the session has not seen; returns the first unit rebuilt (at most
+  // `edited`, the first whose prices changed).
+  private extend(s: Session, messages: readonly unknown[], edited: number): number {
     const seen = s.layout.messages.length;
     for (let i = seen; i < messages.length; i++) {
       s.layout.add(messages[i], this.parse(messages[i], i));
     }
-    const rebuiltFrom = messages.length > seen ? s.layout.relayout() : s.layout.units.length;
+    const relaid = messages.length > seen ? s.layout.relayout() : s.layout.units.length;
+    const rebuiltFrom = Math.min(relaid, edited);
     s.book.update(s.layout, rebuiltFrom);
     return rebuiltFrom;
   }
@@ -283,19 +305,23 @@ export function createConversationPlanner(): ConversationPlanner {
   return new MemoryPlanner(true);
 }
 
-/** A planner for one call (`planConversation`): the same code, without object memos. */
+/**
+ * A planner without object memos, for one call (`planConversation`) or for a few plans of
+ * one request (`planRequest`: the window, then the window opened by its digest, which
+ * reuses the first plan's layout and prices).
+ */
 export function oneCallPlanner(): ConversationPlanner {
   return new MemoryPlanner(false);
 }
 
 /**
- * A plan kept for the life of the process, with its planner: its objects keep the hidden
- * classes of frozen messages, parts, units, prices and decisions alive. A stateless call
- * frees everything it built, so after a full GC those classes would die and every
- * function of the per-message path be deoptimized ("weak objects") and run slowly for
- * most of the next call (see "Object shapes" in docs/performance.md). Never read.
+ * Plans (with their planners) whose objects keep the hidden classes of frozen messages,
+ * parts, units, prices and decisions alive. A stateless call frees everything it built,
+ * so after a full GC those classes would die and every function of the per-message path
+ * be deoptimized ("weak objects") and run slowly for most of the next call (see "Object
+ * shapes" in docs/performance.md). Never read.
  */
-function keepShapes(): readonly unknown[] {
+function keepShapes(planner: () => ConversationPlanner): readonly unknown[] {
   const call = { type: "tool_call", callId: "c1", name: "t", input: { a: [1] } };
   const result = (isError: boolean) =>
     isError
@@ -313,12 +339,7 @@ function keepShapes(): readonly unknown[] {
   // Built in code and parsed from JSON (a server's request): the two build their objects
   // from different hidden classes. The planners hold their input objects too.
   return [messages, JSON.parse(JSON.stringify(messages))].map((m: MessageInput[]) => {
-    const planner = new MemoryPlanner(false);
-    return [
-      planner,
-      planner.plan({ messages: m, budgetTokens: 1000, tokenizer: "estimate", policy }),
-    ];
+    const p = planner();
+    return [p, p.plan({ messages: m, budgetTokens: 1000, tokenizer: "estimate", policy })];
   });
 }
-// biome-ignore lint/correctness/noUnusedVariables: held only to keep the shapes alive
-const SHAPES = keepShapes();

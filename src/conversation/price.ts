@@ -126,6 +126,12 @@ export class PriceBook {
     private readonly memo: WeakMap<Message, MessagePrice> | null,
   ) {}
 
+  /** Prices message `i` again (it was replaced in the layout); sum from its unit on next. */
+  reprice(layout: ConversationLayout, i: number): void {
+    const names = layout.names[i] as readonly string[];
+    this.prices[i] = priceMessage(layout.messages[i] as Message, names, this.settings, this.memo);
+  }
+
   /** Prices the messages added to `layout` and sums units from `fromUnit` on. */
   update(layout: ConversationLayout, fromUnit: number): void {
     for (let i = this.prices.length; i < layout.messages.length; i++) {

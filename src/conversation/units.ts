@@ -9,7 +9,7 @@
  * unit (a tool result arriving for its call) or start new ones.
  */
 import { InvalidInputError } from "../errors/index.js";
-import type { Message } from "./schema.js";
+import type { Message, Part, ToolCallPart } from "./schema.js";
 import { UNKNOWN_TOOL } from "./transforms.js";
 
 /** One unit: the indices of its messages in the input, and why it is an orphan if it is. */
@@ -25,7 +25,12 @@ export interface Unit {
 
 const NO_NAMES: readonly string[] = Object.freeze([]);
 
-const hasCall = (m: Message): boolean => m.content.some((p) => p.type === "tool_call");
+// A loop, not `some` with an arrow: it runs for every assistant message of every plan.
+function hasCall(m: Message): boolean {
+  const parts = m.content;
+  for (let j = 0; j < parts.length; j++) if ((parts[j] as Part).type === "tool_call") return true;
+  return false;
+}
 
 function resultIds(m: Message): string[] {
   const out: string[] = [];
@@ -100,6 +105,19 @@ export class ConversationLayout {
   }
 
   /**
+   * Puts `message` at index `i` in place of a message of the same skeleton
+   * ({@link sameSkeleton}: same id, role, calls and results), which leaves the ids, call
+   * ids, units and turns as they are. Returns false, changing nothing, for any other.
+   */
+  replace(i: number, input: unknown, message: Message): boolean {
+    const old = this.messages[i];
+    if (old === undefined || !sameSkeleton(old, message)) return false;
+    this.inputs[i] = input;
+    this.messages[i] = message;
+    return true;
+  }
+
+  /**
    * Cuts the messages added since the last call into units: the last unit is cut again
    * (new tool messages may answer its calls), earlier ones are final. Returns the index
    * of the first unit that was (re)built.
@@ -154,6 +172,36 @@ export class ConversationLayout {
     const orphan = missing.done ? null : `call ${missing.value} has no result`;
     return { index: this.units.length, members, turn, orphan };
   }
+}
+
+/**
+ * Whether two messages cut into the same units: the same id and role, and the same tool
+ * calls (call id and name) and results (call id) in the same order; text may differ.
+ *
+ * @example
+ * const ask = (text: string): Message => ({ id: "u1", role: "user", content: [{ type: "text", text }] });
+ * sameSkeleton(ask("fix the build"), ask("(a digest)\nfix the build")) // true
+ */
+export function sameSkeleton(a: Message, b: Message): boolean {
+  if (a.id !== b.id || a.role !== b.role) return false;
+  let i = nextTool(a, 0);
+  let j = nextTool(b, 0);
+  while (i < a.content.length && j < b.content.length) {
+    const p = a.content[i] as Exclude<Part, { type: "text" }>;
+    const q = b.content[j] as Exclude<Part, { type: "text" }>;
+    if (p.type !== q.type || p.callId !== q.callId) return false;
+    if (p.type === "tool_call" && p.name !== (q as ToolCallPart).name) return false;
+    i = nextTool(a, i + 1);
+    j = nextTool(b, j + 1);
+  }
+  return i === a.content.length && j === b.content.length;
+}
+
+// The index of the first part of `m` from `from` on that is not text (the length if none).
+function nextTool(m: Message, from: number): number {
+  let i = from;
+  while (i < m.content.length && (m.content[i] as Part).type === "text") i++;
+  return i;
 }
 
 // Whether every result of `m` answers one of the `open` calls.

@@ -7,7 +7,7 @@ import {
   planConversation,
 } from "../../src/conversation/index.js";
 import { getTokenCounter } from "../../src/tokens/index.js";
-import { conversation, outcome, policyFor, say, user } from "./helpers.js";
+import { conversation, outcome, planInput, policyFor, say, user } from "./helpers.js";
 
 /** What changes before a call, besides the messages the turn appended. */
 const CHANGES = ["none", "policy", "budget", "copy", "shrink", "unfollow"] as const;
@@ -65,6 +65,79 @@ describe("createConversationPlanner", () => {
           const got = outcome(() => planner.plan({ ...request, tokenizer: counter }));
           const want = outcome(() => planConversation({ ...request, tokenizer: counter }));
           expect(got).toBe(want);
+          prev = got.startsWith('{"code"') ? null : (JSON.parse(got) as ConversationPlan);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("plans exactly like planConversation when messages are replaced in place", () => {
+    // A replacement of the same skeleton (text added or changed, a result's output changed)
+    // is put in the planner's layout and priced again; one with another id, or an invalid
+    // one, is planned from scratch or refused as a new planner would.
+    const EDITS = ["prepend", "retext", "reid", "break"] as const;
+    type Edit = (typeof EDITS)[number];
+    const edited = (m: MessageInput, edit: Edit, k: number): MessageInput => {
+      if (edit === "reid") return { ...m, id: `${m.id}~${k}` };
+      if (edit === "break") return { ...m, content: [] };
+      if (m.role === "tool") {
+        const content = m.content.map((p, j) =>
+          p.type === "tool_result" && j === 0 ? { ...p, output: `${p.output} (again ${k})` } : p,
+        );
+        return { ...m, content };
+      }
+      const note = { type: "text" as const, text: `digest ${k}` };
+      if (edit === "prepend") return { ...m, content: [note, ...m.content] as never };
+      return {
+        ...m,
+        content: m.content.map((p) =>
+          p.type === "text" ? { ...p, text: `${p.text}!` } : p,
+        ) as never,
+      };
+    };
+    const edits = planInput.chain((input) =>
+      fc.record({
+        input: fc.constant(input),
+        rounds: fc.array(
+          fc.array(
+            fc.record({
+              at: fc.nat({ max: input.messages.length - 1 }),
+              edit: fc.oneof(
+                { weight: 6, arbitrary: fc.constantFrom<Edit>("prepend", "retext") },
+                { weight: 1, arbitrary: fc.constantFrom(...EDITS) },
+              ),
+            }),
+            { maxLength: 3 },
+          ),
+          { minLength: 1, maxLength: 4 },
+        ),
+        anchor: fc.boolean(),
+      }),
+    );
+    fc.assert(
+      fc.property(edits, ({ input, rounds, anchor }) => {
+        const counter = getTokenCounter("estimate");
+        const planner = createConversationPlanner();
+        let messages = input.messages;
+        let prev: ConversationPlan | null = null;
+        for (const [r, round] of [[], ...rounds].entries()) {
+          messages = messages.slice();
+          for (const { at, edit } of round) {
+            messages[at] = edited(messages[at] as MessageInput, edit, r);
+          }
+          const request = {
+            messages,
+            budgetTokens: input.budgetTokens,
+            tokenizer: counter,
+            policy: {
+              ...input.policy,
+              pinned: [],
+              ...(anchor && prev ? { anchor: prev.firstKeptId } : {}),
+            },
+          };
+          const got = outcome(() => planner.plan(request));
+          expect(got).toBe(outcome(() => planConversation(request)));
           prev = got.startsWith('{"code"') ? null : (JSON.parse(got) as ConversationPlan);
         }
       }),

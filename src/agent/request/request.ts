@@ -6,13 +6,13 @@
  */
 import { z } from "zod";
 import { type AssembleInput, type Assembly, assemble } from "../../assemble/index.js";
-import {
-  type ConversationDecision,
-  type ConversationPlan,
-  type ConversationPolicyInput,
-  type MessageInput,
-  planConversation,
+import type {
+  ConversationDecision,
+  ConversationPlan,
+  ConversationPolicyInput,
+  MessageInput,
 } from "../../conversation/index.js";
+import { oneCallPlanner } from "../../conversation/planner.js";
 import { invalidFromZod, PromptBudgetError } from "../../errors/index.js";
 import type { MemoryDecision } from "../../memory/index.js";
 import type { PromptPlan } from "../../plan/index.js";
@@ -216,19 +216,22 @@ const DIGEST_REACH = 16;
  * and no anchor, the window started on the step's grid ({@link gridWindowStart}) in the
  * budget less `digestTokens`, so the digest of what left the window
  * ({@link withWindowDigest}) fits at its start: planned once when nothing has to be
- * dropped (the plan's `budgetTokens` is then the room less the digest's), twice otherwise.
+ * dropped (the plan's `budgetTokens` is then the room less the digest's), otherwise
+ * planned again from the grid start by the same planner, which keeps the first plan's
+ * validated messages, units and prices and reprices only the message the digest opens.
  */
 function planWindow(
   input: RequestInput<ConversationProvider>,
   budgetTokens: number,
   counter: TokenCounter,
 ): ConversationPlan {
+  const planner = oneCallPlanner();
   const plan = (
     messages: readonly MessageInput[],
     budget: number,
     policy: ConversationPolicyInput | undefined,
   ) =>
-    planConversation({
+    planner.plan({
       messages,
       budgetTokens: budget,
       tokenizer: counter,
