@@ -25,15 +25,8 @@ import { conversation } from "../conversation/helpers.js";
 
 const counter = getTokenCounter("estimate");
 const system = stableSystem("tool_state", "run_tests(path)");
-/**
- * How much dropped history the digest covers, from the step and the digest's budget: the
- * request's tuning, not what this test is about. The bytes must be the reference's at one
- * of the reaches the request has used (8 × the digest up to the step; 16 × the digest).
- */
-const REACHES = [
-  (step: number, d: number) => Math.min(step, 8 * d),
-  (_: number, d: number) => 16 * d,
-];
+/** How much dropped history the digest covers: 16 × its budget (docs/conversation.md). */
+const REACHES = [(_: number, d: number) => 16 * d];
 
 /** The request's body and conversation as JSON, or the error's code and path. */
 function outcome(run: () => { body: unknown; conversation: ConversationPlan }): string {
