@@ -34,8 +34,12 @@ function clearedKeptNotice(callId: string, name: string, lines: number): string 
   return `[tool result cleared (call ${callId}, ${name}); ${what}]`;
 }
 
-/** Share of a cleared result's tokens the lines kept from it may take at most. */
+/**
+ * Room for the lines a cleared result keeps: a tenth of its tokens, and at least
+ * {@link CLEARED_QUOTE_MIN_TOKENS} (about five lines: a small result's one id).
+ */
 export const CLEARED_QUOTE_SHARE = 10;
+export const CLEARED_QUOTE_MIN_TOKENS = 100;
 
 /** The notice line between the head and the tail of a truncated result. */
 export function elisionNotice(elidedChars: number, callId: string): string {
@@ -256,7 +260,7 @@ export function clearedOutput(
   if (hit !== undefined && hit !== null) return hit;
   const quoted = quotedLines(output);
   const ordered = [...quoted.filter((q) => q.tier === 0), ...quoted.filter((q) => q.tier === 1)];
-  const room = Math.floor(facts.tokens / CLEARED_QUOTE_SHARE);
+  const room = Math.max(CLEARED_QUOTE_MIN_TOKENS, Math.floor(facts.tokens / CLEARED_QUOTE_SHARE));
   const lines = chooseLines(ordered, room, (q) => counter.count(q.text) + 1);
   const text =
     lines.length === 0

@@ -79,9 +79,13 @@ describe("gridClearing", () => {
     // Lines every 500 tokens: each step clears the largest result settled before its line.
     const byLine = clearing(messages, { atLeastTokens: 1, keepRecent: 2 });
     expect(byLine?.clearedIds.slice(0, 2)).toEqual(["t0", "t1"]);
-    // A line every token, trigger 0: every result before the last two is cleared.
+    // A line every token, trigger 0: every result before the last two is cleared, but
+    // those whose notice would take as many tokens as they do (t3–t5).
     const all = clearing(messages, { atLeastTokens: 1, keepRecent: 2, stepTokens: 1 });
-    expect(all?.clearedIds).toEqual(["t0", "t1", "t2", "t3", "t4", "t5"]);
+    expect(all?.clearedIds).toEqual(["t0", "t1", "t2"]);
+    const bigger = conversation([600, 400, 3000, 300, 300, 300, 300, 300]);
+    const more = clearing(bigger, { atLeastTokens: 1, keepRecent: 2, stepTokens: 1 });
+    expect(more?.clearedIds).toEqual(["t0", "t1", "t2", "t3", "t4", "t5"]);
     expect(all?.spareCallIds).toEqual([]);
     const none = clearing(messages, { atLeastTokens: 1, keepRecent: 2, triggerTokens: 1e6 });
     expect(none).toBeNull();

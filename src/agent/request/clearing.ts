@@ -28,6 +28,11 @@ export interface GridClearingOptions {
   keepRecent: number;
   /** Clearing stops at the first step that brings the whole conversation under this. */
   triggerTokens: number;
+  /**
+   * Lines past this many tokens of history take no step: what is cleared then stays
+   * as it is, and the window moves on its own grid (default: no limit).
+   */
+  reachTokens?: number;
 }
 
 /** The results a request clears: every one before the boundary but the spared ones. */
@@ -122,7 +127,11 @@ export function gridClearing(
     items.push({ index: i, turn: d.turn, saving, end: before[i + 1] as number, callIds });
   });
   const step = Math.max(1, Math.floor(o.stepTokens));
-  const lines = Math.floor(settledTokens(messages, ds, before, o.keepRecent) / step);
+  const settled = Math.min(
+    settledTokens(messages, ds, before, o.keepRecent),
+    o.reachTokens ?? total,
+  );
+  const lines = Math.floor(settled / step);
   const chosen = new Set<Item>();
   let freed = 0;
   let steps = 0;
@@ -159,6 +168,16 @@ function boundaryOf(
   });
   return { clearBeforeTurn: boundary, spareCallIds: spare, clearedIds, steps };
 }
+
+/**
+ * History, in rooms (the budget the window is planned in), over which clearing steps are
+ * taken; past it what was cleared stays as it is and the window moves on its grid. Clearing
+ * pays while it keeps the whole conversation in the window (one step per grid line and no
+ * move); once the window must move anyway, a clearing step between two moves is one more
+ * cache break. Measured on the agent study at 64k: with no limit, 0.64–0.90× the
+ * hand-built cost instead of 0.52–0.66×; with 2 rooms, within ±0.06× of no clearing.
+ */
+export const CLEARING_REACH_ROOMS = 2;
 
 /** How a whole request plans its conversation: one plan of `messages` in `budget`. */
 export type PlanOnce = (
@@ -203,6 +222,7 @@ export function statelessClearing(
     atLeastTokens: p.clearAtLeastTokens,
     keepRecent: p.keepRecentToolResults,
     triggerTokens: trigger,
+    reachTokens: CLEARING_REACH_ROOMS * budget,
   });
   if (chosen === null) return { first, policy: off };
   const lastTurn = first.decisions[first.decisions.length - 1]?.turn ?? 0;

@@ -46,14 +46,14 @@ export interface AgentDefaults {
     lowWaterRatio: number;
     toolResultMaxTokens: number;
     /**
-     * Clearing under pressure, sized but off (`clearTrigger: null`): measured on the
-     * agent study with the stateless clearing of a whole request (a step per line of the
-     * window's grid, largest results first), it costs less at 200k (0.30–0.42× the
-     * hand-built loop instead of 0.33–0.46×) but more at 64k (0.66–0.90× instead of
-     * 0.52–0.66×: its steps break the cache between the window's moves). Set
-     * `clearTrigger` to turn it on: each step then frees at least `clearAtLeastTokens`
-     * (one window step: the cache breaks about as often as the window moves) and spares
-     * the last `keepRecentToolResults` (8) tool results.
+     * Clearing under pressure, sized but off (`clearTrigger: null`). Set `clearTrigger`
+     * (e.g. 0.8) to turn it on: a request without an anchor then derives what it clears
+     * from the conversation on the window's grid (largest results first, each step
+     * freeing at least `clearAtLeastTokens` — one window step — and sparing the last
+     * `keepRecentToolResults` tool results). Measured on the agent study (16 seeds) it
+     * pays at 200k (0.30–0.42× the hand-built cost instead of 0.33–0.46×, every fact
+     * kept) but not at 64k (0.51–0.67× instead of 0.52–0.66×, better on some seeds and
+     * worse on others, facts likewise), so it is not the default.
      */
     clearTrigger: number | null;
     clearAtLeastTokens: number;
