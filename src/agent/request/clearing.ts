@@ -138,7 +138,12 @@ export function gridClearing(
   for (let k = 1, next = 0; k <= lines && total - freed > o.triggerTokens; k++) {
     for (; next < items.length && (items[next] as Item).end <= k * step; next++);
     const pool = items.slice(0, next).filter((x) => !chosen.has(x));
-    if (pool.length === 0) continue;
+    if (pool.length === 0) {
+      // Nothing left before line k: go on at the first line the next result ends before.
+      if (next >= items.length) break;
+      k = Math.max(k, Math.ceil((items[next] as Item).end / step) - 1);
+      continue;
+    }
     freed += takeLargest(pool, o.atLeastTokens, chosen);
     steps = k;
   }
