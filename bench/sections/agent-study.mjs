@@ -21,6 +21,9 @@
  * cost ≤ 0.85×, facts ≥ the hand-built loop's; both — 0 over the window, 0 orphans, 0
  * starting on an assistant message.
  *
+ * Settings: `AGENT_STUDY_POLICY='{"clearTrigger":0.8}'` adds a conversation policy to every
+ * promptctx request (the figures of clearing under pressure in docs/performance.md).
+ *
  * Seeds: `--seed 1,2,3` (or `AGENT_STUDY_SEEDS=1,2,3`) runs the study on each seed's
  * session and judges the targets on every one; the default is the session's own seed.
  */
@@ -135,6 +138,20 @@ function seedsOf(ctx) {
   return seeds;
 }
 
+/**
+ * `AGENT_STUDY_POLICY`: a JSON conversation policy added to every promptctx request, to
+ * measure other settings against the same loops (e.g. `{"clearTrigger":0.8}`).
+ */
+function overridesOf() {
+  const env = process.env.AGENT_STUDY_POLICY;
+  if (env === undefined || env === "") return {};
+  const policy = JSON.parse(env);
+  if (policy === null || typeof policy !== "object" || Array.isArray(policy)) {
+    throw new Error("AGENT_STUDY_POLICY needs a JSON object");
+  }
+  return { policy };
+}
+
 async function runSeed(pc, seed, judged) {
   const session = makeAgentSession({ seed });
   const h = historyTokens(pc, session);
@@ -144,7 +161,10 @@ async function runSeed(pc, seed, judged) {
   const figures = { seed, historyTokens: h.tokens, toolResults: h.toolResults, windows: {} };
   for (const w of WINDOWS) {
     const results = {};
-    for (const loop of LOOPS) results[loop] = await runLoop(pc, session, loop, w);
+    const overrides = overridesOf();
+    for (const loop of LOOPS) {
+      results[loop] = await runLoop(pc, session, loop, w, loop === "promptctx" ? overrides : {});
+    }
     const base = results["hand-built"];
     console.log("");
     console.log(`  seed ${seed}, window ${int(w)} tokens`);

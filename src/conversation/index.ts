@@ -45,7 +45,10 @@ export {
   type ToolResultPart,
 } from "./schema.js";
 export {
+  CLEARED_QUOTE_MIN_TOKENS,
+  CLEARED_QUOTE_SHARE,
   clearedNotice,
+  clearedOutput,
   elisionNotice,
   type Transform,
   truncateToolOutput,

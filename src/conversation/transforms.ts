@@ -25,6 +25,22 @@ export function clearedNotice(callId: string, name: string): string {
   return `[tool result cleared (call ${callId}, ${name})]`;
 }
 
+/** The notice of a cleared result followed by `lines` lines kept from it. */
+function clearedKeptNotice(callId: string, name: string, lines: number): string {
+  const what =
+    lines === 1
+      ? "1 line of it quoting ids or numbers follows"
+      : `${lines} lines of it quoting ids or numbers follow`;
+  return `[tool result cleared (call ${callId}, ${name}); ${what}]`;
+}
+
+/**
+ * Room for the lines a cleared result keeps: a tenth of its tokens, and at least
+ * {@link CLEARED_QUOTE_MIN_TOKENS} (about five lines: a small result's one id).
+ */
+export const CLEARED_QUOTE_SHARE = 10;
+export const CLEARED_QUOTE_MIN_TOKENS = 100;
+
 /** The notice line between the head and the tail of a truncated result. */
 export function elisionNotice(elidedChars: number, callId: string): string {
   return `[… ${elidedChars} chars of tool output elided (call ${callId}) …]`;
@@ -191,7 +207,7 @@ function transformPart(
 ): { part: Part; kind: Transform["kind"] } | null {
   if (clear && !spares(s, name, part.callId)) {
     return {
-      part: { ...part, output: clearedNotice(part.callId, name) },
+      part: { ...part, output: clearedOutput(part.output, part.callId, name, s.counter) },
       kind: "tool_result_cleared",
     };
   }
@@ -222,6 +238,37 @@ export function truncatedOutput(
   facts.cuts ??= new Map();
   facts.cuts.set(key, cut);
   return cut;
+}
+
+/**
+ * What replaces a cleared result: {@link clearedNotice}, then the lines of `output` that
+ * quote ids or numbers (ids first, each whole up to 200 code points, in the output's
+ * order) in a tenth of the output's tokens — the build id an old log quoted is what a
+ * later turn asks for. Memoized by content for the counter's lifetime, like a cut.
+ *
+ * @example clearedOutput("ok\nbuild id b-1f2e3a4b\n" + "x ".repeat(400), "c1", "bash", counter) // "[tool result cleared (call c1, bash); 1 line of it quoting ids or numbers follows]\nbuild id b-1f2e3a4b"
+ */
+export function clearedOutput(
+  output: string,
+  callId: string,
+  name: string,
+  counter: TokenCounter,
+): string {
+  const facts = outputFacts(output, counter);
+  const key = `clear ${callId} ${name}`;
+  const hit = facts.cuts?.get(key);
+  if (hit !== undefined && hit !== null) return hit;
+  const quoted = quotedLines(output);
+  const ordered = [...quoted.filter((q) => q.tier === 0), ...quoted.filter((q) => q.tier === 1)];
+  const room = Math.max(CLEARED_QUOTE_MIN_TOKENS, Math.floor(facts.tokens / CLEARED_QUOTE_SHARE));
+  const lines = chooseLines(ordered, room, (q) => counter.count(q.text) + 1);
+  const text =
+    lines.length === 0
+      ? clearedNotice(callId, name)
+      : `${clearedKeptNotice(callId, name, lines.length)}\n${texts(lines).join("\n")}`;
+  facts.cuts ??= new Map();
+  facts.cuts.set(key, text);
+  return text;
 }
 
 /**

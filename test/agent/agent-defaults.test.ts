@@ -57,7 +57,7 @@ describe("agentDefaults", () => {
       const d = agentDefaults(w);
       expect(d.policy).toMatchObject({
         clearTrigger: null,
-        clearAtLeastTokens: w / 10,
+        clearAtLeastTokens: d.windowStepTokens,
         keepRecentToolResults: AGENT_KEEP_RECENT_TOOL_RESULTS,
       });
       expect(d.digestTokens).toBe(w / 32);

@@ -23,7 +23,9 @@ interface Input {
   budgetTokens: number;
 }
 
-const CLEARED = /^\[tool result cleared \(call [^,]+, [^)]+\)\]$/;
+// A cleared result: the notice, then (when it quoted any) lines of the output.
+const CLEARED =
+  /^\[tool result cleared \(call [^,]+, ([^)]+)\)(?:; \d+ lines? of it quoting ids or numbers follows?)?\](?:\n[^\n]*)*$/;
 const ELIDED =
   /\n\[… \d+ chars of tool output elided \(call [^)]*\)(?: …\]|; \d+ lines? of it quoting ids or numbers follows? …\])\n/;
 
@@ -67,6 +69,10 @@ function checkPlan(input: Input, p: ConversationPlan, count: (t: string) => numb
         expect(part).toEqual(before);
       } else if (part.output !== before.output) {
         expect(CLEARED.test(part.output) || ELIDED.test(part.output)).toBe(true);
+        // The lines a cleared result keeps are lines of its output.
+        const kept = CLEARED.test(part.output) ? part.output.split("\n").slice(1) : [];
+        const lines = new Set(before.output.split("\n"));
+        for (const line of kept) expect(lines.has(line) || line.endsWith("…")).toBe(true);
       }
     });
   });
@@ -77,7 +83,7 @@ function checkPlan(input: Input, p: ConversationPlan, count: (t: string) => numb
     for (const part of m.content) {
       if (part.type !== "tool_result" || !CLEARED.test(part.output)) continue;
       expect(keptCalls.has(part.callId)).toBe(false);
-      const name = /, ([^)]+)\)\]$/.exec(part.output)?.[1] as string;
+      const name = CLEARED.exec(part.output)?.[1] as string;
       expect(keptTools.has(name)).toBe(false);
     }
   });

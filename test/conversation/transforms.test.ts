@@ -9,7 +9,7 @@ import {
   truncateToolOutput,
 } from "../../src/conversation/index.js";
 import { quotedLines } from "../../src/conversation/quotes.js";
-import { truncatedOutput } from "../../src/conversation/transforms.js";
+import { clearedOutput, truncatedOutput } from "../../src/conversation/transforms.js";
 import { cpLength } from "../../src/text/index.js";
 import { createTokenCounter, getTokenCounter, type TokenCounter } from "../../src/tokens/index.js";
 import { calls, lengthCounter, recount, results, text, user } from "./helpers.js";
@@ -211,6 +211,39 @@ describe("clearing old tool results", () => {
       { kind: "tool_result_cleared", callId: "c1", originalTokens: 4 + "contents of one".length },
     ]);
     expect(p.decisions[2]?.tokens).toBe(4 + clearedNotice("c1", "read_file").length);
+  });
+
+  it("keeps the lines of a cleared result that quote ids or numbers, ids first, in a tenth of it", () => {
+    const filler = (n: number) =>
+      Array.from({ length: n }, (_, i) => `line of plain text ${"z".repeat(i % 7)}`);
+    const lines = [
+      ...filler(40),
+      "took 1234 ms",
+      ...filler(40),
+      "note: build id b-1f2e3a4b",
+      ...filler(40),
+      "error code E21206-ab12",
+    ];
+    const out = clearedOutput(lines.join("\n"), "c9", "bash", lengthCounter());
+    const [head, ...kept] = out.split("\n");
+    expect(head).toBe(
+      "[tool result cleared (call c9, bash); 3 lines of it quoting ids or numbers follow]",
+    );
+    // In the output's order; all three fit the room (at least 100 tokens).
+    expect(kept).toEqual(["took 1234 ms", "note: build id b-1f2e3a4b", "error code E21206-ab12"]);
+    // A crowded room (100 tokens, 15 per line): ids first, the number line goes.
+    const ids = Array.from({ length: 12 }, (_, i) => `commit ${(0xabcdef0 + i).toString(16)}`);
+    const crowded = clearedOutput(
+      ["took 1234 ms", ...ids].join("\n"),
+      "c8",
+      "bash",
+      lengthCounter(),
+    );
+    expect(crowded.split("\n").slice(1)).toEqual(ids.slice(0, 6));
+    // Nothing quoted: the notice alone.
+    expect(clearedOutput(filler(10).join("\n"), "c7", "grep", lengthCounter())).toBe(
+      clearedNotice("c7", "grep"),
+    );
   });
 
   it("clears before truncating, and never truncates a cleared result", () => {

@@ -46,12 +46,14 @@ export interface AgentDefaults {
     lowWaterRatio: number;
     toolResultMaxTokens: number;
     /**
-     * Clearing under pressure, sized but off (`clearTrigger: null`): measured on the
-     * agent study, a stateless request that clears under pressure breaks the cache more
-     * than the grid start with a digest does (more cost at 200k, fewer facts at 64k). Set
-     * `clearTrigger` (and pass back `anchor` and `clearBeforeTurn`) to turn it on: it then
-     * clears at least `clearAtLeastTokens` (1/10 of the window) at once and spares the
-     * last `keepRecentToolResults` (8) tool results.
+     * Clearing under pressure, sized but off (`clearTrigger: null`). Set `clearTrigger`
+     * (e.g. 0.8) to turn it on: a request without an anchor then derives what it clears
+     * from the conversation on the window's grid (largest results first, each step
+     * freeing at least `clearAtLeastTokens` — one window step — and sparing the last
+     * `keepRecentToolResults` tool results). Measured on the agent study (16 seeds) it
+     * pays at 200k (0.30–0.42× the hand-built cost instead of 0.33–0.46×, every fact
+     * kept) but not at 64k (0.51–0.67× instead of 0.52–0.66×, better on some seeds and
+     * worse on others, facts likewise), so it is not the default.
      */
     clearTrigger: number | null;
     clearAtLeastTokens: number;
@@ -112,6 +114,7 @@ export function agentDefaults(contextWindow: number): AgentDefaults {
   const [lo, hi] = AGENT_LOW_WATER_BOUNDS;
   const lowWaterRatio =
     Math.round(Math.min(hi, Math.max(lo, AGENT_WORKING_SET_TOKENS / room)) * 100) / 100;
+  const windowStepTokens = Math.max(1, Math.floor((1 - lowWaterRatio) * room));
   return {
     contextWindow,
     responseReserve: Math.min(responseReserve, Math.floor(contextWindow / 2)),
@@ -120,10 +123,10 @@ export function agentDefaults(contextWindow: number): AgentDefaults {
       lowWaterRatio,
       toolResultMaxTokens: clamp(contextWindow / 10, MIN_TOOL_RESULT_MAX_TOKENS, 100_000),
       clearTrigger: null,
-      clearAtLeastTokens: clamp(contextWindow / 10, 1, 40_000),
+      clearAtLeastTokens: windowStepTokens,
       keepRecentToolResults: AGENT_KEEP_RECENT_TOOL_RESULTS,
     },
-    windowStepTokens: Math.max(1, Math.floor((1 - lowWaterRatio) * room)),
+    windowStepTokens,
     digestTokens: clamp(contextWindow / 32, 256, 8000),
     slots: {
       system,

@@ -31,6 +31,7 @@ import {
 } from "../../render/index.js";
 import { nonBlankString } from "../../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../../tokens/index.js";
+import { statelessClearing } from "./clearing.js";
 import { type AgentDefaults, agentDefaults, agentSchemas, clockSource } from "./defaults.js";
 import { gridWindowStart, withWindowDigest } from "./window.js";
 
@@ -245,7 +246,14 @@ function planWindow(
   // the digest fits at its start. One plan when nothing is dropped (it is the answer: the
   // same messages fit the whole room), a second from the grid start otherwise.
   const digest = Math.min(input.digestTokens ?? 0, Math.floor(budgetTokens / 4));
-  const first = plan(input.messages, budgetTokens - digest, input.policy);
+  // Clearing under pressure, when on, derived from the conversation too (no state).
+  const { first, policy } = statelessClearing(
+    input.messages,
+    budgetTokens - digest,
+    input.policy,
+    step,
+    plan,
+  );
   const anchor = gridWindowStart(first, step);
   if (anchor === null) return first;
   // What the last moves dropped, up to what a digest of its size can speak for.
@@ -254,7 +262,7 @@ function planWindow(
     digest === 0
       ? input.messages
       : withWindowDigest(input.messages, first, anchor, reach, counter, digest);
-  return plan(messages, budgetTokens, { ...input.policy, anchor });
+  return plan(messages, budgetTokens, { ...policy, anchor });
 }
 
 /**
