@@ -52,11 +52,11 @@ function session(turns: number): MessageInput[] {
 }
 
 describe("agentDefaults", () => {
-  it("includes the pressure policy sized from the window, off until a trigger is set", () => {
+  it("includes the pressure policy sized from the window, on at 0.8 of the room", () => {
     for (const w of [64_000, 200_000]) {
       const d = agentDefaults(w);
       expect(d.policy).toMatchObject({
-        clearTrigger: null,
+        clearTrigger: 0.8,
         clearAtLeastTokens: d.windowStepTokens,
         keepRecentToolResults: AGENT_KEEP_RECENT_TOOL_RESULTS,
       });
@@ -64,7 +64,7 @@ describe("agentDefaults", () => {
     }
   });
 
-  it("the policy of the defaults is one the planner takes, and a trigger turns clearing on", () => {
+  it("the policy of the defaults is one the planner takes, and clearTrigger null turns clearing off", () => {
     const d = agentDefaults(12_000);
     const messages = session(30);
     const base = {
@@ -76,7 +76,7 @@ describe("agentDefaults", () => {
       tokenizer: counter,
       windowStepTokens: null,
     };
-    const off = planRequest({ ...base, policy: d.policy });
+    const off = planRequest({ ...base, policy: { ...d.policy, clearTrigger: null } });
     expect(off.conversation.clearBeforeTurn).toBeNull();
     const on = planRequest({
       ...base,

@@ -421,13 +421,16 @@ describe("agentDefaults and the options assembleRequest keeps", () => {
     expect(opening(await assembleRequest({ ...base, digestTokens: 0 }))).not.toContain(
       WINDOW_DIGEST_HEADER,
     );
-    // An explicit pressure trigger overrides the default (off), field by field.
+    // Clearing under pressure is on by default; an explicit `clearTrigger: null` turns it
+    // off, field by field, and an explicit trigger overrides the default one.
+    expect(plain.conversation.clearBeforeTurn).not.toBeNull();
+    const unpressed = await assembleRequest({ ...base, policy: { clearTrigger: null } });
+    expect(unpressed.conversation.clearBeforeTurn).toBeNull();
     const pressed = await assembleRequest({
       ...base,
       windowStepTokens: null,
       policy: { clearTrigger: 0.5, clearAtLeastTokens: 100 },
     });
     expect(pressed.conversation.clearBeforeTurn).not.toBeNull();
-    expect(plain.conversation.clearBeforeTurn).toBeNull();
   });
 });

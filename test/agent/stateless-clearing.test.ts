@@ -236,3 +236,40 @@ describe("clearing under pressure, stateless, over growing tool-heavy conversati
     expect(seen.moved).toBeGreaterThan(0);
   });
 });
+
+describe("nothing is truncated while the conversation fits under the trigger", () => {
+  const W = 64_000;
+  const d64 = agentDefaults(W);
+  const plan64 = (messages: MessageInput[]) =>
+    planRequest({
+      provider: "anthropic",
+      model: MODEL,
+      system: stableSystem("tool_state", "state"),
+      messages,
+      contextWindow: W,
+      tokenizer: counter,
+      responseReserve: d64.responseReserve,
+      policy: d64.policy,
+      windowStepTokens: d64.windowStepTokens,
+      digestTokens: d64.digestTokens,
+    });
+  const cut = (r: PlannedRequest) =>
+    r.conversation.decisions.filter((x) =>
+      x.transforms.some((t) => t.kind === "tool_result_truncated"),
+    ).length;
+
+  it("a result over toolResultMaxTokens stays whole until the conversation outgrows the trigger", () => {
+    expect(d64.policy.clearTrigger).toBe(0.8);
+    // One result of about 4 × toolResultMaxTokens characters: over the limit, under the trigger.
+    const small = conversation([4 * 4 * d64.policy.toolResultMaxTokens]);
+    const whole = plan64(small);
+    expect(counter.count(JSON.stringify(small[2]))).toBeGreaterThan(d64.policy.toolResultMaxTokens);
+    expect(cut(whole)).toBe(0);
+    expect(whole.conversation.droppedMessageIds).toEqual([]);
+    // Past the trigger, results over the limit are cut (and the request fits).
+    const big = conversation(Array(8).fill(4 * 4 * d64.policy.toolResultMaxTokens));
+    const over = plan64(big);
+    expect(cut(over)).toBeGreaterThan(0);
+    expect(over.conversation.usedTokens).toBeLessThanOrEqual(over.budget.messagesBudget);
+  });
+});

@@ -184,6 +184,17 @@ function boundaryOf(
  */
 export const CLEARING_REACH_ROOMS = 2;
 
+/** The kept messages' tokens with every truncated result counted whole. */
+function uncutTokens(plan: ConversationPlan): number {
+  let total = 0;
+  for (const d of plan.decisions) {
+    if (d.status !== "kept") continue;
+    const cut = d.transforms.find((t) => t.kind === "tool_result_truncated");
+    total += cut === undefined ? d.tokens : cut.originalTokens;
+  }
+  return total;
+}
+
 /** How a whole request plans its conversation: one plan of `messages` in `budget`. */
 export type PlanOnce = (
   messages: readonly MessageInput[],
@@ -194,8 +205,8 @@ export type PlanOnce = (
 /**
  * The policy a request without an anchor plans its window with, and its plan of the
  * whole conversation in `budget` (the one the grid start is found on): without
- * `clearTrigger`, `policy` and its plan; with it, nothing is cleared while the
- * conversation fits `floor(clearTrigger × budget)`, and above it the results
+ * `clearTrigger`, `policy` and its plan; with it, nothing is cleared — nor truncated —
+ * while the conversation, uncut, fits `floor(clearTrigger × budget)`, and above it the results
  * {@link gridClearing} chooses (grid of `stepTokens`, steps of `clearAtLeastTokens`,
  * sparing `keepRecentToolResults`, `keepToolResults` and `keepCallIds`) are cleared,
  * as age clearing at their boundary with every other result before it kept.
@@ -220,7 +231,12 @@ export function statelessClearing(
   const first = plan(messages, budget, off);
   const trigger = Math.floor(share * budget);
   const over = first.usedTokens > trigger || first.droppedMessageIds.length > 0;
-  if (!over) return { first, policy: off };
+  if (!over) {
+    // Nothing is cut either while the whole conversation, uncut, fits under the trigger.
+    if (uncutTokens(first) > trigger) return { first, policy: off };
+    const whole = { ...off, toolResultMaxTokens: null };
+    return { first: plan(messages, budget, whole), policy: whole };
+  }
   const all = plan(messages, budget, { ...off, clearToolResultsAfterTurns: 1 });
   const chosen = gridClearing(messages, first, all, {
     stepTokens,

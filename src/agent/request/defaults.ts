@@ -46,14 +46,14 @@ export interface AgentDefaults {
     lowWaterRatio: number;
     toolResultMaxTokens: number;
     /**
-     * Clearing under pressure, sized but off (`clearTrigger: null`). Set `clearTrigger`
-     * (e.g. 0.8) to turn it on: a request without an anchor then derives what it clears
-     * from the conversation on the window's grid (largest results first, each step
-     * freeing at least `clearAtLeastTokens` — one window step — and sparing the last
-     * `keepRecentToolResults` tool results). Measured on the agent study (16 seeds) it
-     * pays at 200k (0.30–0.42× the hand-built cost instead of 0.33–0.46×, every fact
-     * kept) but not at 64k (0.51–0.67× instead of 0.52–0.66×, better on some seeds and
-     * worse on others, facts likewise), so it is not the default.
+     * Clearing under pressure, on at 0.8 of the room: a request without an anchor derives
+     * what it clears from the conversation on the window's grid (nothing while it fits
+     * under the trigger; then largest results first, each step freeing at least
+     * `clearAtLeastTokens` — one window step — and sparing the last
+     * `keepRecentToolResults` tool results). Measured on the agent study (16 seeds): at
+     * 200k 0.30–0.42× the hand-built cost (0.33–0.46× without), every fact kept; at 64k
+     * 0.51–0.67× (0.52–0.66× without), facts at least the hand-built loop's on every seed.
+     * `null` turns it off.
      */
     clearTrigger: number | null;
     clearAtLeastTokens: number;
@@ -89,6 +89,9 @@ export const AGENT_WORKING_SET_TOKENS = 40_000;
 /** Bounds of the low-water ratio: move at least a quarter of the room, keep at least 40 %. */
 export const AGENT_LOW_WATER_BOUNDS = [0.4, 0.75] as const;
 
+/** Share of the room above which a request clears under pressure (agent defaults). */
+export const AGENT_CLEAR_TRIGGER = 0.8;
+
 /** Tool results clearing under pressure spares (the agent's current working set). */
 export const AGENT_KEEP_RECENT_TOOL_RESULTS = 8;
 
@@ -122,7 +125,7 @@ export function agentDefaults(contextWindow: number): AgentDefaults {
     policy: {
       lowWaterRatio,
       toolResultMaxTokens: clamp(contextWindow / 10, MIN_TOOL_RESULT_MAX_TOKENS, 100_000),
-      clearTrigger: null,
+      clearTrigger: AGENT_CLEAR_TRIGGER,
       clearAtLeastTokens: windowStepTokens,
       keepRecentToolResults: AGENT_KEEP_RECENT_TOOL_RESULTS,
     },
