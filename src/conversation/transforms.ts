@@ -25,13 +25,15 @@ export function clearedNotice(callId: string, name: string): string {
   return `[tool result cleared (call ${callId}, ${name})]`;
 }
 
+/** What a notice says of the `lines` lines kept after it. */
+const linesFollow = (lines: number): string =>
+  lines === 1
+    ? "1 line of it quoting ids or numbers follows"
+    : `${lines} lines of it quoting ids or numbers follow`;
+
 /** The notice of a cleared result followed by `lines` lines kept from it. */
 function clearedKeptNotice(callId: string, name: string, lines: number): string {
-  const what =
-    lines === 1
-      ? "1 line of it quoting ids or numbers follows"
-      : `${lines} lines of it quoting ids or numbers follow`;
-  return `[tool result cleared (call ${callId}, ${name}); ${what}]`;
+  return `[tool result cleared (call ${callId}, ${name}); ${linesFollow(lines)}]`;
 }
 
 /**
@@ -48,10 +50,7 @@ export function elisionNotice(elidedChars: number, callId: string): string {
 
 /** The notice before the lines kept from the elided part, and the one after them. */
 function keptNotices(elidedChars: number, callId: string, lines: number): [string, string] {
-  const what =
-    lines === 1
-      ? "1 line of it quoting ids or numbers follows"
-      : `${lines} lines of it quoting ids or numbers follow`;
+  const what = linesFollow(lines);
   return [
     `[… ${elidedChars} chars of tool output elided (call ${callId}); ${what} …]`,
     `[… end of the lines kept from the elided output (call ${callId}) …]`,
