@@ -356,7 +356,7 @@ function withAgentDefaults(
  * `provider`, with both decision logs. Every field left out takes the agent default of
  * the window ({@link agentDefaults}: response reserve, low-water policy, the window start
  * on a grid so requests share it without an anchor, a digest of what left the window at
- * its start, the pressure policy sized but off, the dynamic tier after the last
+ * its start, clearing under pressure at 0.8 of the room (stateless, like the window start), the dynamic tier after the last
  * cached block, system budgets in tokens); the caller's fields override them one by one.
  *
  * @example
