@@ -5,12 +5,12 @@
  * open tasks — under a token budget. It is a {@link Summarize}, so it plugs into
  * `compactConversation` where an LLM summarizer would.
  */
-import { invalidFromZod } from "../errors/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import type { Summarize } from "./compact.js";
 import { canonicalJson } from "./count.js";
-import { clipQuote, quoteTier } from "./quotes.js";
-import { type Message, type MessageInput, MessageSchema } from "./schema.js";
+import { parseMessage } from "./fast-parse.js";
+import { clipQuote, quotedLines } from "./quotes.js";
+import type { Message, MessageInput } from "./schema.js";
 
 /**
  * Validates messages one by one (`invalid_input` at `messages[i]…`), for the steps that
@@ -19,11 +19,7 @@ import { type Message, type MessageInput, MessageSchema } from "./schema.js";
  * @example parseMessages([{ id: "u1", role: "user", content: [{ type: "text", text: "hi" }] }])[0].role // "user"
  */
 export function parseMessages(messages: readonly MessageInput[]): Message[] {
-  return messages.map((m, i) => {
-    const parsed = MessageSchema.safeParse(m);
-    if (!parsed.success) throw invalidFromZod(parsed.error, ["messages", i]);
-    return parsed.data;
-  });
+  return messages.map((m, i) => parseMessage(m, ["messages", i]));
 }
 
 /** Options of {@link createDigestSummarizer}. */
@@ -103,9 +99,8 @@ function collect(messages: readonly Message[]): Sections {
           s.errors.push(clip(`${call?.name ?? "tool"} (call ${p.callId}): ${p.output}`));
         }
         // The whole line, not the bare id: "build b-1f2e failed" says what the id is.
-        for (const line of p.output.split("\n")) {
-          const tier = quoteTier(line);
-          if (tier !== null) s.quoted[tier].add(clipQuote(clip(line)));
+        for (const q of quotedLines(p.output)) {
+          s.quoted[q.tier].add(clipQuote(clip(p.output.slice(q.start, q.end))));
         }
       }
     }

@@ -67,3 +67,13 @@ export function quotedLines(text: string): QuotedLine[] {
   }
   return out;
 }
+
+/**
+ * `lines` in the order they are kept when room is short: ids first, then numbers, each in
+ * the text's order.
+ *
+ * @example byTier(quotedLines("port 41234\nbuild b-1f2e3a4b")).map((l) => l.text) // ["build b-1f2e3a4b", "port 41234"]
+ */
+export function byTier(lines: readonly QuotedLine[]): QuotedLine[] {
+  return [...lines.filter((q) => q.tier === 0), ...lines.filter((q) => q.tier === 1)];
+}

@@ -7,7 +7,7 @@
 import { cpOffsets } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import { outputFacts } from "./count.js";
-import { type QuotedLine, quotedLines } from "./quotes.js";
+import { byTier, type QuotedLine, quotedLines } from "./quotes.js";
 import type { Message, Part, ToolResultPart } from "./schema.js";
 
 /** The name a cleared result's notice gives when no call before it names the tool. */
@@ -113,8 +113,7 @@ function largestCut(
 
 /** Quoted lines inside the cut's elided middle, ids first, then numbers, each in order. */
 function inMiddle(quoted: readonly QuotedLine[], cut: Cut): QuotedLine[] {
-  const inside = quoted.filter((q) => q.start >= cut.from && q.end <= cut.to);
-  return [...inside.filter((q) => q.tier === 0), ...inside.filter((q) => q.tier === 1)];
+  return byTier(quoted.filter((q) => q.start >= cut.from && q.end <= cut.to));
 }
 
 /** The lines of `candidates` that fit `room` tokens, in the candidates' (priority) order. */
@@ -257,8 +256,7 @@ export function clearedOutput(
   const key = `clear ${callId} ${name}`;
   const hit = facts.cuts?.get(key);
   if (hit !== undefined && hit !== null) return hit;
-  const quoted = quotedLines(output);
-  const ordered = [...quoted.filter((q) => q.tier === 0), ...quoted.filter((q) => q.tier === 1)];
+  const ordered = byTier(quotedLines(output));
   const room = Math.max(CLEARED_QUOTE_MIN_TOKENS, Math.floor(facts.tokens / CLEARED_QUOTE_SHARE));
   const lines = chooseLines(ordered, room, (q) => counter.count(q.text) + 1);
   const text =

@@ -13,6 +13,7 @@ import {
   ConversationPolicySchema,
   type MessageInput,
 } from "../../conversation/index.js";
+import { sent } from "./window.js";
 
 /** How the stateless clearing steps are sized. */
 export interface GridClearingOptions {
@@ -56,8 +57,6 @@ interface Item {
   readonly end: number;
   readonly callIds: readonly string[];
 }
-
-const sent = (d: ConversationDecision): number => (d.reason === "orphan_removed" ? 0 : d.tokens);
 
 const clearedCalls = (d: ConversationDecision): string[] =>
   d.transforms.filter((t) => t.kind === "tool_result_cleared").map((t) => t.callId);

@@ -14,7 +14,8 @@ import {
 import type { TokenCounter } from "../../tokens/index.js";
 
 /** What a message counts toward a window: its tokens, or nothing when it is never sent. */
-const sent = (d: ConversationDecision): number => (d.reason === "orphan_removed" ? 0 : d.tokens);
+export const sent = (d: ConversationDecision): number =>
+  d.reason === "orphan_removed" ? 0 : d.tokens;
 
 /**
  * The window start on the grid of `stepTokens`: among the user messages, the oldest
