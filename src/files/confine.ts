@@ -73,7 +73,7 @@ export function isInside(dir: string, p: string): boolean {
 /** `p` lies inside one of `roots` (lexically). */
 export const insideAny = (roots: readonly string[], p: string) => roots.some((r) => isInside(r, p));
 
-export async function realOrNull(p: string): Promise<string | null> {
+async function realOrNull(p: string): Promise<string | null> {
   try {
     return await realpath(p);
   } catch {
@@ -112,7 +112,7 @@ async function checked(path: string, roots: Roots): Promise<string | null> {
 export const PROC_FD = existsSync("/proc/self/fd");
 
 /** Where the kernel says the descriptor is, or null without `/proc` (or when it cannot say). */
-export async function descriptorPath(handle: FileHandle): Promise<string | null> {
+async function descriptorPath(handle: FileHandle): Promise<string | null> {
   if (!PROC_FD) return null;
   try {
     return await readlink(`/proc/self/fd/${handle.fd}`);
@@ -150,18 +150,22 @@ export interface Opened {
   stats: Stats;
 }
 
-/** Opens `path` when confined to `roots` (see the module notes), else null (refused). */
+/**
+ * Opens `path` when confined to `roots` (see the module notes), else null (refused);
+ * `flags` must keep `O_NOFOLLOW` (a write opens without truncating, then verifies).
+ */
 export async function openConfined(
   path: string,
   roots: Roots,
   hooks?: ConfineHooks,
+  flags: number = OPEN_FLAGS,
 ): Promise<Opened | null> {
   const real = await checked(path, roots);
   if (real === null) return null;
   await hooks?.beforeOpen?.(real);
   let handle: FileHandle;
   try {
-    handle = await open(real, OPEN_FLAGS);
+    handle = await open(real, flags);
   } catch {
     // Whatever the reason (gone, swapped for a link, no permission), it is not read.
     return null;

@@ -25,7 +25,6 @@ import {
   openConfined,
   PROC_FD,
   type Roots,
-  realOrNull,
   verified,
 } from "./confine.js";
 
@@ -98,29 +97,6 @@ async function fill(handle: FileHandle, data: Buffer): Promise<void> {
   }
 }
 
-/** Opens the existing entry `name` of `dir` for writing without truncating, verified. */
-async function existing(
-  dir: Dir,
-  name: string,
-  roots: Roots,
-  hooks?: ConfineHooks,
-): Promise<{ handle: FileHandle; real: string } | null> {
-  const direct = join(dir.real, name);
-  const real = await realOrNull(direct);
-  if (real === null || !insideAny(roots.real, real)) return null;
-  await hooks?.beforeOpen?.(real);
-  // The entry itself when it is no link (through the held directory), else its target.
-  const path = real === direct ? join(dir.through, name) : real;
-  const handle = await open(path, WRITE_FLAGS).catch(() => null);
-  if (handle === null) return null;
-  const stats = await verified(handle, real, roots).catch(() => null);
-  if (stats === null) {
-    await handle.close();
-    return null;
-  }
-  return { handle, real };
-}
-
 async function writeIn(
   dir: Dir,
   name: string,
@@ -134,7 +110,7 @@ async function writeIn(
   );
   const opened =
     created === "exists"
-      ? await existing(dir, name, roots, hooks)
+      ? await openConfined(join(dir.real, name), roots, hooks, WRITE_FLAGS)
       : created === null
         ? null
         : { handle: created, real: join(dir.real, name) };
