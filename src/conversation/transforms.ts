@@ -205,7 +205,10 @@ function transformPart(
 ): { part: Part; kind: Transform["kind"] } | null {
   if (clear && !spares(s, name, part.callId)) {
     return {
-      part: { ...part, output: clearedOutput(part.output, part.callId, name, s.counter) },
+      part: {
+        ...part,
+        output: clearedOutput(part.output, part.callId, name, s.counter, s.toolResultMaxTokens),
+      },
       kind: "tool_result_cleared",
     };
   }
@@ -242,7 +245,9 @@ export function truncatedOutput(
  * What replaces a cleared result: {@link clearedNotice}, then the lines of `output` that
  * quote ids or numbers (ids first, each whole up to 200 code points, in the output's
  * order) in a tenth of the output's tokens — the build id an old log quoted is what a
- * later turn asks for. Memoized by content for the counter's lifetime, like a cut.
+ * later turn asks for —; a result that would be cut to `maxTokens` uncleared keeps fewer
+ * lines (or none), so its cleared form counts less than the cut. Memoized by content for
+ * the counter's lifetime, like a cut.
  *
  * @example clearedOutput("ok\nbuild id b-1f2e3a4b\n" + "x ".repeat(400), "c1", "bash", counter) // "[tool result cleared (call c1, bash); 1 line of it quoting ids or numbers follows]\nbuild id b-1f2e3a4b"
  */
@@ -251,18 +256,27 @@ export function clearedOutput(
   callId: string,
   name: string,
   counter: TokenCounter,
+  maxTokens: number | null = null,
 ): string {
   const facts = outputFacts(output, counter);
-  const key = `clear ${callId} ${name}`;
+  const key = `clear ${callId} ${name} ${maxTokens}`;
   const hit = facts.cuts?.get(key);
   if (hit !== undefined && hit !== null) return hit;
   const ordered = byTier(quotedLines(output));
-  const room = Math.max(CLEARED_QUOTE_MIN_TOKENS, Math.floor(facts.tokens / CLEARED_QUOTE_SHARE));
+  // A result cut to `maxTokens` when uncleared: its cleared form stays below the cut, so
+  // clearing never makes a result larger than it would be sent.
+  const cut = maxTokens === null ? null : truncatedOutput(output, callId, maxTokens, counter);
+  const below = cut === null ? Number.POSITIVE_INFINITY : counter.count(cut) - 1;
+  const room = Math.min(
+    Math.max(CLEARED_QUOTE_MIN_TOKENS, Math.floor(facts.tokens / CLEARED_QUOTE_SHARE)),
+    below - counter.count(clearedKeptNotice(callId, name, ordered.length)) - 1,
+  );
   const lines = chooseLines(ordered, room, (q) => counter.count(q.text) + 1);
-  const text =
-    lines.length === 0
-      ? clearedNotice(callId, name)
-      : `${clearedKeptNotice(callId, name, lines.length)}\n${texts(lines).join("\n")}`;
+  const kept = (n: number) =>
+    `${clearedKeptNotice(callId, name, n)}\n${texts(lines.slice(0, n)).join("\n")}`;
+  let n = lines.length;
+  while (n > 0 && counter.count(kept(n)) > below) n -= 1;
+  const text = n === 0 ? clearedNotice(callId, name) : kept(n);
   facts.cuts ??= new Map();
   facts.cuts.set(key, text);
   return text;

@@ -130,6 +130,20 @@ describe("truncateToolOutput", () => {
     expect(counter.count(cut)).toBeLessThanOrEqual(400);
   });
 
+  it("a cleared result never counts more than the same result cut to the limit", () => {
+    const counter = getTokenCounter("o200k_base");
+    const big = Array.from(
+      { length: 300 },
+      (_, i) => `line ${i}: build id b-${(0x1f2e3a00 + i).toString(16)}`,
+    ).join("\n");
+    for (const max of [32, 60, 200]) {
+      const cut = truncateToolOutput(big, "c1", max, counter);
+      const cleared = clearedOutput(big, "c1", "bash", counter, max);
+      expect(counter.count(cleared)).toBeLessThan(counter.count(cut));
+      expect(cleared.startsWith("[tool result cleared (call c1, bash)")).toBe(true);
+    }
+  });
+
   it("never splits a surrogate pair", () => {
     const out = truncateToolOutput("😀".repeat(500), "c", 80, lengthCounter());
     expect(out).not.toMatch(
