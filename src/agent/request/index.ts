@@ -19,6 +19,12 @@ export {
   clockSource,
 } from "./defaults.js";
 export {
+  type DropReason,
+  explainRequest,
+  type RequestExplanation,
+  type TransformSummary,
+} from "./explain.js";
+export {
   type ContextReport,
   type ConversationState,
   contextMetadata,
