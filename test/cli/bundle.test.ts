@@ -54,8 +54,7 @@ const ASSEMBLE = [
 ];
 
 // A verb's own module, as a chunk name (src/cli/registry.ts loads these).
-const VERB_CHUNK =
-  /^(assemble-cmd|demo-cmd|memory-cmd|serve-cmd|replay-cmd|inspect-cmd|check-draft-cmd|repl-cmd|json-verbs|command)-/;
+const VERB_CHUNK = /^(assemble-cmd|serve-cmd|replay-cmd|inspect-cmd|check-draft-cmd|command)-/;
 
 describe("the bundled CLI", () => {
   it("is what bin/promptctx.js runs, every chunk from its code cache", () => {

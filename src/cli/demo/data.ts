@@ -9,8 +9,8 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { invalidFromZod } from "../errors/index.js";
-import { CandidateSchema } from "../memory/index.js";
+import { invalidFromZod } from "../../errors/index.js";
+import { CandidateSchema } from "../../memory/index.js";
 import {
   ConstraintRuleSchema,
   ObservationInputSchema,
@@ -18,11 +18,11 @@ import {
   TaskStateSchema,
   ToolCallSchema,
   ToolSpecSchema,
-} from "../sources/index.js";
-import { isoTimestamp } from "../text/index.js";
+} from "../../sources/index.js";
+import { isoTimestamp } from "../../text/index.js";
 
 /** examples/demo/ of the package: ../../ from src/cli and from dist/cli alike. */
-export const DEMO_DATA_DIR = fileURLToPath(new URL("../../examples/demo/", import.meta.url));
+export const DEMO_DATA_DIR = fileURLToPath(new URL("../../../examples/demo/", import.meta.url));
 
 const text = z.string();
 const byName = z.record(z.string(), text);

@@ -1,10 +1,10 @@
 /** `promptctx repl`: an interactive runtime session on the process's streams. */
 import { type Command, Option } from "commander";
-import { budgetCharsOption, formerBudgetOption, reportError } from "./io.js";
+import { budgetCharsOption, formerBudgetOption, reportError } from "../io.js";
+import { stdoutStyle } from "../terminal.js";
+import { type SetExit, summaryOf } from "../verbs.js";
+import { runRepl } from "./io.js";
 import { Repl, type ReplFlags } from "./repl.js";
-import { runRepl } from "./repl-io.js";
-import { stdoutStyle } from "./terminal.js";
-import { type SetExit, summaryOf } from "./verbs.js";
 
 /** Runs `repl` on the process's streams. */
 async function runReplCommand(opts: ReplFlags): Promise<number> {

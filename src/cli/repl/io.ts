@@ -6,9 +6,9 @@
 import { fstatSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import { EXIT } from "./io.js";
+import { EXIT } from "../io.js";
+import { fitText } from "../table.js";
 import type { Repl } from "./repl.js";
-import { fitText } from "./table.js";
 
 /** Where the repl reads and writes (process streams by default). */
 export interface ReplIo {

@@ -3,14 +3,15 @@
  * is `--store PATH` (an SQLite file) or `--store postgres://…` (the shared PostgreSQL
  * store), or `DIR/.promptctx/memory.db` for `--workspace DIR` (default: the current
  * directory). Errors follow io.ts: error object on stdout, one line on stderr, exit 2 for
- * invalid input. The shared store flags are in memory-flags.ts, recall in memory-recall.ts.
+ * invalid input. The shared store flags are in flags.ts, recall in recall.ts.
  */
 import { createHash } from "node:crypto";
 import { closeSync, createReadStream, openSync, statSync, writeSync } from "node:fs";
 import type { Command } from "commander";
-import { InvalidInputError, nodeErrorCode, PromptctxError } from "../errors/index.js";
-import type { ImportResult, MemoryRecordInput } from "../store/index.js";
-import { EXIT, reportError } from "./io.js";
+import { InvalidInputError, nodeErrorCode, PromptctxError } from "../../errors/index.js";
+import type { ImportResult, MemoryRecordInput } from "../../store/index.js";
+import { EXIT, reportError } from "../io.js";
+import { summaryOf } from "../verbs.js";
 import {
   listFlag,
   nowFlag,
@@ -19,9 +20,8 @@ import {
   openForWrite,
   type StoreFlags,
   storeOptions,
-} from "./memory-flags.js";
-import { type RecallOpts, runRecall } from "./memory-recall.js";
-import { summaryOf } from "./verbs.js";
+} from "./flags.js";
+import { type RecallOpts, runRecall } from "./recall.js";
 
 /** Files at least this large get a progress bar (when stderr is a TTY). */
 export const PROGRESS_MIN_BYTES = 1024 * 1024;

@@ -2,12 +2,12 @@
  * `promptctx memory recall`: full-text recall in one user scope, printed as a table with
  * each hit's score breakdown (or as JSON).
  */
-import { recallHints, type StoreRecallHit } from "../store/index.js";
-import { collapseWs, formatScore, shorten } from "../text/index.js";
-import { hintLines } from "./hints.js";
-import { listFlag, nowFlag, numberFlag, openExisting, type StoreFlags } from "./memory-flags.js";
-import { fitText, renderTable, type TableStyle } from "./table.js";
-import { stdoutStyle } from "./terminal.js";
+import { recallHints, type StoreRecallHit } from "../../store/index.js";
+import { collapseWs, formatScore, shorten } from "../../text/index.js";
+import { hintLines } from "../hints.js";
+import { fitText, renderTable, type TableStyle } from "../table.js";
+import { stdoutStyle } from "../terminal.js";
+import { listFlag, nowFlag, numberFlag, openExisting, type StoreFlags } from "./flags.js";
 
 /** The options of `memory recall`. */
 export interface RecallOpts extends StoreFlags {

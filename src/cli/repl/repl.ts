@@ -3,25 +3,25 @@
  * fires a session event (load a skill, switch expert, working mode, schema, connector,
  * install or clear recalled memory, switch user) and prints what was reassembled — the
  * rebuilt segments, or `reused cached plan` — with the decision tables. Conversation
- * events (a user turn, a reply, a tool call, a tool result; see repl-conversation.ts)
+ * events (a user turn, a reply, a tool call, a tool result; see conversation.ts)
  * replan the whole request (docs/conversation.md) over the current assembly. Lines come from
  * stdin, so a script of commands is a reproducible transcript: the clock is fixed and
- * advances one minute per reassembly. The terminal loop is repl-io.ts.
+ * advances one minute per reassembly. The terminal loop is io.ts.
  */
-import type { Assembly, SessionMemoryPolicy } from "../assemble/index.js";
-import { type CacheKeys, cacheBreak } from "../cache/index.js";
-import { InvalidInputError, toErrorObject } from "../errors/index.js";
-import { CACHE_TIERS } from "../plan/index.js";
-import { getRenderer } from "../render/index.js";
-import { compareCodePoints } from "../text/index.js";
-import { resolveTokenCounter } from "../tokens/index.js";
-import type { AssemblyManifest } from "../trace/index.js";
-import { demoData, replData } from "./demo-data.js";
-import { budgetCharsFlag } from "./io.js";
-import { CONVERSATION_HELP, isConversationCommand, ReplConversation } from "./repl-conversation.js";
-import { createReplSession, type ReplFixture, skillBody } from "./repl-session.js";
-import { renderTable, type TableStyle } from "./table.js";
-import { layerTable, memoryDecisionTable, segmentDecisionTable } from "./tables.js";
+import type { Assembly, SessionMemoryPolicy } from "../../assemble/index.js";
+import { type CacheKeys, cacheBreak } from "../../cache/index.js";
+import { InvalidInputError, toErrorObject } from "../../errors/index.js";
+import { CACHE_TIERS } from "../../plan/index.js";
+import { getRenderer } from "../../render/index.js";
+import { compareCodePoints } from "../../text/index.js";
+import { resolveTokenCounter } from "../../tokens/index.js";
+import type { AssemblyManifest } from "../../trace/index.js";
+import { demoData, replData } from "../demo/data.js";
+import { budgetCharsFlag } from "../io.js";
+import { renderTable, type TableStyle } from "../table.js";
+import { layerTable, memoryDecisionTable, segmentDecisionTable } from "../tables.js";
+import { CONVERSATION_HELP, isConversationCommand, ReplConversation } from "./conversation.js";
+import { createReplSession, type ReplFixture, skillBody } from "./session.js";
 
 /** Flags of `promptctx repl`. */
 export interface ReplFlags {

@@ -1,14 +1,14 @@
 /**
  * The session behind `promptctx repl`: a runtime session (docs/session-and-cache.md) over
- * the demo's data (examples/demo/, read by demo-data.ts).
+ * the demo's data (examples/demo/, read by ../demo/data.ts).
  * Schema slots come from in-memory sources (constraints policy, per-user profiles,
  * planner, task observations, tool state; recall through the session); the other layers
  * are session segments, each rebuilt only when the state it depends on changes. Fixed
  * data and fixed timestamps: the same commands print the same bytes on every machine.
  */
-import { createSession, type Session, type SessionSegment } from "../assemble/index.js";
-import { versionId } from "../cache/index.js";
-import type { SlotRenderer } from "../render/index.js";
+import { createSession, type Session, type SessionSegment } from "../../assemble/index.js";
+import { versionId } from "../../cache/index.js";
+import type { SlotRenderer } from "../../render/index.js";
 import {
   type ContextSource,
   constraintsSource,
@@ -19,11 +19,11 @@ import {
   ToolState,
   taskMemorySource,
   toolStateSource,
-} from "../sources/index.js";
-import { compareCodePoints } from "../text/index.js";
-import type { TokenCounter } from "../tokens/index.js";
-import { type DemoData, demoData, replData } from "./demo-data.js";
-import { connectorsLine, skillsSummary } from "./demo-segments.js";
+} from "../../sources/index.js";
+import { compareCodePoints } from "../../text/index.js";
+import type { TokenCounter } from "../../tokens/index.js";
+import { type DemoData, demoData, replData } from "../demo/data.js";
+import { connectorsLine, skillsSummary } from "../demo/segments.js";
 
 const sorted = (names: Iterable<string>) => [...names].sort(compareCodePoints);
 

@@ -6,10 +6,10 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { InvalidInputError } from "../errors/index.js";
-import { isPostgresUrl, type OpenedStore, openStoreUrl } from "../store/index.js";
-import { isBlank, parseInstant } from "../text/index.js";
-import { createStoreIfAbsent } from "./new-store.js";
+import { InvalidInputError } from "../../errors/index.js";
+import { isPostgresUrl, type OpenedStore, openStoreUrl } from "../../store/index.js";
+import { isBlank, parseInstant } from "../../text/index.js";
+import { createStoreIfAbsent } from "../new-store.js";
 
 /** `--store` and `--workspace` as given. */
 export interface StoreFlags {

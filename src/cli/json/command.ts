@@ -5,14 +5,14 @@
  * Each verb imports only the stage it answers from, when it runs.
  */
 import type { Command } from "commander";
-import { invalidFromZod, toErrorObject } from "../errors/index.js";
-import type { SelectMemoryRequest } from "../memory/index.js";
-import { rejectUnknownFields } from "../text/index.js";
-import { type CounterPool, createCounterPool, requestTokenizer } from "../tokens/index.js";
-import { EXIT, parseJson, readInput, reportError } from "./io.js";
-import { type JsonVerbReport, jsonVerbReport } from "./json-verb-report.js";
-import { stdoutTerminal } from "./terminal.js";
-import { type SetExit, summaryOf } from "./verbs.js";
+import { invalidFromZod, toErrorObject } from "../../errors/index.js";
+import type { SelectMemoryRequest } from "../../memory/index.js";
+import { rejectUnknownFields } from "../../text/index.js";
+import { type CounterPool, createCounterPool, requestTokenizer } from "../../tokens/index.js";
+import { EXIT, parseJson, readInput, reportError } from "../io.js";
+import { stdoutTerminal } from "../terminal.js";
+import { type SetExit, summaryOf } from "../verbs.js";
+import { type JsonVerbReport, jsonVerbReport } from "./report.js";
 
 /** A JSON verb: validates and answers one parsed request (a value or a promise of one). */
 export type JsonHandler = (request: unknown, pool: CounterPool) => unknown;
@@ -24,7 +24,9 @@ export type JsonVerb = "select-memory" | "plan-prompt" | "plan-conversation" | "
 const HANDLERS: Readonly<Record<JsonVerb, () => Promise<JsonHandler>>> = {
   // docs/memory-selection.md: the plan for one request.
   "select-memory": async () => {
-    const { SelectMemoryRequestSchema, selectMemoryContext } = await import("../memory/index.js");
+    const { SelectMemoryRequestSchema, selectMemoryContext } = await import(
+      "../../memory/index.js"
+    );
     return (request, pool) => {
       rejectUnknownFields(SelectMemoryRequestSchema, request);
       const tokenCounter = pool.forRequest(requestTokenizer(request));
@@ -34,7 +36,7 @@ const HANDLERS: Readonly<Record<JsonVerb, () => Promise<JsonHandler>>> = {
   },
   // docs/planner.md: JSON callers get the JSON schema (no condition, no builder).
   "plan-prompt": async () => {
-    const { PlanPromptJsonRequestSchema, planPrompt } = await import("../plan/index.js");
+    const { PlanPromptJsonRequestSchema, planPrompt } = await import("../../plan/index.js");
     return (request, pool) => {
       rejectUnknownFields(PlanPromptJsonRequestSchema, request);
       const parsed = PlanPromptJsonRequestSchema.safeParse(request);
@@ -46,7 +48,7 @@ const HANDLERS: Readonly<Record<JsonVerb, () => Promise<JsonHandler>>> = {
   // docs/conversation.md: the plan of one conversation.
   "plan-conversation": async () => {
     const { PlanConversationJsonRequestSchema, planConversation } = await import(
-      "../conversation/index.js"
+      "../../conversation/index.js"
     );
     return (request, pool) => {
       rejectUnknownFields(PlanConversationJsonRequestSchema, request);
@@ -58,7 +60,9 @@ const HANDLERS: Readonly<Record<JsonVerb, () => Promise<JsonHandler>>> = {
   },
   // docs/inline-assembly.md: assembly from inline slot data.
   "assemble-context": async () => {
-    const { AssembleContextRequestSchema, assembleContext } = await import("../assemble/index.js");
+    const { AssembleContextRequestSchema, assembleContext } = await import(
+      "../../assemble/index.js"
+    );
     return async (request, pool) => {
       rejectUnknownFields(AssembleContextRequestSchema, request);
       const tokenCounter = pool.forRequest(requestTokenizer(request));

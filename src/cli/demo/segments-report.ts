@@ -3,14 +3,14 @@
  * fixture (examples/demo/demo.json), plan the ten-segment prompt, print both decision
  * tables and the prompt. No key, no network.
  */
-import { InvalidInputError } from "../errors/index.js";
-import { type MemoryPlan, selectMemoryContext } from "../memory/index.js";
-import { type PromptPlan, planPrompt } from "../plan/index.js";
-import { resolveTokenCounter } from "../tokens/index.js";
-import { demoData } from "./demo-data.js";
-import { demoSegments } from "./demo-segments.js";
-import { fitText, type TableStyle } from "./table.js";
-import { memoryDecisionTable, segmentDecisionTable } from "./tables.js";
+import { InvalidInputError } from "../../errors/index.js";
+import { type MemoryPlan, selectMemoryContext } from "../../memory/index.js";
+import { type PromptPlan, planPrompt } from "../../plan/index.js";
+import { resolveTokenCounter } from "../../tokens/index.js";
+import { fitText, type TableStyle } from "../table.js";
+import { memoryDecisionTable, segmentDecisionTable } from "../tables.js";
+import { demoData } from "./data.js";
+import { demoSegments } from "./segments.js";
 
 /** Reads PROMPT_BUDGET_CHARS: a non-negative integer or absent. */
 export function budgetFromEnv(value: string | undefined, fallback: number): number {

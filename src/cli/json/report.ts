@@ -6,10 +6,10 @@
  * from the verb's response only (and the request's message roles), so both views say the
  * same thing.
  */
-import type { ConversationPlan } from "../conversation/index.js";
-import type { MemoryPlan } from "../memory/index.js";
-import type { PromptPlan } from "../plan/index.js";
-import { fitText, type TableStyle, type Terminal, tableStyle } from "./table.js";
+import type { ConversationPlan } from "../../conversation/index.js";
+import type { MemoryPlan } from "../../memory/index.js";
+import type { PromptPlan } from "../../plan/index.js";
+import { fitText, type TableStyle, type Terminal, tableStyle } from "../table.js";
 import {
   type AssemblyParts,
   assemblyReport,
@@ -17,7 +17,7 @@ import {
   memoryDecisionTable,
   segmentDecisionTable,
   titled,
-} from "./tables.js";
+} from "../tables.js";
 
 /** Renders one answered request for people (the text ends with a newline). */
 export type JsonVerbReport = (request: unknown, response: unknown) => string;

@@ -1,18 +1,18 @@
 /** `promptctx demo`: the main job on the bundled example workspace, or the offline fixture. */
 import { type Command, Option } from "commander";
-import { InvalidInputError } from "../errors/index.js";
-import { TOKENIZER_NAMES, type TokenizerName } from "../tokens/index.js";
-import { loadWorkspaceConfig, WORKSPACE_BUDGET_CHARS } from "../workspace/index.js";
+import { InvalidInputError } from "../../errors/index.js";
+import { TOKENIZER_NAMES, type TokenizerName } from "../../tokens/index.js";
+import { loadWorkspaceConfig, WORKSPACE_BUDGET_CHARS } from "../../workspace/index.js";
 import {
   assemblyJson,
   exampleWorkspace,
   formatAssembly,
   runWorkspaceDemo,
-} from "./assemble-cmd.js";
-import { budgetFromEnv, formatDemo, runDemo } from "./demo.js";
-import { budgetCharsFlag, budgetCharsOption, EXIT, intFlag, reportError } from "./io.js";
-import { stdoutStyle } from "./terminal.js";
-import { type SetExit, summaryOf } from "./verbs.js";
+} from "../assemble-cmd.js";
+import { budgetCharsFlag, budgetCharsOption, EXIT, intFlag, reportError } from "../io.js";
+import { stdoutStyle } from "../terminal.js";
+import { type SetExit, summaryOf } from "../verbs.js";
+import { budgetFromEnv, formatDemo, runDemo } from "./segments-report.js";
 
 interface DemoFlags {
   tokenizer: TokenizerName;
@@ -66,7 +66,7 @@ async function runDemoCommand(opts: DemoFlags): Promise<number> {
           tokenizer: opts.tokenizer,
           ...(opts.renderer ? { renderer: opts.renderer } : {}),
         },
-        opts.record === undefined ? null : (await import("./record.js")).recorderFor(opts.record),
+        opts.record === undefined ? null : (await import("../record.js")).recorderFor(opts.record),
       );
       process.stdout.write(
         opts.json ? `${assemblyJson(out)}\n` : formatAssembly(out, stdoutStyle(opts.wide)),

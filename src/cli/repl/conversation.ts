@@ -5,13 +5,13 @@
  * The anchor is carried from one plan to the next, so a transcript shows the window
  * moving in batches and the cached prefix holding.
  */
-import { type PlannedRequest, planRequest } from "../agent/index.js";
-import type { Assembly } from "../assemble/index.js";
-import type { MessageInput } from "../conversation/index.js";
-import { InvalidInputError } from "../errors/index.js";
-import type { TokenCounter } from "../tokens/index.js";
-import { contextSummary, contextText } from "./chat/context.js";
-import type { TableStyle } from "./table.js";
+import { type PlannedRequest, planRequest } from "../../agent/index.js";
+import type { Assembly } from "../../assemble/index.js";
+import type { MessageInput } from "../../conversation/index.js";
+import { InvalidInputError } from "../../errors/index.js";
+import type { TokenCounter } from "../../tokens/index.js";
+import { contextSummary, contextText } from "../chat/context.js";
+import type { TableStyle } from "../table.js";
 
 /** Model the repl's requests are planned for (its breakpoints and minimum cacheable length). */
 export const REPL_MODEL = "claude-sonnet-4-6";

@@ -1,9 +1,9 @@
 /**
  * The demo's ten-segment system prompt over the data of examples/demo/demo.json
- * (demo-data.ts), and the skills and connectors lines the repl's session segments share.
+ * (data.ts), and the skills and connectors lines the repl's session segments share.
  */
-import type { SegmentInput } from "../plan/index.js";
-import type { DemoData } from "./demo-data.js";
+import type { SegmentInput } from "../../plan/index.js";
+import type { DemoData } from "./data.js";
 
 /**
  * `Skills loaded: a (summary), b (summary).` (null when none).
