@@ -1,11 +1,11 @@
 /**
  * Parsing and validation of one SKILL.md (docs/sources.md): `---` frontmatter split from the body,
  * YAML read with the core schema, every field checked with a reason that names it. The
- * rules are listed in `skills.ts`.
+ * rules are listed in `model.ts`.
  */
 import { parseDocument } from "yaml";
-import { shortHash } from "../cache/index.js";
-import { PromptctxError } from "../errors/index.js";
+import { shortHash } from "../../cache/index.js";
+import { PromptctxError } from "../../errors/index.js";
 import {
   collapseWs,
   compareCodePoints,
@@ -14,14 +14,14 @@ import {
   isBlank,
   normalizeKey,
   trimWs,
-} from "../text/index.js";
+} from "../../text/index.js";
 import {
   type InvalidSkill,
   MAX_SKILL_PATTERN_LENGTH,
   type RedLine,
   type Skill,
   type SkillTriggers,
-} from "./skills.js";
+} from "./model.js";
 
 const NAME_RE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const SEVERITIES = ["block", "warn", "review"] as const;

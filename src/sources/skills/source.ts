@@ -4,17 +4,17 @@
  * selected for a query.
  */
 import { basename, dirname, isAbsolute, relative, sep } from "node:path";
-import { InvalidInputError } from "../errors/index.js";
-import { collapseWs, isBlank } from "../text/index.js";
-import { selectSkills } from "./skill-select.js";
+import { InvalidInputError } from "../../errors/index.js";
+import { collapseWs, isBlank } from "../../text/index.js";
+import type { ContextSource, SourceItem, SourceQuery } from "../types.js";
 import {
   DEFAULT_SKILL_CAP,
   type Skill,
   type SkillCatalog,
   type SkillReport,
   type SkillSelection,
-} from "./skills.js";
-import type { ContextSource, SourceItem, SourceQuery } from "./types.js";
+} from "./model.js";
+import { selectSkills } from "./select.js";
 
 /** One catalog line: `name — description` (whitespace collapsed to one line). */
 export function skillCatalogLine(skill: Pick<Skill, "name" | "description">): string {

@@ -1,8 +1,8 @@
 /**
  * The byte caps of the instruction chain (docs/sources.md): the UTF-8 cut, and the total cap
- * applied once the whole chain is known, so the nearest files win (see `instructions.ts`).
+ * applied once the whole chain is known, so the nearest files win (see `chain.ts`).
  */
-import type { InstructionIssue, InstructionPart } from "./instruction-parts.js";
+import type { InstructionIssue, InstructionPart } from "./parts.js";
 
 /** Longest prefix of valid UTF-8 `bytes` at most `max` bytes long, ending on a boundary. */
 export function cutUtf8(bytes: Uint8Array, max: number): Uint8Array {

@@ -3,7 +3,7 @@
  * words, patterns on a bounded prefix, modes), and the deterministic selection — priority
  * desc → name asc, capped — with ties, overlaps and the cap reported.
  */
-import { InvalidInputError } from "../errors/index.js";
+import { InvalidInputError } from "../../errors/index.js";
 import {
   compareCodePoints,
   compileUserPattern,
@@ -14,7 +14,7 @@ import {
   normalizeKey,
   type UserPattern,
   WORD_CHAR,
-} from "../text/index.js";
+} from "../../text/index.js";
 import {
   DEFAULT_SKILL_CAP,
   MAX_SKILL_PATTERN_LENGTH,
@@ -22,7 +22,7 @@ import {
   type SkillCatalog,
   type SkillMatch,
   type SkillSelection,
-} from "./skills.js";
+} from "./model.js";
 
 /** Whole-word occurrence of an already-normalized keyword in an already-normalized text. */
 function containsWord(text: string, keyword: string): boolean {

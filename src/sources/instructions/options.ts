@@ -4,9 +4,9 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
-import { InvalidInputError, invalidFromZod } from "../errors/index.js";
-import { isInside } from "../files/index.js";
-import { isBlank, textString } from "../text/index.js";
+import { InvalidInputError, invalidFromZod } from "../../errors/index.js";
+import { isInside } from "../../files/index.js";
+import { isBlank, textString } from "../../text/index.js";
 
 /** Default instruction file names, read in this order in each directory. */
 export const DEFAULT_INSTRUCTION_FILE_NAMES: readonly string[] = [

@@ -4,9 +4,9 @@
  * followed by the files it `@imports`. I/O happens here, at the edge, but the result is a
  * pure function of the filesystem: every path is a parameter (never the process working
  * directory or home), files are visited in a fixed order, and nothing is read twice.
- * The walk itself is in `instruction-walk.ts`, its parts and issues in
- * `instruction-parts.ts`, option validation in
- * `instruction-options.ts`, code masking and import parsing in `text/markdown.ts`.
+ * The walk itself is in `walk.ts`, its parts and issues in
+ * `parts.ts`, option validation in
+ * `options.ts`, code masking and import parsing in `text/markdown.ts`.
  *
  * Choices (documented once, relied on by tests):
  *
@@ -66,14 +66,14 @@
  *   in a newline; parts are separated by one blank line.
  */
 import { join, resolve } from "node:path";
-import { InvalidInputError } from "../errors/index.js";
-import { entryInside } from "../files/index.js";
-import { isBlank } from "../text/index.js";
-import { applyTotalCap } from "./instruction-cap.js";
-import { type InstructionChainOptions, resolveOptions } from "./instruction-options.js";
-import type { InstructionChain, InstructionPart } from "./instruction-parts.js";
-import { allowedRoots, chainDirs, Walker } from "./instruction-walk.js";
-import type { ContextSource, SourceItem, SourceQuery } from "./types.js";
+import { InvalidInputError } from "../../errors/index.js";
+import { entryInside } from "../../files/index.js";
+import { isBlank } from "../../text/index.js";
+import type { ContextSource, SourceItem, SourceQuery } from "../types.js";
+import { applyTotalCap } from "./cap.js";
+import { type InstructionChainOptions, resolveOptions } from "./options.js";
+import type { InstructionChain, InstructionPart } from "./parts.js";
+import { allowedRoots, chainDirs, Walker } from "./walk.js";
 
 /** The file that replaces `AGENTS.md` in the same directory when present. */
 export const AGENTS_OVERRIDE_FILE = "AGENTS.override.md";

@@ -4,7 +4,7 @@
  * wins) into a deterministic catalog.
  */
 import { join, resolve } from "node:path";
-import { InvalidInputError } from "../errors/index.js";
+import { InvalidInputError } from "../../errors/index.js";
 import {
   confinedRoots,
   entryInside,
@@ -13,16 +13,16 @@ import {
   REFUSED,
   type Roots,
   readConfined,
-} from "../files/index.js";
-import { compareCodePoints } from "../text/index.js";
-import { isInvalidSkill, parseSkill } from "./skill-parse.js";
+} from "../../files/index.js";
+import { compareCodePoints } from "../../text/index.js";
 import {
   type InvalidSkill,
   MAX_SKILL_FILE_BYTES,
   type Skill,
   type SkillCatalog,
   type SkillRoots,
-} from "./skills.js";
+} from "./model.js";
+import { isInvalidSkill, parseSkill } from "./parse.js";
 
 /** The one reason of a refused path (missing and outside alike). */
 const REFUSED_REASON = `${PATH_REFUSED}: ${REFUSED}`;

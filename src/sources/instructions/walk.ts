@@ -1,12 +1,12 @@
 /**
  * The walk over instruction files (docs/sources.md): probes each path, reads and caps the file,
  * records it as a part or an issue, and follows its `@imports` depth first. The rules are
- * documented in `instructions.ts`.
+ * documented in `chain.ts`.
  */
 import { lstat, realpath } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { shortHash } from "../cache/index.js";
-import { nodeErrorCode } from "../errors/index.js";
+import { shortHash } from "../../cache/index.js";
+import { nodeErrorCode } from "../../errors/index.js";
 import {
   confinedRoots,
   entryInside,
@@ -15,15 +15,11 @@ import {
   REFUSED,
   type Roots,
   readConfined,
-} from "../files/index.js";
-import { findImports } from "../text/index.js";
-import { cutUtf8 } from "./instruction-cap.js";
-import type { Resolved } from "./instruction-options.js";
-import type {
-  InstructionIssue,
-  InstructionIssueKind,
-  InstructionPart,
-} from "./instruction-parts.js";
+} from "../../files/index.js";
+import { findImports } from "../../text/index.js";
+import { cutUtf8 } from "./cap.js";
+import type { Resolved } from "./options.js";
+import type { InstructionIssue, InstructionIssueKind, InstructionPart } from "./parts.js";
 
 // ---------------------------------------------------------------------------------------
 // filesystem helpers

@@ -1,5 +1,5 @@
 /**
- * The data of an instruction chain (instructions.ts): its parts (one per file, with
+ * The data of an instruction chain (chain.ts): its parts (one per file, with
  * provenance) and its issues (what kept a file out, or cut it). The walk produces them,
  * the total cap cuts them, the manifest reports them; this file imports nothing.
  */

@@ -4,8 +4,8 @@
  * the `skill_catalog` / `skills` source.
  *
  * This module holds the types, the limits and the choices below; the work is in
- * `skill-parse.ts` (SKILL.md), `skill-discovery.ts` (roots), `skill-select.ts` (triggers)
- * and `skill-source.ts` (catalog and source).
+ * `parse.ts` (SKILL.md), `discovery.ts` (roots), `select.ts` (triggers)
+ * and `source.ts` (catalog and source).
  *
  * Choices (documented so peers can mirror them):
  * - `name` is 1–64 chars of `[a-z0-9-]` with no leading, trailing or doubled hyphen
