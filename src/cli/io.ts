@@ -5,6 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { Option } from "commander";
 import { InvalidInputError, nodeErrorCode, toErrorObject } from "../errors/index.js";
+import { parseInstant } from "../text/index.js";
 
 /** Exit codes of docs/surfaces.md. */
 export const EXIT = { ok: 0, invalid: 2, budget: 3, internal: 1 } as const;
@@ -107,4 +108,38 @@ export function budgetCharsFlag(flags: BudgetCharsFlags): number | undefined {
   return flags.budgetChars !== undefined
     ? intFlag(flags.budgetChars, "--budget-chars")
     : intFlag(flags.budget, "--budget");
+}
+
+/** `--now`, checked; the current time without it. */
+export function nowFlag(value: string | undefined, clock: () => Date): string {
+  if (value === undefined) return clock().toISOString();
+  if (parseInstant(value) === null)
+    throw new InvalidInputError(
+      `--now must be an ISO-8601 timestamp, got ${JSON.stringify(value)}`,
+      "--now",
+    );
+  return value;
+}
+
+/** Reads a recording file; an unreadable one is invalid input at `file`. */
+export async function readRecordingFile(file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (err) {
+    const why = nodeErrorCode(err, "unreadable");
+    throw new InvalidInputError(
+      `cannot read the recording ${JSON.stringify(file)} (${why})`,
+      "file",
+    );
+  }
+}
+
+/**
+ * A command typed with the wrong arguments (the repl's commands): invalid input at
+ * `command`, its message the usage line.
+ *
+ * @example if (args.length !== 1) usage("schema MODE");
+ */
+export function usage(text: string): never {
+  throw new InvalidInputError(`usage: ${text}`, "command");
 }

@@ -92,7 +92,7 @@ describe("the bundled CLI", () => {
       ])
       .map((m) => m[1] as string);
     expect(urls).toEqual(
-      expect.arrayContaining(["../server/meta-routes.js", "../cli/assemble-cmd.js"]),
+      expect.arrayContaining(["../server/meta-routes.js", "../cli/assembly.js"]),
     );
     for (const url of urls) expect(existsSync(join(BUNDLE, url)), url).toBe(true);
     // No import.meta.url of ours is left to name a chunk instead.

@@ -1,14 +1,11 @@
 /** `promptctx demo`: the main job on the bundled example workspace, or the offline fixture. */
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { InvalidInputError } from "../../errors/index.js";
-import { TOKENIZER_NAMES, type TokenizerName } from "../../tokens/index.js";
+import type { RendererName } from "../../render/index.js";
+import type { TokenizerName } from "../../tokens/index.js";
 import { loadWorkspaceConfig, WORKSPACE_BUDGET_CHARS } from "../../workspace/index.js";
-import {
-  assemblyJson,
-  exampleWorkspace,
-  formatAssembly,
-  runWorkspaceDemo,
-} from "../assemble-cmd.js";
+import { assemblyJson, exampleWorkspace, formatAssembly, runWorkspaceDemo } from "../assembly.js";
+import { rendererOption, tokenizerOption } from "../choices.js";
 import { budgetCharsFlag, budgetCharsOption, EXIT, intFlag, reportError } from "../io.js";
 import { stdoutStyle } from "../terminal.js";
 import { type SetExit, summaryOf } from "../verbs.js";
@@ -19,7 +16,7 @@ interface DemoFlags {
   json?: boolean;
   wide?: boolean;
   segments?: boolean;
-  renderer?: "en" | "zh-CN" | "tagged";
+  renderer?: RendererName;
   record?: string;
   budgetChars?: string;
   budgetTokens?: string;
@@ -83,12 +80,8 @@ export function registerDemoCommand(program: Command, setExit: SetExit): void {
   program
     .command("demo")
     .description(summaryOf("demo"))
-    .addOption(
-      new Option("--tokenizer <name>", "token counter")
-        .default("estimate")
-        .choices([...TOKENIZER_NAMES]),
-    )
-    .addOption(new Option("--renderer <name>", "slot renderer").choices(["en", "zh-CN", "tagged"]))
+    .addOption(tokenizerOption("estimate"))
+    .addOption(rendererOption())
     .addOption(budgetCharsOption("total prompt char budget (default: the workspace's)"))
     .option("--budget-tokens <n>", "total prompt token budget (default: the workspace's)")
     .option("--json", "print {prompt, manifest, memoryPlan, segmentPlan} as JSON")

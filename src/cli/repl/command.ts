@@ -1,5 +1,6 @@
 /** `promptctx repl`: an interactive runtime session on the process's streams. */
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
+import { rendererOption, tokenizerOption } from "../choices.js";
 import { budgetCharsOption, formerBudgetOption, reportError } from "../io.js";
 import { stdoutStyle } from "../terminal.js";
 import { type SetExit, summaryOf } from "../verbs.js";
@@ -28,16 +29,8 @@ export function registerReplCommand(program: Command, setExit: SetExit): void {
   program
     .command("repl")
     .description(summaryOf("repl"))
-    .addOption(
-      new Option("--renderer <name>", "slot renderer")
-        .default("en")
-        .choices(["en", "zh-CN", "tagged"]),
-    )
-    .addOption(
-      new Option("--tokenizer <name>", "token counter")
-        .default("estimate")
-        .choices(["estimate", "o200k_base", "cl100k_base", "claude_estimate"]),
-    )
+    .addOption(rendererOption("en"))
+    .addOption(tokenizerOption("estimate"))
     .addOption(budgetCharsOption("global char budget (default: the schema's, 2400)"))
     .addOption(formerBudgetOption())
     .option(

@@ -11,6 +11,7 @@ import type { MessageInput } from "../../conversation/index.js";
 import { InvalidInputError } from "../../errors/index.js";
 import type { TokenCounter } from "../../tokens/index.js";
 import { contextSummary, contextText } from "../chat/context.js";
+import { usage } from "../io.js";
 import type { TableStyle } from "../table.js";
 
 /** Model the repl's requests are planned for (its breakpoints and minimum cacheable length). */
@@ -33,10 +34,6 @@ const COMMANDS = new Set(["turn", "reply", "call", "result", "window", "context"
 /** True for the commands {@link ReplConversation} handles. */
 export function isConversationCommand(cmd: string): boolean {
   return COMMANDS.has(cmd);
-}
-
-function usage(text: string): never {
-  throw new InvalidInputError(`usage: ${text}`, "command");
 }
 
 function parseInput(text: string): unknown {

@@ -17,7 +17,7 @@ import { compareCodePoints } from "../../text/index.js";
 import { resolveTokenCounter } from "../../tokens/index.js";
 import type { AssemblyManifest } from "../../trace/index.js";
 import { demoData, replData } from "../demo/data.js";
-import { budgetCharsFlag } from "../io.js";
+import { budgetCharsFlag, usage } from "../io.js";
 import { renderTable, type TableStyle } from "../table.js";
 import { layerTable, memoryDecisionTable, segmentDecisionTable } from "../tables.js";
 import { CONVERSATION_HELP, isConversationCommand, ReplConversation } from "./conversation.js";
@@ -82,10 +82,6 @@ function changedLayers(before: AssemblyManifest, after: AssemblyManifest): strin
 
 const known = (table: Readonly<Record<string, unknown>>) =>
   Object.keys(table).sort(compareCodePoints).join(", ");
-
-function usage(text: string): never {
-  throw new InvalidInputError(`usage: ${text}`, "command");
-}
 
 /** What a command did: fired an event (`memoryEvent`: it changed recalled memory), or only lists names. */
 type Fired = { memoryEvent: boolean } | string;
