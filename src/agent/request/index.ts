@@ -1,14 +1,6 @@
 /** The whole request of docs/conversation.md: the system prompt and the conversation under one window. */
 
 export {
-  CLEARING_REACH_ROOMS,
-  type GridClearing,
-  type GridClearingOptions,
-  gridClearing,
-  type PlanOnce,
-  statelessClearing,
-} from "./clearing.js";
-export {
   AGENT_KEEP_RECENT_TOOL_RESULTS,
   AGENT_LOW_WATER_BOUNDS,
   AGENT_WORKING_SET_TOKENS,

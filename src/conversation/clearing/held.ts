@@ -9,9 +9,9 @@
  * step, not once per turn.
  */
 
-import type { PriceBook } from "./price.js";
-import type { ConversationPolicy } from "./schema.js";
-import type { ConversationLayout } from "./units.js";
+import type { PriceBook } from "../price.js";
+import type { ConversationPolicy } from "../schema.js";
+import type { ConversationLayout } from "../units.js";
 import {
   firstSendable,
   firstUnitFrom,
@@ -19,7 +19,8 @@ import {
   totalFrom,
   viewWith,
   type WindowView,
-} from "./window.js";
+} from "../window.js";
+import { firstSparedToolMessage } from "./spare.js";
 
 /** What a pressure step chose (the view's `required` may exceed the budget: fail closed). */
 export interface PressureChoice {
@@ -31,15 +32,9 @@ export interface PressureChoice {
 
 /** The highest boundary that spares the current turn and the last `keep` tool messages. */
 function maxBoundary(layout: ConversationLayout, keep: number): number {
-  let limit = layout.lastTurn;
-  if (keep === 0) return limit;
-  let seen = 0;
-  for (let i = layout.messages.length - 1; i >= 0 && seen < keep; i--) {
-    if (layout.messages[i]?.role !== "tool") continue;
-    seen += 1;
-    limit = layout.turnOf[i] as number;
-  }
-  return seen < keep ? 0 : limit;
+  const spared = firstSparedToolMessage(layout.messages, keep);
+  if (spared === null) return 0;
+  return spared >= layout.messages.length ? layout.lastTurn : (layout.turnOf[spared] as number);
 }
 
 /** Tokens freed, in units from `start` on, by moving the boundary from `held` to `b`. */

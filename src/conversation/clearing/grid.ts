@@ -1,19 +1,19 @@
 /**
- * Clearing under pressure without state (docs/conversation.md "the agent loop with
- * defaults"): which old tool results a whole request clears is derived from the
- * conversation itself, on a grid of history tokens, the way the window start is — so
- * requests over a growing conversation agree on it without the caller passing
- * `clearBeforeTurn` back, and the prefix the provider cached breaks at most once per step.
+ * Grid clearing (`{ kind: "grid" }`), clearing under pressure without state
+ * (docs/conversation.md "the agent loop with defaults"): which old tool results a whole
+ * request clears is derived from the conversation itself, on a grid of history tokens,
+ * the way the window start is — so requests over a growing conversation agree on it
+ * without the caller passing `clearBeforeTurn` back, and the prefix the provider cached
+ * breaks at most once per step.
  */
+import { type ConversationDecision, type ConversationPlan, sent } from "../decide.js";
 import {
-  type ConversationDecision,
-  type ConversationPlan,
   type ConversationPolicy,
   type ConversationPolicyInput,
   ConversationPolicySchema,
   type MessageInput,
-} from "../../conversation/index.js";
-import { sent } from "./window.js";
+} from "../schema.js";
+import { firstSparedToolMessage } from "./spare.js";
 
 /** How the stateless clearing steps are sized. */
 export interface GridClearingOptions {
@@ -73,10 +73,7 @@ function settledTokens(
 ): number {
   const lastTurn = ds[ds.length - 1]?.turn ?? 0;
   const current = ds.findIndex((d) => d.turn === lastTurn);
-  let recent = keep === 0 ? current : 0;
-  for (let i = messages.length - 1, seen = 0; i >= 0 && seen < keep; i--) {
-    if (messages[i]?.role === "tool" && ++seen === keep) recent = i;
-  }
+  const recent = firstSparedToolMessage(messages, keep) ?? 0;
   return before[Math.max(0, Math.min(current, recent))] as number;
 }
 
@@ -132,19 +129,26 @@ export function gridClearing(
   );
   const lines = Math.floor(settled / step);
   const chosen = new Set<Item>();
+  // The results wholly before the current line and not cleared yet: each enters once, at
+  // the first line it ends before, and leaves when a step clears it.
+  const pool: Item[] = [];
+  let next = 0;
   let freed = 0;
   let steps = 0;
-  for (let k = 1, next = 0; k <= lines && total - freed > o.triggerTokens; k++) {
-    for (; next < items.length && (items[next] as Item).end <= k * step; next++);
-    const pool = items.slice(0, next).filter((x) => !chosen.has(x));
+  let k = 1;
+  while (k <= lines && total - freed > o.triggerTokens) {
+    for (; next < items.length && (items[next] as Item).end <= k * step; next++) {
+      pool.push(items[next] as Item);
+    }
     if (pool.length === 0) {
       // Nothing left before line k: go on at the first line the next result ends before.
       if (next >= items.length) break;
-      k = Math.max(k, Math.ceil((items[next] as Item).end / step) - 1);
+      k = Math.max(k + 1, Math.ceil((items[next] as Item).end / step));
       continue;
     }
     freed += takeLargest(pool, o.atLeastTokens, chosen);
     steps = k;
+    k += 1;
   }
   if (chosen.size === 0) return null;
   return boundaryOf(ds, cleared, chosen, steps);
