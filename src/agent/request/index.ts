@@ -3,12 +3,14 @@
 export {
   AGENT_KEEP_RECENT_TOOL_RESULTS,
   AGENT_LOW_WATER_BOUNDS,
+  AGENT_WINDOW_SHARES,
   AGENT_WORKING_SET_TOKENS,
   type AgentDefaults,
   type AgentSlotBudgets,
   agentDefaults,
   agentSchemas,
   clockSource,
+  type WindowShare,
 } from "./defaults.js";
 export {
   type ContextReport,
