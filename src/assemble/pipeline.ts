@@ -10,7 +10,7 @@ import { InvalidInputError } from "../errors/index.js";
 import type { MemoryPlan } from "../memory/index.js";
 import type { PromptPlan } from "../plan/index.js";
 import { getRenderer } from "../render/builtin.js";
-import type { SlotRenderer } from "../render/types.js";
+import type { SlotRenderer } from "../render/index.js";
 import {
   type ContextSource,
   createSourceRegistry,

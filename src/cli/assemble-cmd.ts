@@ -8,9 +8,9 @@ import { join, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import type { RendererName } from "../render/index.js";
 import type { TokenizerName } from "../tokens/index.js";
+import type { AssembleRecordRequest } from "../workspace/index.js";
 // The modules themselves, not the stage's index: the chat loop it also exports is not needed.
 import { storeTarget } from "../workspace/record/assemble-runner.js";
-import type { AssembleRecordRequest } from "../workspace/record/schema.js";
 import { assemblyJson, formatAssembly, runRecorded } from "./assembly.js";
 import { rendererOption, tokenizerOption } from "./choices.js";
 import { hintLines } from "./hints.js";

@@ -9,11 +9,9 @@ import { fileURLToPath } from "node:url";
 import { toErrorObject } from "../errors/index.js";
 import type { RendererName } from "../render/index.js";
 import type { TokenizerName } from "../tokens/index.js";
-import { runAssembleRequest } from "../workspace/record/assemble-runner.js";
 // The modules themselves, not the stage's index: the chat loop it also exports is not needed.
-import type { Recorder } from "../workspace/record/recorder.js";
-import type { AssembleRecordRequest } from "../workspace/record/schema.js";
-import type { WorkspaceAssembly } from "../workspace/workspace.js";
+import type { AssembleRecordRequest, Recorder, WorkspaceAssembly } from "../workspace/index.js";
+import { runAssembleRequest } from "../workspace/record/assemble-runner.js";
 import type { TableStyle } from "./table.js";
 import { assemblyReport } from "./tables.js";
 
