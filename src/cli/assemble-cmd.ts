@@ -20,10 +20,10 @@ import {
   EXIT,
   formerBudgetOption,
   intFlag,
-  nowFlag,
   reportError,
 } from "./io.js";
 import { createStoreIfAbsent } from "./new-store.js";
+import { nowFlag } from "./now-flag.js";
 import type { TableStyle } from "./table.js";
 import { stdoutStyle } from "./terminal.js";
 import { type SetExit, summaryOf } from "./verbs.js";

@@ -16,7 +16,8 @@ import {
   runAssembleRequest,
   toRecordResponse,
 } from "../workspace/index.js";
-import { collectHosts, intFlag, nowFlag, readRecordingFile, reportError } from "./io.js";
+import { collectHosts, intFlag, readRecordingFile, reportError } from "./io.js";
+import { nowFlag } from "./now-flag.js";
 import { recordedAt } from "./record.js";
 import { summaryOf } from "./verbs.js";
 

@@ -5,7 +5,6 @@
 import { readFile } from "node:fs/promises";
 import { Option } from "commander";
 import { InvalidInputError, nodeErrorCode, toErrorObject } from "../errors/index.js";
-import { parseInstant } from "../text/index.js";
 
 /** Exit codes of docs/surfaces.md. */
 export const EXIT = { ok: 0, invalid: 2, budget: 3, internal: 1 } as const;
@@ -108,17 +107,6 @@ export function budgetCharsFlag(flags: BudgetCharsFlags): number | undefined {
   return flags.budgetChars !== undefined
     ? intFlag(flags.budgetChars, "--budget-chars")
     : intFlag(flags.budget, "--budget");
-}
-
-/** `--now`, checked; the current time without it. */
-export function nowFlag(value: string | undefined, clock: () => Date): string {
-  if (value === undefined) return clock().toISOString();
-  if (parseInstant(value) === null)
-    throw new InvalidInputError(
-      `--now must be an ISO-8601 timestamp, got ${JSON.stringify(value)}`,
-      "--now",
-    );
-  return value;
 }
 
 /** Reads a recording file; an unreadable one is invalid input at `file`. */

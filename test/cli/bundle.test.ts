@@ -71,6 +71,8 @@ describe("the bundled CLI", () => {
   it("--help loads no verb's chunk; assemble loads its own and no store", () => {
     const help = run(["--help"]).loaded.map((c) => c.name);
     expect(help.filter((n) => VERB_CHUNK.test(n))).toEqual([]);
+    // Nor the schemas' library: what every command line loads stays small.
+    expect(help.filter((n) => n.startsWith("zod-"))).toEqual([]);
     const assemble = run(ASSEMBLE);
     expect(assemble.code).toBe(0);
     const names = assemble.loaded.map((c) => c.name);
