@@ -1,0 +1,318 @@
+/**
+ * `promptctx memory add|import|export|recall` over the memory store (docs/surfaces.md). The store
+ * is `--store PATH` (an SQLite file) or `--store postgres://…` (the shared PostgreSQL
+ * store), or `DIR/.promptctx/memory.db` for `--workspace DIR` (default: the current
+ * directory). Errors follow io.ts: error object on stdout, one line on stderr, exit 2 for
+ * invalid input. The shared store flags are in flags.ts, recall in recall.ts.
+ */
+import { createHash } from "node:crypto";
+import { closeSync, createReadStream, openSync, statSync, writeSync } from "node:fs";
+import type { Command } from "commander";
+import { InvalidInputError, nodeErrorCode, PromptctxError } from "../../errors/index.js";
+import type { ImportResult, MemoryRecordInput } from "../../store/index.js";
+import { EXIT, reportError } from "../io.js";
+import { summaryOf } from "../verbs.js";
+import {
+  listFlag,
+  nowFlag,
+  numberFlag,
+  openExisting,
+  openForWrite,
+  type StoreFlags,
+  storeOptions,
+} from "./flags.js";
+import { type RecallOpts, runRecall } from "./recall.js";
+
+/** Files at least this large get a progress bar (when stderr is a TTY). */
+export const PROGRESS_MIN_BYTES = 1024 * 1024;
+
+/**
+ * A one-line progress bar: `[#####     ] 52% 52000/100000`.
+ *
+ * @example renderProgress(52000, 100000, 10) // "[#####     ] 52% 52000/100000"
+ */
+export function renderProgress(done: number, total: number, width = 30): string {
+  const ratio = total > 0 ? Math.min(1, Math.max(0, done / total)) : 1;
+  const filled = Math.floor(ratio * width);
+  const pct = Math.floor(ratio * 100);
+  return `[${"#".repeat(filled)}${" ".repeat(width - filled)}] ${pct}% ${done}/${total}`;
+}
+
+/** Lines in a file (newline count, plus one for a last line without a newline). */
+async function countLines(file: string): Promise<number> {
+  let n = 0;
+  let last = 0x0a;
+  for await (const chunk of createReadStream(file)) {
+    const buf = chunk as Buffer;
+    let i = buf.indexOf(0x0a);
+    while (i !== -1) {
+      n++;
+      i = buf.indexOf(0x0a, i + 1);
+    }
+    if (buf.length > 0) last = buf[buf.length - 1] as number;
+  }
+  return last === 0x0a ? n : n + 1;
+}
+
+// `records[0].userScope` → `--user`: errors of `memory add` name the flag to fix.
+const ADD_FLAG_FOR_FIELD: Readonly<Record<string, string>> = {
+  memoryId: "--id",
+  userScope: "--user",
+  content: "--text",
+  kind: "--kind",
+  category: "--category",
+  tags: "--tags",
+  summary: "--summary",
+  importance: "--importance",
+  conflictKey: "--conflict-key",
+  authority: "--authority",
+  "source.sourceId": "--source-id",
+  "source.sourceType": "--source-type",
+  "source.title": "--title",
+  "source.capturedAt": "--now",
+};
+
+function flagError(err: unknown): unknown {
+  if (!(err instanceof PromptctxError) || err.path === null) return err;
+  const m = /^records\[0\]\.([a-zA-Z.]+?)(?:\[\d+\])?$/.exec(err.path);
+  const flag = m ? ADD_FLAG_FOR_FIELD[m[1] as string] : undefined;
+  if (flag === undefined) return err;
+  const message = err.message.replace(/^records\[0\]\.[^:]*: /, `${flag}: `);
+  return new InvalidInputError(message, flag);
+}
+
+interface AddOpts extends StoreFlags {
+  user: string;
+  text: string;
+  id?: string;
+  category: string;
+  kind: string;
+  tags?: string;
+  summary?: string;
+  importance: string;
+  conflictKey?: string;
+  authority?: string;
+  sourceId: string;
+  sourceType: string;
+  title: string;
+  now?: string;
+  json?: boolean;
+}
+
+async function runAdd(opts: AddOpts): Promise<void> {
+  const now = nowFlag(opts.now);
+  const importance = numberFlag(opts.importance, "--importance", 0, 1, false);
+  const memoryId =
+    opts.id ??
+    `mem-${createHash("sha256")
+      .update(`${opts.user}\u0000${opts.text}\u0000${now}`, "utf8")
+      .digest("hex")
+      .slice(0, 16)}`;
+  const record: MemoryRecordInput = {
+    memoryId,
+    userScope: opts.user,
+    kind: opts.kind,
+    category: opts.category,
+    tags: listFlag(opts.tags) ?? [],
+    content: opts.text,
+    summary: opts.summary ?? "",
+    importance,
+    source: {
+      sourceId: opts.sourceId,
+      sourceType: opts.sourceType,
+      title: opts.title,
+      capturedAt: now,
+    },
+    storedAt: now,
+  };
+  if (opts.conflictKey !== undefined) record.conflictKey = opts.conflictKey;
+  if (opts.authority !== undefined)
+    record.authority = opts.authority as MemoryRecordInput["authority"];
+  const store = await openForWrite(opts);
+  try {
+    let result: { inserted: number; updated: number };
+    try {
+      result = await store.add([record]);
+    } catch (err) {
+      throw flagError(err);
+    }
+    const status = result.inserted > 0 ? "inserted" : "updated";
+    if (opts.json) {
+      process.stdout.write(
+        `${JSON.stringify({ memoryId, status, record: await store.get(memoryId, { userScope: opts.user }) })}\n`,
+      );
+    } else {
+      process.stdout.write(
+        `${status} ${memoryId} (scope ${JSON.stringify(opts.user)}) in ${store.path}\n`,
+      );
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+interface ImportOpts extends StoreFlags {
+  batchSize: string;
+  json?: boolean;
+}
+
+async function runImport(file: string, opts: ImportOpts): Promise<number> {
+  const batchSize = numberFlag(opts.batchSize, "--batch-size", 1, 1_000_000, true);
+  const fromStdin = file === "-";
+  let size = 0;
+  if (!fromStdin) {
+    try {
+      size = statSync(file).size;
+    } catch (err) {
+      const reason = nodeErrorCode(err, "unreadable");
+      throw new InvalidInputError(`cannot read ${JSON.stringify(file)} (${reason})`, "FILE");
+    }
+  }
+  const showBar = !fromStdin && Boolean(process.stderr.isTTY) && size >= PROGRESS_MIN_BYTES;
+  const total = showBar ? await countLines(file) : 0;
+  const store = await openForWrite(opts);
+  let result: ImportResult;
+  try {
+    const input = fromStdin ? process.stdin : createReadStream(file);
+    result = await store.importJsonl(input, {
+      batchSize,
+      ...(showBar
+        ? { onProgress: (p) => process.stderr.write(`\r${renderProgress(p.lines, total)}`) }
+        : {}),
+    });
+    if (showBar) process.stderr.write(`\r${renderProgress(total, total)}\n`);
+  } finally {
+    await store.close();
+  }
+  const where = fromStdin ? "stdin" : file;
+  process.stderr.write(
+    `promptctx memory import: imported ${result.imported} record(s), skipped ${result.skipped} line(s) from ${where} into ${store.path}\n`,
+  );
+  const shown = result.errors.slice(0, 20);
+  for (const e of shown) {
+    process.stderr.write(`  line ${e.line}: ${e.message}\n`);
+  }
+  if (result.skipped > shown.length) {
+    process.stderr.write(`  … and ${result.skipped - shown.length} more\n`);
+  }
+  if (opts.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+  return result.skipped > 0 ? EXIT.invalid : EXIT.ok;
+}
+
+interface ExportOpts extends StoreFlags {
+  output?: string;
+}
+
+async function runExport(opts: ExportOpts): Promise<void> {
+  const store = await openExisting(opts);
+  try {
+    if (opts.output === undefined) {
+      await store.exportJsonl((chunk) => process.stdout.write(chunk));
+      return;
+    }
+    let fd: number;
+    try {
+      fd = openSync(opts.output, "w");
+    } catch (err) {
+      const reason = nodeErrorCode(err, "unwritable");
+      throw new InvalidInputError(
+        `cannot write ${JSON.stringify(opts.output)} (${reason})`,
+        "--output",
+      );
+    }
+    try {
+      const n = await store.exportJsonl((chunk) => {
+        writeSync(fd, chunk);
+      });
+      process.stderr.write(`promptctx memory export: ${n} record(s) to ${opts.output}\n`);
+    } finally {
+      closeSync(fd);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Adds `memory add|import|export|recall` to `program`; `setExit` receives each verb's
+ * exit code (0 ok, 2 invalid input — including an import that skipped lines).
+ */
+export function registerMemoryCommands(program: Command, setExit: (code: number) => void): void {
+  const memory = program.command("memory").description(summaryOf("memory"));
+
+  storeOptions(memory.command("add"))
+    .description("add (or replace, same id and scope) one memory")
+    .requiredOption("--user <scope>", "user scope (exact)")
+    .requiredOption("--text <text>", "memory content")
+    .option("--id <memoryId>", "memory id (default: derived from scope, text and --now)")
+    .option("--category <c>", "category", "general")
+    .option("--kind <k>", "kind: profile, conversation, fact, episodic, …", "fact")
+    .option("--tags <a,b>", "comma-separated tags")
+    .option("--summary <text>", "short summary (profile items show it instead of the text)")
+    .option("--importance <x>", "importance in [0, 1]", "0.5")
+    .option("--conflict-key <key>", "explicit fact slot, e.g. preference:language")
+    .option("--authority <level>", "current_turn | workspace_override | user_default")
+    .option("--source-id <id>", "provenance source id", "cli")
+    .option("--source-type <type>", "provenance source type", "manual")
+    .option("--title <title>", "provenance title", "promptctx memory add")
+    .option("--now <iso>", "capture time (default: now)")
+    .option("--json", "print {memoryId, status, record}")
+    .action(async (opts: AddOpts) => {
+      try {
+        await runAdd(opts);
+        setExit(EXIT.ok);
+      } catch (err) {
+        setExit(reportError(err, "memory add"));
+      }
+    });
+
+  storeOptions(memory.command("import"))
+    .description("import memories from a JSONL file (one record a line; - for stdin)")
+    .argument("<file>", "JSONL file, or - for stdin")
+    .option("--batch-size <n>", "records per transaction", "1000")
+    .option("--json", "print {imported, skipped, errors} on stdout")
+    .addHelpText(
+      "after",
+      "\nBad lines are reported with their line number and skipped; the rest import.\nExit 0 when every line imported, 2 when any line was skipped.",
+    )
+    .action(async (file: string, opts: ImportOpts) => {
+      try {
+        setExit(await runImport(file, opts));
+      } catch (err) {
+        setExit(reportError(err, "memory import"));
+      }
+    });
+
+  storeOptions(memory.command("export"))
+    .description("export every memory as JSONL (ordered by scope, then id)")
+    .option("--output <file>", "write to FILE instead of stdout")
+    .action(async (opts: ExportOpts) => {
+      try {
+        await runExport(opts);
+        setExit(EXIT.ok);
+      } catch (err) {
+        setExit(reportError(err, "memory export"));
+      }
+    });
+
+  storeOptions(memory.command("recall"))
+    .description("full-text recall in one user scope, with the score breakdown")
+    .requiredOption("--user <scope>", "user scope (exact)")
+    .requiredOption("--query <text>", "query text")
+    .option("--limit <n>", "hits to return", "20")
+    .option("--categories <a,b>", "only these categories")
+    .option("--now <iso>", "instant ages are measured against (default: now)")
+    .option("--json", "print {userScope, query, asOf, hits} with score breakdowns")
+    .option(
+      "--wide",
+      "table and text at full width (default: fitted to the terminal, else COLUMNS, else 80)",
+    )
+    .action(async (opts: RecallOpts) => {
+      try {
+        await runRecall(opts);
+        setExit(EXIT.ok);
+      } catch (err) {
+        setExit(reportError(err, "memory recall"));
+      }
+    });
+}
