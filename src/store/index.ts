@@ -91,9 +91,23 @@ export {
   recordTerms,
   termPresence,
 } from "./terms.js";
+export {
+  MemoryRejectedError,
+  MemoryTooLargeError,
+  ScopeFullError,
+} from "./errors.js";
+export { rankSnapshot, type StoredVersion, visibleAt } from "./snapshot.js";
 export type {
+  AddOptions,
   AddResult,
+  EntryPage,
+  ForgetResult,
+  ForgetTarget,
   GetOptions,
+  ListEntriesOptions,
+  MemoryEntry,
+  MemoryVersion,
+  QuarantinedWrite,
   ImportLineError,
   ImportOptions,
   ImportProgress,
@@ -106,4 +120,13 @@ export type {
   StoreRecallHit,
 } from "./types.js";
 export { isPostgresUrl } from "./url.js";
+export {
+  MEMORY_STATUSES,
+  type MemoryStatus,
+  type PreparedWrite,
+  prepareWrite,
+  type StoreLimits,
+  type WritePolicy,
+  writePolicy,
+} from "./write-gate.js";
 export type { WriteOutcome } from "./write-outcome.js";
