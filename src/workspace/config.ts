@@ -6,13 +6,13 @@
  */
 import { z } from "zod";
 import { WORKING_MODES } from "../assemble/session.js";
+import { GATE_MODES } from "../memory/index.js";
 import {
   ConstraintRuleSchema,
   ProfileEntrySchema,
   TaskStateSchema,
   ToolSpecSchema,
 } from "../sources/index.js";
-import { GATE_MODES } from "../memory/index.js";
 import { textString } from "../text/index.js";
 import { TOKENIZER_NAMES } from "../tokens/index.js";
 
