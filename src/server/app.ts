@@ -24,6 +24,7 @@ import { registerHostGuard } from "./host-guard.js";
 import { type InspectSource, recordingSource } from "./inspect/data.js";
 import { INSPECTOR_ASSETS, registerInspectRoutes } from "./inspect/routes.js";
 import { registerJsonParser } from "./json-body.js";
+import { registerMemoryManageRoutes } from "./memory-manage-routes.js";
 import { registerMemoryRoutes } from "./memory-routes.js";
 import { registerMetaRoutes } from "./meta-routes.js";
 import { createRequestCounters } from "./request-counters.js";
@@ -181,7 +182,9 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     principal,
     recorder,
   });
-  registerMemoryRoutes(app, { store, principal, clock: options.clock ?? (() => new Date()) });
+  const memoryCtx = { store, principal, clock: options.clock ?? (() => new Date()) };
+  registerMemoryRoutes(app, memoryCtx);
+  registerMemoryManageRoutes(app, memoryCtx);
   registerInspectRoutes(
     app,
     options.inspect ?? (recorder !== null ? recordingSource(recorder.file) : null),
