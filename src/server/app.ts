@@ -10,7 +10,8 @@ import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { InvalidInputError } from "../errors/index.js";
-import type { MemoryStore } from "../store/index.js";
+import type { GateMode } from "../memory/index.js";
+import type { MemoryStore, StoreLimits } from "../store/index.js";
 import { type Recorder, WarmWorkspaces } from "../workspace/index.js";
 import { registerAssembleRoute } from "./assemble-route.js";
 import { type AuthOptions, registerAuth } from "./auth.js";
@@ -23,6 +24,7 @@ import { registerHostGuard } from "./host-guard.js";
 import { type InspectSource, recordingSource } from "./inspect/data.js";
 import { INSPECTOR_ASSETS, registerInspectRoutes } from "./inspect/routes.js";
 import { registerJsonParser } from "./json-body.js";
+import { registerMemoryManageRoutes } from "./memory-manage-routes.js";
 import { registerMemoryRoutes } from "./memory-routes.js";
 import { registerMetaRoutes } from "./meta-routes.js";
 import { createRequestCounters } from "./request-counters.js";
@@ -55,6 +57,13 @@ export interface ServerOptions {
    * workspace's own store, if any, for the length of the request.
    */
   store?: string | MemoryStore | null;
+  /**
+   * The write policy of a store the server opens (a path or URL in `store`, or the root's
+   * own): the takeover gate's mode (`quarantine` by default, `reject`: 400 memory_rejected,
+   * `off`) and the limits. Default: the root's `.promptctx/config.json` `memory` section.
+   * A store passed open keeps its own.
+   */
+  memory?: { gate?: GateMode; limits?: StoreLimits };
   /** Maximum request body in bytes (default 1 MiB); larger bodies get 413. */
   bodyLimit?: number;
   /**
@@ -173,7 +182,9 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     principal,
     recorder,
   });
-  registerMemoryRoutes(app, { store, principal, clock: options.clock ?? (() => new Date()) });
+  const memoryCtx = { store, principal, clock: options.clock ?? (() => new Date()) };
+  registerMemoryRoutes(app, memoryCtx);
+  registerMemoryManageRoutes(app, memoryCtx);
   registerInspectRoutes(
     app,
     options.inspect ?? (recorder !== null ? recordingSource(recorder.file) : null),
@@ -182,7 +193,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   );
 
   // The shared store, opened last so that nothing before can leak it.
-  shared = await openSharedStore(options.store, root);
+  shared = await openSharedStore(options.store, root, options.memory);
   const { store: opened, own } = shared;
   workspaces = new WarmWorkspaces({ store: opened });
   // onClose runs after in-flight requests have completed.
