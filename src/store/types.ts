@@ -21,7 +21,8 @@ export interface RecallOptions {
   /**
    * ISO-8601 instant ages are measured against, and the instant the store is seen at:
    * each memory as it was stored then (its last version written at or before `asOf`; a
-   * memory first written later is not seen). Required: the store reads no clock.
+   * memory first written later is seen as its first version, its age counted as 0 — the
+   * recency contract of a memory captured after `asOf`). Required: the store reads no clock.
    */
   asOf: string;
   /** Weights of the salience factor (default 0.6 / 0.2 / 0.2; see score.ts). */
