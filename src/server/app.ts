@@ -9,8 +9,8 @@
 import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
-import { InvalidInputError } from "../errors/index.js";
-import type { MemoryStore } from "../store/index.js";
+import { InvalidInputError, invalidFromZod } from "../errors/index.js";
+import { type MemoryStore, storedNonBlank } from "../store/index.js";
 import { type Recorder, WarmWorkspaces } from "../workspace/index.js";
 import { registerAssembleRoute } from "./assemble-route.js";
 import { type AuthOptions, registerAuth } from "./auth.js";
@@ -23,6 +23,7 @@ import { registerHostGuard } from "./host-guard.js";
 import { type InspectSource, recordingSource } from "./inspect/data.js";
 import { INSPECTOR_ASSETS, registerInspectRoutes } from "./inspect/routes.js";
 import { registerJsonParser } from "./json-body.js";
+import { registerMcpRoute } from "./mcp/route.js";
 import { registerMemoryRoutes } from "./memory-routes.js";
 import { registerMetaRoutes } from "./meta-routes.js";
 import { createRequestCounters } from "./request-counters.js";
@@ -85,6 +86,16 @@ export interface ServerOptions {
    * with a body (403 `origin_not_allowed`); see host-guard.ts.
    */
   allowHosts?: readonly string[];
+  /**
+   * Whether `/mcp` (the MCP server over streamable HTTP, docs/mcp.md) is on (default true).
+   * The SDK is loaded on its first request.
+   */
+  mcp?: boolean;
+  /**
+   * The user scope `/mcp` serves to a request without a scoped token (an open service, or
+   * an unscoped token). Without it such a request gets 403 `scope_required`.
+   */
+  mcpUser?: string;
 }
 
 function positiveInt(value: number, name: string): number {
@@ -92,6 +103,14 @@ function positiveInt(value: number, name: string): number {
     throw new InvalidInputError(`${name} must be a positive integer, got ${value}`, name);
   }
   return value;
+}
+
+/** `mcpUser`, checked: a non-blank scope, or null. */
+function mcpUser(user: string | undefined): string | null {
+  if (user === undefined) return null;
+  const r = storedNonBlank.safeParse(user);
+  if (!r.success) throw invalidFromZod(r.error, ["mcpUser"]);
+  return user;
 }
 
 /** The real path of the workspace root, which must exist. */
@@ -173,7 +192,19 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     principal,
     recorder,
   });
-  registerMemoryRoutes(app, { store, principal, clock: options.clock ?? (() => new Date()) });
+  const clock = options.clock ?? (() => new Date());
+  registerMemoryRoutes(app, { store, principal, clock });
+  if (options.mcp !== false) {
+    registerMcpRoute(app, {
+      root,
+      workspaces: () => workspaces,
+      store,
+      principal,
+      counters: counters.pool,
+      clock,
+      user: mcpUser(options.mcpUser),
+    });
+  }
   registerInspectRoutes(
     app,
     options.inspect ?? (recorder !== null ? recordingSource(recorder.file) : null),

@@ -38,6 +38,7 @@ export {
   searchedTerms,
 } from "./rank.js";
 export {
+  derivedMemoryId,
   KNOWN_KINDS,
   type MemoryKind,
   type MemoryRecord,
@@ -47,6 +48,8 @@ export {
   MemorySourceSchema,
   parseRecord,
   recordToJsonLine,
+  storedNonBlank,
+  storedText,
 } from "./schema.js";
 export {
   BM25_B,
