@@ -11,6 +11,7 @@ import {
   McpError,
   type ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { PromptctxError, toErrorObject } from "../../errors/index.js";
 import { packageVersion } from "../meta-routes.js";
 import type { McpContext } from "./context.js";
@@ -164,7 +165,7 @@ function registerWorkspaceResources(server: McpServer, ctx: McpContext): void {
 }
 
 function registerPrompts(server: McpServer, ctx: McpContext): void {
-  server.registerPrompt(
+  const prompt = server.registerPrompt(
     "system",
     { ...TOOL_TEXT.systemPrompt, argsSchema: SystemPromptArgs },
     async (args) => {
@@ -182,6 +183,8 @@ function registerPrompts(server: McpServer, ctx: McpContext): void {
       }
     },
   );
+  // The SDK makes a loose object of the arguments (an unknown one would vanish): strict.
+  prompt.argsSchema = z.strictObject(SystemPromptArgs);
 }
 
 /**

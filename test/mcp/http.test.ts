@@ -1,0 +1,136 @@
+import { request } from "node:http";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, NOW, read, type Served, spawnServe, tempWorkspace } from "./helpers.js";
+
+const ALICE = "alice-token-0123456789";
+const BOB = "bob-token-0123456789ab";
+const ADMIN = "admin-token-0123456789";
+
+async function connect(url: string, token: string | null): Promise<Client> {
+  const client = new Client({ name: "promptctx-test", version: "0.0.0" });
+  const headers: Record<string, string> =
+    token === null ? {} : { authorization: `Bearer ${token}` };
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } }),
+  );
+  return client;
+}
+
+describe("/mcp on promptctx serve (streamable HTTP)", () => {
+  const ws = tempWorkspace();
+  let served: Served;
+  let alice: Client;
+  let bob: Client;
+  beforeAll(async () => {
+    served = await spawnServe(["--workspace", ws.root, "--store", `${ws.dir}/memory.db`], {
+      PROMPTCTX_TOKENS: `${ALICE}:alice,${BOB}:bob`,
+      PROMPTCTX_TOKEN: ADMIN,
+    });
+    alice = await connect(served.url, ALICE);
+    bob = await connect(served.url, BOB);
+  }, 30_000);
+  afterAll(async () => {
+    await alice?.close();
+    await bob?.close();
+    await served?.stop();
+    ws.done();
+  });
+
+  it("lists tools, resources and prompts", async () => {
+    expect((await alice.listTools()).tools.map((t) => t.name).sort()).toEqual([
+      "assemble_context",
+      "recall",
+      "remember",
+    ]);
+    expect((await alice.listPrompts()).prompts.map((p) => p.name)).toEqual(["system"]);
+    const uris = (await alice.listResources()).resources.map((r) => r.uri);
+    expect(uris).toEqual(expect.arrayContaining(["manifest://last", "instructions:///AGENTS.md"]));
+  });
+
+  it("the token's scope decides: bob reaches none of alice's memories", async () => {
+    const w = await call(alice, "remember", {
+      content: "Deploys on Fridays are frozen",
+      memoryId: "m-freeze",
+      now: NOW,
+    });
+    expect(w.json).toMatchObject({ status: "inserted", record: { userScope: "alice" } });
+    expect((await alice.listResources()).resources.map((r) => r.uri)).toContain(
+      "memory://m-freeze",
+    );
+    expect((await bob.listResources()).resources.map((r) => r.uri)).not.toContain(
+      "memory://m-freeze",
+    );
+    const theirs = await read(bob, "memory://m-freeze");
+    const missing = await read(bob, "memory://m-absent");
+    expect(theirs.error?.replace("m-freeze", "X")).toBe(missing.error?.replace("m-absent", "X"));
+    const r = await call(bob, "recall", { query: "deploys fridays frozen", now: NOW });
+    expect((r.json as { hits: unknown[] }).hits).toEqual([]);
+    const widen = await call(bob, "recall", { query: "deploys", now: NOW, userScope: "alice" });
+    expect(widen.isError).toBe(true);
+    // Bob writing the same id writes his own memory, alice's stays hers.
+    await call(bob, "remember", { content: "Bob's note", memoryId: "m-freeze", now: NOW });
+    expect(JSON.parse((await read(alice, "memory://m-freeze")).text ?? "null")).toMatchObject({
+      content: "Deploys on Fridays are frozen",
+    });
+  });
+
+  it("assembles in the token's scope and keeps that scope's last manifest", async () => {
+    const a = await call(alice, "assemble_context", {
+      query: "add an index on invoices.created_at",
+      now: NOW,
+    });
+    expect(a.isError).toBe(false);
+    const last = JSON.parse((await read(alice, "manifest://last")).text ?? "null");
+    expect(last).toMatchObject({ query: "add an index on invoices.created_at" });
+    expect(JSON.parse((await read(bob, "manifest://last")).text ?? "undefined")).toBeNull();
+  });
+
+  it("bad input is a clear error and the server keeps serving", async () => {
+    expect((await alice.callTool({ name: "nope", arguments: {} })).isError).toBe(true);
+    const out = await call(alice, "assemble_context", { query: "x", workspace: "../outside" });
+    expect(out.json).toMatchObject({ error: { code: "path_refused" } });
+    const big = await call(alice, "remember", { content: "y".repeat(20_000) });
+    expect(big.isError).toBe(true);
+    expect(big.text).toContain("content");
+    expect((await call(alice, "recall", { query: "frozen", now: NOW })).isError).toBe(false);
+  });
+
+  it("refuses /mcp without a scope, a token, or from another origin", async () => {
+    await expect(connect(served.url, ADMIN)).rejects.toThrow(/scope_required|403/);
+    await expect(connect(served.url, null)).rejects.toThrow(/401|unauthorized/);
+    const res = await fetch(`${served.url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${ALICE}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        origin: "https://evil.example",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(res.status).toBe(403);
+    // DNS rebinding: a Host that is not the service's (fetch cannot set Host: node:http).
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = request(
+        `${served.url}/mcp`,
+        {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${ALICE}`,
+            host: "evil.example",
+            "content-type": "application/json",
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        },
+      );
+      req.on("error", reject);
+      req.end("{}");
+    });
+    expect(status).toBe(421);
+  });
+});
