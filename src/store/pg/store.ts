@@ -36,12 +36,16 @@ import { checkWeights, DEFAULT_WEIGHTS } from "../score.js";
 import { queryTerms } from "../terms.js";
 import type {
   AddResult,
+  EntryPage,
+  ForgetResult,
   GetOptions,
   ImportOptions,
   ImportResult,
   JsonlInput,
   ListOptions,
+  MemoryEntry,
   MemoryStore,
+  MemoryVersion,
   RecallOptions,
   StoreRecallHit,
 } from "../types.js";
@@ -116,8 +120,13 @@ export class PostgresMemoryStore implements MemoryStore {
   }
 
   async importJsonl(input: JsonlInput, options: ImportOptions = {}): Promise<ImportResult> {
-    return importJsonlBatches(input, options, (records) =>
-      inTransaction(this.#pool, { scopes: batchScopes(records) }, (tx) => writeBatch(tx, records)),
+    return importJsonlBatches(input, options, { gate: "off", limits: {} }, (writes) =>
+      inTransaction(this.#pool, { scopes: batchScopes(writes.map((w) => w.record)) }, (tx) =>
+        writeBatch(
+          tx,
+          writes.map((w) => w.record),
+        ),
+      ),
     );
   }
 
@@ -223,6 +232,22 @@ export class PostgresMemoryStore implements MemoryStore {
       }),
     );
     return ranked.map(({ record, breakdown }, i) => recallHit(record, breakdown, i + 1));
+  }
+
+  listEntries(): Promise<EntryPage> {
+    throw new Error("not implemented yet");
+  }
+  getEntry(): Promise<MemoryEntry | null> {
+    throw new Error("not implemented yet");
+  }
+  history(): Promise<MemoryVersion[]> {
+    throw new Error("not implemented yet");
+  }
+  approve(): Promise<MemoryEntry | null> {
+    throw new Error("not implemented yet");
+  }
+  forget(): Promise<ForgetResult> {
+    throw new Error("not implemented yet");
   }
 
   /** A read-only snapshot transaction that sees `userScope` only. */
