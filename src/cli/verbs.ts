@@ -78,7 +78,7 @@ export const VERBS = [
   {
     name: "mcp",
     summary:
-      "an MCP server over stdio for one user: tools recall, remember, assemble_context; resources memory://, instructions:///, manifest://last; prompt system",
+      "an MCP server over stdio for one user: tools recall, remember, forget, assemble_context; resources memory://, instructions:///, manifest://last; prompt system",
     options: true,
   },
   {

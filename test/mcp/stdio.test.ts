@@ -33,7 +33,7 @@ describe("promptctx mcp (stdio)", () => {
 
   it("lists its tools, resources and prompts", async () => {
     const tools = (await alice.listTools()).tools.map((t) => t.name).sort();
-    expect(tools).toEqual(["assemble_context", "recall", "remember"]);
+    expect(tools).toEqual(["assemble_context", "forget", "recall", "remember"]);
     const templates = (await alice.listResourceTemplates()).resourceTemplates.map(
       (t) => t.uriTemplate,
     );

@@ -30,12 +30,13 @@ import {
 } from "./resources.js";
 import {
   AssembleArgsSchema,
+  ForgetArgsSchema,
   RecallArgsSchema,
   RememberArgsSchema,
   SystemPromptArgs,
 } from "./schemas.js";
 import { TOOL_TEXT } from "./texts.js";
-import { assembleTool, recallTool, rememberTool } from "./tools.js";
+import { assembleTool, forgetTool, recallTool, rememberTool } from "./tools.js";
 
 const JSON_TYPE = "application/json";
 
@@ -100,6 +101,15 @@ function registerTools(server: McpServer, ctx: McpContext): void {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     },
     (args) => run(() => rememberTool(ctx, args)),
+  );
+  server.registerTool(
+    "forget",
+    {
+      ...TOOL_TEXT.forget,
+      inputSchema: ForgetArgsSchema,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    },
+    (args) => run(() => forgetTool(ctx, args)),
   );
   server.registerTool(
     "assemble_context",

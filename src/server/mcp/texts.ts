@@ -6,7 +6,7 @@
 /** Titles and descriptions of the server's tools, resources and prompt. */
 export const TOOL_TEXT = {
   instructions:
-    "promptctx keeps this user's long-term memory and assembles the system prompt of the workspace. Call recall before answering anything that may depend on what the user said in earlier sessions (preferences, decisions, facts about them or their project); call remember when the user states something worth keeping for later sessions; call assemble_context to get the workspace's instructions, skills and knowledge for a request. Everything is scoped to the connected user.",
+    "promptctx keeps this user's long-term memory and assembles the system prompt of the workspace. Call recall before answering anything that may depend on what the user said in earlier sessions (preferences, decisions, facts about them or their project); call remember when the user states something worth keeping for later sessions, and forget when they ask you to drop something; call assemble_context to get the workspace's instructions, skills and knowledge for a request. Everything is scoped to the connected user.",
   recall: {
     title: "Recall memories",
     description:
@@ -15,12 +15,12 @@ export const TOOL_TEXT = {
   remember: {
     title: "Remember",
     description:
-      "Store one memory for this user: a self-contained fact, preference or event worth knowing in later sessions (e.g. 'Prefers pytest over unittest'). One fact per call; give conflictKey (e.g. preference:test-framework) when a newer fact should win over an older one. Writing the same memoryId again replaces that memory. Returns the memory's id, whether it was inserted or updated, and the stored record.",
+      "Store one memory for this user: a self-contained fact, preference or event worth knowing in later sessions (e.g. 'Prefers pytest over unittest'). One fact per call; give conflictKey (e.g. preference:test-framework) when a newer fact should win over an older one. Writing the same memoryId again replaces that memory. Returns the memory's id, whether it was inserted or updated, and the stored record. A memory that reads as instructions to the model (a takeover attempt) is quarantined: stored, but never recalled until the user approves it.",
   },
   forget: {
     title: "Forget a memory",
     description:
-      "Delete one of this user's memories by id (as recall or remember reported it), when the user asks to forget it or it is wrong. Returns whether it was forgotten; an unknown id is reported as not found.",
+      "Delete one of this user's memories by id (as recall or remember reported it), when the user asks to forget it or it is wrong. Every version of it is erased. Returns whether anything was forgotten (false for an id this user does not have).",
   },
   assemble_context: {
     title: "Assemble context",

@@ -6,6 +6,7 @@
  * manifest). The SDK wiring is in server.ts.
  */
 import { relative } from "node:path";
+import { PromptctxError } from "../../errors/index.js";
 import type { MemoryDecision } from "../../memory/index.js";
 import {
   candidatesFromRecallHits,
@@ -13,6 +14,7 @@ import {
   selectMemoryContext,
 } from "../../memory/index.js";
 import {
+  type AddResult,
   adapterOptionsFromHits,
   derivedMemoryId,
   type MemoryRecordInput,
@@ -24,7 +26,7 @@ import { type AssemblyManifest, deterministicView } from "../../trace/index.js";
 import { resolveWorkspace } from "../assemble-route.js";
 import { NoStoreError } from "../memory-routes.js";
 import type { McpContext } from "./context.js";
-import type { AssembleArgs, RecallArgs, RememberArgs } from "./schemas.js";
+import type { AssembleArgs, ForgetArgs, RecallArgs, RememberArgs } from "./schemas.js";
 
 /** Hits `recall` returns without a `limit`. */
 export const DEFAULT_RECALL_LIMIT = 10;
@@ -142,12 +144,47 @@ export async function rememberTool(ctx: McpContext, args: RememberArgs) {
     ...(args.conflictKey !== undefined ? { conflictKey: args.conflictKey } : {}),
     ...(args.authority !== undefined ? { authority: args.authority } : {}),
   };
-  const result = await store.add([record]);
+  let result: AddResult;
+  try {
+    result = await store.add([record]);
+  } catch (err) {
+    throw asArgumentError(err);
+  }
+  const held = result.quarantined?.find((q) => q.memoryId === memoryId);
   return {
     memoryId,
     status: result.inserted > 0 ? "inserted" : "updated",
+    // The takeover gate's hold: stored, never recalled until the user approves it.
+    quarantined: held === undefined ? null : { rule: held.rule },
     record: await store.get(memoryId, { userScope: ctx.scope }),
   };
+}
+
+/**
+ * A store error about the one record `remember` wrote, at the argument's path
+ * (`records[0].content` → `content`; the whole record → no path).
+ */
+function asArgumentError(err: unknown): unknown {
+  if (!(err instanceof PromptctxError) || err.path === null) return err;
+  const m = /^records\[0\](?:\.(.*))?$/.exec(err.path);
+  if (m === null) return err;
+  const path = m[1] ?? null;
+  const message = err.message.replace(
+    /^records\[0\]\.?([^:]*): /,
+    path === null ? "" : `${path}: `,
+  );
+  return new PromptctxError(err.code, message, path);
+}
+
+/**
+ * `forget`: erases one memory of the session's scope, every version of it. Another
+ * scope's id answers exactly as a missing one (`forgotten: false`).
+ *
+ * @example await forgetTool(ctx, { memoryId: "mem-1f2e3d4c5b6a7988" })
+ */
+export async function forgetTool(ctx: McpContext, args: ForgetArgs) {
+  const result = await storeOf(ctx).forget({ userScope: ctx.scope, memoryId: args.memoryId });
+  return { memoryId: args.memoryId, forgotten: result.memories > 0, removed: result.removed };
 }
 
 /** A dropped layer or a rejected item, as the short manifest lists it. */
