@@ -15,6 +15,7 @@ import { createCounterPool } from "../../tokens/index.js";
 import { WarmWorkspaces } from "../../workspace/index.js";
 import { EXIT, reportError } from "../io.js";
 import { openForWrite } from "../memory-flags.js";
+import { createStoreIfAbsent } from "../new-store.js";
 import { type SetExit, summaryOf } from "../verbs.js";
 
 interface McpFlags {
@@ -43,6 +44,7 @@ function userFlag(user: string): string {
 async function runMcp(flags: McpFlags): Promise<number> {
   const scope = userFlag(flags.user);
   const root = workspaceRoot(flags.workspace);
+  if (flags.store !== undefined) await createStoreIfAbsent(flags.store, "mcp");
   const store = await openForWrite(
     flags.store !== undefined ? { store: flags.store } : { workspace: root },
   );
