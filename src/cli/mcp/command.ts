@@ -9,7 +9,6 @@ import { existsSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { InvalidInputError, invalidFromZod } from "../../errors/index.js";
-import { LastManifests, serveStdio } from "../../server/mcp/index.js";
 import { storedNonBlank } from "../../store/index.js";
 import { createCounterPool } from "../../tokens/index.js";
 import { WarmWorkspaces } from "../../workspace/index.js";
@@ -48,6 +47,8 @@ async function runMcp(flags: McpFlags): Promise<number> {
   const store = await openForWrite(
     flags.store !== undefined ? { store: flags.store } : { workspace: root },
   );
+  // The SDK only now: `mcp --help` and a bad flag never load it.
+  const { LastManifests, serveStdio } = await import("../../server/mcp/index.js");
   const workspaces = new WarmWorkspaces({ store });
   const counters = createCounterPool();
   try {
