@@ -170,3 +170,44 @@ describe("/mcp on promptctx serve (streamable HTTP)", () => {
     expect(status).toBe(421);
   });
 });
+
+describe("/mcp on an open serve", () => {
+  const ws = tempWorkspace();
+  let fixed: Served;
+  let open: Served;
+  beforeAll(async () => {
+    const store = ["--workspace", ws.root, "--store", `${ws.dir}/memory.db`];
+    fixed = await spawnServe([...store, "--mcp-user", "carol", "--body-limit", "65536"], {});
+    open = await spawnServe(store, {});
+  }, 30_000);
+  afterAll(async () => {
+    await fixed?.stop();
+    await open?.stop();
+    ws.done();
+  });
+
+  it("serves the --mcp-user scope, and refuses /mcp without one", async () => {
+    const carol = await connect(fixed.url, null);
+    const w = await call(carol, "remember", { content: "Works from Lisbon", now: NOW });
+    expect(w.json).toMatchObject({ record: { userScope: "carol" } });
+    await carol.close();
+    await expect(connect(open.url, null)).rejects.toThrow(/scope_required|403/);
+    const res = await fetch(`${open.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ error: { code: "scope_required" } });
+  });
+
+  it("a body over the limit is 413, and the server keeps serving", async () => {
+    const carol = await connect(fixed.url, null);
+    await expect(call(carol, "remember", { content: "z".repeat(70_000) })).rejects.toThrow(/payload_too_large/);
+    expect((await call(carol, "recall", { query: "Lisbon", now: NOW })).isError).toBe(false);
+    await carol.close();
+  });
+});
