@@ -1,5 +1,5 @@
 /**
- * The host configurations of docs/mcp.md work as written: every JSON block parses, and each
+ * The host configurations of docs/mcp.md (and the README) work as written: every JSON block parses, and each
  * server it (or a shell or TOML block) declares starts the real CLI (`npx promptctx …` run
  * as `node bin/promptctx.js …`, the placeholder paths replaced) and answers the SDK's
  * client; each HTTP entry names `/mcp` with a bearer token the `serve` line grants.
@@ -14,7 +14,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { BIN } from "../cli/run-cli.js";
 import { spawnServe, tempWorkspace } from "./helpers.js";
 
-const DOC = readFileSync(fileURLToPath(new URL("../../docs/mcp.md", import.meta.url)), "utf8");
+const text = (path: string) => readFileSync(fileURLToPath(new URL(path, import.meta.url)), "utf8");
+// docs/mcp.md and the README's MCP section.
+const DOC = `${text("../../docs/mcp.md")}\n${text("../../README.md")}`;
 const PLACEHOLDER = "/path/to/your/repo";
 
 function blocks(lang: string): string[] {

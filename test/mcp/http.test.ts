@@ -206,7 +206,9 @@ describe("/mcp on an open serve", () => {
 
   it("a body over the limit is 413, and the server keeps serving", async () => {
     const carol = await connect(fixed.url, null);
-    await expect(call(carol, "remember", { content: "z".repeat(70_000) })).rejects.toThrow(/payload_too_large/);
+    await expect(call(carol, "remember", { content: "z".repeat(70_000) })).rejects.toThrow(
+      /payload_too_large/,
+    );
     expect((await call(carol, "recall", { query: "Lisbon", now: NOW })).isError).toBe(false);
     await carol.close();
   });
