@@ -8,7 +8,12 @@
 import { closeSync, createReadStream, openSync, statSync, writeSync } from "node:fs";
 import type { Command } from "commander";
 import { InvalidInputError, nodeErrorCode, PromptctxError } from "../errors/index.js";
-import { derivedMemoryId, type ImportResult, type MemoryRecordInput } from "../store/index.js";
+import {
+  type AddResult,
+  derivedMemoryId,
+  type ImportResult,
+  type MemoryRecordInput,
+} from "../store/index.js";
 import { EXIT, reportError } from "./io.js";
 import {
   listFlag,
@@ -19,6 +24,7 @@ import {
   type StoreFlags,
   storeOptions,
 } from "./memory-flags.js";
+import { registerMemoryManageCommands } from "./memory-manage.js";
 import { type RecallOpts, runRecall } from "./memory-recall.js";
 import { summaryOf } from "./verbs.js";
 
@@ -77,6 +83,8 @@ function flagError(err: unknown): unknown {
   const flag = m ? ADD_FLAG_FOR_FIELD[m[1] as string] : undefined;
   if (flag === undefined) return err;
   const message = err.message.replace(/^records\[0\]\.[^:]*: /, `${flag}: `);
+  // A gate refusal keeps its own code (memory_rejected); only its path names the flag.
+  if (err.code === "memory_rejected") return new PromptctxError(err.code, message, flag);
   return new InvalidInputError(message, flag);
 }
 
@@ -124,20 +132,28 @@ async function runAdd(opts: AddOpts): Promise<void> {
     record.authority = opts.authority as MemoryRecordInput["authority"];
   const store = await openForWrite(opts);
   try {
-    let result: { inserted: number; updated: number };
+    let result: AddResult;
     try {
       result = await store.add([record]);
     } catch (err) {
       throw flagError(err);
     }
     const status = result.inserted > 0 ? "inserted" : "updated";
+    const held = result.quarantined?.[0];
     if (opts.json) {
+      const entry = await store.getEntry(memoryId, { userScope: opts.user });
+      const record = entry === null ? null : await store.get(memoryId, { userScope: opts.user });
       process.stdout.write(
-        `${JSON.stringify({ memoryId, status, record: await store.get(memoryId, { userScope: opts.user }) })}\n`,
+        `${JSON.stringify({ memoryId, status, memoryStatus: entry?.status ?? "active", rule: entry?.rule ?? null, version: entry?.version ?? 1, record })}\n`,
       );
     } else {
       process.stdout.write(
         `${status} ${memoryId} (scope ${JSON.stringify(opts.user)}) in ${store.path}\n`,
+      );
+    }
+    if (held !== undefined) {
+      process.stderr.write(
+        `promptctx memory add: quarantined: the text reads as an attempt to take over the model (rule ${held.rule}); it is never recalled until \`promptctx memory approve --user ${JSON.stringify(opts.user)} --id ${JSON.stringify(memoryId)}\`\n`,
       );
     }
   } finally {
@@ -182,6 +198,11 @@ async function runImport(file: string, opts: ImportOpts): Promise<number> {
   process.stderr.write(
     `promptctx memory import: imported ${result.imported} record(s), skipped ${result.skipped} line(s) from ${where} into ${store.path}\n`,
   );
+  if (result.quarantined !== undefined) {
+    process.stderr.write(
+      `  quarantined ${result.quarantined.length} record(s) the takeover gate held (see \`promptctx memory list --status quarantined\`)\n`,
+    );
+  }
   const shown = result.errors.slice(0, 20);
   for (const e of shown) {
     process.stderr.write(`  line ${e.line}: ${e.message}\n`);
@@ -295,7 +316,10 @@ export function registerMemoryCommands(program: Command, setExit: (code: number)
     .requiredOption("--query <text>", "query text")
     .option("--limit <n>", "hits to return", "20")
     .option("--categories <a,b>", "only these categories")
-    .option("--now <iso>", "instant ages are measured against (default: now)")
+    .option(
+      "--now <iso>",
+      "the instant recalled at: ages are measured against it, and each memory is seen as stored then (default: now)",
+    )
     .option("--json", "print {userScope, query, asOf, hits} with score breakdowns")
     .option(
       "--wide",
@@ -309,4 +333,6 @@ export function registerMemoryCommands(program: Command, setExit: (code: number)
         setExit(reportError(err, "memory recall"));
       }
     });
+
+  registerMemoryManageCommands(memory, setExit);
 }

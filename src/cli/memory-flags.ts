@@ -7,14 +7,44 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { InvalidInputError } from "../errors/index.js";
-import { isPostgresUrl, type OpenedStore, openStoreUrl } from "../store/index.js";
+import { GATE_MODES, type GateMode } from "../memory/index.js";
+import {
+  isPostgresUrl,
+  type OpenAnyStoreOptions,
+  type OpenedStore,
+  openStoreUrl,
+} from "../store/index.js";
 import { isBlank, parseInstant } from "../text/index.js";
+import { loadWorkspaceConfig } from "../workspace/index.js";
 import { createStoreIfAbsent } from "./new-store.js";
 
 /** `--store` and `--workspace` as given. */
 export interface StoreFlags {
   store?: string;
   workspace?: string;
+  /** `--gate`: the takeover gate's mode for this command's writes. */
+  gate?: string;
+}
+
+/**
+ * The write policy of a memory verb: the workspace config's `memory` section (when the store
+ * is the workspace's), `--gate` over its mode.
+ */
+async function writeOptions(flags: StoreFlags): Promise<OpenAnyStoreOptions> {
+  const out: OpenAnyStoreOptions = {};
+  if (flags.store === undefined) {
+    const root = resolve(flags.workspace ?? ".");
+    const memory = existsSync(root) ? (await loadWorkspaceConfig(root)).memory : undefined;
+    if (memory?.gate !== undefined) out.gate = memory.gate;
+    if (memory?.limits !== undefined) out.limits = memory.limits;
+  }
+  if (flags.gate !== undefined) {
+    if (!(GATE_MODES as readonly string[]).includes(flags.gate)) {
+      throw new InvalidInputError(`--gate must be one of ${GATE_MODES.join(", ")}`, "--gate");
+    }
+    out.gate = flags.gate as GateMode;
+  }
+  return out;
 }
 
 /**
@@ -45,8 +75,9 @@ export async function openForWrite(flags: StoreFlags): Promise<OpenedStore> {
   if (flags.store !== undefined) await createStoreIfAbsent(path, "memory");
   // The workspace layout owns `.promptctx/`; an explicit --store path must already have
   // its directory (a typo should not create directories).
+  const options = await writeOptions(flags);
   if (flags.store === undefined) mkdirSync(dirname(path), { recursive: true });
-  return openStoreUrl(path);
+  return openStoreUrl(path, options);
 }
 
 /**
@@ -57,7 +88,8 @@ export async function openForWrite(flags: StoreFlags): Promise<OpenedStore> {
  */
 export async function openExisting(flags: StoreFlags): Promise<OpenedStore> {
   const path = resolveStorePath(flags);
-  if (isPostgresUrl(path)) return openStoreUrl(path, { mustExist: true });
+  const options = { ...(await writeOptions(flags)), mustExist: true };
+  if (isPostgresUrl(path)) return openStoreUrl(path, options);
   if (flags.store !== undefined) await createStoreIfAbsent(path, "memory");
   if (!existsSync(path)) {
     throw new InvalidInputError(
@@ -65,7 +97,7 @@ export async function openExisting(flags: StoreFlags): Promise<OpenedStore> {
       flags.store !== undefined ? "--store" : "--workspace",
     );
   }
-  return openStoreUrl(path, { mustExist: true });
+  return openStoreUrl(path, options);
 }
 
 /**
@@ -128,5 +160,9 @@ export function listFlag(value: string | undefined): string[] | undefined {
 export function storeOptions(cmd: Command): Command {
   return cmd
     .option("--store <path|url>", "memory store: an SQLite file, or postgres://… (shared store)")
-    .option("--workspace <dir>", "use DIR/.promptctx/memory.db (default: the current directory)");
+    .option("--workspace <dir>", "use DIR/.promptctx/memory.db (default: the current directory)")
+    .option(
+      "--gate <mode>",
+      "takeover gate for writes: quarantine | reject | off (default: the workspace config's memory.gate, else quarantine)",
+    );
 }

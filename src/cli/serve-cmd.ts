@@ -9,6 +9,7 @@ import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { InvalidInputError } from "../errors/index.js";
+import { GATE_MODES, type GateMode } from "../memory/index.js";
 import {
   authFromEnv,
   DEFAULT_BODY_LIMIT,
@@ -36,6 +37,18 @@ interface ServeFlags {
   allowHost: string[];
   mcp: boolean;
   mcpUser?: string;
+  memoryGate?: string;
+}
+
+/** `--memory-gate`: one of the gate modes, else invalid input naming the flag. */
+function gateFlag(value: string): GateMode {
+  if (!(GATE_MODES as readonly string[]).includes(value)) {
+    throw new InvalidInputError(
+      `--memory-gate must be one of ${GATE_MODES.join(", ")}`,
+      "--memory-gate",
+    );
+  }
+  return value as GateMode;
 }
 
 /** Registers `serve` on the program. */
@@ -58,6 +71,10 @@ export function registerServeCommand(program: Command, setExit: SetExit): void {
     .option(
       "--store <path|url>",
       "shared memory store, opened once: an SQLite file or postgres://… (default: WORKSPACE/.promptctx/memory.db when it exists)",
+    )
+    .option(
+      "--memory-gate <mode>",
+      "takeover gate of memory writes: quarantine (hold, default) | reject (400 memory_rejected) | off (default: the workspace config's memory.gate)",
     )
     .option(
       "--body-limit <bytes>",
@@ -124,6 +141,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
     ...(flags.mcpUser !== undefined ? { mcpUser: flags.mcpUser } : {}),
     ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
     ...(flags.store !== undefined ? { store: flags.store } : {}),
+    ...(flags.memoryGate !== undefined ? { memory: { gate: gateFlag(flags.memoryGate) } } : {}),
     ...(recorder !== null ? { recorder } : {}),
   };
   const onListening = (url: string) => process.stdout.write(`listening on ${url}\n`);

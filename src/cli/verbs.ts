@@ -60,7 +60,7 @@ export const VERBS = [
   {
     name: "memory",
     summary:
-      "the memory store (SQLite file, or PostgreSQL with --store postgres://…): add, import, export, recall",
+      "the memory store (SQLite file, or PostgreSQL with --store postgres://…): add, import, export, recall, list, show, history, forget, approve",
     options: false,
   },
   {

@@ -10,7 +10,8 @@ import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { InvalidInputError, invalidFromZod } from "../errors/index.js";
-import { type MemoryStore, storedNonBlank } from "../store/index.js";
+import type { GateMode } from "../memory/index.js";
+import { type MemoryStore, type StoreLimits, storedNonBlank } from "../store/index.js";
 import { type Recorder, WarmWorkspaces } from "../workspace/index.js";
 import { registerAssembleRoute } from "./assemble-route.js";
 import { type AuthOptions, registerAuth } from "./auth.js";
@@ -56,6 +57,13 @@ export interface ServerOptions {
    * workspace's own store, if any, for the length of the request.
    */
   store?: string | MemoryStore | null;
+  /**
+   * The write policy of a store the server opens (a path or URL in `store`, or the root's
+   * own): the takeover gate's mode (`quarantine` by default, `reject`: 400 memory_rejected,
+   * `off`) and the limits. Default: the root's `.promptctx/config.json` `memory` section.
+   * A store passed open keeps its own.
+   */
+  memory?: { gate?: GateMode; limits?: StoreLimits };
   /** Maximum request body in bytes (default 1 MiB); larger bodies get 413. */
   bodyLimit?: number;
   /**
@@ -213,7 +221,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   );
 
   // The shared store, opened last so that nothing before can leak it.
-  shared = await openSharedStore(options.store, root);
+  shared = await openSharedStore(options.store, root, options.memory);
   const { store: opened, own } = shared;
   workspaces = new WarmWorkspaces({ store: opened });
   // onClose runs after in-flight requests have completed.

@@ -7,7 +7,14 @@
  * stage below it (errors … conversation).
  */
 
-export { StoreOpenError, StorePrivilegeError, StoreVersionError } from "./errors.js";
+export {
+  MemoryRejectedError,
+  MemoryTooLargeError,
+  ScopeFullError,
+  StoreOpenError,
+  StorePrivilegeError,
+  StoreVersionError,
+} from "./errors.js";
 export { type Hint, recallHints } from "./hints.js";
 export { adapterOptionsFromHits, recallHit } from "./hits.js";
 export { type OpenAnyStoreOptions, type OpenedStore, openStoreUrl } from "./open-url.js";
@@ -67,6 +74,7 @@ export {
   type ScoreWeights,
   scoreBreakdown,
 } from "./score.js";
+export { rankSnapshot, type StoredVersion, visibleAt } from "./snapshot.js";
 export {
   MIGRATIONS,
   type Migration,
@@ -95,18 +103,35 @@ export {
   termPresence,
 } from "./terms.js";
 export type {
+  AddOptions,
   AddResult,
+  EntryPage,
+  ForgetResult,
+  ForgetTarget,
   GetOptions,
   ImportLineError,
   ImportOptions,
   ImportProgress,
   ImportResult,
   JsonlInput,
+  ListEntriesOptions,
   ListOptions,
   MaybePromise,
+  MemoryEntry,
   MemoryStore,
+  MemoryVersion,
+  QuarantinedWrite,
   RecallOptions,
   StoreRecallHit,
 } from "./types.js";
 export { isPostgresUrl } from "./url.js";
+export {
+  MEMORY_STATUSES,
+  type MemoryStatus,
+  type PreparedWrite,
+  prepareWrite,
+  type StoreLimits,
+  type WritePolicy,
+  writePolicy,
+} from "./write-gate.js";
 export type { WriteOutcome } from "./write-outcome.js";

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { WORKING_MODES } from "../assemble/session.js";
+import { GATE_MODES } from "../memory/index.js";
 import {
   ConstraintRuleSchema,
   ProfileEntrySchema,
@@ -36,6 +37,21 @@ export const WorkspaceConfigSchema = z
     budgets: z.object({ chars: budget.optional(), tokens: budget.optional() }).optional(),
     renderer: z.enum(["en", "zh-CN", "tagged"]).optional(),
     tokenizer: z.enum(TOKENIZER_NAMES).optional(),
+    /** The memory store's write policy: the takeover gate's mode and the limits. */
+    memory: z
+      .object({
+        gate: z.enum(GATE_MODES).optional(),
+        limits: z
+          .object({
+            maxRecordBytes: z.number().int().min(1).optional(),
+            maxScopeRecords: z.number().int().min(1).optional(),
+            maxScopeBytes: z.number().int().min(1).optional(),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .optional(),
     skills: z
       .object({
         cap: z.number().int().min(0).optional(),

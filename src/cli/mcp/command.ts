@@ -21,6 +21,7 @@ interface McpFlags {
   user: string;
   workspace?: string;
   store?: string;
+  gate?: string;
 }
 
 /** The workspace root's real path: an existing directory, else invalid input. */
@@ -44,9 +45,12 @@ async function runMcp(flags: McpFlags): Promise<number> {
   const scope = userFlag(flags.user);
   const root = workspaceRoot(flags.workspace);
   if (flags.store !== undefined) await createStoreIfAbsent(flags.store, "mcp");
-  const store = await openForWrite(
-    flags.store !== undefined ? { store: flags.store } : { workspace: root },
-  );
+  // The write policy is the store's, as for `memory add`: the workspace config's `memory`
+  // section for the workspace's store, `--gate` over its mode.
+  const store = await openForWrite({
+    ...(flags.store !== undefined ? { store: flags.store } : { workspace: root }),
+    ...(flags.gate !== undefined ? { gate: flags.gate } : {}),
+  });
   // The SDK only now: `mcp --help` and a bad flag never load it.
   const { LastManifests, serveStdio } = await import("../../server/mcp/index.js");
   const workspaces = new WarmWorkspaces({ store });
@@ -85,6 +89,10 @@ export function registerMcpCommand(program: Command, setExit: SetExit): void {
     .option(
       "--store <path|url>",
       "memory store: an SQLite file (created when missing) or postgres://… (default: WORKSPACE/.promptctx/memory.db, created when missing)",
+    )
+    .option(
+      "--gate <mode>",
+      "takeover gate for remember: quarantine | reject | off (default: the workspace config's memory.gate, else quarantine)",
     )
     .addHelpText(
       "after",

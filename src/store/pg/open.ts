@@ -16,8 +16,10 @@ import { createRequire } from "node:module";
 import type pg from "pg";
 import { z } from "zod";
 import { PromptctxError } from "../../errors/index.js";
+import type { GateMode } from "../../memory/index.js";
 import { StoreOpenError, StoreVersionError } from "../errors.js";
 import { describeOpenError, MATCH_BUDGET, parseWith, recallSizes } from "../options.js";
+import { type StoreLimits, writePolicy } from "../write-gate.js";
 import { MIGRATION_LOCK, PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.js";
 import { PostgresMemoryStore } from "./store.js";
 import { inTransaction } from "./tx.js";
@@ -32,6 +34,10 @@ export interface OpenPostgresOptions {
   matchBudget?: number;
   /** Connections of the pool. Default 10. */
   maxConnections?: number;
+  /** What the takeover gate does with a caught write (memory/takeover.ts). Default `quarantine`. */
+  gate?: GateMode;
+  /** Per-record and per-scope limits (default: none). */
+  limits?: StoreLimits;
 }
 
 /**
@@ -157,6 +163,7 @@ export async function openPostgresStore(
 ): Promise<PostgresMemoryStore> {
   const where = redactUrl(url);
   const { poolSize, matchBudget } = recallSizes(options);
+  const policy = writePolicy(options);
   const max = parseWith(
     z.number().int().min(1).max(1000),
     options.maxConnections ?? 10,
@@ -169,7 +176,7 @@ export async function openPostgresStore(
   try {
     await checkRole(pool, where);
     const owner = await migrate(pool, where, options.mustExist ?? false);
-    return new PostgresMemoryStore(where, pool, { poolSize, matchBudget }, owner);
+    return new PostgresMemoryStore(where, pool, { poolSize, matchBudget }, owner, policy);
   } catch (err) {
     await pool.end();
     if (err instanceof PromptctxError) throw err;
