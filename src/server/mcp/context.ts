@@ -22,6 +22,10 @@ export interface LastManifest {
 /**
  * The last manifest of each scope, at most `max` scopes (the oldest written is forgotten
  * first): the `manifest://last` resource of every session of that scope.
+ *
+ * @example
+ * const manifests = new LastManifests();
+ * manifests.get("u1"); // null until u1's first assembly
  */
 export class LastManifests {
   readonly #byScope = new Map<string, LastManifest>();

@@ -21,17 +21,29 @@ export const MAX_LISTED_MEMORIES = 1000;
 /** The largest instruction file served, in bytes. */
 export const MAX_INSTRUCTION_BYTES = 1024 * 1024;
 
-/** The URI of a memory: its id, percent-encoded. */
+/**
+ * The URI of a memory: its id, percent-encoded.
+ *
+ * @example memoryUri("mem 1/a") // "memory://mem%201%2Fa"
+ */
 export function memoryUri(memoryId: string): string {
   return `memory://${encodeURIComponent(memoryId)}`;
 }
 
-/** The URI of an instruction file (a path relative to the root, `/`-separated). */
+/**
+ * The URI of an instruction file (a path relative to the root, `/`-separated).
+ *
+ * @example instructionUri("docs/AGENTS.md") // "instructions:///docs/AGENTS.md"
+ */
 export function instructionUri(path: string): string {
   return `instructions:///${path.split("/").map(encodeURIComponent).join("/")}`;
 }
 
-/** A URI variable decoded, or null when it is not valid percent-encoding. */
+/**
+ * A URI variable decoded, or null when it is not valid percent-encoding.
+ *
+ * @example decoded("a%20b") // "a b"
+ */
 export function decoded(value: string | string[] | undefined): string | null {
   if (typeof value !== "string" || value === "") return null;
   try {
@@ -51,6 +63,8 @@ export interface InstructionFile {
 /**
  * The instruction files of the root's chain that lie inside the root (user-level files
  * are not the workspace's), as read now.
+ *
+ * @example (await instructionFiles(ctx)).map((f) => f.path) // ["AGENTS.md"]
  */
 export async function instructionFiles(ctx: McpContext): Promise<InstructionFile[]> {
   const files = await readWorkspaceFiles(ctx.root, {});
@@ -62,6 +76,8 @@ export async function instructionFiles(ctx: McpContext): Promise<InstructionFile
 /**
  * The text of an instruction file of the chain, read through the confinement of
  * files/ (a link out of the root is refused), or null.
+ *
+ * @example await readInstructionFile(ctx, "AGENTS.md")
  */
 export async function readInstructionFile(ctx: McpContext, path: string): Promise<string | null> {
   const listed = await instructionFiles(ctx);
@@ -72,7 +88,11 @@ export async function readInstructionFile(ctx: McpContext, path: string): Promis
   return read.ok ? read.bytes.toString("utf8").replace(/^\uFEFF/, "") : null;
 }
 
-/** The scope's memories (at most {@link MAX_LISTED_MEMORIES}, by id), or none without a store. */
+/**
+ * The scope's memories (at most {@link MAX_LISTED_MEMORIES}, by id), or none without a store.
+ *
+ * @example (await listedMemories(ctx)).length
+ */
 export async function listedMemories(ctx: McpContext): Promise<MemoryRecord[]> {
   const store = ctx.store();
   if (store === null) return [];
@@ -80,14 +100,22 @@ export async function listedMemories(ctx: McpContext): Promise<MemoryRecord[]> {
   return records.slice(0, MAX_LISTED_MEMORIES);
 }
 
-/** One memory of the session's scope, or null (missing, or another scope's: the same). */
+/**
+ * One memory of the session's scope, or null (missing, or another scope's: the same).
+ *
+ * @example await readMemory(ctx, "m1") // null when ctx.scope has no m1
+ */
 export async function readMemory(ctx: McpContext, memoryId: string): Promise<MemoryRecord | null> {
   const store = ctx.store();
   if (store === null) return null;
   return store.get(memoryId, { userScope: ctx.scope });
 }
 
-/** The scope's last manifest, or null before its first assembly. */
+/**
+ * The scope's last manifest, or null before its first assembly.
+ *
+ * @example lastManifest(ctx)?.manifest.layers
+ */
 export function lastManifest(ctx: McpContext): LastManifest | null {
   return ctx.manifests.get(ctx.scope);
 }

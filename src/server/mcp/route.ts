@@ -53,7 +53,11 @@ function methodNotAllowed(reply: FastifyReply) {
   };
 }
 
-/** Registers `POST /mcp` (and a 405 for GET and DELETE: no sessions, no event stream). */
+/**
+ * Registers `POST /mcp` (and a 405 for GET and DELETE: no sessions, no event stream).
+ *
+ * @example registerMcpRoute(app, { root, workspaces, store, principal, counters, clock, user: null });
+ */
 export function registerMcpRoute(app: FastifyInstance, ctx: McpRouteContext): void {
   const manifests = new LastManifests();
   let http: Promise<Http> | null = null;

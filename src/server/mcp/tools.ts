@@ -33,7 +33,11 @@ export const DEFAULT_RECALL_LIMIT = 10;
 /** The most entries of `dropped` in `assemble_context`'s short manifest. */
 export const MAX_DROPPED_SHOWN = 50;
 
-/** The session's store, or the `store_not_configured` error. */
+/**
+ * The session's store, or the `store_not_configured` error.
+ *
+ * @example await storeOf(ctx).count({ userScope: ctx.scope })
+ */
 export function storeOf(ctx: McpContext): MemoryStore {
   const store = ctx.store();
   if (store === null) throw new NoStoreError();
