@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -92,6 +93,42 @@ describe("promptctx mcp (stdio)", () => {
     expect(p.messages[0]?.content).toMatchObject({ type: "text" });
     const agents = await read(alice, "instructions:///AGENTS.md");
     expect(agents.text?.length).toBeGreaterThan(0);
+  });
+
+  it("a line that is not JSON-RPC is said on stderr; every request is answered before stdin's end stops it", () => {
+    const lines = [
+      "not json",
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "0" },
+        },
+      }),
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+      // Stdin ends right after: the slowest request is still answered.
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "assemble_context", arguments: { query: "add an index", now: NOW } },
+      }),
+    ];
+    const r = spawnSync(process.execPath, [BIN, "mcp", "--user", "raw", "--workspace", ws.root], {
+      input: `${lines.join("\n")}\n`,
+      encoding: "utf8",
+    });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/^promptctx mcp: .*not valid JSON/m);
+    const answers = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { id: number });
+    expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3]);
   });
 
   it("answers bad input with a clear error and keeps serving", async () => {

@@ -10,6 +10,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { InvalidInputError, invalidFromZod } from "../../errors/index.js";
 import { storedNonBlank } from "../../store/index.js";
+import { collapseWs } from "../../text/index.js";
 import { createCounterPool } from "../../tokens/index.js";
 import { WarmWorkspaces } from "../../workspace/index.js";
 import { EXIT, reportError } from "../io.js";
@@ -68,6 +69,8 @@ async function runMcp(flags: McpFlags): Promise<number> {
       },
       process.stdin,
       process.stdout,
+      // Stdout is the protocol's: what went wrong with a message is said on stderr.
+      (message) => process.stderr.write(`promptctx mcp: ${collapseWs(message)}\n`),
     );
   } finally {
     await workspaces.close();
