@@ -238,11 +238,6 @@ export class PgManage {
            WHERE t.scope_id = $1 AND t.term = u.term`,
           [scope, terms.map(([k]) => k), terms.map(([, d]) => d)],
         );
-        // A term no memory of the scope holds any more is gone from the index too.
-        await tx.query(
-          "DELETE FROM promptctx_terms WHERE scope_id = $1 AND term = ANY($2::text[]) AND df <= 0",
-          [scope, terms.map(([k]) => k)],
-        );
       }
       const versions = await tx.query<{ n: string }>(
         `WITH d AS (DELETE FROM promptctx_memory_versions
@@ -250,10 +245,12 @@ export class PgManage {
          SELECT count(*)::text AS n FROM d`,
         [userScope, memoryIds],
       );
-      await tx.query(
-        "DELETE FROM promptctx_memories WHERE user_scope = $1 AND id = ANY($2::int8[])",
-        [userScope, ids],
-      );
+      // The rows, and the index terms no memory of the scope holds any more (the owner's
+      // function: the app role has no DELETE on those tables).
+      await tx.query("SELECT promptctx_delete_memories($1::int8[], $2::text[])", [
+        ids,
+        terms.map(([k]) => k),
+      ]);
       const active = rows.filter((r) => r.status === "active").length;
       await tx.query(
         `UPDATE promptctx_scopes SET memory_count = memory_count - $2,

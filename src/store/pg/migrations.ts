@@ -161,9 +161,10 @@ CREATE INDEX IF NOT EXISTS promptctx_memories_memory_id ON promptctx_memories (m
 
 /**
  * Version 5: a memory's status (the takeover gate's quarantine) and rule, its version, the
- * epoch ms of its write and its size; the previous versions of replaced memories; DELETE
- * under row-level security (forget) for the memory rows, and the app roles already granted
- * the store get what forget and versions need. Re-runnable.
+ * epoch ms of its write and its size; the previous versions of replaced memories; forget's
+ * deletes of memory rows and spent index terms through a definer function bound to the
+ * declared scope; the app roles already granted the store get what forget and versions
+ * need. Re-runnable.
  */
 const MANAGE_V5 = `
 ALTER TABLE promptctx_memories
@@ -195,14 +196,37 @@ DROP POLICY IF EXISTS owner_read ON promptctx_memory_versions;
 CREATE POLICY owner_read ON promptctx_memory_versions FOR SELECT TO CURRENT_USER USING (true);
 DROP POLICY IF EXISTS scope_delete ON promptctx_memories;
 CREATE POLICY scope_delete ON promptctx_memories FOR DELETE USING (user_scope = ${SCOPE_FN});
+
+-- Forget deletes memory rows and spent index terms through this function only: the app
+-- role has no DELETE on those tables (a stray DELETE is refused), and the function deletes
+-- in the transaction's declared scope and nowhere else.
+CREATE OR REPLACE FUNCTION promptctx_delete_memories(ids bigint[], spent text[]) RETURNS bigint
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER AS $$
+DECLARE
+  s text := promptctx_scope();
+  n bigint;
+BEGIN
+  IF s IS NULL THEN
+    RAISE EXCEPTION 'promptctx_delete_memories: no declared scope' USING ERRCODE = '42501';
+  END IF;
+  DELETE FROM promptctx_memories WHERE user_scope = s AND id = ANY (ids);
+  GET DIAGNOSTICS n = ROW_COUNT;
+  DELETE FROM promptctx_terms
+    WHERE scope_id = (SELECT x.scope_id FROM promptctx_scopes x WHERE x.user_scope = s)
+      AND term = ANY (spent) AND df <= 0;
+  RETURN n;
+END $$;
+REVOKE ALL ON FUNCTION promptctx_delete_memories(bigint[], text[]) FROM PUBLIC;
 DO $$
 DECLARE r record;
 BEGIN
+  EXECUTE format('ALTER FUNCTION promptctx_delete_memories(bigint[], text[]) SET search_path = %s',
+    format('pg_catalog, %I, pg_temp', current_schema()));
   FOR r IN SELECT DISTINCT g.grantee FROM information_schema.role_table_grants g
            WHERE g.table_schema = current_schema() AND g.table_name = 'promptctx_memories'
              AND g.privilege_type = 'INSERT' AND g.grantee <> current_user LOOP
-    EXECUTE format('GRANT DELETE ON promptctx_memories, promptctx_terms TO %I', r.grantee);
     EXECUTE format('GRANT SELECT, INSERT, DELETE ON promptctx_memory_versions TO %I', r.grantee);
+    EXECUTE format('GRANT EXECUTE ON FUNCTION promptctx_delete_memories(bigint[], text[]) TO %I', r.grantee);
   END LOOP;
 END $$;
 `;

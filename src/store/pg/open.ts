@@ -81,10 +81,28 @@ async function appliedVersion(pool: pg.Pool): Promise<number | null> {
     "SELECT to_regclass('promptctx_schema_migrations') IS NOT NULL AS present",
   );
   if (!rows[0]?.present) return null;
+  // The highest version applied — or, when a version below it is missing (a migration
+  // rolled back by hand), the last version before the gap, so that it runs again (every
+  // migration from 3 on is re-runnable).
   const v = await pool.query<{ v: number }>(
-    "SELECT coalesce(max(version), 0)::int AS v FROM promptctx_schema_migrations",
+    "SELECT version AS v FROM promptctx_schema_migrations ORDER BY version",
   );
-  return v.rows[0]?.v ?? 0;
+  return appliedThrough(v.rows.map((r) => r.v));
+}
+
+/**
+ * The version a store is migrated through: the highest of `applied` with every version
+ * below it applied too.
+ *
+ * @example appliedThrough([1, 2, 3, 5]) // 3
+ */
+export function appliedThrough(applied: readonly number[]): number {
+  const set = new Set(applied);
+  const max = Math.max(0, ...applied);
+  if (max > PG_SCHEMA_VERSION) return max;
+  let v = 0;
+  while (set.has(v + 1)) v++;
+  return v;
 }
 
 /** Whether the connection's role owns the store's tables (or may create them: no store). */
@@ -132,15 +150,16 @@ export async function migrate(pool: pg.Pool, where: string, mustExist: boolean):
     await tx.query(`CREATE TABLE IF NOT EXISTS promptctx_schema_migrations (
       version integer PRIMARY KEY, description text NOT NULL)`);
     const rows = await tx.query<{ v: number }>(
-      "SELECT coalesce(max(version), 0)::int AS v FROM promptctx_schema_migrations",
+      "SELECT version AS v FROM promptctx_schema_migrations ORDER BY version",
     );
-    const from = rows[0]?.v ?? 0; // re-read under the lock
+    const from = appliedThrough(rows.map((r) => r.v)); // re-read under the lock
     if (from > PG_SCHEMA_VERSION) throw new StoreVersionError(where, from, PG_SCHEMA_VERSION);
     for (const m of PG_MIGRATIONS) {
       if (m.version <= from) continue;
       await m.up(tx);
       await tx.query(
-        "INSERT INTO promptctx_schema_migrations (version, description) VALUES ($1, $2)",
+        `INSERT INTO promptctx_schema_migrations (version, description) VALUES ($1, $2)
+         ON CONFLICT (version) DO NOTHING`,
         [m.version, m.description],
       );
     }
