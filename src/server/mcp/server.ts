@@ -13,6 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { PromptctxError, toErrorObject } from "../../errors/index.js";
+import { collapseWs, shorten } from "../../text/index.js";
 import { packageVersion } from "../meta-routes.js";
 import type { McpContext } from "./context.js";
 import {
@@ -98,7 +99,8 @@ function registerTools(server: McpServer, ctx: McpContext): void {
     {
       ...TOOL_TEXT.remember,
       inputSchema: RememberArgsSchema,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+      // Without a memoryId, each call adds a memory.
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     },
     (args) => run(() => rememberTool(ctx, args)),
   );
@@ -128,7 +130,7 @@ function registerMemoryResources(server: McpServer, ctx: McpContext): void {
       resources: (await listedMemories(ctx)).map((r) => ({
         uri: memoryUri(r.memoryId),
         name: r.memoryId,
-        description: r.content.length > 120 ? `${r.content.slice(0, 120)}…` : r.content,
+        description: shorten(collapseWs(r.content), 120),
         mimeType: JSON_TYPE,
       })),
     }),
