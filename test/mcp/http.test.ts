@@ -113,14 +113,26 @@ describe("/mcp on promptctx serve (streamable HTTP)", () => {
   });
 
   it("assembles in the token's scope and keeps that scope's last manifest", async () => {
-    const a = await call(alice, "assemble_context", {
-      query: "add an index on invoices.created_at",
+    await call(alice, "remember", {
+      content: "Alice is the on-call DBA for the invoices service",
+      kind: "profile",
+      category: "identity",
+      memoryId: "m-profile",
       now: NOW,
     });
+    const query = { query: "add an index on invoices.created_at", now: NOW };
+    const a = await call(alice, "assemble_context", query);
     expect(a.isError).toBe(false);
+    expect((a.json as { prompt: string }).prompt).toContain("on-call DBA");
     const last = JSON.parse((await read(alice, "manifest://last")).text ?? "null");
     expect(last).toMatchObject({ query: "add an index on invoices.created_at" });
     expect(JSON.parse((await read(bob, "manifest://last")).text ?? "undefined")).toBeNull();
+    const b = await call(bob, "assemble_context", { ...query, budgetChars: 5000 });
+    expect((b.json as { prompt: string }).prompt).not.toContain("on-call DBA");
+    const bobs = JSON.parse((await read(bob, "manifest://last")).text ?? "null");
+    expect(bobs.manifest.budget.chars).toBe(5000);
+    const alices = JSON.parse((await read(alice, "manifest://last")).text ?? "null");
+    expect(alices.manifest.budget.chars).not.toBe(5000);
   });
 
   it("bad input is a clear error and the server keeps serving", async () => {
