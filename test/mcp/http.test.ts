@@ -48,6 +48,12 @@ describe("/mcp on promptctx serve (streamable HTTP)", () => {
     expect((await alice.listPrompts()).prompts.map((p) => p.name)).toEqual(["system"]);
     const uris = (await alice.listResources()).resources.map((r) => r.uri);
     expect(uris).toEqual(expect.arrayContaining(["manifest://last", "instructions:///AGENTS.md"]));
+    expect((await read(alice, "instructions:///AGENTS.md")).text).toContain("#");
+    const p = await alice.getPrompt({ name: "system", arguments: { query: "add an index" } });
+    expect(p.messages[0]?.content).toMatchObject({
+      type: "text",
+      text: expect.stringContaining("Acme"),
+    });
   });
 
   it("the token's scope decides: bob reaches none of alice's memories", async () => {
