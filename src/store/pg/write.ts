@@ -17,13 +17,9 @@ import { compareCodePoints, instantMillis } from "../../text/index.js";
 import { type MemoryRow, rowToRecord } from "../row.js";
 import { type MemoryRecord, recordToJsonLine } from "../schema.js";
 import { recordTerms } from "../terms.js";
-import {
-  type PreparedWrite,
-  ScopeBudget,
-  type ScopeUsage,
-  type StoreLimits,
-} from "../write-gate.js";
+import type { PreparedWrite, StoreLimits } from "../write-gate.js";
 import type { WriteOutcome } from "../write-outcome.js";
+import { checkLimits } from "./limits.js";
 import { RetryTransaction, type Tx } from "./tx.js";
 
 /** Terms longer than this (UTF-8 bytes) are indexed by their hash (b-tree entry limit). */
@@ -432,36 +428,6 @@ function activeChange(w: ScopeWrite, held: Held): number {
 }
 
 /**
- * The scope limits, checked in input order (a scope's usage read once, under a
- * transaction-level lock of the scope so that concurrent writers of it take turns); a
- * breach throws, and the transaction rolls back.
- */
-async function checkLimits(
-  tx: Tx,
-  writes: readonly PreparedWrite[],
-  outcomes: readonly WriteOutcome[],
-  limits: StoreLimits,
-): Promise<void> {
-  const usage = new Map<string, ScopeUsage>();
-  const budget = new ScopeBudget(limits, (scope) => usage.get(scope)!);
-  if (!budget.active) return;
-  for (const s of batchScopes(writes.map((w) => w.record))) {
-    await tx.setScope(s);
-    await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`promptctx:${s}`]);
-    const rows = await tx.query<{ records: string; bytes: string }>(
-      `SELECT (SELECT count(*) FROM promptctx_memories WHERE user_scope = $1)::text AS records,
-         ((SELECT coalesce(sum(bytes), 0) FROM promptctx_memories WHERE user_scope = $1)
-          + (SELECT coalesce(sum(bytes), 0) FROM promptctx_memory_versions WHERE user_scope = $1))::text AS bytes`,
-      [s],
-    );
-    usage.set(s, { records: Number(rows[0]?.records ?? 0), bytes: Number(rows[0]?.bytes ?? 0) });
-  }
-  writes.forEach((w, i) => {
-    budget.add(w.record.userScope, w.bytes, outcomes[i] === "inserted", ["records", i]);
-  });
-}
-
-/**
  * The scopes a batch writes, in code-point order (the transaction declares them).
  *
  * @example batchScopes([{ userScope: "b" }, { userScope: "a" }, { userScope: "b" }] as never) // ["a", "b"]
@@ -488,7 +454,7 @@ export async function writeBatch(
     held.set(s, await lockHeld(tx, s, ids));
   }
   const outcomes = decideOutcomes(records, held);
-  await checkLimits(tx, writes, outcomes, limits);
+  await checkLimits(tx, scopes, writes, outcomes, limits);
   const index = writes.map(indexWrite);
   for (const w of groupWrites(writes, index, held)) {
     const mine = held.get(w.userScope)!;
