@@ -316,10 +316,7 @@ export function registerMemoryCommands(program: Command, setExit: (code: number)
     .requiredOption("--query <text>", "query text")
     .option("--limit <n>", "hits to return", "20")
     .option("--categories <a,b>", "only these categories")
-    .option(
-      "--now <iso>",
-      "the instant recalled at: ages are measured against it, and each memory is seen as stored then (default: now)",
-    )
+    .option("--now <iso>", "the instant recalled at: ages and versions as then (default: now)")
     .option("--json", "print {userScope, query, asOf, hits} with score breakdowns")
     .option(
       "--wide",
@@ -333,6 +330,5 @@ export function registerMemoryCommands(program: Command, setExit: (code: number)
         setExit(reportError(err, "memory recall"));
       }
     });
-
   registerMemoryManageCommands(memory, setExit);
 }

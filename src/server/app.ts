@@ -25,6 +25,7 @@ import { type InspectSource, recordingSource } from "./inspect/data.js";
 import { INSPECTOR_ASSETS, registerInspectRoutes } from "./inspect/routes.js";
 import { registerJsonParser } from "./json-body.js";
 import { registerMcpRoute } from "./mcp/route.js";
+import { registerMemoryManageRoutes } from "./memory-manage-routes.js";
 import { registerMemoryRoutes } from "./memory-routes.js";
 import { registerMetaRoutes } from "./meta-routes.js";
 import { createRequestCounters } from "./request-counters.js";
@@ -201,17 +202,13 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     recorder,
   });
   const clock = options.clock ?? (() => new Date());
-  registerMemoryRoutes(app, { store, principal, clock });
+  const memoryCtx = { store, principal, clock };
+  registerMemoryRoutes(app, memoryCtx);
+  registerMemoryManageRoutes(app, memoryCtx);
   if (options.mcp !== false) {
-    registerMcpRoute(app, {
-      root,
-      workspaces: () => workspaces,
-      store,
-      principal,
-      counters: counters.pool,
-      clock,
-      user: mcpUser(options.mcpUser),
-    });
+    const user = mcpUser(options.mcpUser);
+    const mcp = { root, workspaces: () => workspaces, store, principal, clock, user };
+    registerMcpRoute(app, { ...mcp, counters: counters.pool });
   }
   registerInspectRoutes(
     app,

@@ -7,7 +7,6 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { invalidFromZod, PromptctxError } from "../errors/index.js";
 import { type MemoryRecordInput, type MemoryStore, recallHints } from "../store/index.js";
 import type { Principal } from "./auth.js";
-import { registerMemoryManageRoutes } from "./memory-manage-routes.js";
 import { MemoriesRequestSchema, RecallRequestSchema } from "./schema.js";
 
 /** What the memory routes read from the server. */
@@ -45,7 +44,7 @@ function storeOf(ctx: MemoryRouteContext): MemoryStore {
   return store;
 }
 
-/** Registers `POST /v1/memories` and `POST /v1/recall` (and the management routes). */
+/** Registers `POST /v1/memories` and `POST /v1/recall` (the management routes: memory-manage-routes.ts). */
 export function registerMemoryRoutes(app: FastifyInstance, ctx: MemoryRouteContext): void {
   app.post("/v1/memories", async (request) => {
     const parsed = MemoriesRequestSchema.safeParse(request.body);
@@ -75,6 +74,4 @@ export function registerMemoryRoutes(app: FastifyInstance, ctx: MemoryRouteConte
     });
     return { userScope: r.userScope, query: r.query, asOf, hits, hints: recallHints(r.query) };
   });
-
-  registerMemoryManageRoutes(app, ctx);
 }

@@ -154,11 +154,18 @@ function operation(
   };
 }
 
-/** The memory management paths (list, read, history, approve, forget). */
+/** `/v1/memories` (writes and pages) and the memory management paths. */
 function memoryPaths(): Record<string, Record<string, unknown>> {
   const oneQuery = queryParameters(MemoryQuerySchemaForDoc);
   return {
     "/v1/memories": {
+      ...postOperation(
+        "writeMemories",
+        "Add or import a batch of memory records, idempotent by memoryId; the takeover gate holds (quarantines) or rejects text that tries to steer the model",
+        "MemoriesRequest",
+        ref("MemoriesResponse"),
+        [400, 401, 409, 413, 500],
+      ),
       get: operation(
         "listMemories",
         "A page of one scope's memories by id, with status, rule and version",
@@ -299,16 +306,7 @@ export function openApiDocument(version: string): {
         ref("AssembleResponse"),
         [400, 413, 422, 500],
       ),
-      "/v1/memories": {
-        ...postOperation(
-          "writeMemories",
-          "Add or import a batch of memory records, idempotent by memoryId; the takeover gate holds (quarantines) or rejects text that tries to steer the model",
-          "MemoriesRequest",
-          ref("MemoriesResponse"),
-          [400, 401, 409, 413, 500],
-        ),
-        ...memoryPaths()["/v1/memories"],
-      },
+      ...memoryPaths(),
       "/v1/recall": postOperation(
         "recall",
         "Full-text recall in one scope, with score breakdowns",
@@ -316,7 +314,6 @@ export function openApiDocument(version: string): {
         ref("RecallResponse"),
         [400, 401, 409, 413, 500],
       ),
-      ...Object.fromEntries(Object.entries(memoryPaths()).filter(([p]) => p !== "/v1/memories")),
       ...META_PATHS,
     },
     components: {

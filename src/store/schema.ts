@@ -51,6 +51,10 @@ export const MemoryRecordSchema = z.strictObject({
   source: MemorySourceSchema,
   storedAt: timestamp.optional(),
 });
+/** A stored memory's status: recalled (`active`), or held by the takeover gate (`quarantined`). */
+export type MemoryStatus = "active" | "quarantined";
+export const MEMORY_STATUSES = ["active", "quarantined"] as const;
+
 /** A record as the caller passes it (defaults not yet applied). */
 export type MemoryRecordInput = z.input<typeof MemoryRecordSchema>;
 

@@ -5,9 +5,8 @@
  * — every method may return a promise, so callers always `await`.
  */
 import type { Authority, GateMode, Provenance, TakeoverRule } from "../memory/index.js";
-import type { MemoryKind, MemoryRecord, MemoryRecordInput } from "./schema.js";
+import type { MemoryKind, MemoryRecord, MemoryRecordInput, MemoryStatus } from "./schema.js";
 import type { ScoreBreakdown, ScoreWeights } from "./score.js";
-import type { MemoryStatus } from "./write-gate.js";
 
 export type MaybePromise<T> = T | Promise<T>;
 

@@ -15,11 +15,9 @@ import {
 } from "../memory/index.js";
 import { MemoryRejectedError, MemoryTooLargeError, ScopeFullError } from "./errors.js";
 import { parseWith } from "./options.js";
-import { type MemoryRecord, recordToJsonLine } from "./schema.js";
+import { type MemoryRecord, type MemoryStatus, recordToJsonLine } from "./schema.js";
 
-/** A stored memory's status: recalled (`active`), or held by the gate (`quarantined`). */
-export type MemoryStatus = "active" | "quarantined";
-export const MEMORY_STATUSES = ["active", "quarantined"] as const;
+export { MEMORY_STATUSES, type MemoryStatus } from "./schema.js";
 
 /** Limits of a store (absent: no limit). Versions count toward `maxScopeBytes`. */
 export interface StoreLimits {

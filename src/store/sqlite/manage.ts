@@ -68,107 +68,164 @@ export interface Manage {
   versions(userScope: string): StoredVersion[];
 }
 
-/** Prepares the management statements and transactions of `db`. */
-export function prepareManage(db: Database.Database, stats: StatsStatements): Manage {
-  const one = db.prepare(
-    `SELECT ${COLUMNS} FROM memories m WHERE m.user_scope = :scope AND m.memory_id = :id`,
-  );
-  const page = db
-    .prepare(`SELECT ${COLUMNS} FROM memories m
+/** The statements of this module, prepared once per connection. */
+function prepareStatements(db: Database.Database) {
+  const filters = `AND (:kinds IS NULL OR m.kind IN (SELECT value FROM json_each(:kinds)))
+        AND (:cats IS NULL OR m.category IN (SELECT value FROM json_each(:cats)))`;
+  return {
+    one: db.prepare(
+      `SELECT ${COLUMNS} FROM memories m WHERE m.user_scope = :scope AND m.memory_id = :id`,
+    ),
+    page: db
+      .prepare(`SELECT ${COLUMNS} FROM memories m
       WHERE m.user_scope = :scope AND (:status IS NULL OR m.status = :status)
-        AND (:after IS NULL OR m.memory_id > :after)
-        AND (:kinds IS NULL OR m.kind IN (SELECT value FROM json_each(:kinds)))
-        AND (:cats IS NULL OR m.category IN (SELECT value FROM json_each(:cats)))
+        AND (:after IS NULL OR m.memory_id > :after) ${filters}
       ORDER BY m.memory_id LIMIT :limit`)
-    .raw();
-  const versionsOf = db.prepare(`SELECT version, record, status, gate_rule, stored_ms
-    FROM memory_versions WHERE user_scope = ? AND memory_id = ? ORDER BY version`);
-  const scopeVersions = db.prepare(`SELECT memory_id, version, record, status, gate_rule, stored_ms
-    FROM memory_versions WHERE user_scope = ?`);
-  const scopeRows = db.prepare(
-    `SELECT ${COLUMNS}, m.stored_ms FROM memories m WHERE m.user_scope = ?`,
-  );
-  const latest = db
-    .prepare("SELECT max(stored_ms) FROM memories WHERE user_scope = ? AND version > 1")
-    .pluck();
-  const setActive = db.prepare(
-    "UPDATE memories SET status = 'active', gate_rule = NULL WHERE rowid = ?",
-  );
-  const ftsInsert = db.prepare("INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)");
-  const ftsDelete = db.prepare("DELETE FROM memory_fts WHERE rowid = ?");
-  const forgetRows = db
-    .prepare(`SELECT ${COLUMNS} FROM memories m
-      WHERE m.user_scope = :scope AND (:id IS NULL OR m.memory_id = :id)
-        AND (:kinds IS NULL OR m.kind IN (SELECT value FROM json_each(:kinds)))
-        AND (:cats IS NULL OR m.category IN (SELECT value FROM json_each(:cats)))`)
-    .raw();
-  const deleteVersions = db.prepare(
-    "DELETE FROM memory_versions WHERE user_scope = ? AND memory_id = ?",
-  );
-  const deleteRow = db.prepare("DELETE FROM memories WHERE rowid = ?");
-  const bumpCount = db.prepare(
-    "UPDATE store_stats SET memory_count = memory_count + ? WHERE id = 1",
-  );
-  const optimize = db.prepare("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')");
-
-  const entry = (memoryId: string, userScope: string): MemoryEntry | null => {
-    const row = one.get({ scope: userScope, id: memoryId }) as Row | undefined;
-    return row === undefined ? null : rowToEntry(row);
+      .raw(),
+    versionsOf: db.prepare(`SELECT version, record, status, gate_rule, stored_ms
+      FROM memory_versions WHERE user_scope = ? AND memory_id = ? ORDER BY version`),
+    scopeVersions: db.prepare(`SELECT memory_id, version, record, status, gate_rule, stored_ms
+      FROM memory_versions WHERE user_scope = ?`),
+    scopeRows: db.prepare(`SELECT ${COLUMNS}, m.stored_ms FROM memories m WHERE m.user_scope = ?`),
+    latest: db
+      .prepare("SELECT max(stored_ms) FROM memories WHERE user_scope = ? AND version > 1")
+      .pluck(),
+    setActive: db.prepare(
+      "UPDATE memories SET status = 'active', gate_rule = NULL WHERE rowid = ?",
+    ),
+    ftsInsert: db.prepare("INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)"),
+    ftsDelete: db.prepare("DELETE FROM memory_fts WHERE rowid = ?"),
+    forgetRows: db
+      .prepare(`SELECT ${COLUMNS} FROM memories m
+      WHERE m.user_scope = :scope AND (:id IS NULL OR m.memory_id = :id) ${filters}`)
+      .raw(),
+    deleteVersions: db.prepare(
+      "DELETE FROM memory_versions WHERE user_scope = ? AND memory_id = ?",
+    ),
+    deleteRow: db.prepare("DELETE FROM memories WHERE rowid = ?"),
+    bumpCount: db.prepare("UPDATE store_stats SET memory_count = memory_count + ? WHERE id = 1"),
+    optimize: db.prepare("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')"),
   };
+}
+type ManageStatements = ReturnType<typeof prepareStatements>;
 
-  const approveTx = db.transaction((memoryId: string, userScope: string) => {
-    const row = one.get({ scope: userScope, id: memoryId }) as Row | undefined;
+/** The one row of `memoryId` in the scope, or undefined. */
+function rowOf(st: ManageStatements, memoryId: string, userScope: string): Row | undefined {
+  return st.one.get({ scope: userScope, id: memoryId }) as Row | undefined;
+}
+
+/** Approve: a quarantined row becomes active, indexed and counted. */
+function approver(db: Database.Database, st: ManageStatements, stats: StatsStatements) {
+  return db.transaction((memoryId: string, userScope: string): MemoryEntry | null => {
+    const row = rowOf(st, memoryId, userScope);
     if (row === undefined) return null;
     if (row.status === "quarantined") {
-      setActive.run(row.rowid);
-      const record = rowToRecord(row);
-      const terms = recordTerms(record);
+      st.setActive.run(row.rowid);
+      const terms = recordTerms(rowToRecord(row));
       const prefix = scopePrefix(userScope);
-      ftsInsert.run(row.rowid, terms.map((t) => prefix + t).join(" "));
+      st.ftsInsert.run(row.rowid, terms.map((t) => prefix + t).join(" "));
       const delta = new StatsDelta();
       delta.add({ userScope, terms }, 1);
       applyStats(stats, delta);
     }
-    return entry(memoryId, userScope);
+    const after = rowOf(st, memoryId, userScope);
+    return after === undefined ? null : rowToEntry(after);
   });
+}
 
-  const forgetTx = db.transaction(
-    (
-      userScope: string,
-      which: { memoryId: string } | { kinds?: readonly string[]; categories?: readonly string[] },
-    ): ForgetResult => {
-      const byId = "memoryId" in which;
-      const rows = (
-        forgetRows.all({
-          scope: userScope,
-          id: byId ? which.memoryId : null,
-          kinds: !byId && which.kinds !== undefined ? JSON.stringify(which.kinds) : null,
-          cats: !byId && which.categories !== undefined ? JSON.stringify(which.categories) : null,
-        }) as RawRow[]
-      ).map(rawToRow);
-      if (rows.length === 0) return { memories: 0, removed: 0 };
-      const delta = new StatsDelta();
-      let removed = 0;
-      for (const row of rows) {
-        if (row.status === "active") {
-          delta.add({ userScope, terms: recordTerms(rowToRecord(row)) }, -1);
-          ftsDelete.run(row.rowid);
-        }
-        removed += 1 + deleteVersions.run(userScope, row.memory_id).changes;
-        deleteRow.run(row.rowid);
+type ForgetWhich =
+  | { memoryId: string }
+  | { kinds?: readonly string[]; categories?: readonly string[] };
+
+/** Forget's transaction: rows, versions, index entries and counts, then the index optimized. */
+function forgetter(db: Database.Database, st: ManageStatements, stats: StatsStatements) {
+  return db.transaction((userScope: string, which: ForgetWhich): ForgetResult => {
+    const byId = "memoryId" in which;
+    const rows = (
+      st.forgetRows.all({
+        scope: userScope,
+        id: byId ? which.memoryId : null,
+        kinds: !byId && which.kinds !== undefined ? JSON.stringify(which.kinds) : null,
+        cats: !byId && which.categories !== undefined ? JSON.stringify(which.categories) : null,
+      }) as RawRow[]
+    ).map(rawToRow);
+    if (rows.length === 0) return { memories: 0, removed: 0 };
+    const delta = new StatsDelta();
+    let removed = 0;
+    for (const row of rows) {
+      if (row.status === "active") {
+        delta.add({ userScope, terms: recordTerms(rowToRecord(row)) }, -1);
+        st.ftsDelete.run(row.rowid);
       }
-      bumpCount.run(-rows.length);
-      applyStats(stats, delta);
-      // Rewrites the index without the deleted rows (secure_delete zeroes the old pages).
-      optimize.run();
-      return { memories: rows.length, removed };
-    },
-  );
+      removed += 1 + st.deleteVersions.run(userScope, row.memory_id).changes;
+      st.deleteRow.run(row.rowid);
+    }
+    st.bumpCount.run(-rows.length);
+    applyStats(stats, delta);
+    // Rewrites the index without the deleted rows (secure_delete zeroes the old pages).
+    st.optimize.run();
+    return { memories: rows.length, removed };
+  });
+}
 
+/** A version row as a {@link MemoryVersion}. */
+function olderVersion(v: VersionRow): MemoryVersion {
+  const record = versionRecord(v);
+  const rule = v.gate_rule as TakeoverRule | null;
+  return {
+    version: v.version,
+    storedAt: record.storedAt,
+    status: v.status,
+    rule,
+    current: false,
+    record,
+  };
+}
+
+/** History: the versions of a memory, oldest first, the current one last. */
+function historian(db: Database.Database, st: ManageStatements) {
+  return db.transaction((memoryId: string, userScope: string): MemoryVersion[] => {
+    const row = rowOf(st, memoryId, userScope);
+    if (row === undefined) return [];
+    const old = (st.versionsOf.all(userScope, memoryId) as VersionRow[]).map(olderVersion);
+    const record = rowToRecord(row);
+    const rule = row.gate_rule as TakeoverRule | null;
+    const current = { version: row.version, storedAt: record.storedAt, status: row.status };
+    return [...old, { ...current, rule, current: true, record }];
+  });
+}
+
+/** Every version of every memory of a scope, in one read transaction. */
+function versionReader(db: Database.Database, st: ManageStatements) {
+  return db.transaction((userScope: string): StoredVersion[] => {
+    const rows = st.scopeRows.all(userScope) as Array<Row & { stored_ms: number }>;
+    const old = st.scopeVersions.all(userScope) as VersionRow[];
+    return [
+      ...rows.map((row) => ({
+        version: row.version,
+        storedMs: row.stored_ms,
+        status: row.status,
+        record: rowToRecord(row),
+      })),
+      ...old.map((v) => ({
+        version: v.version,
+        storedMs: v.stored_ms,
+        status: v.status,
+        record: versionRecord(v),
+      })),
+    ];
+  });
+}
+
+/** Prepares the management statements and transactions of `db`. */
+export function prepareManage(db: Database.Database, stats: StatsStatements): Manage {
+  const st = prepareStatements(db);
+  const approveTx = approver(db, st, stats);
+  const forgetTx = forgetter(db, st, stats);
   return {
     page(o) {
       const rows = (
-        page.all({
+        st.page.all({
           scope: o.userScope,
           status: o.status === "all" ? null : o.status,
           after: o.after ?? null,
@@ -181,34 +238,11 @@ export function prepareManage(db: Database.Database, stats: StatsStatements): Ma
       const entries = more ? rows.slice(0, o.limit) : rows;
       return { entries, next: more ? entries[entries.length - 1]!.memoryId : null };
     },
-    entry,
-    history: db.transaction((memoryId: string, userScope: string): MemoryVersion[] => {
-      const row = one.get({ scope: userScope, id: memoryId }) as Row | undefined;
-      if (row === undefined) return [];
-      const old = (versionsOf.all(userScope, memoryId) as VersionRow[]).map((v) => {
-        const record = versionRecord(v);
-        return {
-          version: v.version,
-          storedAt: record.storedAt,
-          status: v.status,
-          rule: v.gate_rule as TakeoverRule | null,
-          current: false,
-          record,
-        };
-      });
-      const record = rowToRecord(row);
-      return [
-        ...old,
-        {
-          version: row.version,
-          storedAt: record.storedAt,
-          status: row.status,
-          rule: row.gate_rule as TakeoverRule | null,
-          current: true,
-          record,
-        },
-      ];
-    }),
+    entry(memoryId, userScope) {
+      const row = rowOf(st, memoryId, userScope);
+      return row === undefined ? null : rowToEntry(row);
+    },
+    history: historian(db, st),
     approve: (memoryId, userScope) => approveTx.immediate(memoryId, userScope),
     forget(userScope, which) {
       const result = forgetTx.immediate(userScope, which);
@@ -220,29 +254,8 @@ export function prepareManage(db: Database.Database, stats: StatsStatements): Ma
       }
       return result;
     },
-    latestWrite(userScope) {
-      return (latest.get(userScope) as number | null) ?? null;
-    },
-    versions: db.transaction((userScope: string): StoredVersion[] => {
-      const out: StoredVersion[] = [];
-      for (const row of scopeRows.all(userScope) as Array<Row & { stored_ms: number }>) {
-        out.push({
-          version: row.version,
-          storedMs: row.stored_ms,
-          status: row.status,
-          record: rowToRecord(row),
-        });
-      }
-      for (const v of scopeVersions.all(userScope) as VersionRow[]) {
-        out.push({
-          version: v.version,
-          storedMs: v.stored_ms,
-          status: v.status,
-          record: versionRecord(v),
-        });
-      }
-      return out;
-    }),
+    latestWrite: (userScope) => (st.latest.get(userScope) as number | null) ?? null,
+    versions: versionReader(db, st),
   };
 }
 
