@@ -30,6 +30,7 @@ export const VERB_LOADERS: Readonly<Record<VerbName, () => Promise<RegisterVerb>
   memory: async () => (await import("./memory/command.js")).registerMemoryCommands,
   store: async () => (await import("./store-cmd.js")).registerStoreCommands,
   serve: async () => (await import("./serve-cmd.js")).registerServeCommand,
+  mcp: async () => (await import("./mcp/command.js")).registerMcpCommand,
   replay: async () => (await import("./replay-cmd.js")).registerReplayCommand,
   inspect: async () => (await import("./inspect-cmd.js")).registerInspectCommand,
   "check-draft": async () => (await import("./check-draft-cmd.js")).registerCheckDraftCommand,

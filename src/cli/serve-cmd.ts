@@ -35,6 +35,8 @@ interface ServeFlags {
   record?: string;
   workers: string;
   allowHost: string[];
+  mcp: boolean;
+  mcpUser?: string;
   memoryGate?: string;
 }
 
@@ -80,6 +82,11 @@ export function registerServeCommand(program: Command, setExit: SetExit): void {
       String(DEFAULT_BODY_LIMIT),
     )
     .option("--no-log", "no per-request JSON log lines on stderr")
+    .option("--no-mcp", "no /mcp (the MCP server over streamable HTTP)")
+    .option(
+      "--mcp-user <scope>",
+      "the user scope /mcp serves when the request's token has none (an open service, an unscoped token); without it such requests get 403 scope_required",
+    )
     .option(
       "--record <file>",
       "append every /v1/assemble (request, result or error) to FILE; GET /inspect shows it",
@@ -91,7 +98,7 @@ export function registerServeCommand(program: Command, setExit: SetExit): void {
     )
     .addHelpText(
       "after",
-      '\nEvery request names its own clock (`now`; /v1/recall\'s `asOf` defaults to the server\'s and echoes it).\nSIGTERM or SIGINT stops accepting, lets in-flight requests finish, closes the store and exits 0\n(with --workers, the primary stops every worker that way).\n\nTokens (environment): PROMPTCTX_TOKEN=T (any scope), PROMPTCTX_TOKENS=T1:scope1,T2:scope2\nor PROMPTCTX_TOKENS_FILE=tokens.json ({"T": "scope"}): then every request needs\n`Authorization: Bearer T` (401 otherwise), and a scoped token reads and writes its scope only.\nWithout any, the service is open: keep it on loopback.\n\nHost check: only requests whose Host is 127.0.0.1, localhost or [::1] with the bound port\n(or an --allow-host NAME) are answered (421 host_not_allowed otherwise: no DNS rebinding);\na cross-origin request with a body (Origin not one of those, Sec-Fetch-Site: cross-site)\ngets 403 origin_not_allowed. Binding 0.0.0.0 or another non-loopback address needs --allow-host.',
+      "\nEvery request names its own clock (`now`; /v1/recall's `asOf` defaults to the server's and echoes it).\nSIGTERM or SIGINT stops accepting, lets in-flight requests finish, closes the store and exits 0\n(with --workers, the primary stops every worker that way).\n\nTokens (environment): PROMPTCTX_TOKEN=T (any scope), PROMPTCTX_TOKENS=T1:scope1,T2:scope2\nor PROMPTCTX_TOKENS_FILE=tokens.json ({\"T\": \"scope\"}): then every request needs\n`Authorization: Bearer T` (401 otherwise), and a scoped token reads and writes its scope only.\nWithout any, the service is open: keep it on loopback.\n\nHost check: only requests whose Host is 127.0.0.1, localhost or [::1] with the bound port\n(or an --allow-host NAME) are answered (421 host_not_allowed otherwise: no DNS rebinding);\na cross-origin request with a body (Origin not one of those, Sec-Fetch-Site: cross-site)\ngets 403 origin_not_allowed. Binding 0.0.0.0 or another non-loopback address needs --allow-host.\n\nMCP (docs/mcp.md): POST /mcp is the MCP server over streamable HTTP; its user scope is the\ntoken's, else --mcp-user's (403 scope_required without either). The same Host/Origin checks apply.",
     )
     .action(async (flags: ServeFlags) => {
       try {
@@ -130,6 +137,8 @@ async function runServe(flags: ServeFlags): Promise<number> {
     bodyLimit,
     logger: flags.log,
     ...(auth !== undefined ? { auth } : {}),
+    ...(flags.mcp ? {} : { mcp: false }),
+    ...(flags.mcpUser !== undefined ? { mcpUser: flags.mcpUser } : {}),
     ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
     ...(flags.store !== undefined ? { store: flags.store } : {}),
     ...(flags.memoryGate !== undefined ? { memory: { gate: gateFlag(flags.memoryGate) } } : {}),

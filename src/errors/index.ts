@@ -28,6 +28,7 @@ export type ErrorCode =
   | "unsupported_pattern"
   | "host_not_allowed"
   | "origin_not_allowed"
+  | "scope_required"
   | "internal_error";
 
 /** A path into a request: object keys and array indices. */

@@ -9,9 +9,9 @@
 import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
-import { InvalidInputError } from "../errors/index.js";
+import { InvalidInputError, invalidFromZod } from "../errors/index.js";
 import type { GateMode } from "../memory/index.js";
-import type { MemoryStore, StoreLimits } from "../store/index.js";
+import { type MemoryStore, type StoreLimits, storedNonBlank } from "../store/index.js";
 import { type Recorder, WarmWorkspaces } from "../workspace/index.js";
 import { registerAssembleRoute } from "./assemble-route.js";
 import { type AuthOptions, registerAuth } from "./auth.js";
@@ -24,6 +24,7 @@ import { registerHostGuard } from "./host-guard.js";
 import { type InspectSource, recordingSource } from "./inspect/data.js";
 import { INSPECTOR_ASSETS, registerInspectRoutes } from "./inspect/routes.js";
 import { registerJsonParser } from "./json-body.js";
+import { registerMcpRoute } from "./mcp/route.js";
 import { registerMemoryManageRoutes } from "./memory-manage-routes.js";
 import { registerMemoryRoutes } from "./memory-routes.js";
 import { registerMetaRoutes } from "./meta-routes.js";
@@ -94,6 +95,16 @@ export interface ServerOptions {
    * with a body (403 `origin_not_allowed`); see host-guard.ts.
    */
   allowHosts?: readonly string[];
+  /**
+   * Whether `/mcp` (the MCP server over streamable HTTP, docs/mcp.md) is on (default true).
+   * The SDK is loaded on its first request.
+   */
+  mcp?: boolean;
+  /**
+   * The user scope `/mcp` serves to a request without a scoped token (an open service, or
+   * an unscoped token). Without it such a request gets 403 `scope_required`.
+   */
+  mcpUser?: string;
 }
 
 function positiveInt(value: number, name: string): number {
@@ -101,6 +112,14 @@ function positiveInt(value: number, name: string): number {
     throw new InvalidInputError(`${name} must be a positive integer, got ${value}`, name);
   }
   return value;
+}
+
+/** `mcpUser`, checked: a non-blank scope, or null. */
+function mcpUser(user: string | undefined): string | null {
+  if (user === undefined) return null;
+  const r = storedNonBlank.safeParse(user);
+  if (!r.success) throw invalidFromZod(r.error, ["mcpUser"]);
+  return user;
 }
 
 /** The real path of the workspace root, which must exist. */
@@ -182,9 +201,15 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     principal,
     recorder,
   });
-  const memoryCtx = { store, principal, clock: options.clock ?? (() => new Date()) };
+  const clock = options.clock ?? (() => new Date());
+  const memoryCtx = { store, principal, clock };
   registerMemoryRoutes(app, memoryCtx);
   registerMemoryManageRoutes(app, memoryCtx);
+  if (options.mcp !== false) {
+    const user = mcpUser(options.mcpUser);
+    const mcp = { root, workspaces: () => workspaces, store, principal, clock, user };
+    registerMcpRoute(app, { ...mcp, counters: counters.pool });
+  }
   registerInspectRoutes(
     app,
     options.inspect ?? (recorder !== null ? recordingSource(recorder.file) : null),

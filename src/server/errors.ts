@@ -20,6 +20,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   unsupported_pattern: 400,
   unauthorized: 401,
   origin_not_allowed: 403,
+  scope_required: 403,
   host_not_allowed: 421,
   not_found: 404,
   store_not_configured: 409,

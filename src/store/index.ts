@@ -45,6 +45,7 @@ export {
   searchedTerms,
 } from "./rank.js";
 export {
+  derivedMemoryId,
   KNOWN_KINDS,
   type MemoryKind,
   type MemoryRecord,

@@ -5,11 +5,15 @@
  * directory). Errors follow io.ts: error object on stdout, one line on stderr, exit 2 for
  * invalid input. The shared store flags are in flags.ts, recall in recall.ts.
  */
-import { createHash } from "node:crypto";
 import { closeSync, createReadStream, openSync, statSync, writeSync } from "node:fs";
 import type { Command } from "commander";
 import { InvalidInputError, nodeErrorCode, PromptctxError } from "../../errors/index.js";
-import type { AddResult, ImportResult, MemoryRecordInput } from "../../store/index.js";
+import {
+  type AddResult,
+  derivedMemoryId,
+  type ImportResult,
+  type MemoryRecordInput,
+} from "../../store/index.js";
 import { EXIT, reportError } from "../io.js";
 import { summaryOf } from "../verbs.js";
 import {
@@ -105,12 +109,7 @@ interface AddOpts extends StoreFlags {
 async function runAdd(opts: AddOpts): Promise<void> {
   const now = nowFlag(opts.now);
   const importance = numberFlag(opts.importance, "--importance", 0, 1, false);
-  const memoryId =
-    opts.id ??
-    `mem-${createHash("sha256")
-      .update(`${opts.user}\u0000${opts.text}\u0000${now}`, "utf8")
-      .digest("hex")
-      .slice(0, 16)}`;
+  const memoryId = opts.id ?? derivedMemoryId(opts.user, opts.text, now);
   const record: MemoryRecordInput = {
     memoryId,
     userScope: opts.user,
