@@ -42,7 +42,7 @@ export {
 } from "./inspect/data.js";
 export { INSPECTOR_ASSETS, registerInspectRoutes } from "./inspect/routes.js";
 export type { DiffView, InspectData, TurnView } from "./inspector/types.js";
-export { NoStoreError } from "./memory-routes.js";
+export { NoStoreError } from "./memory/routes.js";
 export { openApiDocument, ROUTES } from "./openapi.js";
 export {
   DEFAULT_GRACE_MS,

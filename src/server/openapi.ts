@@ -12,7 +12,7 @@ import {
   MemoryHistorySchema,
   MemoryPageSchema,
   MemoryQuerySchema as MemoryQuerySchemaForDoc,
-} from "./memory-manage-schema.js";
+} from "./memory/manage-schema.js";
 import { REQUEST_SCHEMAS } from "./requests.js";
 import {
   AssembleResponseSchema,

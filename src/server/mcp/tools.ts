@@ -24,7 +24,7 @@ import {
 } from "../../store/index.js";
 import { type AssemblyManifest, deterministicView } from "../../trace/index.js";
 import { resolveWorkspace } from "../assemble-route.js";
-import { NoStoreError } from "../memory-routes.js";
+import { NoStoreError } from "../memory/routes.js";
 import type { McpContext } from "./context.js";
 import type { AssembleArgs, ForgetArgs, RecallArgs, RememberArgs } from "./schemas.js";
 

@@ -4,10 +4,10 @@
  * writes the token's scope, whatever its body says (see auth.ts).
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { invalidFromZod, PromptctxError } from "../errors/index.js";
-import { type MemoryRecordInput, type MemoryStore, recallHints } from "../store/index.js";
-import type { Principal } from "./auth.js";
-import { MemoriesRequestSchema, RecallRequestSchema } from "./schema.js";
+import { invalidFromZod, PromptctxError } from "../../errors/index.js";
+import { type MemoryRecordInput, type MemoryStore, recallHints } from "../../store/index.js";
+import type { Principal } from "../auth.js";
+import { MemoriesRequestSchema, RecallRequestSchema } from "../schema.js";
 
 /** What the memory routes read from the server. */
 export interface MemoryRouteContext {

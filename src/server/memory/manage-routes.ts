@@ -8,16 +8,16 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
-import { InvalidInputError, invalidFromZod, PromptctxError } from "../errors/index.js";
-import type { ForgetTarget, MemoryStore } from "../store/index.js";
+import { InvalidInputError, invalidFromZod, PromptctxError } from "../../errors/index.js";
+import type { ForgetTarget, MemoryStore } from "../../store/index.js";
 import {
   ApproveRequestSchema,
   ForgetRequestSchema,
   ListMemoriesQuerySchema,
   MemoryQuerySchema,
-} from "./memory-manage-schema.js";
-import type { MemoryRouteContext } from "./memory-routes.js";
-import { NoStoreError } from "./memory-routes.js";
+} from "./manage-schema.js";
+import type { MemoryRouteContext } from "./routes.js";
+import { NoStoreError } from "./routes.js";
 
 /** No memory of that id in the scope (404; the same for an id of another scope). */
 export class MemoryNotFoundError extends PromptctxError {

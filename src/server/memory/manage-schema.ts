@@ -3,8 +3,8 @@
  * approve, forget): one source for validation and for the OpenAPI document.
  */
 import { z } from "zod";
-import { GATE_MODES, TAKEOVER_RULES } from "../memory/index.js";
-import { storedNonBlank, storedText } from "../store/index.js";
+import { GATE_MODES, TAKEOVER_RULES } from "../../memory/index.js";
+import { storedNonBlank, storedText } from "../../store/index.js";
 
 const nonBlank = storedNonBlank;
 const optionalScope = nonBlank
