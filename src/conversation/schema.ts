@@ -115,6 +115,13 @@ export const ConversationPolicySchema = z.object({
   clearAtLeastTokens: z.number().int().min(0).default(0),
   /** Pressure clearing: the last N tool messages' results are never cleared. */
   keepRecentToolResults: z.number().int().min(0).default(0),
+  /**
+   * Whether older rounds of the current turn may have their results cleared when the turn
+   * outgrows the budget (only the ask and the latest round are inviolable; rounds that do
+   * not fit even cleared are dropped whole, oldest first). `null`: when the policy clears
+   * at all (`clearTrigger` or `clearToolResultsAfterTurns`); `false`: rounds are only dropped.
+   */
+  clearCurrentTurn: z.boolean().nullable().default(null),
   /** Call ids whose results are never cleared (by either clearing rule). */
   keepCallIds: z.array(nonBlankString).default([]),
   /** In (0, 1]: when the window must move, move it until the kept total is at most this share. */

@@ -230,7 +230,14 @@ export function statelessClearing(
   }
   const p: ConversationPolicy = parsed.data;
   const share = parsed.data.clearTrigger;
-  const off = { ...input, clearTrigger: null, clearBeforeTurn: null };
+  // The request clears by the grid, not by the planner's pressure step; older rounds of
+  // the current turn are still cleared when the turn outgrows the room (clearing/turn.ts).
+  const off = {
+    ...input,
+    clearTrigger: null,
+    clearBeforeTurn: null,
+    clearCurrentTurn: p.clearCurrentTurn ?? true,
+  };
   const first = plan(messages, budget, off);
   const trigger = Math.floor(share * budget);
   const over = first.usedTokens > trigger || first.droppedMessageIds.length > 0;
