@@ -173,23 +173,37 @@ function choose(s: Session, policy: ConversationPolicy, budget: number): Choice 
   for (const u of pinned) pinnedTokens += unitTokens(book, 0, u);
   const turn = clearCurrentTurn(layout, book, budget, policy, pinnedTokens, clearsAtAll(policy));
   const fail = (required: number) => budgetError(layout, book, pinned, turn, required, budget);
+  const anchorWhy =
+    policy.anchorFrom === "window_grid"
+      ? "before the window start on the grid (requests over this conversation share it until a grid step is due)"
+      : "before the cache anchor";
+  // Older rounds of the current turn dropped to fit it: the window is that turn (with the
+  // pinned units), so it opens on the ask and nothing older outlives what the turn lost.
+  const settle = (c: Choice): Choice =>
+    turn.keptFrom > layout.currentStart + 1 && c.startUnit < layout.currentStart
+      ? {
+          ...c,
+          startUnit: layout.currentStart,
+          why: "the current turn needs the room: its older rounds were cleared or dropped",
+        }
+      : c;
   if (policy.clearTrigger !== null) {
     const p = choosePressure(layout, book, policy, budget, pinned, anchor, turn);
     if (p.view.required > budget) throw fail(p.view.required);
-    return { ...base, ...p };
+    const why = p.why === "before the cache anchor" ? anchorWhy : p.why;
+    return settle({ ...base, ...p, why });
   }
   if (anchor !== null) {
     const held = natural === null ? null : Math.min(policy.clearBeforeTurn ?? natural, natural);
     const view = viewWith(layout, book, held, pinned, turn);
     if (totalFrom(view, anchor) <= budget) {
-      const why = "before the cache anchor";
-      return { ...base, view, startUnit: anchor, clearBeforeTurn: held, why };
+      return settle({ ...base, view, startUnit: anchor, clearBeforeTurn: held, why: anchorWhy });
     }
   }
   const view = viewWith(layout, book, natural, pinned, turn);
   if (view.required > budget) throw fail(view.required);
   const start = chooseStart(view, budget, policy.lowWaterRatio);
-  return { ...base, view, startUnit: start.unit, clearBeforeTurn: natural, why: start.why };
+  return settle({ ...base, view, startUnit: start.unit, clearBeforeTurn: natural, why: start.why });
 }
 
 // The memory of one planner: parsed messages by input object, counters by name, prices

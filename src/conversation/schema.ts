@@ -128,6 +128,12 @@ export const ConversationPolicySchema = z.object({
   lowWaterRatio: z.number().gt(0).lte(1).default(1),
   /** The previous plan's `firstKeptId`: kept as the window start while everything from it fits. */
   anchor: textString.nullable().default(null),
+  /**
+   * What `anchor` is — `previous_plan`: the previous plan's `firstKeptId` (a cache anchor);
+   * `window_grid`: the stateless window start a whole request derived on its grid. Only the
+   * wording of the decisions it drops differs.
+   */
+  anchorFrom: z.enum(["previous_plan", "window_grid"]).default("previous_plan"),
   /** The previous plan's `clearBeforeTurn`: held while the anchor holds. */
   clearBeforeTurn: z.number().int().min(0).nullable().default(null),
 });

@@ -262,7 +262,7 @@ function planWindow(
     digest === 0
       ? input.messages
       : withWindowDigest(input.messages, first, anchor, reach, counter, digest);
-  return plan(messages, budgetTokens, { ...policy, anchor });
+  return plan(messages, budgetTokens, { ...policy, anchor, anchorFrom: "window_grid" });
 }
 
 /**

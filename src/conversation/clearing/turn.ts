@@ -80,6 +80,8 @@ export function clearCurrentTurn(
   let used = base + price(ask);
   let steps = 0;
   for (let j = ask + 1; j < end; j++) {
+    // An orphan is never sent: the latest round is the last sendable one.
+    if (!sendable(j)) continue;
     used += price(j);
     if (used <= trigger) continue;
     steps += 1;
