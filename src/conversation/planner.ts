@@ -69,8 +69,7 @@ function parsePolicy(raw: unknown): ConversationPolicy {
 
 /** Whether the policy clears results at all (then the current turn's older rounds too). */
 const clearsAtAll = (p: ConversationPolicy): boolean =>
-  p.clearCurrentTurn ??
-  (p.clearToolResultsAfterTurns !== null || p.clearTrigger !== null);
+  p.clearCurrentTurn ?? (p.clearToolResultsAfterTurns !== null || p.clearTrigger !== null);
 
 const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean =>
   a.size === b.size && [...a].every((n) => b.has(n));
