@@ -109,7 +109,9 @@ function checkPlan(input: Input, p: ConversationPlan, count: (t: string) => numb
   expect(keptTurn[0]).toBe(true);
   expect(keptTurn.at(-1)).toBe(true);
   const firstKeptRound = keptTurn.indexOf(true, 1);
-  keptTurn.forEach((k, j) => expect(k).toBe(j === 0 || j >= firstKeptRound));
+  keptTurn.forEach((k, j) => {
+    expect(k).toBe(j === 0 || j >= firstKeptRound);
+  });
   turnUnits.forEach((u, j) => {
     for (const k of u.members) {
       const d = p.decisions[k];
@@ -117,9 +119,7 @@ function checkPlan(input: Input, p: ConversationPlan, count: (t: string) => numb
       else expect(d).toMatchObject({ status: "dropped", reason: "history_window" });
     }
   });
-  const droppedRound = new Set(
-    turnUnits.filter((_u, j) => !keptTurn[j]).flatMap((u) => u.members),
-  );
+  const droppedRound = new Set(turnUnits.filter((_u, j) => !keptTurn[j]).flatMap((u) => u.members));
   // Contiguous from firstKeptId (a non-orphan unit's first message) plus pinned units.
   const start = messages.findIndex((m) => m.id === p.firstKeptId);
   const startUnit = unitOf.get(p.firstKeptId);
