@@ -111,7 +111,7 @@ describe("a refusal explained (the numbers behind prompt_budget_exceeded)", () =
         model: MODEL,
         system: stableSystem("tool_state", "run_tests(path)"),
         messages,
-        contextWindow: 3_000,
+        contextWindow: 12_000,
         responseReserve: 500,
         tokenizer: lengthCounter(),
       });
@@ -121,7 +121,7 @@ describe("a refusal explained (the numbers behind prompt_budget_exceeded)", () =
     const why = explainRefusal(caught);
     expect(why).not.toBeNull();
     if (why === null) return;
-    expect(why.budget).toBe(3_000);
+    expect(why.budget).toBe(12_000);
     expect(why.over).toBe(why.need - why.budget);
     expect(why.over).toBeGreaterThan(0);
     const part = (name: string) => why.parts.find((p) => p.part === name)?.tokens ?? 0;
@@ -130,7 +130,7 @@ describe("a refusal explained (the numbers behind prompt_budget_exceeded)", () =
     expect(part("ask")).toBeGreaterThan(0);
     expect(why.parts.reduce((s, p) => s + p.tokens, 0)).toBe(why.need);
     expect(why.fix).toMatch(/raise the budget by \d+ tokens/);
-    expect(why.lines[0]).toBe(`refused: needs ${why.need} tokens, has 3000 (${why.over} over)`);
+    expect(why.lines[0]).toBe(`refused: needs ${why.need} tokens, has 12000 (${why.over} over)`);
     expect(explainRefusal(new Error("other"))).toBeNull();
   });
 
