@@ -40,7 +40,13 @@ function text(seed: number, chars: number): string {
 }
 
 /** Every request of the conversation: after each tool round and each user message. */
-function requestsOf(s: fc.Infer<typeof shape>): MessageInput[][] {
+interface Shape {
+  contextWindow: number;
+  single: boolean;
+  events: { kind: string; chars: number }[];
+}
+
+function requestsOf(s: Shape): MessageInput[][] {
   const messages: MessageInput[] = [
     { id: "u0", role: "user", content: [{ type: "text", text: "Do the whole task." }] },
   ];
