@@ -240,7 +240,13 @@ export function statelessClearing(
   };
   const first = plan(messages, budget, off);
   const trigger = Math.floor(share * budget);
-  const over = first.usedTokens > trigger || first.droppedMessageIds.length > 0;
+  // Older rounds of the current turn cleared to fit it: the conversation does not fit
+  // uncut either (cutting on and off between requests would break the cache each time).
+  const lastTurn = first.decisions[first.decisions.length - 1]?.turn ?? 0;
+  const turnCleared = first.decisions.some(
+    (d) => d.turn === lastTurn && d.transforms.some((t) => t.kind === "tool_result_cleared"),
+  );
+  const over = first.usedTokens > trigger || first.droppedMessageIds.length > 0 || turnCleared;
   if (!over) {
     // Nothing is cut either while the whole conversation, uncut, fits under the trigger.
     if (uncutTokens(first) > trigger) return { first, policy: off };
@@ -256,7 +262,6 @@ export function statelessClearing(
     reachTokens: CLEARING_REACH_ROOMS * budget,
   });
   if (chosen === null) return { first, policy: off };
-  const lastTurn = first.decisions[first.decisions.length - 1]?.turn ?? 0;
   const policy: ConversationPolicyInput = {
     ...off,
     clearToolResultsAfterTurns: lastTurn - chosen.clearBeforeTurn + 1,
