@@ -6,6 +6,7 @@
  * reason for the window and the pinned ids are the same. Decisions are frozen, since
  * successive plans share them.
  */
+import { droppedRound } from "./clearing/turn.js";
 import type { MessagePrice, Priced } from "./price.js";
 import type { Message } from "./schema.js";
 import type { Transform } from "./transforms.js";
@@ -83,7 +84,8 @@ export interface PlanRecord {
 
 function priceOf(c: Choice, i: number, u: number): Priced {
   const p = c.view.book.prices[i] as MessagePrice;
-  return u < c.view.clearedUnits ? p.cleared : p;
+  const v = c.view;
+  return u < v.clearedUnits || (u >= v.currentStart && v.turn.cleared.has(u)) ? p.cleared : p;
 }
 
 // One frozen decision (a plain function, not a closure per message: 10,000s per plan).
@@ -114,7 +116,17 @@ function decideOne(c: Choice, i: number): ConversationDecision {
   const u = layout.unitOf[i] as number;
   const unit = layout.units[u] as Unit;
   if (unit.orphan !== null) return decision(c, i, u, "dropped", "orphan_removed", unit.orphan);
-  if (u >= c.view.currentStart) return decision(c, i, u, "kept", "required", "current turn");
+  if (u >= c.view.currentStart) {
+    const t = c.view.turn;
+    if (droppedRound(layout, t, u)) {
+      const detail = `an older round of the current turn, dropped: the ask and the rounds after it need the room even with older results cleared`;
+      return decision(c, i, u, "dropped", "history_window", detail);
+    }
+    const detail = t.cleared.has(u)
+      ? "current turn (an older round: its results cleared to fit)"
+      : "current turn";
+    return decision(c, i, u, "kept", "required", detail);
+  }
   if (c.view.pinned.includes(u)) {
     const id = (layout.messages[i] as Message).id;
     const detail = c.pinnedIds.has(id) ? "pinned" : "in a pinned unit";
@@ -200,7 +212,9 @@ export function planOf(
   const messages: Message[] = [];
   let used = 0;
   for (const u of c.view.pinned) if (u < c.startUnit) used += keepUnit(c, u, messages);
-  for (let u = c.startUnit; u < layout.units.length; u++) used += keepUnit(c, u, messages);
+  for (let u = c.startUnit; u < layout.units.length; u++) {
+    if (!droppedRound(layout, c.view.turn, u)) used += keepUnit(c, u, messages);
+  }
   const first = (layout.units[c.startUnit] as Unit).members[0] as number;
   return {
     messages,

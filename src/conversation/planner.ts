@@ -10,6 +10,7 @@
 import { InvalidInputError, invalidFromZod, PromptBudgetError } from "../errors/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import { choosePressure } from "./clearing/held.js";
+import { clearCurrentTurn, type TurnClearing } from "./clearing/turn.js";
 import {
   type Choice,
   type ConversationPlan,
@@ -28,7 +29,7 @@ import {
 } from "./schema.js";
 import type { TransformSettings } from "./transforms.js";
 import { ConversationLayout, type Unit } from "./units.js";
-import { chooseStart, totalFrom, viewWith } from "./window.js";
+import { chooseStart, totalFrom, unitTokens, viewWith } from "./window.js";
 
 /** A plan-conversation request of the library: `tokenizer` may be a counter. */
 export interface PlanConversationRequest {
@@ -65,6 +66,10 @@ function parsePolicy(raw: unknown): ConversationPolicy {
   if (!parsed.success) throw invalidFromZod(parsed.error, ["policy"]);
   return parsed.data;
 }
+
+/** Whether the policy clears results at all (then the current turn's older rounds too). */
+const clearsAtAll = (p: ConversationPolicy): boolean =>
+  p.clearCurrentTurn ?? (p.clearToolResultsAfterTurns !== null || p.clearTrigger !== null);
 
 const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean =>
   a.size === b.size && [...a].every((n) => b.has(n));
@@ -105,23 +110,51 @@ function anchorUnit(layout: ConversationLayout, anchor: string | null): number |
   return usable && opensTurn && unit.index <= layout.currentStart ? unit.index : null;
 }
 
+/**
+ * The refusal when even the inviolable part does not fit: the pinned units, the user's
+ * ask and the latest round (older rounds of the turn are in `turn` cleared or dropped as
+ * far as they can be), with the numbers behind it.
+ */
 function budgetError(
   layout: ConversationLayout,
+  book: PriceBook,
   pinned: readonly number[],
+  turn: TurnClearing,
   need: number,
   budget: number,
 ) {
   const units = [...pinned];
-  for (let u = layout.currentStart; u < layout.units.length; u++) units.push(u);
+  for (let u = layout.currentStart; u < layout.units.length; u++) {
+    if (u === layout.currentStart || u >= turn.keptFrom) units.push(u);
+  }
   const names = units
     .filter((u) => (layout.units[u] as Unit).orphan === null)
     .flatMap((u) =>
       (layout.units[u] as Unit).members.map((k) => (layout.messages[k] as Message).id),
     );
+  let pinnedTokens = 0;
+  for (const u of pinned) pinnedTokens += unitTokens(book, 0, u);
+  const ask = book.unitPlain[layout.currentStart] as number;
+  const last = layout.units.length - 1;
+  const latest = last > layout.currentStart ? (book.unitPlain[last] as number) : 0;
+  const older = Math.max(0, need - pinnedTokens - ask - latest);
+  const parts = [
+    { part: "pinned", tokens: pinnedTokens },
+    { part: "ask", tokens: ask },
+    { part: "older_rounds", tokens: older },
+    { part: "latest_round", tokens: latest },
+  ];
+  const over = need - budget;
+  const fix =
+    older > 0 && over <= older
+      ? `the older rounds of the current turn cannot be cleared: turn clearing off (clearCurrentTurn: false, or no clearing in the policy)`
+      : `raise the budget by ${over} tokens (a larger context window, smaller system side or reserves), or lower toolResultMaxTokens so the latest round's results are cut`;
+  const what = turn.steps > 0 ? "with older rounds cleared or dropped" : "";
   return new PromptBudgetError(
-    `the current turn and pinned messages need ${need} tokens; budget is ${budget}`,
+    `the current turn's ask, latest round${pinned.length > 0 ? " and pinned messages" : ""} need ${need} tokens${what === "" ? "" : ` (${what})`}; budget is ${budget} (${over} over): ${fix}`,
     names,
     ["budgetTokens"],
+    { need, budget, parts, fix },
   );
 }
 
@@ -135,23 +168,41 @@ function choose(s: Session, policy: ConversationPolicy, budget: number): Choice 
   const after = policy.clearToolResultsAfterTurns;
   const natural = after === null ? null : Math.max(0, layout.lastTurn - after + 1);
   const anchor = anchorUnit(layout, policy.anchor);
+  let pinnedTokens = 0;
+  for (const u of pinned) pinnedTokens += unitTokens(book, 0, u);
+  const turn = clearCurrentTurn(layout, book, budget, policy, pinnedTokens, clearsAtAll(policy));
+  const fail = (required: number) => budgetError(layout, book, pinned, turn, required, budget);
+  const anchorWhy =
+    policy.anchorFrom === "window_grid"
+      ? "before the window start on the grid (requests over this conversation share it until a grid step is due)"
+      : "before the cache anchor";
+  // Older rounds of the current turn dropped to fit it: the window is that turn (with the
+  // pinned units), so it opens on the ask and nothing older outlives what the turn lost.
+  const settle = (c: Choice): Choice =>
+    turn.keptFrom > layout.currentStart + 1 && c.startUnit < layout.currentStart
+      ? {
+          ...c,
+          startUnit: layout.currentStart,
+          why: "the current turn needs the room: its older rounds were cleared or dropped",
+        }
+      : c;
   if (policy.clearTrigger !== null) {
-    const p = choosePressure(layout, book, policy, budget, pinned, anchor);
-    if (p.view.required > budget) throw budgetError(layout, pinned, p.view.required, budget);
-    return { ...base, ...p };
+    const p = choosePressure(layout, book, policy, budget, pinned, anchor, turn);
+    if (p.view.required > budget) throw fail(p.view.required);
+    const why = p.why === "before the cache anchor" ? anchorWhy : p.why;
+    return settle({ ...base, ...p, why });
   }
   if (anchor !== null) {
     const held = natural === null ? null : Math.min(policy.clearBeforeTurn ?? natural, natural);
-    const view = viewWith(layout, book, held, pinned);
+    const view = viewWith(layout, book, held, pinned, turn);
     if (totalFrom(view, anchor) <= budget) {
-      const why = "before the cache anchor";
-      return { ...base, view, startUnit: anchor, clearBeforeTurn: held, why };
+      return settle({ ...base, view, startUnit: anchor, clearBeforeTurn: held, why: anchorWhy });
     }
   }
-  const view = viewWith(layout, book, natural, pinned);
-  if (view.required > budget) throw budgetError(layout, pinned, view.required, budget);
+  const view = viewWith(layout, book, natural, pinned, turn);
+  if (view.required > budget) throw fail(view.required);
   const start = chooseStart(view, budget, policy.lowWaterRatio);
-  return { ...base, view, startUnit: start.unit, clearBeforeTurn: natural, why: start.why };
+  return settle({ ...base, view, startUnit: start.unit, clearBeforeTurn: natural, why: start.why });
 }
 
 // The memory of one planner: parsed messages by input object, counters by name, prices
@@ -201,7 +252,7 @@ class MemoryPlanner implements ConversationPlanner {
       toolResultMaxTokens: policy.toolResultMaxTokens,
       keepToolResults: new Set(policy.keepToolResults),
       keepCallIds: new Set(policy.keepCallIds),
-      clearing: policy.clearToolResultsAfterTurns !== null || policy.clearTrigger !== null,
+      clearing: clearsAtAll(policy),
     };
     const [s, edited] = this.sessionFor(request.messages, settings);
     const rebuiltFrom = this.extend(s, request.messages, edited);

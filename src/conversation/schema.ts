@@ -115,12 +115,25 @@ export const ConversationPolicySchema = z.object({
   clearAtLeastTokens: z.number().int().min(0).default(0),
   /** Pressure clearing: the last N tool messages' results are never cleared. */
   keepRecentToolResults: z.number().int().min(0).default(0),
+  /**
+   * Whether older rounds of the current turn may have their results cleared when the turn
+   * outgrows the budget (only the ask and the latest round are inviolable; rounds that do
+   * not fit even cleared are dropped whole, oldest first). `null`: when the policy clears
+   * at all (`clearTrigger` or `clearToolResultsAfterTurns`); `false`: rounds are only dropped.
+   */
+  clearCurrentTurn: z.boolean().nullable().default(null),
   /** Call ids whose results are never cleared (by either clearing rule). */
   keepCallIds: z.array(nonBlankString).default([]),
   /** In (0, 1]: when the window must move, move it until the kept total is at most this share. */
   lowWaterRatio: z.number().gt(0).lte(1).default(1),
   /** The previous plan's `firstKeptId`: kept as the window start while everything from it fits. */
   anchor: textString.nullable().default(null),
+  /**
+   * What `anchor` is — `previous_plan`: the previous plan's `firstKeptId` (a cache anchor);
+   * `window_grid`: the stateless window start a whole request derived on its grid. Only the
+   * wording of the decisions it drops differs.
+   */
+  anchorFrom: z.enum(["previous_plan", "window_grid"]).default("previous_plan"),
   /** The previous plan's `clearBeforeTurn`: held while the anchor holds. */
   clearBeforeTurn: z.number().int().min(0).nullable().default(null),
 });

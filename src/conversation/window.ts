@@ -5,6 +5,7 @@
  * a few subtractions and the start is found by binary search: the total from a start
  * only shrinks as the start moves later.
  */
+import { type TurnClearing, turnUnitTokens, wholeTurn } from "./clearing/turn.js";
 import type { PriceBook } from "./price.js";
 import type { ConversationLayout } from "./units.js";
 
@@ -17,8 +18,10 @@ export interface WindowView {
   /** Sendable pinned units before the current turn, ascending. */
   readonly pinned: readonly number[];
   readonly currentStart: number;
-  /** Tokens of the required units: the current turn's and the pinned ones. */
+  /** Tokens of the required units: the current turn's (as `turn` sends it) and the pinned ones. */
   readonly required: number;
+  /** What the current turn sends: its rounds cleared or dropped to fit (clearing/turn.ts). */
+  readonly turn: TurnClearing;
 }
 
 /** The index of the first unit in a turn at or after `boundary` (0 when `null`). */
@@ -50,18 +53,40 @@ function rangeTokens(book: PriceBook, clearedUnits: number, s: number, e: number
   );
 }
 
-/** The view of `layout` with the results of turns before `boundary` cleared. */
+/** Tokens of the current turn as `turn` sends it (orphans count 0, as in the sums). */
+export function currentTurnTokens(
+  layout: ConversationLayout,
+  book: PriceBook,
+  turn: TurnClearing,
+): number {
+  const start = layout.currentStart;
+  const end = layout.units.length;
+  if (turn.cleared.size === 0 && turn.keptFrom <= start + 1) {
+    return (book.sumPlain[end] as number) - (book.sumPlain[start] as number);
+  }
+  let total = (book.sumPlain[start + 1] as number) - (book.sumPlain[start] as number);
+  for (let u = turn.keptFrom; u < end; u++) {
+    if (layout.units[u]?.orphan === null) total += turnUnitTokens(book, turn, u);
+  }
+  return total;
+}
+
+/**
+ * The view of `layout` with the results of turns before `boundary` cleared, and the
+ * current turn sent as `turn` says (whole by default).
+ */
 export function viewWith(
   layout: ConversationLayout,
   book: PriceBook,
   boundary: number | null,
   pinned: readonly number[],
+  turn: TurnClearing = wholeTurn(layout),
 ): WindowView {
   const clearedUnits = firstUnitFrom(layout, boundary);
   const currentStart = layout.currentStart;
-  let required = rangeTokens(book, clearedUnits, currentStart, layout.units.length);
+  let required = currentTurnTokens(layout, book, turn);
   for (const u of pinned) required += unitTokens(book, clearedUnits, u);
-  return { layout, book, clearedUnits, pinned, currentStart, required };
+  return { layout, book, clearedUnits, pinned, currentStart, required, turn };
 }
 
 /** `total(s)`: the required units plus every sendable unit from `s` to the end. */

@@ -94,12 +94,35 @@ export class UnknownFieldError extends InvalidInputError {
  * Required content cannot fit its budget: the assembly fails closed and no prompt exists.
  * `names` lists the required parts that were being reserved.
  */
+/** One part of a refused request and its tokens (`system`, `ask`, `latest_round` …). */
+export interface BudgetPart {
+  readonly part: string;
+  readonly tokens: number;
+}
+
+/** The numbers behind a refusal: what is needed, the budget, by part, and what would fit. */
+export interface BudgetDetails {
+  readonly need: number;
+  readonly budget: number;
+  readonly parts: readonly BudgetPart[];
+  /** What would make it fit, in words. */
+  readonly fix: string;
+}
+
 export class PromptBudgetError extends PromptctxError {
   readonly names: readonly string[];
-  constructor(message: string, names: readonly string[], path: FieldPath | string | null = null) {
+  /** The numbers behind the refusal (null when the thrower had none to give). */
+  readonly details: BudgetDetails | null;
+  constructor(
+    message: string,
+    names: readonly string[],
+    path: FieldPath | string | null = null,
+    details: BudgetDetails | null = null,
+  ) {
     super("prompt_budget_exceeded", message, path);
     this.name = "PromptBudgetError";
     this.names = names;
+    this.details = details;
   }
 }
 

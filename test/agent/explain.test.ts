@@ -4,7 +4,12 @@
  * counted from the transforms, and the cache line names the breakpoints placed.
  */
 import { describe, expect, it } from "vitest";
-import { agentDefaults, explainRequest, planRequest } from "../../src/agent/index.js";
+import {
+  agentDefaults,
+  explainRefusal,
+  explainRequest,
+  planRequest,
+} from "../../src/agent/index.js";
 import type { MessageInput } from "../../src/conversation/index.js";
 import { MODEL, stableSystem } from "../assemble/wire-fixtures.js";
 import { calls, lengthCounter, results, say, user } from "../conversation/helpers.js";
@@ -89,5 +94,52 @@ describe("explainRequest", () => {
     expect(e.cache.breakpoints).toEqual([]);
     expect(e.cache.nextReadTokens).toBe(r.budget.systemTokens + r.stablePrefix.tokens);
     expect(e.lines.some((l) => l.startsWith("cache: prompt_cache_key "))).toBe(true);
+  });
+});
+
+describe("a refusal explained (the numbers behind prompt_budget_exceeded)", () => {
+  it("names each part's tokens, the need against the window, and what would fit", () => {
+    const messages: MessageInput[] = [
+      user("u1", "read it"),
+      calls("a1", ["c1", "read_file", { n: 1 }]),
+      results("t1", ["c1", output(20_000, "1")]),
+    ];
+    let caught: unknown = null;
+    try {
+      planRequest({
+        provider: "anthropic",
+        model: MODEL,
+        system: stableSystem("tool_state", "run_tests(path)"),
+        messages,
+        contextWindow: 12_000,
+        responseReserve: 500,
+        tokenizer: lengthCounter(),
+      });
+    } catch (err) {
+      caught = err;
+    }
+    const why = explainRefusal(caught);
+    expect(why).not.toBeNull();
+    if (why === null) return;
+    expect(why.budget).toBe(12_000);
+    expect(why.over).toBe(why.need - why.budget);
+    expect(why.over).toBeGreaterThan(0);
+    const part = (name: string) => why.parts.find((p) => p.part === name)?.tokens ?? 0;
+    expect(part("response_reserve")).toBe(500);
+    expect(part("latest_round")).toBeGreaterThan(0);
+    expect(part("ask")).toBeGreaterThan(0);
+    expect(why.parts.reduce((s, p) => s + p.tokens, 0)).toBe(why.need);
+    expect(why.fix).toMatch(/raise the budget by \d+ tokens/);
+    expect(why.lines[0]).toBe(`refused: needs ${why.need} tokens, has 12000 (${why.over} over)`);
+    expect(explainRefusal(new Error("other"))).toBeNull();
+  });
+
+  it("a window start on the grid is not called a cache anchor", () => {
+    const r = plan(conversation(40, 6_000), 32_000, "anthropic");
+    const details = r.conversation.decisions
+      .filter((d) => d.reason === "history_window")
+      .map((d) => d.detail);
+    expect(details.length).toBeGreaterThan(0);
+    for (const d of details) expect(d).not.toContain("cache anchor");
   });
 });

@@ -96,7 +96,10 @@ describe("planRequest with a window step", () => {
             messages,
             budgetTokens,
             tokenizer: counter,
-            policy: anchor === undefined ? policy : { ...policy, anchor },
+            policy:
+              anchor === undefined
+                ? policy
+                : { ...policy, anchor, anchorFrom: "window_grid" as const },
           });
         const want = (reachOf: (typeof REACHES)[number]) =>
           outcome(() => {
@@ -117,7 +120,7 @@ describe("planRequest with a window step", () => {
             const sent = planRequest({
               ...input,
               messages,
-              policy: { ...policy, anchor },
+              policy: { ...policy, anchor, anchorFrom: "window_grid" },
               windowStepTokens: null,
             });
             expect(JSON.stringify(sent.conversation)).toBe(JSON.stringify(second));

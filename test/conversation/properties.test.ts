@@ -29,7 +29,10 @@ const CLEARED =
 const ELIDED =
   /\n\[… \d+ chars of tool output elided \(call [^)]*\)(?: …\]|; \d+ lines? of it quoting ids or numbers follows? …\])\n/;
 
-/** The kept messages' required tokens, from a plan of the same input with room for all. */
+/**
+ * The inviolable part's tokens — the pinned units, the current turn's ask and its latest
+ * sendable round — from a plan of the same input with room for all.
+ */
 function requiredTokens(input: Input, counter: () => TokenCounter): number {
   const roomy = planConversation({
     ...input,
@@ -37,8 +40,12 @@ function requiredTokens(input: Input, counter: () => TokenCounter): number {
     tokenizer: counter(),
     policy: { ...input.policy, anchor: null },
   });
-  return roomy.decisions
-    .filter((d) => d.reason === "required" || d.reason === "pinned")
+  const ds = roomy.decisions;
+  const lastUser = input.messages.map((m) => m.role).lastIndexOf("user");
+  const ask = ds[lastUser]?.unit;
+  const latest = ds.findLast((d) => d.reason === "required")?.unit;
+  return ds
+    .filter((d) => d.reason === "pinned" || d.unit === ask || d.unit === latest)
     .reduce((s, d) => s + d.tokens, 0);
 }
 
@@ -94,13 +101,25 @@ function checkPlan(input: Input, p: ConversationPlan, count: (t: string) => numb
   p.decisions.forEach((d) => {
     expect(d.reason === "orphan_removed").toBe(unitOf.get(d.messageId)?.orphan);
   });
-  // The current turn is kept whole.
+  // The current turn keeps its ask and its latest round; older rounds that left it are
+  // whole units, the oldest ones (a run right after the ask).
   const lastUser = messages.map((m) => m.role).lastIndexOf("user");
-  messages.forEach((m, i) => {
-    if (i >= lastUser && !unitOf.get(m.id)?.orphan) {
-      expect(p.decisions[i]).toMatchObject({ status: "kept", reason: "required" });
+  const turnUnits = units.filter((u) => !u.orphan && (u.members[0] as number) >= lastUser);
+  const keptTurn = turnUnits.map((u) => p.decisions[u.members[0] as number]?.status === "kept");
+  expect(keptTurn[0]).toBe(true);
+  expect(keptTurn.at(-1)).toBe(true);
+  const firstKeptRound = keptTurn.indexOf(true, 1);
+  keptTurn.forEach((k, j) => {
+    expect(k).toBe(j === 0 || j >= firstKeptRound);
+  });
+  turnUnits.forEach((u, j) => {
+    for (const k of u.members) {
+      const d = p.decisions[k];
+      if (keptTurn[j]) expect(d).toMatchObject({ status: "kept", reason: "required" });
+      else expect(d).toMatchObject({ status: "dropped", reason: "history_window" });
     }
   });
+  const droppedRound = new Set(turnUnits.filter((_u, j) => !keptTurn[j]).flatMap((u) => u.members));
   // Contiguous from firstKeptId (a non-orphan unit's first message) plus pinned units.
   const start = messages.findIndex((m) => m.id === p.firstKeptId);
   const startUnit = unitOf.get(p.firstKeptId);
@@ -113,7 +132,7 @@ function checkPlan(input: Input, p: ConversationPlan, count: (t: string) => numb
   messages.forEach((m, i) => {
     const u = unitOf.get(m.id) as { members: number[]; orphan: boolean };
     const d = p.decisions[i];
-    if (i >= start && !u.orphan) expect(d?.status).toBe("kept");
+    if (i >= start && !u.orphan && !droppedRound.has(i)) expect(d?.status).toBe("kept");
     if (i < start && d?.status === "kept") {
       expect(u.members.some((k) => pinned.has((messages[k] as MessageInput).id))).toBe(true);
     }
@@ -127,10 +146,12 @@ function expectedStart(input: Input, p: ConversationPlan): string {
   const tokens = units.map((u) => u.members.reduce((s, k) => s + (p.decisions[k]?.tokens ?? 0), 0));
   const lastUser = messages.map((m) => m.role).lastIndexOf("user");
   const pinned = new Set(input.policy.pinned ?? []);
+  // The current turn counts as sent (older rounds may have left it to fit).
+  const inTurn = (u: { members: number[] }) => (u.members[0] as number) >= lastUser;
   const required = units.map(
     (u) =>
       !u.orphan &&
-      ((u.members[0] as number) >= lastUser ||
+      ((inTurn(u) && p.decisions[u.members[0] as number]?.status === "kept") ||
         u.members.some((k) => pinned.has((messages[k] as MessageInput).id))),
   );
   const base = units.reduce((s, _u, i) => s + (required[i] ? (tokens[i] as number) : 0), 0);
@@ -143,7 +164,8 @@ function expectedStart(input: Input, p: ConversationPlan): string {
   const turnStarts = starts.filter((i) => firstRole(i) === "user");
   const total = (s: number) =>
     units.reduce(
-      (t, u, i) => t + (i >= s && !u.orphan && !required[i] ? (tokens[i] as number) : 0),
+      (t, u, i) =>
+        t + (i >= s && !u.orphan && !required[i] && !inTurn(u) ? (tokens[i] as number) : 0),
       base,
     );
   const idOf = (i: number) => {
@@ -153,6 +175,11 @@ function expectedStart(input: Input, p: ConversationPlan): string {
   const anchor = starts.find(
     (i) => idOf(i) === input.policy.anchor && (i === 0 || firstRole(i) === "user"),
   );
+  // Older rounds of the current turn dropped to fit it: the window is that turn.
+  const lostRound = units.some(
+    (u) => inTurn(u) && !u.orphan && p.decisions[u.members[0] as number]?.status === "dropped",
+  );
+  if (lostRound) return (messages[lastUser] as MessageInput).id;
   if (anchor !== undefined && total(anchor) <= budgetTokens) return idOf(anchor);
   if (total(starts[0] as number) <= budgetTokens) return idOf(starts[0] as number);
   const low = Math.floor((input.policy.lowWaterRatio ?? 1) * budgetTokens);

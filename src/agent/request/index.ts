@@ -26,6 +26,7 @@ export {
   type PromptctxMiddlewareOptions,
   promptctxMiddleware,
 } from "./middleware.js";
+export { explainRefusal, type RefusalExplanation, requestRefusal } from "./refusal.js";
 export {
   type AssembledRequest,
   type AssembleRequestInput,

@@ -33,6 +33,7 @@ import {
 import { nonBlankString } from "../../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../../tokens/index.js";
 import { type AgentDefaults, agentDefaults, agentSchemas, clockSource } from "./defaults.js";
+import { requestRefusal } from "./refusal.js";
 import { gridWindowStart, withWindowDigest } from "./window.js";
 
 const count = z.number().int().min(0);
@@ -184,10 +185,24 @@ function budgetOf(
   const messagesBudget =
     contextWindow - systemTokens - b.toolsTokens - b.otherTokens - responseReserve - b.tailReserve;
   if (messagesBudget < 0) {
+    const parts = [
+      { part: "system", tokens: systemTokens },
+      { part: "tools", tokens: b.toolsTokens },
+      { part: "other", tokens: b.otherTokens },
+      { part: "response_reserve", tokens: responseReserve },
+      { part: "tail_reserve", tokens: b.tailReserve },
+    ];
+    const need = contextWindow - messagesBudget;
     throw new PromptBudgetError(
       `the system side (${systemTokens}), tools (${b.toolsTokens}), other (${b.otherTokens}), response reserve (${responseReserve}) and tail reserve (${b.tailReserve}) exceed the context window (${contextWindow})`,
       [],
       "contextWindow",
+      {
+        need,
+        budget: contextWindow,
+        parts,
+        fix: `free ${need - contextWindow} tokens: a smaller system side (slot budgets), fewer tools, smaller reserves, or a larger context window`,
+      },
     );
   }
   return {
@@ -262,7 +277,7 @@ function planWindow(
     digest === 0
       ? input.messages
       : withWindowDigest(input.messages, first, anchor, reach, counter, digest);
-  return plan(messages, budgetTokens, { ...policy, anchor });
+  return plan(messages, budgetTokens, { ...policy, anchor, anchorFrom: "window_grid" });
 }
 
 /**
@@ -291,7 +306,12 @@ export function planRequest<P extends ConversationProvider>(
   };
   const systemTokens = systemSideTokens(conversationLayout(input.system, options));
   const budget = budgetOf(input, systemTokens, counter.name);
-  const conversation = planWindow(input, budget.messagesBudget, counter);
+  let conversation: ConversationPlan;
+  try {
+    conversation = planWindow(input, budget.messagesBudget, counter);
+  } catch (err) {
+    throw requestRefusal(err, budget);
+  }
   const { planned, prefix } = stablePrefixOf(conversation);
   const request = toConversationRequest(input.provider, input.system, planned, options);
   const segments = segmentPlanOf(input.system);

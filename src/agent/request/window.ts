@@ -36,8 +36,13 @@ export function gridWindowStart(plan: ConversationPlan, stepTokens: number): str
   // after[i]: tokens from message i to the end; pinnedBefore[i]: pinned tokens before i.
   const n = ds.length;
   const after = new Array<number>(n + 1).fill(0);
-  for (let i = n - 1; i >= 0; i--)
-    after[i] = (after[i + 1] as number) + sent(ds[i] as ConversationDecision);
+  // Rounds of the current turn dropped to fit it are not in any window.
+  const last = ds[n - 1]?.turn ?? 0;
+  for (let i = n - 1; i >= 0; i--) {
+    const d = ds[i] as ConversationDecision;
+    const out = d.turn === last && d.status === "dropped";
+    after[i] = (after[i + 1] as number) + (out ? 0 : sent(d));
+  }
   let pinned = 0;
   let before = 0;
   let oldest = -1;

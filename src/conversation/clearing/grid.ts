@@ -230,10 +230,23 @@ export function statelessClearing(
   }
   const p: ConversationPolicy = parsed.data;
   const share = parsed.data.clearTrigger;
-  const off = { ...input, clearTrigger: null, clearBeforeTurn: null };
+  // The request clears by the grid, not by the planner's pressure step; older rounds of
+  // the current turn are still cleared when the turn outgrows the room (clearing/turn.ts).
+  const off = {
+    ...input,
+    clearTrigger: null,
+    clearBeforeTurn: null,
+    clearCurrentTurn: p.clearCurrentTurn ?? true,
+  };
   const first = plan(messages, budget, off);
   const trigger = Math.floor(share * budget);
-  const over = first.usedTokens > trigger || first.droppedMessageIds.length > 0;
+  // Older rounds of the current turn cleared to fit it: the conversation does not fit
+  // uncut either (cutting on and off between requests would break the cache each time).
+  const lastTurn = first.decisions[first.decisions.length - 1]?.turn ?? 0;
+  const turnCleared = first.decisions.some(
+    (d) => d.turn === lastTurn && d.transforms.some((t) => t.kind === "tool_result_cleared"),
+  );
+  const over = first.usedTokens > trigger || first.droppedMessageIds.length > 0 || turnCleared;
   if (!over) {
     // Nothing is cut either while the whole conversation, uncut, fits under the trigger.
     if (uncutTokens(first) > trigger) return { first, policy: off };
@@ -249,7 +262,6 @@ export function statelessClearing(
     reachTokens: CLEARING_REACH_ROOMS * budget,
   });
   if (chosen === null) return { first, policy: off };
-  const lastTurn = first.decisions[first.decisions.length - 1]?.turn ?? 0;
   const policy: ConversationPolicyInput = {
     ...off,
     clearToolResultsAfterTurns: lastTurn - chosen.clearBeforeTurn + 1,

@@ -21,6 +21,7 @@ import {
   type WindowView,
 } from "../window.js";
 import { firstSparedToolMessage } from "./spare.js";
+import type { TurnClearing } from "./turn.js";
 
 /** What a pressure step chose (the view's `required` may exceed the budget: fail closed). */
 export interface PressureChoice {
@@ -82,6 +83,7 @@ export function choosePressure(
   budget: number,
   pinned: readonly number[],
   anchor: number | null,
+  turn?: TurnClearing,
 ): PressureChoice {
   const trigger = Math.floor((policy.clearTrigger ?? 1) * budget);
   const start = anchor ?? firstSendable(layout);
@@ -89,7 +91,7 @@ export function choosePressure(
   // A boundary never reaches into the current turn, whatever the caller passes back.
   const held =
     policy.clearBeforeTurn === null ? null : Math.min(policy.clearBeforeTurn, layout.lastTurn);
-  const heldView = viewWith(layout, book, held, pinned);
+  const heldView = viewWith(layout, book, held, pinned, turn);
   if (heldView.required <= budget && totalFrom(heldView, start) <= trigger) {
     return { view: heldView, startUnit: start, clearBeforeTurn: held, why };
   }
@@ -97,7 +99,7 @@ export function choosePressure(
   const from = held ?? 0;
   const b = nextBoundary(layout, book, from, start, policy.clearAtLeastTokens, max);
   const boundary = b === 0 && held === null ? null : Math.max(b, from);
-  const view = viewWith(layout, book, boundary, pinned);
+  const view = viewWith(layout, book, boundary, pinned, turn);
   // Down to the low-water mark, not just under the trigger: the next turns need room, or
   // every one of them would trigger another step (another cache break).
   const low = Math.floor(policy.lowWaterRatio * budget);
