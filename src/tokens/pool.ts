@@ -2,7 +2,12 @@
  * A pool of built-in counters, one per name, so a long-lived caller (a CLI batch, a
  * server) shares each counter's memo cache across requests.
  */
-import { getTokenCounter, isTokenizerName, sharedTokenCounter, type TokenizerName } from "./builtin.js";
+import {
+  getTokenCounter,
+  isTokenizerName,
+  sharedTokenCounter,
+  type TokenizerName,
+} from "./builtin.js";
 import type { TokenCounter } from "./counter.js";
 
 /** See {@link createCounterPool}. */
