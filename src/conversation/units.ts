@@ -134,14 +134,14 @@ export class ConversationLayout {
   // A message answering no call at all is left whole: its unit is an orphan.
   private strayResults(message: Message, i: number, names: readonly string[]): Message {
     if (message.role !== "tool" || names.length < 2) return message;
-    let stray: Set<string> | null = null;
+    const stray = new Set<string>();
     let made = 0;
     for (const p of message.content) {
       if (p.type !== "tool_result") continue;
       if (this.calls.has(p.callId)) made++;
-      else (stray ??= new Set()).add(p.callId);
+      else stray.add(p.callId);
     }
-    if (stray === null || made === 0) return message;
+    if (stray.size === 0 || made === 0) return message;
     const kept: string[] = [];
     let k = 0;
     for (const p of message.content) {
