@@ -31,6 +31,7 @@ export {
   type AssembleRequestInput,
   assembleRequest,
   type PlannedRequest,
+  planAgentRequest,
   planRequest,
   type RequestBudget,
   RequestBudgetSchema,
