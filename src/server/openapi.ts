@@ -21,6 +21,7 @@ export const ROUTES = [
   "POST /v1/assemble",
   "POST /v1/memories",
   "POST /v1/recall",
+  "POST /v1/request",
   "GET /healthz",
   "GET /openapi.json",
 ] as const;
@@ -88,7 +89,20 @@ function componentSchemas(): Record<string, unknown> {
     MemoriesResponse: jsonSchema(MemoriesResponseSchema, "output"),
     RecallRequest: jsonSchema(REQUEST_SCHEMAS["/v1/recall"], "input"),
     RecallResponse: jsonSchema(RecallResponseSchema, "output"),
+    AgentRequest: agentRequestSchema(),
   };
+}
+
+// `/v1/request`'s body: `system` is one of two published requests (the route checks which).
+function agentRequestSchema(): Record<string, unknown> {
+  const schema = jsonSchema(REQUEST_SCHEMAS["/v1/request"], "input");
+  const properties = schema.properties as Record<string, unknown>;
+  properties.system = {
+    description:
+      "The system side: { segments } as /v1/plan-prompt takes, or a workspace assembly request as /v1/assemble takes.",
+    anyOf: [ref("PlanPromptRequest"), ref("AssembleRequest")],
+  };
+  return schema;
 }
 
 /** The two GET routes of the service itself. */
@@ -178,6 +192,17 @@ export function openApiDocument(version: string): {
         "MemoriesRequest",
         ref("MemoriesResponse"),
         [400, 401, 409, 413, 500],
+      ),
+      "/v1/request": postOperation(
+        "request",
+        "The whole agent request (assembleRequest over JSON): a provider body ready to send, with its plan, budget and manifest",
+        "AgentRequest",
+        {
+          type: "object",
+          description:
+            "{ body, plan, budget, manifest }: body for the provider's official client; plan (conversation, system, request report, stablePrefix, explanation); budget; manifest (workspace form) or null.",
+        },
+        [400, 401, 413, 422, 500, 502, 504],
       ),
       "/v1/recall": postOperation(
         "recall",

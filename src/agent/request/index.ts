@@ -19,6 +19,17 @@ export {
   type TransformSummary,
 } from "./explain.js";
 export {
+  type AgentRequestAnswer,
+  type AgentRequestJson,
+  AgentRequestJsonSchema,
+  badSystem,
+  isSegmentsSystem,
+  parseAgentRequestJson,
+  REQUEST_PROVIDERS,
+  RequestRenderJsonSchema,
+  requestFromJson,
+} from "./json.js";
+export {
   type ContextReport,
   type ConversationState,
   contextMetadata,
