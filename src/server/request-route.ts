@@ -10,26 +10,12 @@ import {
   isSegmentsSystem,
   parseAgentRequestJson,
   requestFromJson,
+  segmentsSystem,
+  underSystem,
 } from "../agent/index.js";
-import { InvalidInputError, invalidFromZod, PromptctxError } from "../errors/index.js";
-import { PlanPromptJsonRequestSchema, planPrompt } from "../plan/index.js";
 import { rejectUnknownFields } from "../text/index.js";
 import { type AssembleRouteContext, assembleBody } from "./assemble-route.js";
 import { AssembleRequestSchema } from "./schema.js";
-
-// Runs `f`, giving an invalid-input error's path under `system`.
-async function underSystem<T>(f: () => Promise<T> | T): Promise<T> {
-  try {
-    return await f();
-  } catch (err) {
-    if (err instanceof InvalidInputError && err.path !== null) {
-      const path = err.path.startsWith("[") ? `system${err.path}` : `system.${err.path}`;
-      throw new InvalidInputError(err.message, path, err.code as "invalid_input" | "unknown_field");
-    }
-    if (err instanceof PromptctxError) throw err;
-    throw err;
-  }
-}
 
 /** Registers `/v1/request`. */
 export function registerRequestRoute(app: FastifyInstance, ctx: AssembleRouteContext): void {
@@ -37,14 +23,7 @@ export function registerRequestRoute(app: FastifyInstance, ctx: AssembleRouteCon
     const r = parseAgentRequestJson(request.body);
     const raw = r.system;
     if (isSegmentsSystem(raw)) {
-      const system = await underSystem(() => {
-        rejectUnknownFields(PlanPromptJsonRequestSchema, raw);
-        const parsed = PlanPromptJsonRequestSchema.safeParse(raw);
-        if (!parsed.success) throw invalidFromZod(parsed.error);
-        const tokenCounter = ctx.counters().forRequest(parsed.data.tokenizer);
-        return planPrompt(parsed.data, tokenCounter ? { tokenCounter } : {});
-      });
-      return requestFromJson(r, system, null);
+      return requestFromJson(r, await segmentsSystem(raw, ctx.counters()), null);
     }
     if (!Object.hasOwn(raw, "query")) throw badSystem();
     const assembly = await underSystem(() => {

@@ -28,6 +28,8 @@ export {
   REQUEST_PROVIDERS,
   RequestRenderJsonSchema,
   requestFromJson,
+  segmentsSystem,
+  underSystem,
 } from "./json.js";
 export {
   type ContextReport,

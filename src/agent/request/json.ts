@@ -11,10 +11,15 @@ import {
   MessageSchema,
 } from "../../conversation/index.js";
 import { InvalidInputError, invalidFromZod } from "../../errors/index.js";
+import { PlanPromptJsonRequestSchema, type PromptPlan, planPrompt } from "../../plan/index.js";
 import type { ProviderInput } from "../../render/index.js";
 import { contextWindowFor, MODEL_CONTEXT_WINDOWS } from "../../render/index.js";
-import { nonBlankString } from "../../text/index.js";
-import { resolveTokenCounter, tokenizerForModel } from "../../tokens/index.js";
+import { nonBlankString, rejectUnknownFields } from "../../text/index.js";
+import {
+  type CounterPool,
+  resolveTokenCounter,
+  tokenizerForModel,
+} from "../../tokens/index.js";
 import { explainRequest } from "./explain.js";
 import { type PlannedRequest, planAgentRequest } from "./request.js";
 
@@ -153,4 +158,36 @@ export function badSystem(): InvalidInputError {
     "system must be { segments: [...] } (as /v1/plan-prompt takes) or a workspace assembly request (as /v1/assemble takes)",
     "system",
   );
+}
+
+/**
+ * Runs `f`, giving an invalid-input error's path under `system` (the system side is
+ * validated as its own request, so its paths start inside it).
+ */
+export async function underSystem<T>(f: () => Promise<T> | T): Promise<T> {
+  try {
+    return await f();
+  } catch (err) {
+    if (err instanceof InvalidInputError && err.path !== null) {
+      const path = err.path.startsWith("[") ? `system${err.path}` : `system.${err.path}`;
+      throw new InvalidInputError(err.message, path, err.code as "invalid_input" | "unknown_field");
+    }
+    throw err;
+  }
+}
+
+/**
+ * The `{ segments }` form of `system`, planned as `/v1/plan-prompt` plans it (strict, with
+ * the pooled counter of its tokenizer); errors name paths under `system`.
+ *
+ * @example await segmentsSystem({ segments: [{ name: "rules", content: "Be brief." }] }, createCounterPool())
+ */
+export function segmentsSystem(raw: unknown, pool: CounterPool): Promise<PromptPlan> {
+  return underSystem(() => {
+    rejectUnknownFields(PlanPromptJsonRequestSchema, raw);
+    const parsed = PlanPromptJsonRequestSchema.safeParse(raw);
+    if (!parsed.success) throw invalidFromZod(parsed.error);
+    const tokenCounter = pool.forRequest(parsed.data.tokenizer);
+    return planPrompt(parsed.data, tokenCounter ? { tokenCounter } : {});
+  });
 }
