@@ -15,11 +15,7 @@ import { PlanPromptJsonRequestSchema, type PromptPlan, planPrompt } from "../../
 import type { ProviderInput } from "../../render/index.js";
 import { contextWindowFor, MODEL_CONTEXT_WINDOWS } from "../../render/index.js";
 import { nonBlankString, rejectUnknownFields } from "../../text/index.js";
-import {
-  type CounterPool,
-  resolveTokenCounter,
-  tokenizerForModel,
-} from "../../tokens/index.js";
+import { type CounterPool, resolveTokenCounter, tokenizerForModel } from "../../tokens/index.js";
 import { explainRequest } from "./explain.js";
 import { type PlannedRequest, planAgentRequest } from "./request.js";
 
