@@ -7,7 +7,7 @@
 import type { RegisterVerb, VerbName } from "./verbs.js";
 
 const jsonVerb =
-  (name: "select-memory" | "plan-prompt" | "plan-conversation" | "assemble-context") =>
+  (name: "select-memory" | "plan-prompt" | "plan-conversation" | "assemble-context" | "request") =>
   async (): Promise<RegisterVerb> => {
     const m = await import("./json/command.js");
     return (program, setExit) => m.registerJsonVerb(program, setExit, name);
@@ -25,6 +25,7 @@ export const VERB_LOADERS: Readonly<Record<VerbName, () => Promise<RegisterVerb>
   "plan-prompt": jsonVerb("plan-prompt"),
   "plan-conversation": jsonVerb("plan-conversation"),
   "assemble-context": jsonVerb("assemble-context"),
+  request: jsonVerb("request"),
   demo: async () => (await import("./demo/command.js")).registerDemoCommand,
   assemble: async () => (await import("./assemble-cmd.js")).registerAssembleCommand,
   memory: async () => (await import("./memory/command.js")).registerMemoryCommands,

@@ -40,6 +40,12 @@ export const VERBS = [
     options: true,
   },
   {
+    name: "request",
+    summary:
+      "the whole agent request (as POST /v1/request): provider, model, messages, system {segments} in; {body, plan, budget, manifest} out",
+    options: true,
+  },
+  {
     name: "assemble-context",
     summary:
       "assemble from inline slot data: mode, renderer, layout, budgets, query and slots in; {prompt, manifest, memoryPlan, segmentPlan} out",
@@ -72,7 +78,7 @@ export const VERBS = [
   {
     name: "serve",
     summary:
-      "run the HTTP service: POST /v1/select-memory, /v1/plan-prompt, /v1/plan-conversation, /v1/assemble, /v1/assemble-context, /v1/memories, /v1/recall, /mcp (MCP); GET /healthz, /openapi.json",
+      "run the HTTP service: POST /v1/select-memory, /v1/plan-prompt, /v1/plan-conversation, /v1/assemble, /v1/assemble-context, /v1/memories, /v1/recall, /v1/request, /mcp (MCP); GET /healthz, /openapi.json",
     options: true,
   },
   {

@@ -128,17 +128,15 @@ export class PriceBook {
 
   /** Prices message `i` again (it was replaced in the layout); sum from its unit on next. */
   reprice(layout: ConversationLayout, i: number): void {
-    const names = layout.names[i] as readonly string[];
-    this.prices[i] = priceMessage(layout.messages[i] as Message, names, this.settings, this.memo);
+    this.prices[i] = this.priceAt(layout, i);
   }
 
   /** Prices the messages added to `layout` and sums units from `fromUnit` on. */
   update(layout: ConversationLayout, fromUnit: number): void {
+    // Messages a cut changed (stray calls removed or restored) are priced again.
+    for (const i of layout.takeChanged()) if (i < this.prices.length) this.reprice(layout, i);
     for (let i = this.prices.length; i < layout.messages.length; i++) {
-      const names = layout.names[i] as readonly string[];
-      this.prices.push(
-        priceMessage(layout.messages[i] as Message, names, this.settings, this.memo),
-      );
+      this.prices.push(this.priceAt(layout, i));
     }
     this.unitPlain.length = fromUnit;
     this.unitCleared.length = fromUnit;
@@ -160,5 +158,30 @@ export class PriceBook {
       this.sumPlain.push((this.sumPlain[u] as number) + (sendable ? plain : 0));
       this.sumCleared.push((this.sumCleared[u] as number) + (sendable ? cleared : 0));
     }
+  }
+
+  // Message `i`'s price, its stray parts (removed by the layout) recorded first.
+  private priceAt(layout: ConversationLayout, i: number): MessagePrice {
+    const names = layout.names[i] as readonly string[];
+    const price = priceMessage(layout.messages[i] as Message, names, this.settings, this.memo);
+    const strays = layout.strays.get(i);
+    if (strays === undefined) return price;
+    const original = messageTokens(layout.givenMessage(i), this.settings.counter);
+    const removed: Transform[] = strays.map((x) =>
+      Object.freeze({ kind: "stray_part_removed", originalTokens: original, ...x }),
+    );
+    const cleared = price.cleared === price ? null : price.cleared;
+    return new Price(
+      names,
+      price.message,
+      price.tokens,
+      Object.freeze([...removed, ...price.transforms]),
+      cleared &&
+        Object.freeze({
+          message: cleared.message,
+          tokens: cleared.tokens,
+          transforms: Object.freeze([...removed, ...cleared.transforms]),
+        }),
+    );
   }
 }

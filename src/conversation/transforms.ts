@@ -13,12 +13,25 @@ import type { Message, Part, ToolResultPart } from "./schema.js";
 /** The name a cleared result's notice gives when no call before it names the tool. */
 export const UNKNOWN_TOOL = "unknown";
 
-/** What a transform did to a message, with the message's tokens before it. */
-export interface Transform {
-  readonly kind: "tool_result_truncated" | "tool_result_cleared";
-  readonly callId: string;
-  readonly originalTokens: number;
-}
+/**
+ * What a transform did to a message, with the message's tokens before it. A stray part
+ * (see units.ts) names what was removed and why: a `tool_result` whose call was never
+ * made (`result_without_call`), or a `tool_call` left unanswered while the message's
+ * other calls were answered (`call_without_result`).
+ */
+export type Transform =
+  | {
+      readonly kind: "tool_result_truncated" | "tool_result_cleared";
+      readonly callId: string;
+      readonly originalTokens: number;
+    }
+  | {
+      readonly kind: "stray_part_removed";
+      readonly callId: string;
+      readonly originalTokens: number;
+      readonly part: "tool_result" | "tool_call";
+      readonly reason: "result_without_call" | "call_without_result";
+    };
 
 /** The notice that replaces a cleared result. */
 export function clearedNotice(callId: string, name: string): string {
@@ -202,7 +215,7 @@ function transformPart(
   name: string,
   clear: boolean,
   s: TransformSettings,
-): { part: Part; kind: Transform["kind"] } | null {
+): { part: Part; kind: "tool_result_truncated" | "tool_result_cleared" } | null {
   if (clear && !spares(s, name, part.callId)) {
     const output = clearedOutput(part.output, part.callId, name, s.counter, s.toolResultMaxTokens);
     // Never bigger: a result already below its notice's size stays as it is.

@@ -4,6 +4,12 @@
  * unanswered call, or a `tool` message answering no call of the unit before it, is an
  * orphan: providers reject those, so they are never sent.
  *
+ * A stray part does not take its message's valid pairs with it: a result for a call never
+ * made, in a tool message that also answers a call, and a call left unanswered in an
+ * assistant message whose other calls are answered, are removed from the message as sent
+ * (recorded per message in `strays`, which the price book turns into
+ * `stray_part_removed` transforms); the rest of the message and its unit are kept.
+ *
  * The layout is append-only, so a planner that sees the same conversation grow turn
  * after turn extends it instead of rebuilding it: new messages can only extend the last
  * unit (a tool result arriving for its call) or start new ones.
@@ -23,7 +29,20 @@ export interface Unit {
   readonly orphan: string | null;
 }
 
+/** A part removed from a message because it pairs with nothing (see the file's comment). */
+export interface StrayPart {
+  readonly part: "tool_result" | "tool_call";
+  readonly callId: string;
+  readonly reason: "result_without_call" | "call_without_result";
+}
+
 const NO_NAMES: readonly string[] = Object.freeze([]);
+
+// `m` without the tool parts whose call id is in `drop`.
+function without(m: Message, drop: ReadonlySet<string>): Message {
+  const content = m.content.filter((p) => p.type === "text" || !drop.has(p.callId));
+  return Object.freeze({ ...m, content: Object.freeze(content) }) as Message;
+}
 
 // A loop, not `some` with an arrow: it runs for every assistant message of every plan.
 function hasCall(m: Message): boolean {
@@ -56,6 +75,12 @@ export class ConversationLayout {
   readonly turnOf: number[] = [];
   /** Units holding a user message, in order: the last one starts the current turn. */
   readonly userUnits: number[] = [];
+  /** Per message index: the stray parts removed from it (absent when none). */
+  readonly strays = new Map<number, readonly StrayPart[]>();
+  /** Indices whose message changed since the price book last read them (see takeChanged). */
+  private changed: number[] = [];
+  /** Messages as given where stray parts were removed (a later cut may answer a call again). */
+  private readonly given = new Map<number, Message>();
   private readonly calls = new Map<string, string>();
   private readonly results = new Set<string>();
 
@@ -100,8 +125,53 @@ export class ConversationLayout {
     }
     this.ids.set(message.id, i);
     this.inputs.push(input);
-    this.messages.push(message);
+    this.messages.push(this.strayResults(message, i, names));
     this.names.push(names);
+  }
+
+  // A tool message answering a call made before it and also carrying results for calls
+  // never made: those results are removed (and their names with them), the rest is kept.
+  // A message answering no call at all is left whole: its unit is an orphan.
+  private strayResults(message: Message, i: number, names: readonly string[]): Message {
+    if (message.role !== "tool" || names.length < 2) return message;
+    const stray = new Set<string>();
+    let made = 0;
+    for (const p of message.content) {
+      if (p.type !== "tool_result") continue;
+      if (this.calls.has(p.callId)) made++;
+      else stray.add(p.callId);
+    }
+    if (stray.size === 0 || made === 0) return message;
+    const kept: string[] = [];
+    let k = 0;
+    for (const p of message.content) {
+      if (p.type !== "tool_result") continue;
+      if (!stray.has(p.callId)) kept.push(names[k] as string);
+      k++;
+    }
+    (names as string[]).splice(0, names.length, ...kept);
+    this.strays.set(
+      i,
+      Object.freeze(
+        [...stray].map((callId) =>
+          Object.freeze({ part: "tool_result", callId, reason: "result_without_call" } as const),
+        ),
+      ),
+    );
+    this.given.set(i, message);
+    return without(message, stray);
+  }
+
+  /** Message `i` as given, before stray parts were removed from it. */
+  givenMessage(i: number): Message {
+    return this.given.get(i) ?? (this.messages[i] as Message);
+  }
+
+  /** The indices whose message a cut changed since the last call (for the price book). */
+  takeChanged(): number[] {
+    const out = this.changed;
+    this.changed = [];
+    return out;
   }
 
   /**
@@ -111,7 +181,7 @@ export class ConversationLayout {
    */
   replace(i: number, input: unknown, message: Message): boolean {
     const old = this.messages[i];
-    if (old === undefined || !sameSkeleton(old, message)) return false;
+    if (old === undefined || this.strays.has(i) || !sameSkeleton(old, message)) return false;
     this.inputs[i] = input;
     this.messages[i] = message;
     return true;
@@ -155,10 +225,12 @@ export class ConversationLayout {
 
   // A tool-call unit: the assistant message, then the tool messages that answer its calls.
   private toolUnit(start: number, turn: number): Unit {
+    const given = this.given.get(start) ?? (this.messages[start] as Message);
     const open = new Set<string>();
-    for (const p of (this.messages[start] as Message).content) {
+    for (const p of given.content) {
       if (p.type === "tool_call") open.add(p.callId);
     }
+    const calls = open.size;
     const members = [start];
     for (let next = start + 1; next < this.messages.length; next++) {
       const m = this.messages[next] as Message;
@@ -168,9 +240,39 @@ export class ConversationLayout {
       for (const p of m.content) if (p.type === "tool_result") open.delete(p.callId);
       members.push(next);
     }
+    // Calls left unanswered while others were answered: removed from the message as sent.
+    const partial = open.size > 0 && open.size < calls;
+    this.setCalls(start, given, partial ? open : null);
     const missing = open.values().next();
-    const orphan = missing.done ? null : `call ${missing.value} has no result`;
+    const orphan = missing.done || partial ? null : `call ${missing.value} has no result`;
     return { index: this.units.length, members, turn, orphan };
+  }
+
+  // Message `start` as given, or without the unanswered calls `drop`; marks it changed
+  // when that differs from what the layout held.
+  private setCalls(start: number, given: Message, drop: ReadonlySet<string> | null): void {
+    const had = this.strays.get(start);
+    if (drop === null) {
+      if (had === undefined) return;
+      this.strays.delete(start);
+      this.given.delete(start);
+      this.messages[start] = given;
+      this.changed.push(start);
+      return;
+    }
+    const key = [...drop].join("\u0000");
+    if (had !== undefined && had.map((x) => x.callId).join("\u0000") === key) return;
+    this.given.set(start, given);
+    this.messages[start] = without(given, drop);
+    this.strays.set(
+      start,
+      Object.freeze(
+        [...drop].map((callId) =>
+          Object.freeze({ part: "tool_call", callId, reason: "call_without_result" } as const),
+        ),
+      ),
+    );
+    this.changed.push(start);
   }
 }
 

@@ -30,6 +30,7 @@ import { registerMemoryRoutes } from "./memory/routes.js";
 import { registerMetaRoutes } from "./meta-routes.js";
 import { createRequestCounters } from "./request-counters.js";
 import { type LoggerOption, loggerSettings, RequestLineLogController } from "./request-log.js";
+import { registerRequestRoute } from "./request-route.js";
 import { registerStrictRequests } from "./requests.js";
 import { openSharedStore, type SharedStore } from "./shared-store.js";
 import { registerStageRoutes } from "./stage-routes.js";
@@ -193,14 +194,16 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   registerStageRoutes(app, counters.pool);
   const recorder = options.recorder ?? null;
   let workspaces = new WarmWorkspaces();
-  registerAssembleRoute(app, {
+  const assembleContext = {
     root,
     counters: counters.pool,
     workspaces: () => workspaces,
     storePath: () => shared.path,
     principal,
     recorder,
-  });
+  };
+  registerAssembleRoute(app, assembleContext);
+  registerRequestRoute(app, assembleContext);
   const clock = options.clock ?? (() => new Date());
   const memoryCtx = { store, principal, clock };
   registerMemoryRoutes(app, memoryCtx);

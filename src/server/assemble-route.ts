@@ -138,3 +138,26 @@ async function assembleIn(
     ...(r.renderer !== undefined ? { renderer: r.renderer } : {}),
   });
 }
+
+/**
+ * The assembly of a `/v1/assemble` request body (`POST /v1/request`'s workspace form of
+ * `system`): validated (paths relative to the body), the scoped token's scope applied,
+ * in the warm workspace.
+ */
+export async function assembleBody(
+  ctx: AssembleRouteContext,
+  request: FastifyRequest,
+  raw: unknown,
+): Promise<Assembly> {
+  const workspaces = ctx.workspaces();
+  const arrivedAt = workspaces.arrival();
+  const parsed = AssembleRequestSchema.safeParse(raw);
+  if (!parsed.success) throw invalidFromZod(parsed.error);
+  const scope = ctx.principal(request).scope;
+  const r = scope === null ? parsed.data : { ...parsed.data, user: scope };
+  if (r.tokenizer !== undefined && r.model !== undefined) {
+    throw new InvalidInputError("give either a tokenizer or a model, not both", "tokenizer");
+  }
+  const workspace = await resolveWorkspace(ctx.root, r.workspace);
+  return assembleIn(workspace, r, ctx.counters(), workspaces, arrivedAt);
+}

@@ -37,6 +37,7 @@ export const ROUTES = [
   "POST /v1/memories/{memoryId}/approve",
   "DELETE /v1/memories/{memoryId}",
   "POST /v1/memories/forget",
+  "POST /v1/request",
   "GET /healthz",
   "GET /openapi.json",
 ] as const;
@@ -111,6 +112,7 @@ function componentSchemas(): Record<string, unknown> {
     MemoryEntry: jsonSchema(MemoryEntrySchema, "output"),
     MemoryPage: jsonSchema(MemoryPageSchema, "output"),
     MemoryHistory: jsonSchema(MemoryHistorySchema, "output"),
+    AgentRequest: agentRequestSchema(),
   };
 }
 
@@ -225,6 +227,33 @@ function memoryPaths(): Record<string, Record<string, unknown>> {
   };
 }
 
+// `POST /v1/request`: the whole agent request.
+function requestOperation(): Record<string, unknown> {
+  return postOperation(
+    "request",
+    "The whole agent request (assembleRequest over JSON): a provider body ready to send, with its plan, budget and manifest",
+    "AgentRequest",
+    {
+      type: "object",
+      description:
+        "{ body, plan, budget, manifest }: body for the provider's official client; plan (conversation, system, request report, stablePrefix, explanation); budget; manifest (workspace form) or null.",
+    },
+    [400, 401, 413, 422, 500, 502, 504],
+  );
+}
+
+// `/v1/request`'s body: `system` is one of two published requests (the route checks which).
+function agentRequestSchema(): Record<string, unknown> {
+  const schema = jsonSchema(REQUEST_SCHEMAS["/v1/request"], "input");
+  const properties = schema.properties as Record<string, unknown>;
+  properties.system = {
+    description:
+      "The system side: { segments } as /v1/plan-prompt takes, or a workspace assembly request as /v1/assemble takes.",
+    anyOf: [ref("PlanPromptRequest"), ref("AssembleRequest")],
+  };
+  return schema;
+}
+
 /** The two GET routes of the service itself. */
 const META_PATHS = {
   "/healthz": {
@@ -243,18 +272,21 @@ const META_PATHS = {
   },
 };
 
-/**
- * Builds the OpenAPI document.
- *
- * @example openApiDocument("0.1.0").paths["/v1/assemble"].post.operationId // "assemble"
- */
-export function openApiDocument(version: string): {
+/** The document's top level. */
+export interface OpenApiDocument {
   openapi: string;
   info: Record<string, unknown>;
   security: Array<Record<string, string[]>>;
   paths: Record<string, Record<string, unknown>>;
   components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> };
-} {
+}
+
+/**
+ * Builds the OpenAPI document.
+ *
+ * @example openApiDocument("0.1.0").paths["/v1/assemble"].post.operationId // "assemble"
+ */
+export function openApiDocument(version: string): OpenApiDocument {
   return {
     openapi: "3.1.0",
     info: {
@@ -307,6 +339,7 @@ export function openApiDocument(version: string): {
         [400, 413, 422, 500],
       ),
       ...memoryPaths(),
+      "/v1/request": requestOperation(),
       "/v1/recall": postOperation(
         "recall",
         "Full-text recall in one scope, with score breakdowns",

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { AgentRequestJsonSchema } from "../agent/index.js";
 import { AssembleContextRequestSchema } from "../assemble/index.js";
 import { PlanConversationJsonRequestSchema } from "../conversation/index.js";
 import { SelectMemoryRequestSchema } from "../memory/index.js";
@@ -40,6 +41,7 @@ export const REQUEST_SCHEMAS = {
   "/v1/assemble": strictSchema(AssembleRequestSchema),
   "/v1/memories": strictSchema(MemoriesRequestFullSchema),
   "/v1/recall": strictSchema(RecallRequestSchema),
+  "/v1/request": strictSchema(AgentRequestJsonSchema),
 } as const satisfies Readonly<Record<string, z.ZodType>>;
 
 /** The strict schema of a POST route's URL, if it has one. */

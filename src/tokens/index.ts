@@ -8,6 +8,7 @@ export {
   getTokenCounter,
   isTokenizerName,
   resolveTokenCounter,
+  sharedTokenCounter,
   TOKENIZER_NAMES,
   type TokenizerName,
   tokenizerForModel,

@@ -2,7 +2,12 @@
  * A pool of built-in counters, one per name, so a long-lived caller (a CLI batch, a
  * server) shares each counter's memo cache across requests.
  */
-import { getTokenCounter, isTokenizerName, type TokenizerName } from "./builtin.js";
+import {
+  getTokenCounter,
+  isTokenizerName,
+  sharedTokenCounter,
+  type TokenizerName,
+} from "./builtin.js";
 import type { TokenCounter } from "./counter.js";
 
 /** See {@link createCounterPool}. */
@@ -13,16 +18,18 @@ export interface CounterPool {
 }
 
 /**
- * Creates an empty pool; counters are built on first use.
+ * A pool over the process's shared counters ({@link sharedTokenCounter}): the library, the
+ * CLI and the server count a named tokenizer with one memo. A pool made with its own
+ * counters (`{ own: true }`) keeps them apart, for a caller that wants an isolated memo.
  *
  * @example const pool = createCounterPool(); pool.get("o200k_base").count("hi");
  */
-export function createCounterPool(): CounterPool {
+export function createCounterPool(options: { own?: boolean } = {}): CounterPool {
   const counters = new Map<TokenizerName, TokenCounter>();
   const get = (name: TokenizerName): TokenCounter => {
     let c = counters.get(name);
     if (!c) {
-      c = getTokenCounter(name);
+      c = options.own === true ? getTokenCounter(name) : sharedTokenCounter(name);
       counters.set(name, c);
     }
     return c;

@@ -92,13 +92,14 @@ describe("promptctxMiddleware with generateText on @ai-sdk/anthropic", () => {
     expect(r.conversation.usedTokens).toBeLessThanOrEqual(r.budget.messagesBudget);
 
     const wire = loop.recorded[0]?.body;
-    // One system block per tier (tiers cached), then the caller's own system text.
+    // One system block per cached tier, then the caller's own system text; the dynamic
+    // tier goes after the last cached block (the agent defaults, as assembleRequest).
     expect(wire.system.map((b: { text: string }) => b.text)).toEqual([
       words(900, "rule"),
       words(300, "prof"),
-      "Current question: question 12 数据",
       "Answer in English.",
     ]);
+    expect(JSON.stringify(wire.messages.at(-1))).toContain("Current question: question 12 数据");
     // The pinned first question, merged with the ask that opens the window (whole turns).
     expect(wire.messages[0].role).toBe("user");
     expect(wire.messages[0].content[0]).toEqual({ type: "text", text: "question 1 数据" });
@@ -106,14 +107,16 @@ describe("promptctxMiddleware with generateText on @ai-sdk/anthropic", () => {
     // The tail: the last block carries the breakpoint, so the next call reads it back.
     expect(wire.messages.at(-1)).toEqual({
       role: "user",
-      content: [{ type: "text", text: "question 12 数据", cache_control: { type: "ephemeral" } }],
+      content: [
+        { type: "text", text: "question 12 数据", cache_control: { type: "ephemeral" } },
+        { type: "text", text: "Current question: question 12 数据" },
+      ],
     });
     const controls = cacheControls(wire).map((c) => c.path);
-    expect(controls).toEqual([
-      ".system[0]",
-      ".system[1]",
-      `.messages[${wire.messages.length - 1}].content[0]`,
-    ]);
+    // The agent defaults add a breakpoint inside the history (as assembleRequest does).
+    expect(controls.slice(0, 2)).toEqual([".system[0]", ".system[1]"]);
+    expect(controls.at(-1)).toBe(`.messages[${wire.messages.length - 1}].content[0]`);
+    expect(controls.length).toBeLessThanOrEqual(4);
     expect(wire.messages.at(-2)).toMatchObject({
       role: "assistant",
       content: [{ text: "answer 11" }],
@@ -190,10 +193,10 @@ describe("promptctxMiddleware with streamText on @ai-sdk/openai", () => {
     expect(await result.text).toBe("ok");
     const wire = loop.recorded[0]?.body;
     expect(wire.stream).toBe(true);
-    expect(wire.messages[0]).toEqual({
-      role: "system",
-      content: systemFor("question 3 数据").prompt,
-    });
+    // The cached tiers in the system message; the dynamic tier after them, in the turn.
+    expect(wire.messages[0].role).toBe("system");
+    expect(systemFor("question 3 数据").prompt.startsWith(wire.messages[0].content)).toBe(true);
+    expect(JSON.stringify(wire.messages)).toContain("Current question: question 3 数据");
     expect(wire.messages[2].tool_calls[0]).toMatchObject({
       id: "call_1",
       function: { name: "read_file" },

@@ -93,7 +93,8 @@ const resultIds = (m: MessageInput): string[] =>
   m.content.flatMap((p) => (p.type === "tool_result" ? [p.callId] : []));
 
 /** docs/conversation.md's units, written again: index lists, and whether each is an orphan. */
-export function referenceUnits(messages: readonly MessageInput[]) {
+export function referenceUnits(given: readonly MessageInput[]) {
+  const messages = withoutStrayResults(given);
   const units: { members: number[]; orphan: boolean }[] = [];
   let i = 0;
   while (i < messages.length) {
@@ -107,13 +108,32 @@ export function referenceUnits(messages: readonly MessageInput[]) {
         for (const id of answers) open.delete(id);
         members.push(i++);
       }
-      units.push({ members, orphan: open.size > 0 });
+      // Unanswered calls beside answered ones are removed as stray parts: not an orphan.
+      units.push({ members, orphan: open.size > 0 && open.size === callIds(m).length });
     } else {
       units.push({ members: [i], orphan: m.role === "tool" });
       i += 1;
     }
   }
   return units;
+}
+
+/**
+ * docs/conversation.md's stray results, written again: a tool message answering a call
+ * made before it loses its results for calls never made.
+ */
+export function withoutStrayResults(messages: readonly MessageInput[]): MessageInput[] {
+  const made = new Set<string>();
+  return messages.map((m) => {
+    const ids = resultIds(m);
+    const stray = ids.filter((id) => !made.has(id));
+    for (const id of callIds(m)) made.add(id);
+    if (stray.length === 0 || stray.length === ids.length) return m;
+    return {
+      ...m,
+      content: m.content.filter((p) => p.type !== "tool_result" || made.has(p.callId)),
+    } as MessageInput;
+  });
 }
 
 /**

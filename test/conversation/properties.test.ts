@@ -69,7 +69,17 @@ function checkPlan(input: Input, p: ConversationPlan, count: (t: string) => numb
   });
   // Transforms: only on tool results, and the text says what was done.
   p.messages.forEach((m) => {
-    const original = messages.find((x) => x.id === m.id) as MessageInput;
+    const given = messages.find((x) => x.id === m.id) as MessageInput;
+    // Stray parts are removed, each recorded on the message's decision, nothing else.
+    const d = p.decisions.find((x) => x.messageId === m.id);
+    const stray = new Set(
+      d?.transforms.filter((t) => t.kind === "stray_part_removed").map((t) => t.callId),
+    );
+    const original = {
+      ...given,
+      content: given.content.filter((q) => q.type === "text" || !stray.has(q.callId)),
+    };
+    expect(original.content.length).toBe(m.content.length);
     m.content.forEach((part, k) => {
       const before = original.content[k];
       if (part.type !== "tool_result" || before?.type !== "tool_result") {

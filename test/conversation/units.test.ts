@@ -104,7 +104,7 @@ describe("units, turns and orphans", () => {
     expect(p.droppedMessageIds).toEqual([]);
   });
 
-  it("drops a call without its result, with every message of its unit, naming the call", () => {
+  it("removes a call left without its result and keeps the answered pair (issue 34)", () => {
     const p = plan([
       user("u1", "go"),
       calls("a1", ["c1", "grep", 1], ["c2", "grep", 2]),
@@ -112,12 +112,19 @@ describe("units, turns and orphans", () => {
       user("u2", "again"),
     ]);
     const d = byId(p);
-    for (const id of ["a1", "t1"]) {
-      expect(d.get(id)).toMatchObject({ status: "dropped", reason: "orphan_removed" });
-      expect(d.get(id)?.detail).toContain("c2");
-    }
-    expect(p.droppedMessageIds).toEqual(["a1", "t1"]);
-    expect(p.messages.map((m) => m.id)).toEqual(["u1", "u2"]);
+    expect(p.droppedMessageIds).toEqual([]);
+    expect(p.messages.map((m) => m.id)).toEqual(["u1", "a1", "t1", "u2"]);
+    expect(p.messages[1]?.content.map((x) => (x.type === "tool_call" ? x.callId : ""))).toEqual([
+      "c1",
+    ]);
+    expect(d.get("a1")?.transforms).toEqual([
+      expect.objectContaining({
+        kind: "stray_part_removed",
+        callId: "c2",
+        part: "tool_call",
+        reason: "call_without_result",
+      }),
+    ]);
   });
 
   it("drops a result whose call is not in the unit before it, naming its call id", () => {

@@ -224,7 +224,7 @@ describe("resolveTokenCounter", () => {
     expect((err as InvalidInputError).path).toBe("plan.tokenizer");
   });
 
-  it("gives each resolution a fresh counter", () => {
-    expect(resolveTokenCounter("estimate")).not.toBe(resolveTokenCounter("estimate"));
+  it("gives every resolution of a name the process's shared counter (issue 34)", () => {
+    expect(resolveTokenCounter("estimate")).toBe(resolveTokenCounter("estimate"));
   });
 });

@@ -19,6 +19,19 @@ export {
   type TransformSummary,
 } from "./explain.js";
 export {
+  type AgentRequestAnswer,
+  type AgentRequestJson,
+  AgentRequestJsonSchema,
+  badSystem,
+  isSegmentsSystem,
+  parseAgentRequestJson,
+  REQUEST_PROVIDERS,
+  RequestRenderJsonSchema,
+  requestFromJson,
+  segmentsSystem,
+  underSystem,
+} from "./json.js";
+export {
   type ContextReport,
   type ConversationState,
   contextMetadata,
@@ -32,6 +45,7 @@ export {
   type AssembleRequestInput,
   assembleRequest,
   type PlannedRequest,
+  planAgentRequest,
   planRequest,
   type RequestBudget,
   RequestBudgetSchema,

@@ -13,7 +13,7 @@ import {
   type ProviderInput,
 } from "../../render/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../../tokens/index.js";
-import { type PlannedRequest, planRequest } from "./request.js";
+import { type PlannedRequest, planAgentRequest } from "./request.js";
 
 type TransformParams = NonNullable<LanguageModelMiddleware["transformParams"]>;
 type CallOptions = Parameters<TransformParams>[0]["params"];
@@ -22,7 +22,11 @@ type GenerateResult = Awaited<ReturnType<NonNullable<LanguageModelMiddleware["wr
 type StreamResult = Awaited<ReturnType<NonNullable<LanguageModelMiddleware["wrapStream"]>>>;
 type StreamPart = StreamResult["stream"] extends ReadableStream<infer T> ? T : never;
 
-/** Default `responseReserve` when the call sets no `maxOutputTokens`. */
+/**
+ * The response reserve of a call without `maxOutputTokens` in a window of the agent
+ * defaults' smallest share (kept for callers that read it): such calls now take the agent
+ * default of their window ({@link agentDefaults}), the one table every surface uses.
+ */
 export const MIDDLEWARE_RESPONSE_RESERVE = 4096;
 
 /** What the middleware reports for every call (also under `providerMetadata.promptctx`). */
@@ -52,7 +56,7 @@ export interface PromptctxMiddlewareOptions {
   provider?: "anthropic" | "openai";
   /** Default: the table's window for the model id. */
   contextWindow?: number;
-  /** Default: the call's `maxOutputTokens`, else {@link MIDDLEWARE_RESPONSE_RESERVE}. */
+  /** Default: the call's `maxOutputTokens`, else the agent default of the window. */
   responseReserve?: number;
   tailReserve?: number;
   /** Default: the model's counter (memoized across calls). */
@@ -62,7 +66,12 @@ export interface PromptctxMiddlewareOptions {
   /** Pin the conversation's first user message (default false). */
   pinFirstUserMessage?: boolean;
   render?: Omit<ConversationRenderOptions, "model" | "toolsTokens" | "tokenCounter" | "query">;
-  /** Shared between calls of one conversation (default: a fresh one per middleware). */
+  /**
+   * Carry the window start from call to call (`anchor`, `clearBeforeTurn`). Absent (the
+   * default): every call is planned from the conversation alone, like `assembleRequest`
+   * (the window on its grid, clearing derived from the history); the report still says
+   * where the window started.
+   */
   state?: ConversationState;
   /** Called with every call's report, before the model is called. */
   onContext?: (report: ContextReport) => void;
@@ -139,13 +148,16 @@ async function planCall(
     ...(options.policy?.pinned ?? []),
     ...(options.pinFirstUserMessage === true && firstUser !== undefined ? [firstUser.id] : []),
   ];
-  const request = planRequest({
+  // The same path and defaults as assembleRequest (planAgentRequest): clearing, the grid
+  // start and the digest. Stateless unless the caller carries an anchor in `state`.
+  const carried = options.state !== undefined;
+  const responseReserve = options.responseReserve ?? params.maxOutputTokens;
+  const request = planAgentRequest({
     provider: shapeOf(model, options),
     model: model.modelId,
     system,
     messages: read.messages,
-    responseReserve:
-      options.responseReserve ?? params.maxOutputTokens ?? MIDDLEWARE_RESPONSE_RESERVE,
+    ...(responseReserve !== undefined ? { responseReserve } : {}),
     ...(options.tailReserve !== undefined ? { tailReserve: options.tailReserve } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     toolsTokens: params.tools === undefined ? 0 : tokens.count(JSON.stringify(params.tools)),
@@ -154,8 +166,7 @@ async function planCall(
     policy: {
       ...options.policy,
       pinned,
-      anchor: state.anchor,
-      clearBeforeTurn: state.clearBeforeTurn,
+      ...(carried ? { anchor: state.anchor, clearBeforeTurn: state.clearBeforeTurn } : {}),
     },
     ...(options.render !== undefined ? { render: options.render } : {}),
   });

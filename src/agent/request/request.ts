@@ -396,10 +396,26 @@ export async function assembleRequest<P extends ConversationProvider>(
       : null;
   const system = (assembly ?? input.system) as ProviderInput;
   const { assemble: _drop, ...rest } = input;
+  return { ...planAgentRequest({ ...rest, system, tokenizer: counter }), assembly };
+}
+
+/**
+ * {@link planRequest} with the agent defaults of the window ({@link agentDefaults}) where
+ * the caller left a field out — the one table of defaults behind every surface that builds
+ * an agent request: {@link assembleRequest}, `POST /v1/request`, `promptctx request` and
+ * the AI SDK middleware. Synchronous: the system side is already assembled.
+ *
+ * @example
+ * const r = planAgentRequest({ provider: "anthropic", model: "claude-sonnet-4-6", system: plan, messages });
+ * r.defaults.responseReserve === r.budget.responseReserve // true
+ */
+export function planAgentRequest<P extends ConversationProvider>(
+  input: RequestInput<P>,
+): PlannedRequest<P> & { defaults: AgentDefaults } {
+  const d = agentDefaults(input.contextWindow ?? contextWindowFor(input.model));
   const planned = planRequest({
-    ...rest,
-    system,
-    tokenizer: counter,
+    ...input,
+    tokenizer: counterFor(input.model, input.tokenizer),
     responseReserve: input.responseReserve ?? d.responseReserve,
     policy: { ...d.policy, ...(input.policy ?? {}) },
     render: { ...d.render, ...(input.render ?? {}) },
@@ -407,5 +423,5 @@ export async function assembleRequest<P extends ConversationProvider>(
       input.windowStepTokens === undefined ? d.windowStepTokens : input.windowStepTokens,
     digestTokens: input.digestTokens ?? d.digestTokens,
   });
-  return { ...planned, assembly, defaults: d };
+  return { ...planned, defaults: d };
 }

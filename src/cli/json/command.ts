@@ -18,7 +18,12 @@ import { type JsonVerbReport, jsonVerbReport } from "./report.js";
 export type JsonHandler = (request: unknown, pool: CounterPool) => unknown;
 
 /** The JSON verbs. */
-export type JsonVerb = "select-memory" | "plan-prompt" | "plan-conversation" | "assemble-context";
+export type JsonVerb =
+  | "select-memory"
+  | "plan-prompt"
+  | "plan-conversation"
+  | "assemble-context"
+  | "request";
 
 // Each verb's handler, built from the one stage it imports.
 const HANDLERS: Readonly<Record<JsonVerb, () => Promise<JsonHandler>>> = {
@@ -43,6 +48,19 @@ const HANDLERS: Readonly<Record<JsonVerb, () => Promise<JsonHandler>>> = {
       if (!parsed.success) throw invalidFromZod(parsed.error);
       const tokenCounter = pool.forRequest(parsed.data.tokenizer);
       return planPrompt(parsed.data, tokenCounter ? { tokenCounter } : {});
+    };
+  },
+  // docs/conversation.md "POST /v1/request": the whole agent request, as the server answers
+  // it; the system side is { segments } here (a workspace assembly needs `serve`).
+  request: async () => {
+    const { badSystem, isSegmentsSystem, parseAgentRequestJson, requestFromJson, segmentsSystem } =
+      await import("../../agent/index.js");
+    const { AgentRequestJsonSchema } = await import("../../agent/index.js");
+    return async (request, pool) => {
+      rejectUnknownFields(AgentRequestJsonSchema, request);
+      const r = parseAgentRequestJson(request);
+      if (!isSegmentsSystem(r.system)) throw badSystem();
+      return requestFromJson(r, await segmentsSystem(r.system, pool), null);
     };
   },
   // docs/conversation.md: the plan of one conversation.

@@ -65,6 +65,14 @@ const REPORTS = {
   "plan-conversation": (request, r, style) =>
     conversationReport(request, r as ConversationPlan, style),
   "assemble-context": (_, r, style) => assemblyReport(r as AssemblyParts, [], style),
+  // The whole request: where the window went, then the decisions of the conversation.
+  request: (request, r, style) => {
+    const a = r as { budget: Record<string, unknown>; plan: { conversation: ConversationPlan } };
+    const budget = Object.entries(a.budget)
+      .map(([k, v]) => `${k}: ${String(v)}`)
+      .join("\n");
+    return `${titled("Budget", budget)}\n\n${conversationReport(request, a.plan.conversation, style)}`;
+  },
 } satisfies Record<string, (request: unknown, response: unknown, style: TableStyle) => string>;
 
 /** The verbs with a report: the JSON verbs. */

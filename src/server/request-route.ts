@@ -1,0 +1,35 @@
+/**
+ * `POST /v1/request`: the whole agent request of `assembleRequest` over JSON — the system
+ * side from `{ segments }` (as `/v1/plan-prompt`) or a workspace assembly request (as
+ * `/v1/assemble`), the conversation planned in the room left, rendered for the provider —
+ * through the library's one function and table of defaults (`planAgentRequest`).
+ */
+import type { FastifyInstance } from "fastify";
+import {
+  badSystem,
+  isSegmentsSystem,
+  parseAgentRequestJson,
+  requestFromJson,
+  segmentsSystem,
+  underSystem,
+} from "../agent/index.js";
+import { rejectUnknownFields } from "../text/index.js";
+import { type AssembleRouteContext, assembleBody } from "./assemble-route.js";
+import { AssembleRequestSchema } from "./schema.js";
+
+/** Registers `/v1/request`. */
+export function registerRequestRoute(app: FastifyInstance, ctx: AssembleRouteContext): void {
+  app.post("/v1/request", async (request) => {
+    const r = parseAgentRequestJson(request.body);
+    const raw = r.system;
+    if (isSegmentsSystem(raw)) {
+      return requestFromJson(r, await segmentsSystem(raw, ctx.counters()), null);
+    }
+    if (!Object.hasOwn(raw, "query")) throw badSystem();
+    const assembly = await underSystem(() => {
+      rejectUnknownFields(AssembleRequestSchema, raw);
+      return assembleBody(ctx, request, raw);
+    });
+    return requestFromJson(r, assembly, assembly.manifest);
+  });
+}
