@@ -27,8 +27,8 @@ export const USE_LITE_DIMENSIONS = 512;
 const BATCH = 64;
 /** Pieces kept per text (its beginning): bounds the cost of a very long memory. */
 export const MAX_PIECES = 256;
-/** A text is embedded when at least this share of its letters are in the vocabulary's script. */
-const MIN_COVERED_LETTERS = 0.5;
+/** A text is embedded when at least this share of its words are in the vocabulary's scripts. */
+const MIN_COVERED_WORDS = 0.5;
 
 type Tf = typeof import("@tensorflow/tfjs-core");
 type GraphModel = import("@tensorflow/tfjs-converter").GraphModel;
@@ -151,14 +151,22 @@ export async function loadUseLite(): Promise<Embedder> {
     dimensions: USE_LITE_DIMENSIONS,
     batchSize: BATCH,
     covers(text: string): boolean {
-      let letters = 0;
+      // Words of known letters against letters of unknown scripts (a Han character is
+      // about a word): "测试数据库是 PostgreSQL" is Chinese, "likes 寿司" is English.
       let known = 0;
+      let unknown = 0;
+      let inWord = false;
       for (const ch of text.normalize("NFKC")) {
-        if (!/\p{L}/u.test(ch)) continue;
-        letters++;
-        if (chars.has(ch)) known++;
+        const letter = /[\p{L}\p{M}]/u.test(ch);
+        if (letter && chars.has(ch)) {
+          if (!inWord) known++;
+          inWord = true;
+          continue;
+        }
+        inWord = false;
+        if (letter) unknown++;
       }
-      return letters === 0 || known / letters >= MIN_COVERED_LETTERS;
+      return known + unknown === 0 || known / (known + unknown) >= MIN_COVERED_WORDS;
     },
     async embed(texts: readonly string[]): Promise<Float32Array[]> {
       const out: Float32Array[] = [];

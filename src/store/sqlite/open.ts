@@ -42,6 +42,14 @@ function nativeSqlite(): typeof Database {
   return sqlite;
 }
 
+// sqlite-vec's loadable extension (vectors.ts), loaded into every connection: the vec0
+// table of a store that has one cannot even be written without it. A few ms.
+let vecPath: string | null = null;
+function loadVec(db: Database.Database): void {
+  vecPath ??= (requireCjs("sqlite-vec") as { getLoadablePath(): string }).getLoadablePath();
+  db.loadExtension(vecPath);
+}
+
 /**
  * Refuses a file that is another application's or a newer promptctx's, then runs the
  * pending migrations in one immediate transaction (see migrations.ts).
@@ -96,6 +104,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): SqliteM
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
     db.pragma("cache_size = -65536"); // 64 MiB page cache: FTS merges and bulk imports
+    loadVec(db);
     migrate(db, path);
     return new SqliteMemoryStore(path, db, poolSize, matchBudget);
   } catch (err) {

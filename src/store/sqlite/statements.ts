@@ -32,17 +32,24 @@ export type Statements = Record<
   | "countScope"
   | "getOne"
   | "list"
-  | "listKinds",
+  | "listKinds"
+  | "byRowids",
   Database.Statement
 >;
 
 /**
  * Upserts one record by (`userScope`, `memoryId`) (row and FTS terms): the same id in
- * another scope is another memory. Runs inside the caller's transaction.
+ * another scope is another memory; `invalidate` drops the vector of a record whose content
+ * or category changes (see vectors.ts). Runs inside the caller's transaction.
  */
-export function writeRecord(s: Statements, r: MemoryRecord, delta: StatsDelta): WriteOutcome {
+export function writeRecord(
+  s: Statements,
+  r: MemoryRecord,
+  delta: StatsDelta,
+  invalidate: (rowid: number) => void,
+): WriteOutcome {
   const existing = s.findId.get(r.userScope, r.memoryId) as
-    | { rowid: number; content: string; summary: string; tags: string }
+    | { rowid: number; content: string; summary: string; tags: string; category: string }
     | undefined;
   const values = [
     r.userScope,
@@ -70,6 +77,10 @@ export function writeRecord(s: Statements, r: MemoryRecord, delta: StatsDelta): 
     delta.add({ userScope: r.userScope, terms: recTerms }, 1);
     return "inserted";
   }
+  // A vector is of the content and filed under the category: either changed, it is stale.
+  if (existing.content !== r.content || existing.category !== r.category) {
+    invalidate(existing.rowid);
+  }
   const old = { ...existing, tags: JSON.parse(existing.tags) as string[] };
   delta.add({ userScope: r.userScope, terms: recordTerms(old) }, -1);
   delta.add({ userScope: r.userScope, terms: recTerms }, 1);
@@ -86,7 +97,7 @@ export function prepareStatements(db: Database.Database): Statements {
     source_title = ?, captured_at = ?, captured_ms = ?, stored_at = ?`;
   return {
     findId: db.prepare(
-      "SELECT rowid, content, summary, tags FROM memories WHERE user_scope = ? AND memory_id = ?",
+      "SELECT rowid, content, summary, tags, category FROM memories WHERE user_scope = ? AND memory_id = ?",
     ),
     insert: db.prepare(`INSERT INTO memories (memory_id, user_scope, kind, category, tags,
       content, summary, importance, conflict_key, authority, source_id, source_type,
@@ -104,6 +115,10 @@ export function prepareStatements(db: Database.Database): Statements {
     getOne: db.prepare(`SELECT ${COLUMNS} FROM memories m
       WHERE m.memory_id = :id AND (:scope IS NULL OR m.user_scope = :scope)
       ORDER BY m.user_scope LIMIT 1`),
+    byRowids: db
+      .prepare(`SELECT ${COLUMNS} FROM memories m
+      WHERE m.rowid IN (SELECT value FROM json_each(:ids)) AND +m.user_scope = :scope`)
+      .raw(),
     // list and listKinds read raw rows (see RawRow): a profile list runs per assembly.
     list: db
       .prepare(`SELECT ${COLUMNS} FROM memories m

@@ -48,6 +48,7 @@ import { COLUMNS, type RawRow, type Row, rawToRow } from "./columns.js";
 import { prepareRecall, type RecallRun, recallRunner } from "./recall.js";
 import { jsonOrNull, prepareStatements, type Statements, writeRecord } from "./statements.js";
 import { applyStats, prepareStats, StatsDelta, type StatsStatements } from "./stats.js";
+import { SqliteVectorIndex } from "./vectors.js";
 
 /** A list's rows, read in one transaction (see {@link listRunner}). */
 type ListRun = (o: z.output<typeof ListOptionsSchema>) => readonly RawRow[];
@@ -87,6 +88,7 @@ export class SqliteMemoryStore implements MemoryStore {
   #recall: RecallRun;
   #list: ListRun;
   #writeMany: (records: readonly MemoryRecord[]) => WriteOutcome[];
+  #vectors: SqliteVectorIndex;
 
   /** Use {@link openStore}. */
   constructor(path: string, db: Database.Database, poolSize: number, matchBudget: number) {
@@ -99,14 +101,47 @@ export class SqliteMemoryStore implements MemoryStore {
     const cache = new ReadCache(db);
     this.#recall = recallRunner(db, prepareRecall(db, COLUMNS), this.#stats, cache);
     this.#list = listRunner(db, this.#stmts, cache);
+    const vectors = new SqliteVectorIndex(db);
+    this.#vectors = vectors;
+    const invalidate = (rowid: number) => vectors.invalidate(rowid);
     this.#writeMany = db.transaction((records: readonly MemoryRecord[]) => {
       const delta = new StatsDelta();
-      const outcomes = records.map((r) => writeRecord(this.#stmts, r, delta));
+      const outcomes = records.map((r) => writeRecord(this.#stmts, r, delta, invalidate));
       const inserted = outcomes.filter((o) => o === "inserted").length;
       if (inserted > 0) this.#stmts.bumpCount.run(inserted);
       applyStats(this.#stats, delta);
       return outcomes;
     });
+  }
+
+  /** The store's vectors (recall by meaning; see vectors.ts and ../hybrid.ts). */
+  get vectors(): SqliteVectorIndex {
+    return this.#vectors;
+  }
+
+  /**
+   * The rows of `rowids` in `userScope` (others left out) as records, by rowid: what the
+   * vector search's hits are read with.
+   */
+  recordsByRowid(rowids: readonly number[], userScope: string): Map<number, MemoryRecord> {
+    const out = new Map<number, MemoryRecord>();
+    if (rowids.length === 0) return out;
+    const rows = this.#stmts.byRowids.all({
+      ids: JSON.stringify(rowids),
+      scope: userScope,
+    }) as RawRow[];
+    for (const r of rows) out.set(r[0], rowToRecord(rawToRow(r)));
+    return out;
+  }
+
+  /** The rowids of records by memoryId in one scope. */
+  rowidsOf(userScope: string, memoryIds: readonly string[]): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const id of memoryIds) {
+      const row = this.#stmts.findId.get(userScope, id) as { rowid: number } | undefined;
+      if (row !== undefined) out.set(id, row.rowid);
+    }
+    return out;
   }
 
   /** True until {@link close}. */
