@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { closeSync, createReadStream, openSync, statSync, writeSync } from "node:fs";
 import type { Command } from "commander";
 import { InvalidInputError, nodeErrorCode, PromptctxError } from "../errors/index.js";
-import type { ImportResult, MemoryRecordInput } from "../store/index.js";
+import type { EmbedReport, ImportResult, MemoryRecordInput } from "../store/index.js";
 import { EXIT, reportError } from "./io.js";
 import {
   listFlag,
@@ -20,23 +20,22 @@ import {
   type StoreFlags,
   storeOptions,
 } from "./memory-flags.js";
+import {
+  type EmbedderFlags,
+  embedderOption,
+  embedProgress,
+  registerReembed,
+  reportEmbedFailure,
+  withMeaning,
+} from "./memory-meaning.js";
 import { type RecallOpts, runRecall } from "./memory-recall.js";
+import { renderProgress } from "./progress.js";
 import { summaryOf } from "./verbs.js";
+
+export { renderProgress } from "./progress.js";
 
 /** Files at least this large get a progress bar (when stderr is a TTY). */
 export const PROGRESS_MIN_BYTES = 1024 * 1024;
-
-/**
- * A one-line progress bar: `[#####     ] 52% 52000/100000`.
- *
- * @example renderProgress(52000, 100000, 10) // "[#####     ] 52% 52000/100000"
- */
-export function renderProgress(done: number, total: number, width = 30): string {
-  const ratio = total > 0 ? Math.min(1, Math.max(0, done / total)) : 1;
-  const filled = Math.floor(ratio * width);
-  const pct = Math.floor(ratio * 100);
-  return `[${"#".repeat(filled)}${" ".repeat(width - filled)}] ${pct}% ${done}/${total}`;
-}
 
 /** Lines in a file (newline count, plus one for a last line without a newline). */
 async function countLines(file: string): Promise<number> {
@@ -81,7 +80,7 @@ function flagError(err: unknown): unknown {
   return new InvalidInputError(message, flag);
 }
 
-interface AddOpts extends StoreFlags {
+interface AddOpts extends StoreFlags, EmbedderFlags {
   user: string;
   text: string;
   id?: string;
@@ -99,7 +98,7 @@ interface AddOpts extends StoreFlags {
   json?: boolean;
 }
 
-async function runAdd(opts: AddOpts): Promise<void> {
+async function runAdd(opts: AddOpts): Promise<number> {
   const now = nowFlag(opts.now);
   const importance = numberFlag(opts.importance, "--importance", 0, 1, false);
   const memoryId =
@@ -128,9 +127,14 @@ async function runAdd(opts: AddOpts): Promise<void> {
   if (opts.conflictKey !== undefined) record.conflictKey = opts.conflictKey;
   if (opts.authority !== undefined)
     record.authority = opts.authority as MemoryRecordInput["authority"];
-  const store = await openForWrite(opts);
+  const store = await withMeaning(await openForWrite(opts), opts);
   try {
-    let result: { inserted: number; updated: number };
+    let result: {
+      inserted: number;
+      updated: number;
+      pending?: number;
+      embedError?: { code: string; message: string };
+    };
     try {
       result = await store.add([record]);
     } catch (err) {
@@ -138,20 +142,22 @@ async function runAdd(opts: AddOpts): Promise<void> {
     }
     const status = result.inserted > 0 ? "inserted" : "updated";
     if (opts.json) {
-      process.stdout.write(
-        `${JSON.stringify({ memoryId, status, record: await store.get(memoryId, { userScope: opts.user }) })}\n`,
-      );
+      const record = await store.get(memoryId, { userScope: opts.user });
+      const vector =
+        result.embedError === undefined ? {} : { vector: "pending", embedError: result.embedError };
+      process.stdout.write(`${JSON.stringify({ memoryId, status, record, ...vector })}\n`);
     } else {
       process.stdout.write(
         `${status} ${memoryId} (scope ${JSON.stringify(opts.user)}) in ${store.path}\n`,
       );
     }
+    return reportEmbedFailure("memory add", result);
   } finally {
     await store.close();
   }
 }
 
-interface ImportOpts extends StoreFlags {
+interface ImportOpts extends StoreFlags, EmbedderFlags {
   batchSize: string;
   json?: boolean;
 }
@@ -170,17 +176,20 @@ async function runImport(file: string, opts: ImportOpts): Promise<number> {
   }
   const showBar = !fromStdin && Boolean(process.stderr.isTTY) && size >= PROGRESS_MIN_BYTES;
   const total = showBar ? await countLines(file) : 0;
-  const store = await openForWrite(opts);
-  let result: ImportResult;
+  const store = await withMeaning(await openForWrite(opts), opts);
+  let result: ImportResult & Partial<EmbedReport>;
   try {
     const input = fromStdin ? process.stdin : createReadStream(file);
+    const onEmbedProgress = embedProgress("embedding");
     result = await store.importJsonl(input, {
       batchSize,
       ...(showBar
         ? { onProgress: (p) => process.stderr.write(`\r${renderProgress(p.lines, total)}`) }
         : {}),
+      ...(onEmbedProgress ? { onEmbedProgress } : {}),
     });
     if (showBar) process.stderr.write(`\r${renderProgress(total, total)}\n`);
+    if (onEmbedProgress && result.embedded !== undefined) process.stderr.write("\n");
   } finally {
     await store.close();
   }
@@ -195,7 +204,14 @@ async function runImport(file: string, opts: ImportOpts): Promise<number> {
   if (result.skipped > shown.length) {
     process.stderr.write(`  … and ${result.skipped - shown.length} more\n`);
   }
+  if (result.embedded !== undefined) {
+    process.stderr.write(
+      `  vectors: ${result.embedded} embedded, ${result.pending ?? 0} pending (recall by meaning)\n`,
+    );
+  }
   if (opts.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+  const embedExit = reportEmbedFailure("memory import", result);
+  if (embedExit !== EXIT.ok) return embedExit;
   return result.skipped > 0 ? EXIT.invalid : EXIT.ok;
 }
 
@@ -240,7 +256,7 @@ async function runExport(opts: ExportOpts): Promise<void> {
 export function registerMemoryCommands(program: Command, setExit: (code: number) => void): void {
   const memory = program.command("memory").description(summaryOf("memory"));
 
-  storeOptions(memory.command("add"))
+  embedderOption(storeOptions(memory.command("add")))
     .description("add (or replace, same id and scope) one memory")
     .requiredOption("--user <scope>", "user scope (exact)")
     .requiredOption("--text <text>", "memory content")
@@ -259,14 +275,13 @@ export function registerMemoryCommands(program: Command, setExit: (code: number)
     .option("--json", "print {memoryId, status, record}")
     .action(async (opts: AddOpts) => {
       try {
-        await runAdd(opts);
-        setExit(EXIT.ok);
+        setExit(await runAdd(opts));
       } catch (err) {
         setExit(reportError(err, "memory add"));
       }
     });
 
-  storeOptions(memory.command("import"))
+  embedderOption(storeOptions(memory.command("import")))
     .description("import memories from a JSONL file (one record a line; - for stdin)")
     .argument("<file>", "JSONL file, or - for stdin")
     .option("--batch-size <n>", "records per transaction", "1000")
@@ -295,8 +310,10 @@ export function registerMemoryCommands(program: Command, setExit: (code: number)
       }
     });
 
-  storeOptions(memory.command("recall"))
-    .description("full-text recall in one user scope, with the score breakdown")
+  embedderOption(storeOptions(memory.command("recall")))
+    .description(
+      "recall in one user scope by words and by meaning, each hit with its score breakdown and both ranks",
+    )
     .requiredOption("--user <scope>", "user scope (exact)")
     .requiredOption("--query <text>", "query text")
     .option("--limit <n>", "hits to return", "20")
@@ -315,4 +332,6 @@ export function registerMemoryCommands(program: Command, setExit: (code: number)
         setExit(reportError(err, "memory recall"));
       }
     });
+
+  registerReembed(memory, setExit);
 }

@@ -60,7 +60,7 @@ export const VERBS = [
   {
     name: "memory",
     summary:
-      "the memory store (SQLite file, or PostgreSQL with --store postgres://…): add, import, export, recall",
+      "the memory store (SQLite file, or PostgreSQL with --store postgres://…): add, import, export, recall (by words and by meaning), reembed",
     options: false,
   },
   {
