@@ -29,6 +29,7 @@ interface ServeFlags {
   host: string;
   workspace?: string;
   store?: string;
+  embedder?: string;
   bodyLimit: string;
   log: boolean;
   record?: string;
@@ -58,6 +59,10 @@ export function registerServeCommand(program: Command, setExit: SetExit): void {
       "shared memory store, opened once: an SQLite file or postgres://… (default: WORKSPACE/.promptctx/memory.db when it exists)",
     )
     .option(
+      "--embedder <spec>",
+      "/v1/recall by meaning too over an SQLite store: embedded (offline encoder), openai:MODEL[:DIMENSIONS], none (default: PROMPTCTX_EMBEDDER, else none)",
+    )
+    .option(
       "--body-limit <bytes>",
       "largest request body; larger gets 413",
       String(DEFAULT_BODY_LIMIT),
@@ -83,6 +88,13 @@ export function registerServeCommand(program: Command, setExit: SetExit): void {
         setExit(reportError(err, "serve"));
       }
     });
+}
+
+/** `--embedder`, else a non-empty `PROMPTCTX_EMBEDDER`, else none (full-text recall). */
+function embedderOf(flags: ServeFlags): { embedder?: string } {
+  const env = process.env.PROMPTCTX_EMBEDDER;
+  if (flags.embedder !== undefined) return { embedder: flags.embedder };
+  return env !== undefined && env.trim() !== "" ? { embedder: env } : {};
 }
 
 /** Runs the service for the parsed flags (one process, or a cluster with `--workers`). */
@@ -115,6 +127,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
     ...(auth !== undefined ? { auth } : {}),
     ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
     ...(flags.store !== undefined ? { store: flags.store } : {}),
+    ...embedderOf(flags),
     ...(recorder !== null ? { recorder } : {}),
   };
   const onListening = (url: string) => process.stdout.write(`listening on ${url}\n`);

@@ -55,6 +55,12 @@ export interface ServerOptions {
    * workspace's own store, if any, for the length of the request.
    */
   store?: string | MemoryStore | null;
+  /**
+   * Recall by meaning over a store the server opens from an SQLite file: an `--embedder`
+   * value (`embedded`, `openai:MODEL[:DIMENSIONS]`, `none`; docs/sources.md). Default:
+   * none (full-text); `promptctx serve` takes `--embedder`, else `PROMPTCTX_EMBEDDER`.
+   */
+  embedder?: string;
   /** Maximum request body in bytes (default 1 MiB); larger bodies get 413. */
   bodyLimit?: number;
   /**
@@ -182,7 +188,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   );
 
   // The shared store, opened last so that nothing before can leak it.
-  shared = await openSharedStore(options.store, root);
+  shared = await openSharedStore(options.store, root, options.embedder);
   const { store: opened, own } = shared;
   workspaces = new WarmWorkspaces({ store: opened });
   // onClose runs after in-flight requests have completed.

@@ -108,7 +108,7 @@ export const MemoriesResponseSchema = z.object({
   memoryIds: z.array(z.string()).describe("The ids written, in request order, each once."),
 });
 
-/** `POST /v1/recall`: full-text recall in one scope (the CLI's `memory recall`). */
+/** `POST /v1/recall`: recall in one scope, by words and (with an embedder) by meaning (the CLI's `memory recall`). */
 export const RecallRequestSchema = z.strictObject({
   userScope: nonBlank.describe(
     "The only scope searched (replaced by the token's scope for a scoped token).",
@@ -132,7 +132,9 @@ export const RecallResponseSchema = z.object({
   asOf: z.string(),
   hits: z
     .array(z.record(z.string(), z.unknown()))
-    .describe("Ranked hits with their score breakdowns."),
+    .describe(
+      "Ranked hits with their score breakdowns; with an embedder each hit also has `match`: {path: lexical|semantic|both, lexicalRank, semanticRank, similarity, semantic, fused, rrf}.",
+    ),
   hints: z
     .array(z.object({ code: z.string(), message: z.string() }))
     .describe(
