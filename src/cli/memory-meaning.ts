@@ -12,16 +12,34 @@ import { EXIT, exitCodeFor, reportError } from "./io.js";
 import { openExisting, type StoreFlags, storeOptions } from "./memory-flags.js";
 import { renderProgress } from "./progress.js";
 
-/** `--embedder` as given. */
+/** `--embedder` as given (and where the store is, for the workspace config). */
 export interface EmbedderFlags {
   embedder?: string;
+  store?: string;
+  workspace?: string;
+}
+
+/**
+ * The workspace config's `memory.embedder` when the store is the workspace's own
+ * (`--workspace DIR`, or the current directory without `--store`) and the config exists.
+ */
+async function configEmbedder(flags: EmbedderFlags): Promise<string | undefined> {
+  if (flags.store !== undefined) return undefined;
+  const { resolve, join } = await import("node:path");
+  const { existsSync } = await import("node:fs");
+  const { loadWorkspaceConfig, WORKSPACE_PATHS } = await import("../workspace/index.js");
+  const root = resolve(flags.workspace ?? ".");
+  if (!existsSync(join(root, WORKSPACE_PATHS.config))) return undefined;
+  return (await loadWorkspaceConfig(root)).memory?.embedder;
 }
 
 /** A store the memory verbs use: plain (full-text) or hybrid. */
 export type MemoryVerbStore = OpenedStore | HybridMemoryStore;
 
 /**
- * The store with recall by meaning when an embedder is chosen and the store is SQLite;
+ * The store with recall by meaning when an embedder is chosen (`--embedder`, else the
+ * workspace config's `memory.embedder`, else `PROMPTCTX_EMBEDDER`, else the embedded
+ * encoder) and the store is SQLite;
  * PostgreSQL stores stay full-text (pgvector is not wired yet). `migrate`: do not refuse a
  * store recorded with another embedder (`memory reembed` migrates it).
  *
@@ -36,7 +54,8 @@ export async function withMeaning(
   if (!(store instanceof SqliteMemoryStore)) return store;
   const { chooseEmbedderSpec, createEmbedder } = await import("../embed/index.js");
   try {
-    const spec = chooseEmbedderSpec({ flag: flags.embedder, env: process.env });
+    const config = await configEmbedder(flags);
+    const spec = chooseEmbedderSpec({ flag: flags.embedder, config, env: process.env });
     const embedder = await createEmbedder(spec, process.env);
     if (embedder === null) return store;
     return hybridStore(store, embedder, options);

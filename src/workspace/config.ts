@@ -36,6 +36,15 @@ export const WorkspaceConfigSchema = z
     budgets: z.object({ chars: budget.optional(), tokens: budget.optional() }).optional(),
     renderer: z.enum(["en", "zh-CN", "tagged"]).optional(),
     tokenizer: z.enum(TOKENIZER_NAMES).optional(),
+    /**
+     * The memory store's recall: `embedder` (an `--embedder` value: `embedded`,
+     * `openai:MODEL[:DIMENSIONS]`, `none`) makes the recall slot and the `memory` verbs
+     * recall by meaning too (docs/sources.md "Recall by meaning"); `--embedder` wins over it.
+     */
+    memory: z
+      .object({ embedder: textString.min(1).optional() })
+      .strict()
+      .optional(),
     skills: z
       .object({
         cap: z.number().int().min(0).optional(),
