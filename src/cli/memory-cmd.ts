@@ -249,6 +249,32 @@ async function runExport(opts: ExportOpts): Promise<void> {
   }
 }
 
+/** Adds `memory recall` to the `memory` command. */
+function registerRecall(memory: Command, setExit: (code: number) => void): void {
+  embedderOption(storeOptions(memory.command("recall")))
+    .description(
+      "recall in one user scope by words and by meaning, each hit with its score breakdown and both ranks",
+    )
+    .requiredOption("--user <scope>", "user scope (exact)")
+    .requiredOption("--query <text>", "query text")
+    .option("--limit <n>", "hits to return", "20")
+    .option("--categories <a,b>", "only these categories")
+    .option("--now <iso>", "instant ages are measured against (default: now)")
+    .option("--json", "print {userScope, query, asOf, hits} with score breakdowns")
+    .option(
+      "--wide",
+      "table and text at full width (default: fitted to the terminal, else COLUMNS, else 80)",
+    )
+    .action(async (opts: RecallOpts) => {
+      try {
+        await runRecall(opts);
+        setExit(EXIT.ok);
+      } catch (err) {
+        setExit(reportError(err, "memory recall"));
+      }
+    });
+}
+
 /**
  * Adds `memory add|import|export|recall` to `program`; `setExit` receives each verb's
  * exit code (0 ok, 2 invalid input — including an import that skipped lines).
@@ -310,28 +336,6 @@ export function registerMemoryCommands(program: Command, setExit: (code: number)
       }
     });
 
-  embedderOption(storeOptions(memory.command("recall")))
-    .description(
-      "recall in one user scope by words and by meaning, each hit with its score breakdown and both ranks",
-    )
-    .requiredOption("--user <scope>", "user scope (exact)")
-    .requiredOption("--query <text>", "query text")
-    .option("--limit <n>", "hits to return", "20")
-    .option("--categories <a,b>", "only these categories")
-    .option("--now <iso>", "instant ages are measured against (default: now)")
-    .option("--json", "print {userScope, query, asOf, hits} with score breakdowns")
-    .option(
-      "--wide",
-      "table and text at full width (default: fitted to the terminal, else COLUMNS, else 80)",
-    )
-    .action(async (opts: RecallOpts) => {
-      try {
-        await runRecall(opts);
-        setExit(EXIT.ok);
-      } catch (err) {
-        setExit(reportError(err, "memory recall"));
-      }
-    });
-
+  registerRecall(memory, setExit);
   registerReembed(memory, setExit);
 }
