@@ -37,7 +37,12 @@ function record(i, scope, content) {
     memoryId: `m${i}`,
     userScope: scope,
     content,
-    source: { sourceId: "bench", sourceType: "chat", title: "bench", capturedAt: "2026-06-01T00:00:00Z" },
+    source: {
+      sourceId: "bench",
+      sourceType: "chat",
+      title: "bench",
+      capturedAt: "2026-06-01T00:00:00Z",
+    },
   };
 }
 
@@ -68,7 +73,9 @@ export async function run(_ctx) {
   try {
     // Import with the real encoder.
     const store = hybridStore(openStore(path.join(dir, "import.db")), embedder);
-    const lines = Array.from({ length: IMPORT_N }, (_, i) => JSON.stringify(record(i, "u1", sentence(r)))).join("\n");
+    const lines = Array.from({ length: IMPORT_N }, (_, i) =>
+      JSON.stringify(record(i, "u1", sentence(r))),
+    ).join("\n");
     let t1 = performance.now();
     const imported = await store.importJsonl(lines);
     const importPerS = Math.round(imported.imported / ((performance.now() - t1) / 1000));
@@ -82,11 +89,19 @@ export async function run(_ctx) {
     t1 = performance.now();
     for (let start = 0; start < SCALE_N; start += BATCH) {
       const recs = [];
-      for (let i = start; i < Math.min(SCALE_N, start + BATCH); i++) recs.push(record(i, "big", `memory ${i}`));
+      for (let i = start; i < Math.min(SCALE_N, start + BATCH); i++)
+        recs.push(record(i, "big", `memory ${i}`));
       base.add(recs);
-      const ids = base.rowidsOf("big", recs.map((x) => x.memoryId));
+      const ids = base.rowidsOf(
+        "big",
+        recs.map((x) => x.memoryId),
+      );
       base.vectors.put(
-        recs.map((x) => ({ rowid: ids.get(x.memoryId), content: x.content, vector: unitVector(Array.from({ length: DIMS }, gauss)) })),
+        recs.map((x) => ({
+          rowid: ids.get(x.memoryId),
+          content: x.content,
+          vector: unitVector(Array.from({ length: DIMS }, gauss)),
+        })),
       );
     }
     const fillS = round3((performance.now() - t1) / 1000);
@@ -106,8 +121,18 @@ export async function run(_ctx) {
     }
     base.close();
     const figures = {
-      encoder: { loadMs, batchTextsPerS: enc.batchPerS, singleTextsPerS: enc.singlePerS, rssMbAfterLoad: rssMb },
-      import: { records: imported.imported, embedded: imported.embedded, recordsPerS: importPerS, vectors: "real (USE lite)" },
+      encoder: {
+        loadMs,
+        batchTextsPerS: enc.batchPerS,
+        singleTextsPerS: enc.singlePerS,
+        rssMbAfterLoad: rssMb,
+      },
+      import: {
+        records: imported.imported,
+        embedded: imported.embedded,
+        recordsPerS: importPerS,
+        vectors: "real (USE lite)",
+      },
       scale: {
         n: SCALE_N,
         vectors: "random unit vectors, 512 dimensions",
@@ -124,7 +149,11 @@ export async function run(_ctx) {
       ["RSS after loading + embedding", `${rssMb} MB`, "real"],
       [`import with the encoder (${IMPORT_N} records)`, `${importPerS} records/s`, "real"],
       [`vector search p50, ${SCALE_N} in one scope, k 50`, ms(figures.scale.searchP50Ms), "random"],
-      ["  same, with the query's embedding", ms(figures.scale.searchWithEmbeddingP50Ms), "random + real query"],
+      [
+        "  same, with the query's embedding",
+        ms(figures.scale.searchWithEmbeddingP50Ms),
+        "random + real query",
+      ],
     ]);
     return figures;
   } finally {
