@@ -6,6 +6,18 @@
 import { PromptctxError } from "../errors/index.js";
 
 /**
+ * The `--embedder` value of an embedder id: `embedded` for USE lite,
+ * `openai:MODEL:DIMENSIONS` for a remote one, else the id itself.
+ *
+ * @example flagOf("openai:nomic-embed-text/768") // "openai:nomic-embed-text:768"
+ */
+export function flagOf(id: string): string {
+  if (id.startsWith("use-lite@")) return "embedded";
+  const m = /^openai:(.+)\/(\d+)$/.exec(id);
+  return m === null ? id : `openai:${m[1]}:${m[2]}`;
+}
+
+/**
  * The store's vectors come from another embedder: mixing two vector spaces would rank by
  * noise, so opening is refused and the message names the command that migrates.
  *
@@ -17,7 +29,7 @@ export class EmbedderMismatchError extends PromptctxError {
   constructor(recorded: string, configured: string) {
     super(
       "embedder_mismatch",
-      `the memory store's vectors are from embedder ${recorded}, but the configured embedder is ${configured}: run \`promptctx memory reembed\` to migrate the store to ${configured}, or configure ${recorded} again`,
+      `the memory store's vectors are from embedder ${recorded}, but the configured embedder is ${configured}: run \`promptctx memory reembed --embedder ${flagOf(configured)}\` to migrate the store to ${configured}, or configure ${flagOf(recorded)} again (--embedder, memory.embedder, PROMPTCTX_EMBEDDER)`,
       "embedder",
     );
     this.name = "EmbedderMismatchError";

@@ -181,7 +181,8 @@ describe("memory recall by meaning (CLI)", () => {
       expect(err.code).toBe("embedder_mismatch");
       expect(err.message).toContain("openai:fake/8");
       expect(err.message).toContain("use-lite@");
-      expect(err.message).toContain("promptctx memory reembed");
+      expect(err.message).toContain("promptctx memory reembed --embedder embedded");
+      expect(err.message).toContain("or configure openai:fake:8 again");
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }
