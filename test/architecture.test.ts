@@ -28,6 +28,24 @@ const LAYERS = [
   "cli",
 ];
 
+/**
+ * Modules a stage offers besides its index.ts, so an edge loads only what it runs (the
+ * CLI's `assemble` starts without the chat loop, the stores' dialects or the providers):
+ * each with the reason. Any other import into another stage names an index.ts (the
+ * stage's, or one of its sub-folders').
+ */
+const LIGHT_ENTRIES: Readonly<Record<string, string>> = {
+  "assemble/assemble.ts": "the assembler without its session, inline and request layers",
+  "assemble/schema.ts": "the schema registry without the assembler",
+  "assemble/session.ts": "the working modes a workspace config validates, without the assembler",
+  "render/builtin.ts": "the slot renderers without the provider request shapes",
+  "trace/otel.ts": "the spans without the wire contract and the draft guard",
+  "sources/validated.ts": "the marks a validated source leaves, read by the assembler (not public)",
+  "store/url.ts": "what a store URL names, without loading a dialect (SQLite, PostgreSQL)",
+  "workspace/record/assemble-runner.ts": "one recorded assembly, without the replay runners",
+  "workspace/record/recorder.ts": "the --record writer, loaded only for --record",
+};
+
 const MAX_FILE_LINES = 500;
 const MAX_FUNCTION_LINES = 80;
 
@@ -145,6 +163,31 @@ describe("architecture", () => {
       }
     }
     expect(violations).toEqual([]);
+  });
+
+  it("another stage is entered through an index.ts, or a light entry it declares", () => {
+    const known = new Set(sources.map((f) => f.path));
+    const violations: string[] = [];
+    const used = new Set<string>();
+    for (const s of sources.filter((f) => f.path.includes("/"))) {
+      for (const m of s.text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)"(\.{1,2}\/[^"]+)"/g)) {
+        const target = resolveImport(s.path, m[1] as string, known);
+        if (target === null || target.split("/")[0] === s.stage) continue;
+        if (target.endsWith("/index.ts")) continue;
+        if (target in LIGHT_ENTRIES) used.add(target);
+        else violations.push(`${s.path} reaches past ${target.split("/")[0]}'s index: ${m[1]}`);
+      }
+    }
+    expect(violations).toEqual([]);
+    // A light entry no other stage uses any more is not one.
+    expect(Object.keys(LIGHT_ENTRIES).filter((e) => !used.has(e))).toEqual([]);
+  });
+
+  it("the index rule sees a reach past an index, and lets an index through", () => {
+    const known = new Set(["a/index.ts", "a/deep.ts", "a/sub/index.ts", "b/x.ts"]);
+    expect(resolveImport("b/x.ts", "../a/deep.js", known)).toBe("a/deep.ts");
+    expect(resolveImport("b/x.ts", "../a/sub/index.js", known)).toBe("a/sub/index.ts");
+    expect("a/deep.ts" in LIGHT_ENTRIES).toBe(false);
   });
 
   it("stages never read the clock, randomness or locale ordering implicitly", () => {

@@ -19,12 +19,15 @@ export interface LoopFigures {
   factsKept: number;
   readShare: number;
   factShare: number;
+  /** Requests promptctx refused (prompt_budget_exceeded); the first one's message. */
+  refused: number;
+  refusal: string | null;
 }
 export function perTurnText(session: AgentSession, turn: SessionTurn): string;
 export function runLoop(
   pc: unknown,
   session: AgentSession,
-  kind: "naive" | "hand-built" | "promptctx",
+  kind: "naive" | "hand-built" | "server-cleared" | "promptctx",
   window: number,
   overrides?: Record<string, unknown>,
 ): Promise<LoopFigures>;

@@ -126,9 +126,54 @@ function handBuiltRequest(pc, session, req, reserve, window, counter) {
   return { body: { system, messages }, reserve };
 }
 
-async function promptctxRequest(pc, session, req, window, counter, overrides) {
+/**
+ * Anthropic's server-side context editing (`clear_tool_uses_20250919`) applied to a
+ * hand-built body: once the input passes `trigger` tokens, every tool result but the last
+ * `keep` is replaced by a short placeholder, oldest first (the client keeps and resends its
+ * whole history; the server edits it before the model and the cache see it).
+ */
+const CLEARED = "[tool result cleared]";
+function serverCleared(body, count, trigger, keep = 3) {
+  const blocks = [];
+  for (const m of body.messages) {
+    if (typeof m.content === "string") continue;
+    for (const b of m.content) if (b.type === "tool_result") blocks.push(b);
+  }
+  let total = count(JSON.stringify(body.system));
+  for (const m of body.messages) {
+    total += count(typeof m.content === "string" ? m.content : JSON.stringify(m.content));
+  }
+  if (total <= trigger) return body;
+  const clear = new Set(blocks.slice(0, Math.max(0, blocks.length - keep)));
+  const messages = body.messages.map((m) =>
+    typeof m.content === "string" || !m.content.some((b) => clear.has(b))
+      ? m
+      : { ...m, content: m.content.map((b) => (clear.has(b) ? { ...b, content: CLEARED } : b)) },
+  );
+  return { ...body, messages };
+}
+
+function serverClearedRequest(pc, session, req, reserve, window, counter) {
+  const { body } = handBuiltRequest(pc, session, req, reserve, window, counter);
+  // The API's default trigger (100k input tokens), or 80 % of the room in a smaller window.
+  const trigger = Math.min(100_000, Math.round(0.8 * (window - reserve)));
+  return { body: serverCleared(body, (t) => counter.count(t), trigger), reserve };
+}
+
+async function promptctxRequest(pc, session, req, window, counter, overrides, prev) {
+  const stateful = overrides.stateful === true;
+  const { stateful: _, ...rest } = overrides;
+  const policy =
+    stateful && prev !== null
+      ? {
+          ...(rest.policy ?? {}),
+          anchor: prev.conversation.firstKeptId,
+          clearBeforeTurn: prev.conversation.clearBeforeTurn,
+        }
+      : rest.policy;
   const r = await pc.assembleRequest({
-    ...overrides,
+    ...rest,
+    ...(policy === undefined ? {} : { policy }),
     provider: "anthropic",
     model: MODEL,
     contextWindow: window,
@@ -142,12 +187,16 @@ async function promptctxRequest(pc, session, req, window, counter, overrides) {
     },
     messages: req.messages,
   });
-  return { body: r.body, reserve: r.budget.responseReserve };
+  return { body: r.body, reserve: r.budget.responseReserve, planned: r };
 }
 
 /**
- * Runs one loop (`naive`, `hand-built`, `promptctx`) over the session at `window` tokens.
- * `overrides`: fields added to every `assembleRequest` call (to compare other settings).
+ * Runs one loop (`naive`, `hand-built`, `server-cleared`, `promptctx`) over the session at
+ * `window` tokens. `overrides`: fields added to every `assembleRequest` call (to compare
+ * other settings); `stateful: true` passes each plan's `firstKeptId` / `clearBeforeTurn`
+ * back as the next request's anchor. A request promptctx refuses (`prompt_budget_exceeded`)
+ * is counted in `refused` (the first message kept in `refusal`), sends nothing and keeps
+ * none of its needed facts.
  */
 export async function runLoop(pc, session, kind, window, overrides = {}) {
   const counter = pc.getTokenCounter("claude_estimate");
@@ -170,14 +219,30 @@ export async function runLoop(pc, session, kind, window, overrides = {}) {
     assistantFirst: 0,
     needs: 0,
     factsKept: 0,
+    refused: 0,
+    refusal: null,
   };
+  let prev = null;
   for (const req of sessionRequests(session)) {
-    const { body, reserve: maxTokens } =
-      kind === "naive"
-        ? naiveRequest(pc, session, req, reserve)
-        : kind === "hand-built"
-          ? handBuiltRequest(pc, session, req, reserve, window, counter)
-          : await promptctxRequest(pc, session, req, window, counter, overrides);
+    let sent;
+    try {
+      sent =
+        kind === "naive"
+          ? naiveRequest(pc, session, req, reserve)
+          : kind === "hand-built"
+            ? handBuiltRequest(pc, session, req, reserve, window, counter)
+            : kind === "server-cleared"
+              ? serverClearedRequest(pc, session, req, reserve, window, counter)
+              : await promptctxRequest(pc, session, req, window, counter, overrides, prev);
+    } catch (err) {
+      if (err?.code !== "prompt_budget_exceeded") throw err;
+      m.refused++;
+      m.refusal ??= err.message;
+      m.needs += req.needs.length;
+      continue;
+    }
+    const { body, reserve: maxTokens } = sent;
+    if (sent.planned !== undefined) prev = sent.planned;
     const s = sim.request(anthropicBlocks(body, count));
     m.requests++;
     m.input += s.input;
@@ -192,9 +257,9 @@ export async function runLoop(pc, session, kind, window, overrides = {}) {
     if (s.input + maxTokens > window) m.overWindow++;
     m.orphans += anthropicOrphans(body);
     if (body.messages[0]?.role === "assistant") m.assistantFirst++;
-    if (req.first && req.turn.needs.length > 0) {
+    if (req.needs.length > 0) {
       const text = JSON.stringify(body);
-      for (const f of req.turn.needs) {
+      for (const f of req.needs) {
         m.needs++;
         if (text.includes(f)) m.factsKept++;
       }

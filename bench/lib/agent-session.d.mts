@@ -6,9 +6,12 @@ export interface SessionTurn {
   now: string;
   recall: string[];
   kb: string[];
-  rounds: { call: Message; results: Message[] }[];
-  answer: Message;
+  rounds: { call: Message; results: Message[]; needs?: string[] }[];
+  /** Null in a long task's turns before a user nudge: the next ask follows the last round. */
+  answer: Message | null;
   needs: string[];
+  /** The facts the turn's answer request must carry (long tasks). */
+  answerNeeds?: string[];
 }
 export interface AgentSession {
   instructions: string;
@@ -30,4 +33,4 @@ export function makeAgentSession(options?: {
 }): AgentSession;
 export function sessionRequests(
   session: AgentSession,
-): Generator<{ turn: SessionTurn; messages: Message[]; first: boolean }>;
+): Generator<{ turn: SessionTurn; messages: Message[]; first: boolean; needs: string[] }>;

@@ -225,18 +225,27 @@ export function makeAgentSession({
 
 /**
  * The requests of the session in order: for each turn, one request per tool round and
- * one for the answer, each with the conversation so far (`messages`, the current turn
- * last) and the turn it belongs to (`first`: the turn's first request).
+ * one for the answer (none for a turn whose `answer` is null: the next ask follows its last
+ * round, as in bench/lib/long-task.mjs), each with the conversation so far (`messages`, the
+ * current turn last), the turn it belongs to (`first`: the turn's first request) and the
+ * facts it must carry (`needs`: the turn's on its first request, a round's own `needs`, the
+ * turn's `answerNeeds` on the answer's).
  */
 export function* sessionRequests(session) {
   const history = [];
   for (const turn of session.turns) {
     history.push(turn.ask);
-    for (let k = 0; k <= turn.rounds.length; k++) {
-      yield { turn, messages: history.slice(), first: k === 0 };
+    const last = turn.answer === null ? turn.rounds.length - 1 : turn.rounds.length;
+    for (let k = 0; k <= last; k++) {
       const round = turn.rounds[k];
+      const needs = [
+        ...(k === 0 ? turn.needs : []),
+        ...(round?.needs ?? []),
+        ...(round === undefined ? (turn.answerNeeds ?? []) : []),
+      ];
+      yield { turn, messages: history.slice(), first: k === 0, needs };
       if (round !== undefined) history.push(round.call, ...round.results);
     }
-    history.push(turn.answer);
+    if (turn.answer !== null) history.push(turn.answer);
   }
 }

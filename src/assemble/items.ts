@@ -11,6 +11,7 @@ import type { SourceItem } from "../sources/index.js";
 export type ItemReason =
   | "pinned"
   | "scope_mismatch"
+  | "quarantined"
   | "duplicate_content"
   | "authority_loser"
   | "conflict_loser"

@@ -34,6 +34,11 @@ export interface FilledLayer {
   memoryPlan: MemoryPlan | null;
   /** Set for a cascade slot (items with `cascadeLevel`): how to render a smaller selection. */
   cascade?: RenderItems;
+  /**
+   * True when a layer memo keeps this layer (its decision lists frozen and shared by the
+   * assemblies that reuse it), so what is made from it may be kept too; false as packed.
+   */
+  kept: boolean;
 }
 
 /** What packing a slot reads besides its fill. */
@@ -78,7 +83,14 @@ function packLayer(slot: ResolvedSlot, filled: OkFill, ctx: LayerContext): Fille
       decisions,
       ctx.renderer.renderItem === undefined ? undefined : rendering,
     );
-    return { slot, fill, packed, decisions: everyDecision(decisions), memoryPlan: plan };
+    return {
+      slot,
+      fill,
+      packed,
+      decisions: everyDecision(decisions),
+      memoryPlan: plan,
+      kept: false,
+    };
   }
   const kept = filterRanked(ranked, filter, ctx.nowMs, decisions);
   // Items with cascade levels (KB tiers) are packed by the cascade, not greedily.
@@ -86,7 +98,7 @@ function packLayer(slot: ResolvedSlot, filled: OkFill, ctx: LayerContext): Fille
     return cascadeLayer(slot, fill, kept, decisions, rendering, ctx);
   }
   const packed = packRanked(kept, filter, rendering, ctx.counter, slot.kind, decisions);
-  return { slot, fill, packed, decisions: everyDecision(decisions), memoryPlan: null };
+  return { slot, fill, packed, decisions: everyDecision(decisions), memoryPlan: null, kept: false };
 }
 
 /** The fields of a slot a renderer reads. */
@@ -177,7 +189,7 @@ function unfilledLayer(slot: ResolvedSlot, fill: Exclude<SlotFill, OkFill>): Fil
       fill.sourceId,
     );
   }
-  return { slot, fill, packed: null, decisions: [], memoryPlan: null };
+  return { slot, fill, packed: null, decisions: [], memoryPlan: null, kept: false };
 }
 
 // A cascade slot (KB tiers): its kept entries packed by the cascade, each given its decision.
@@ -207,6 +219,7 @@ function cascadeLayer(
     decisions: everyDecision(decisions),
     memoryPlan: null,
     cascade: (items) => rendering.render(items),
+    kept: false,
   };
 }
 

@@ -10,14 +10,14 @@ import { InvalidInputError } from "../errors/index.js";
 import type { MemoryPlan } from "../memory/index.js";
 import type { PromptPlan } from "../plan/index.js";
 import { getRenderer } from "../render/builtin.js";
-import type { SlotRenderer } from "../render/types.js";
+import type { SlotRenderer } from "../render/index.js";
 import {
   type ContextSource,
   createSourceRegistry,
   type SourceQuery,
   type SourceRegistry,
 } from "../sources/index.js";
-import { assertWellFormed, instantMillis, trimWs } from "../text/index.js";
+import { assertWellFormed, compareCodePoints, instantMillis, trimWs } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import type { AssemblyManifest, TraceStep } from "../trace/index.js";
 import {
@@ -160,11 +160,16 @@ function prepareRun(input: PipelineInput, stepsOf: () => AssemblySteps): Assembl
   return { nowMs, scope, counter, renderer, registry, schema, fallbackFrom, slots, query, steps };
 }
 
-// Fetch timings in a stable order (slot, then source), whatever order the fetches ended in.
-function sortedTimings(fetchTimings: readonly FetchTiming[]): FetchTiming[] {
+/**
+ * Fetch timings in a stable order, whatever order the fetches ended in: by slot, then by
+ * source id (code point order), each compared on its own — not their joined text.
+ *
+ * @example sortedTimings([{ slot: "ab", sourceId: "a", ms: 1 }, { slot: "a", sourceId: "z", ms: 2 }]) // slot "a" first
+ */
+export function sortedTimings(fetchTimings: readonly FetchTiming[]): FetchTiming[] {
   return fetchTimings
     .map((t) => ({ slot: t.slot, sourceId: t.sourceId, ms: t.ms }))
-    .sort((a, b) => (a.slot + a.sourceId < b.slot + b.sourceId ? -1 : 1));
+    .sort((a, b) => compareCodePoints(a.slot, b.slot) || compareCodePoints(a.sourceId, b.sourceId));
 }
 
 /**

@@ -16,10 +16,9 @@ import {
   runAssembleRequest,
   toRecordResponse,
 } from "../workspace/index.js";
-import { nowFlag } from "./assemble-cmd.js";
-import { collectHosts, intFlag, reportError } from "./io.js";
+import { collectHosts, intFlag, readRecordingFile, reportError } from "./io.js";
+import { nowFlag } from "./now-flag.js";
 import { recordedAt } from "./record.js";
-import { readRecordingFile } from "./replay-cmd.js";
 import { summaryOf } from "./verbs.js";
 
 /** Default port of `promptctx inspect` (`serve` uses 8787). */

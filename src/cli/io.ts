@@ -108,3 +108,26 @@ export function budgetCharsFlag(flags: BudgetCharsFlags): number | undefined {
     ? intFlag(flags.budgetChars, "--budget-chars")
     : intFlag(flags.budget, "--budget");
 }
+
+/** Reads a recording file; an unreadable one is invalid input at `file`. */
+export async function readRecordingFile(file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (err) {
+    const why = nodeErrorCode(err, "unreadable");
+    throw new InvalidInputError(
+      `cannot read the recording ${JSON.stringify(file)} (${why})`,
+      "file",
+    );
+  }
+}
+
+/**
+ * A command typed with the wrong arguments (the repl's commands): invalid input at
+ * `command`, its message the usage line.
+ *
+ * @example if (args.length !== 1) usage("schema MODE");
+ */
+export function usage(text: string): never {
+  throw new InvalidInputError(`usage: ${text}`, "command");
+}

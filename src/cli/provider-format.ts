@@ -9,7 +9,7 @@ import {
 } from "../render/index.js";
 import type { Hint } from "../store/index.js";
 import { getTokenCounter } from "../tokens/index.js";
-import type { WorkspaceAssembly } from "../workspace/workspace.js";
+import type { WorkspaceAssembly } from "../workspace/index.js";
 
 /** `max_tokens` of the `--format anthropic` body (the Messages API requires one). */
 export const ANTHROPIC_MAX_TOKENS = 1024;

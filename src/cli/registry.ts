@@ -9,7 +9,7 @@ import type { RegisterVerb, VerbName } from "./verbs.js";
 const jsonVerb =
   (name: "select-memory" | "plan-prompt" | "plan-conversation" | "assemble-context") =>
   async (): Promise<RegisterVerb> => {
-    const m = await import("./json-verbs.js");
+    const m = await import("./json/command.js");
     return (program, setExit) => m.registerJsonVerb(program, setExit, name);
   };
 
@@ -25,14 +25,15 @@ export const VERB_LOADERS: Readonly<Record<VerbName, () => Promise<RegisterVerb>
   "plan-prompt": jsonVerb("plan-prompt"),
   "plan-conversation": jsonVerb("plan-conversation"),
   "assemble-context": jsonVerb("assemble-context"),
-  demo: async () => (await import("./demo-cmd.js")).registerDemoCommand,
+  demo: async () => (await import("./demo/command.js")).registerDemoCommand,
   assemble: async () => (await import("./assemble-cmd.js")).registerAssembleCommand,
-  memory: async () => (await import("./memory-cmd.js")).registerMemoryCommands,
+  memory: async () => (await import("./memory/command.js")).registerMemoryCommands,
   store: async () => (await import("./store-cmd.js")).registerStoreCommands,
   serve: async () => (await import("./serve-cmd.js")).registerServeCommand,
+  mcp: async () => (await import("./mcp/command.js")).registerMcpCommand,
   replay: async () => (await import("./replay-cmd.js")).registerReplayCommand,
   inspect: async () => (await import("./inspect-cmd.js")).registerInspectCommand,
   "check-draft": async () => (await import("./check-draft-cmd.js")).registerCheckDraftCommand,
   chat: async () => (await import("./chat/command.js")).registerChatCommand,
-  repl: async () => (await import("./repl-cmd.js")).registerReplCommand,
+  repl: async () => (await import("./repl/command.js")).registerReplCommand,
 };

@@ -3,31 +3,16 @@
  * code and reports what changed. Exit 0 when nothing changed, 1 when something did, 2
  * when the file cannot be read or is not a valid recording.
  */
-import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
-import { InvalidInputError, nodeErrorCode } from "../errors/index.js";
 import { formatReplay, parseRecording, replayRecording } from "../workspace/index.js";
-import { EXIT, reportError } from "./io.js";
+import { EXIT, readRecordingFile, reportError } from "./io.js";
 import { fitText } from "./table.js";
 import { stdoutStyle } from "./terminal.js";
 import { summaryOf } from "./verbs.js";
 
 /** Exit code of a replay in which something changed. */
 export const EXIT_CHANGED = 1;
-
-/** Reads a recording file; an unreadable one is invalid input at `file`. */
-export async function readRecordingFile(file: string): Promise<string> {
-  try {
-    return await readFile(file, "utf8");
-  } catch (err) {
-    const why = nodeErrorCode(err, "unreadable");
-    throw new InvalidInputError(
-      `cannot read the recording ${JSON.stringify(file)} (${why})`,
-      "file",
-    );
-  }
-}
 
 async function runReplay(file: string, opts: ReplayFlags): Promise<number> {
   const path = resolve(file);

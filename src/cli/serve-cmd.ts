@@ -9,6 +9,7 @@ import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { InvalidInputError } from "../errors/index.js";
+import { GATE_MODES, type GateMode } from "../memory/index.js";
 import {
   authFromEnv,
   DEFAULT_BODY_LIMIT,
@@ -35,6 +36,20 @@ interface ServeFlags {
   record?: string;
   workers: string;
   allowHost: string[];
+  mcp: boolean;
+  mcpUser?: string;
+  memoryGate?: string;
+}
+
+/** `--memory-gate`: one of the gate modes, else invalid input naming the flag. */
+function gateFlag(value: string): GateMode {
+  if (!(GATE_MODES as readonly string[]).includes(value)) {
+    throw new InvalidInputError(
+      `--memory-gate must be one of ${GATE_MODES.join(", ")}`,
+      "--memory-gate",
+    );
+  }
+  return value as GateMode;
 }
 
 /** Registers `serve` on the program. */
@@ -63,11 +78,20 @@ export function registerServeCommand(program: Command, setExit: SetExit): void {
       "/v1/recall by meaning too over an SQLite store: embedded (offline encoder), openai:MODEL[:DIMENSIONS], none (default: PROMPTCTX_EMBEDDER, else none)",
     )
     .option(
+      "--memory-gate <mode>",
+      "takeover gate of memory writes: quarantine (hold, default) | reject (400 memory_rejected) | off (default: the workspace config's memory.gate)",
+    )
+    .option(
       "--body-limit <bytes>",
       "largest request body; larger gets 413",
       String(DEFAULT_BODY_LIMIT),
     )
     .option("--no-log", "no per-request JSON log lines on stderr")
+    .option("--no-mcp", "no /mcp (the MCP server over streamable HTTP)")
+    .option(
+      "--mcp-user <scope>",
+      "the user scope /mcp serves when the request's token has none (an open service, an unscoped token); without it such requests get 403 scope_required",
+    )
     .option(
       "--record <file>",
       "append every /v1/assemble (request, result or error) to FILE; GET /inspect shows it",
@@ -79,7 +103,7 @@ export function registerServeCommand(program: Command, setExit: SetExit): void {
     )
     .addHelpText(
       "after",
-      '\nEvery request names its own clock (`now`; /v1/recall\'s `asOf` defaults to the server\'s and echoes it).\nSIGTERM or SIGINT stops accepting, lets in-flight requests finish, closes the store and exits 0\n(with --workers, the primary stops every worker that way).\n\nTokens (environment): PROMPTCTX_TOKEN=T (any scope), PROMPTCTX_TOKENS=T1:scope1,T2:scope2\nor PROMPTCTX_TOKENS_FILE=tokens.json ({"T": "scope"}): then every request needs\n`Authorization: Bearer T` (401 otherwise), and a scoped token reads and writes its scope only.\nWithout any, the service is open: keep it on loopback.\n\nHost check: only requests whose Host is 127.0.0.1, localhost or [::1] with the bound port\n(or an --allow-host NAME) are answered (421 host_not_allowed otherwise: no DNS rebinding);\na cross-origin request with a body (Origin not one of those, Sec-Fetch-Site: cross-site)\ngets 403 origin_not_allowed. Binding 0.0.0.0 or another non-loopback address needs --allow-host.',
+      "\nEvery request names its own clock (`now`; /v1/recall's `asOf` defaults to the server's and echoes it).\nSIGTERM or SIGINT stops accepting, lets in-flight requests finish, closes the store and exits 0\n(with --workers, the primary stops every worker that way).\n\nTokens (environment): PROMPTCTX_TOKEN=T (any scope), PROMPTCTX_TOKENS=T1:scope1,T2:scope2\nor PROMPTCTX_TOKENS_FILE=tokens.json ({\"T\": \"scope\"}): then every request needs\n`Authorization: Bearer T` (401 otherwise), and a scoped token reads and writes its scope only.\nWithout any, the service is open: keep it on loopback.\n\nHost check: only requests whose Host is 127.0.0.1, localhost or [::1] with the bound port\n(or an --allow-host NAME) are answered (421 host_not_allowed otherwise: no DNS rebinding);\na cross-origin request with a body (Origin not one of those, Sec-Fetch-Site: cross-site)\ngets 403 origin_not_allowed. Binding 0.0.0.0 or another non-loopback address needs --allow-host.\n\nMCP (docs/mcp.md): POST /mcp is the MCP server over streamable HTTP; its user scope is the\ntoken's, else --mcp-user's (403 scope_required without either). The same Host/Origin checks apply.",
     )
     .action(async (flags: ServeFlags) => {
       try {
@@ -125,9 +149,12 @@ async function runServe(flags: ServeFlags): Promise<number> {
     bodyLimit,
     logger: flags.log,
     ...(auth !== undefined ? { auth } : {}),
+    ...(flags.mcp ? {} : { mcp: false }),
+    ...(flags.mcpUser !== undefined ? { mcpUser: flags.mcpUser } : {}),
     ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
     ...(flags.store !== undefined ? { store: flags.store } : {}),
     ...embedderOf(flags),
+    ...(flags.memoryGate !== undefined ? { memory: { gate: gateFlag(flags.memoryGate) } } : {}),
     ...(recorder !== null ? { recorder } : {}),
   };
   const onListening = (url: string) => process.stdout.write(`listening on ${url}\n`);

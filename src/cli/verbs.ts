@@ -60,7 +60,7 @@ export const VERBS = [
   {
     name: "memory",
     summary:
-      "the memory store (SQLite file, or PostgreSQL with --store postgres://…): add, import, export, recall (by words and by meaning), reembed",
+      "the memory store (SQLite file, or PostgreSQL with --store postgres://…): add, import, export, recall (by words and by meaning), reembed, list, show, history, forget, approve",
     options: false,
   },
   {
@@ -72,7 +72,13 @@ export const VERBS = [
   {
     name: "serve",
     summary:
-      "run the HTTP service: POST /v1/select-memory, /v1/plan-prompt, /v1/plan-conversation, /v1/assemble, /v1/assemble-context, /v1/memories, /v1/recall; GET /healthz, /openapi.json",
+      "run the HTTP service: POST /v1/select-memory, /v1/plan-prompt, /v1/plan-conversation, /v1/assemble, /v1/assemble-context, /v1/memories, /v1/recall, /mcp (MCP); GET /healthz, /openapi.json",
+    options: true,
+  },
+  {
+    name: "mcp",
+    summary:
+      "an MCP server over stdio for one user: tools recall, remember, forget, assemble_context; resources memory://, instructions:///, manifest://last; prompt system",
     options: true,
   },
   {

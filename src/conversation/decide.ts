@@ -34,6 +34,15 @@ export type ConversationDecision = {
   | { readonly status: "dropped"; readonly reason: "history_window" | "orphan_removed" }
 );
 
+/**
+ * What a message counts toward a window: its tokens, or nothing when it is never sent (an
+ * orphan removed). The one rule the window grid and grid clearing measure history by.
+ *
+ * @example plan.decisions.reduce((n, d) => n + sent(d), 0) // history tokens as sent
+ */
+export const sent = (d: ConversationDecision): number =>
+  d.reason === "orphan_removed" ? 0 : d.tokens;
+
 /** The plan of one conversation. */
 export interface ConversationPlan {
   /** Kept messages, transformed, in input order. */

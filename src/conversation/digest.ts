@@ -113,8 +113,12 @@ interface Section {
   readonly title: string;
   readonly items: readonly string[];
   readonly style: "list" | "inline";
-  /** Share of the budget the section may take before every section had its turn. */
-  readonly share: number;
+  /**
+   * Weight of the section in the first round: it may take `weight / (sum of the weights)`
+   * of the budget before every section had its turn (the first round's caps add up to the
+   * budget, never more).
+   */
+  readonly weight: number;
   /** Item indexes, most wanted first (default: shown order). */
   readonly priority?: readonly number[];
 }
@@ -129,21 +133,22 @@ function sectionsOf(s: Sections): Section[] {
       title: "User asked:",
       items: s.asks,
       style: "list",
-      share: 0.3,
+      weight: 30,
       priority: firstThenNewest(s.asks.length),
     },
-    { title: "Open tasks:", items: s.tasks, style: "list", share: 0.1 },
-    { title: "Errors:", items: s.errors, style: "list", share: 0.15 },
-    { title: "Commands:", items: s.commands, style: "list", share: 0.15 },
-    { title: "Files:", items: [...s.files].sort(), style: "inline", share: 0.1 },
-    // Ids before bare numbers, newest first: what the budget cuts is the oldest noise.
+    { title: "Open tasks:", items: s.tasks, style: "list", weight: 10 },
+    { title: "Errors:", items: s.errors, style: "list", weight: 15 },
+    { title: "Commands:", items: s.commands, style: "list", weight: 15 },
+    { title: "Files:", items: [...s.files].sort(), style: "inline", weight: 10 },
+    // Ids before bare numbers, newest first: what the budget cuts is the oldest noise. The
+    // heaviest section: the ids and numbers later turns need are what a digest is for.
     {
       title: "Quoted ids and numbers:",
       items: [...[...s.quoted[0]].reverse(), ...[...s.quoted[1]].reverse()],
       style: "list",
-      share: 1,
+      weight: 100,
     },
-    { title: "Assistant said:", items: s.said, style: "list", share: 0.15 },
+    { title: "Assistant said:", items: s.said, style: "list", weight: 15 },
   ];
 }
 
@@ -165,7 +170,7 @@ function render(sections: readonly Section[], chosen: readonly Set<number>[]): s
 /**
  * The summary text of `messages` under `maxTokens`: sections (asks, open tasks, errors,
  * commands, files, lines of tool results quoting ids and numbers, what the assistant
- * said) take items in two rounds — first each up to its share of the budget (asks the
+ * said) take items in two rounds — first each up to its weight's share of the budget (asks the
  * first and the newest, quotes ids first and newest first), then the rest in the same
  * order while the whole still fits — so a long run of asks never crowds out the ids, and
  * the text is never over budget. Deterministic.
@@ -193,9 +198,10 @@ export function digestConversation(
     return c;
   };
   let used = 0;
+  const weights = sections.reduce((sum, sec) => sum + sec.weight, 0);
   for (const round of [0, 1]) {
     sections.forEach((sec, k) => {
-      const cap = round === 0 ? Math.floor(sec.share * maxTokens) : maxTokens;
+      const cap = round === 0 ? Math.floor((sec.weight * maxTokens) / weights) : maxTokens;
       const set = chosen[k] as Set<number>;
       let own = 0;
       for (const i of sec.priority ?? sec.items.keys()) {

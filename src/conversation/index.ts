@@ -4,6 +4,17 @@
  * compaction of the dropped run. Imports errors, text, tokens and cache only.
  */
 export {
+  CLEARING_REACH_ROOMS,
+  type ClearingEngine,
+  type GridClearing,
+  type GridClearingOptions,
+  type GridEngine,
+  gridClearing,
+  type PlanOnce,
+  planClearing,
+  statelessClearing,
+} from "./clearing/index.js";
+export {
   type CompactionRequest,
   type CompactionResult,
   type CompactionSummary,
@@ -12,7 +23,12 @@ export {
   summaryMessage,
 } from "./compact.js";
 export { canonicalJson, MESSAGE_OVERHEAD_TOKENS, messageTokens, partTokens } from "./count.js";
-export type { ConversationDecision, ConversationPlan, ConversationReason } from "./decide.js";
+export {
+  type ConversationDecision,
+  type ConversationPlan,
+  type ConversationReason,
+  sent,
+} from "./decide.js";
 export {
   createDigestSummarizer,
   type DigestOptions,
@@ -23,6 +39,7 @@ export { planConversation } from "./plan.js";
 export {
   type ConversationPlanner,
   createConversationPlanner,
+  oneCallPlanner,
   type PlanConversationRequest,
 } from "./planner.js";
 export {

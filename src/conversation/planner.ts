@@ -9,6 +9,7 @@
  */
 import { InvalidInputError, invalidFromZod, PromptBudgetError } from "../errors/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
+import { choosePressure } from "./clearing/held.js";
 import {
   type Choice,
   type ConversationPlan,
@@ -17,7 +18,6 @@ import {
   planOf,
 } from "./decide.js";
 import { parseMessage } from "./fast-parse.js";
-import { choosePressure } from "./pressure.js";
 import { type MessagePrice, PriceBook } from "./price.js";
 import {
   type ConversationPolicy,

@@ -204,13 +204,11 @@ function transformPart(
   s: TransformSettings,
 ): { part: Part; kind: Transform["kind"] } | null {
   if (clear && !spares(s, name, part.callId)) {
-    return {
-      part: {
-        ...part,
-        output: clearedOutput(part.output, part.callId, name, s.counter, s.toolResultMaxTokens),
-      },
-      kind: "tool_result_cleared",
-    };
+    const output = clearedOutput(part.output, part.callId, name, s.counter, s.toolResultMaxTokens);
+    // Never bigger: a result already below its notice's size stays as it is.
+    if (s.counter.count(output) < outputFacts(part.output, s.counter).tokens) {
+      return { part: { ...part, output }, kind: "tool_result_cleared" };
+    }
   }
   const max = s.toolResultMaxTokens;
   if (max === null) return null;
@@ -221,7 +219,8 @@ function transformPart(
 /**
  * The cut of `output` under `maxTokens` ({@link truncateToolOutput}), or `null` when it
  * fits as is; memoized by content for the counter's lifetime with the output's count
- * (`outputFacts`): a stateless caller (HTTP, the CLI's JSON verbs) sends the whole
+ * (`outputFacts`), and `null` too when the cut would count no less than the output (a
+ * limit below the notice's size). A stateless caller (HTTP, the CLI's JSON verbs) sends the whole
  * history every time as new objects, and cutting a result is a binary search of counts.
  */
 export function truncatedOutput(
@@ -234,8 +233,10 @@ export function truncatedOutput(
   const key = `${maxTokens} ${callId}`;
   const hit = facts.cuts?.get(key);
   if (hit !== undefined) return hit;
-  const cut =
+  const cutText =
     facts.tokens <= maxTokens ? null : truncateToolOutput(output, callId, maxTokens, counter);
+  // Never bigger: under a limit smaller than the notice, a small result stays as it is.
+  const cut = cutText !== null && counter.count(cutText) < facts.tokens ? cutText : null;
   facts.cuts ??= new Map();
   facts.cuts.set(key, cut);
   return cut;

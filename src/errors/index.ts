@@ -23,11 +23,15 @@ export type ErrorCode =
   | "unauthorized"
   | "not_found"
   | "store_not_configured"
+  | "memory_rejected"
+  | "memory_too_large"
+  | "scope_full"
   | "path_refused"
   | "unsupported_version"
   | "unsupported_pattern"
   | "host_not_allowed"
   | "origin_not_allowed"
+  | "scope_required"
   | "internal_error";
 
 /** A path into a request: object keys and array indices. */

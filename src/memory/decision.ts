@@ -7,6 +7,7 @@ import type { Authority } from "./schema.js";
 export type MemoryReason =
   | "selected"
   | "scope_mismatch"
+  | "quarantined"
   | "low_confidence"
   | "duplicate_content"
   | "authority_loser"
@@ -37,6 +38,7 @@ export type MemoryDecision =
       status: "rejected";
       reason:
         | "scope_mismatch"
+        | "quarantined"
         | "low_confidence"
         | "top_k_reached"
         | "char_budget_exceeded"

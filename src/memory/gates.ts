@@ -5,6 +5,7 @@ import { BlockMeter } from "./block-meter.js";
 import { decision, type MemoryDecision } from "./decision.js";
 import type { Ranked } from "./rank.js";
 import type { Candidate, Policy } from "./schema.js";
+import { screenText } from "./takeover.js";
 
 /**
  * One selection's state: the texts and slots seen so far, the block being packed and one
@@ -62,7 +63,7 @@ export class Selection {
     return d;
   }
 
-  /** The scope gate, then the confidence gate. */
+  /** The scope gate, the takeover gate (when the policy asks for it), then the confidence gate. */
   private gate(r: Ranked): MemoryDecision | null {
     if (r.scope !== this.scope) {
       const detail = this.sharedDetail(
@@ -70,6 +71,13 @@ export class Selection {
         () => `scope ${JSON.stringify(r.scope)} is not the query scope`,
       );
       return decision(r, "rejected", "scope_mismatch", null, detail);
+    }
+    if (this.policy.takeoverGate === "quarantine") {
+      const hit = screenText(r.text);
+      if (hit !== null) {
+        const detail = `held by the takeover gate (rule ${hit.rule}): never recalled into a prompt`;
+        return decision(r, "rejected", "quarantined", null, detail);
+      }
     }
     if (r.score < this.policy.minScore) {
       const detail = `score ${formatScore(r.score)} is below minScore ${this.minScoreText}`;

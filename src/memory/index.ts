@@ -38,3 +38,13 @@ export {
   type SelectOptions,
   selectMemoryContext,
 } from "./select.js";
+export {
+  DEFAULT_GATE_MODE,
+  GATE_MODES,
+  type GateMode,
+  screenMemoryText,
+  screenText,
+  TAKEOVER_RULES,
+  type TakeoverHit,
+  type TakeoverRule,
+} from "./takeover.js";

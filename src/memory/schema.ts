@@ -55,6 +55,13 @@ export const PolicySchema = z.object({
   topK: z.number().int().min(0).default(5),
   maxChars: budget.default(3000),
   maxTokens: budget.default(800),
+  /**
+   * `quarantine`: a candidate whose text reads as an attempt to take over the model
+   * (takeover.ts) is rejected with reason `quarantined` and the rule in its detail — for
+   * candidates that did not come through a store's write gate (inline candidates). Absent
+   * or `off`: no check here (the store's write gate already holds its records).
+   */
+  takeoverGate: z.enum(["quarantine", "off"]).optional(),
 });
 export type PolicyInput = z.input<typeof PolicySchema>;
 /** A selection policy with every default applied. */

@@ -9,8 +9,9 @@
 import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
-import { InvalidInputError } from "../errors/index.js";
-import type { MemoryStore } from "../store/index.js";
+import { InvalidInputError, invalidFromZod } from "../errors/index.js";
+import type { GateMode } from "../memory/index.js";
+import { type MemoryStore, type StoreLimits, storedNonBlank } from "../store/index.js";
 import { type Recorder, WarmWorkspaces } from "../workspace/index.js";
 import { registerAssembleRoute } from "./assemble-route.js";
 import { type AuthOptions, registerAuth } from "./auth.js";
@@ -23,6 +24,8 @@ import { registerHostGuard } from "./host-guard.js";
 import { type InspectSource, recordingSource } from "./inspect/data.js";
 import { INSPECTOR_ASSETS, registerInspectRoutes } from "./inspect/routes.js";
 import { registerJsonParser } from "./json-body.js";
+import { registerMcpRoute } from "./mcp/route.js";
+import { registerMemoryManageRoutes } from "./memory-manage-routes.js";
 import { registerMemoryRoutes } from "./memory-routes.js";
 import { registerMetaRoutes } from "./meta-routes.js";
 import { createRequestCounters } from "./request-counters.js";
@@ -61,6 +64,13 @@ export interface ServerOptions {
    * none (full-text); `promptctx serve` takes `--embedder`, else `PROMPTCTX_EMBEDDER`.
    */
   embedder?: string;
+  /**
+   * The write policy of a store the server opens (a path or URL in `store`, or the root's
+   * own): the takeover gate's mode (`quarantine` by default, `reject`: 400 memory_rejected,
+   * `off`) and the limits. Default: the root's `.promptctx/config.json` `memory` section.
+   * A store passed open keeps its own.
+   */
+  memory?: { gate?: GateMode; limits?: StoreLimits };
   /** Maximum request body in bytes (default 1 MiB); larger bodies get 413. */
   bodyLimit?: number;
   /**
@@ -91,6 +101,16 @@ export interface ServerOptions {
    * with a body (403 `origin_not_allowed`); see host-guard.ts.
    */
   allowHosts?: readonly string[];
+  /**
+   * Whether `/mcp` (the MCP server over streamable HTTP, docs/mcp.md) is on (default true).
+   * The SDK is loaded on its first request.
+   */
+  mcp?: boolean;
+  /**
+   * The user scope `/mcp` serves to a request without a scoped token (an open service, or
+   * an unscoped token). Without it such a request gets 403 `scope_required`.
+   */
+  mcpUser?: string;
 }
 
 function positiveInt(value: number, name: string): number {
@@ -98,6 +118,14 @@ function positiveInt(value: number, name: string): number {
     throw new InvalidInputError(`${name} must be a positive integer, got ${value}`, name);
   }
   return value;
+}
+
+/** `mcpUser`, checked: a non-blank scope, or null. */
+function mcpUser(user: string | undefined): string | null {
+  if (user === undefined) return null;
+  const r = storedNonBlank.safeParse(user);
+  if (!r.success) throw invalidFromZod(r.error, ["mcpUser"]);
+  return user;
 }
 
 /** The real path of the workspace root, which must exist. */
@@ -179,7 +207,15 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
     principal,
     recorder,
   });
-  registerMemoryRoutes(app, { store, principal, clock: options.clock ?? (() => new Date()) });
+  const clock = options.clock ?? (() => new Date());
+  const memoryCtx = { store, principal, clock };
+  registerMemoryRoutes(app, memoryCtx);
+  registerMemoryManageRoutes(app, memoryCtx);
+  if (options.mcp !== false) {
+    const user = mcpUser(options.mcpUser);
+    const mcp = { root, workspaces: () => workspaces, store, principal, clock, user };
+    registerMcpRoute(app, { ...mcp, counters: counters.pool });
+  }
   registerInspectRoutes(
     app,
     options.inspect ?? (recorder !== null ? recordingSource(recorder.file) : null),
@@ -188,7 +224,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   );
 
   // The shared store, opened last so that nothing before can leak it.
-  shared = await openSharedStore(options.store, root, options.embedder);
+  shared = await openSharedStore(options.store, root, options.memory, options.embedder);
   const { store: opened, own } = shared;
   workspaces = new WarmWorkspaces({ store: opened });
   // onClose runs after in-flight requests have completed.

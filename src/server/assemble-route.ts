@@ -40,8 +40,13 @@ export interface AssembleRouteContext {
  * The real path of a request's `workspace` (default: the root), confined to the root
  * (files/confine.ts): a missing directory and one outside are the same `path_refused`
  * answer, so a request learns nothing of what exists outside the root.
+ *
+ * @example await resolveWorkspace("/srv/root", "team-a") // "/srv/root/team-a"
  */
-async function resolveWorkspace(root: string, requested: string | undefined): Promise<string> {
+export async function resolveWorkspace(
+  root: string,
+  requested: string | undefined,
+): Promise<string> {
   if (requested === undefined) return root;
   return confinedPath(resolve(root, requested), await confinedRoots([root]), "workspace");
 }

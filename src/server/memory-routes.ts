@@ -44,7 +44,7 @@ function storeOf(ctx: MemoryRouteContext): MemoryStore {
   return store;
 }
 
-/** Registers `POST /v1/memories` and `POST /v1/recall`. */
+/** Registers `POST /v1/memories` and `POST /v1/recall` (the management routes: memory-manage-routes.ts). */
 export function registerMemoryRoutes(app: FastifyInstance, ctx: MemoryRouteContext): void {
   app.post("/v1/memories", async (request) => {
     const parsed = MemoriesRequestSchema.safeParse(request.body);
@@ -55,6 +55,7 @@ export function registerMemoryRoutes(app: FastifyInstance, ctx: MemoryRouteConte
     return {
       written: result.inserted + result.updated,
       memoryIds: [...new Set(records.map((r) => r.memoryId))],
+      ...(result.quarantined === undefined ? {} : { quarantined: result.quarantined }),
     };
   });
 

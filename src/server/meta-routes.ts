@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
 import { openApiDocument } from "./openapi.js";
 
-/** The package version, for `/openapi.json` and `/healthz`. */
-function packageVersion(): string {
+/** The package version, for `/openapi.json`, `/healthz` and the MCP server's info. */
+export function packageVersion(): string {
   try {
     const pkg = JSON.parse(
       readFileSync(new URL("../../package.json", import.meta.url), "utf8"),

@@ -3,6 +3,16 @@
  * validate the requests (`z.toJSONSchema`), so the contract has one source of truth.
  */
 import { z } from "zod";
+import {
+  ApproveRequestSchema,
+  ForgetRequestSchema,
+  ForgetResponseSchema,
+  ListMemoriesQuerySchema,
+  MemoryEntrySchema,
+  MemoryHistorySchema,
+  MemoryPageSchema,
+  MemoryQuerySchema as MemoryQuerySchemaForDoc,
+} from "./memory-manage-schema.js";
 import { REQUEST_SCHEMAS } from "./requests.js";
 import {
   AssembleResponseSchema,
@@ -21,6 +31,12 @@ export const ROUTES = [
   "POST /v1/assemble",
   "POST /v1/memories",
   "POST /v1/recall",
+  "GET /v1/memories",
+  "GET /v1/memories/{memoryId}",
+  "GET /v1/memories/{memoryId}/history",
+  "POST /v1/memories/{memoryId}/approve",
+  "DELETE /v1/memories/{memoryId}",
+  "POST /v1/memories/forget",
   "GET /healthz",
   "GET /openapi.json",
 ] as const;
@@ -38,10 +54,11 @@ const json = (schema: unknown) => ({ "application/json": { schema } });
 
 function errorResponses(statuses: readonly number[]): Record<string, unknown> {
   const why: Record<number, string> = {
-    400: "invalid input (malformed JSON, wrong content-type, a field that breaks the contract; unknown_field for a field the contract does not have)",
+    400: "invalid input (malformed JSON, wrong content-type, a field that breaks the contract; unknown_field for a field the contract does not have; memory_rejected when the server's takeover gate is in reject mode, with the rule in the message)",
     401: "a bearer token is required (the deployment configured tokens) and none valid was sent",
-    409: "store_not_configured: the server has no memory store (start it with --store FILE)",
-    413: "request body over the server's limit",
+    404: "not_found: the scope holds no memory of that id (the same answer for another scope's id)",
+    409: "store_not_configured: the server has no memory store (start it with --store FILE); scope_full: the write would take the scope over its records or bytes limit (nothing written)",
+    413: "request body over the server's limit; memory_too_large: a record over the store's per-record limit (nothing written)",
     422: "required content cannot fit the budget (prompt_budget_exceeded)",
     500: "internal error (generic message)",
     502: "a required source failed (source_failed)",
@@ -88,6 +105,123 @@ function componentSchemas(): Record<string, unknown> {
     MemoriesResponse: jsonSchema(MemoriesResponseSchema, "output"),
     RecallRequest: jsonSchema(REQUEST_SCHEMAS["/v1/recall"], "input"),
     RecallResponse: jsonSchema(RecallResponseSchema, "output"),
+    ApproveRequest: jsonSchema(ApproveRequestSchema, "input"),
+    ForgetRequest: jsonSchema(ForgetRequestSchema, "input"),
+    ForgetResponse: jsonSchema(ForgetResponseSchema, "output"),
+    MemoryEntry: jsonSchema(MemoryEntrySchema, "output"),
+    MemoryPage: jsonSchema(MemoryPageSchema, "output"),
+    MemoryHistory: jsonSchema(MemoryHistorySchema, "output"),
+  };
+}
+
+/** The query parameters of a GET/DELETE route, from its zod object schema. */
+function queryParameters(schema: z.ZodType): Array<Record<string, unknown>> {
+  const doc = jsonSchema(schema, "input") as {
+    properties?: Record<string, Record<string, unknown>>;
+  };
+  return Object.entries(doc.properties ?? {}).map(([name, s]) => ({
+    name,
+    in: "query",
+    required: false,
+    description: s.description,
+    schema: { ...s, description: undefined },
+  }));
+}
+
+const MEMORY_ID = {
+  name: "memoryId",
+  in: "path",
+  required: true,
+  schema: { type: "string", minLength: 1 },
+};
+
+/** `op` answering `response`, with `errors`. */
+function operation(
+  operationId: string,
+  summary: string,
+  response: unknown,
+  errors: readonly number[],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    operationId,
+    summary,
+    ...extra,
+    responses: {
+      "200": { description: "success", content: json(response) },
+      ...errorResponses(errors),
+    },
+  };
+}
+
+/** `/v1/memories` (writes and pages) and the memory management paths. */
+function memoryPaths(): Record<string, Record<string, unknown>> {
+  const oneQuery = queryParameters(MemoryQuerySchemaForDoc);
+  return {
+    "/v1/memories": {
+      ...postOperation(
+        "writeMemories",
+        "Add or import a batch of memory records, idempotent by memoryId; the takeover gate holds (quarantines) or rejects text that tries to steer the model",
+        "MemoriesRequest",
+        ref("MemoriesResponse"),
+        [400, 401, 409, 413, 500],
+      ),
+      get: operation(
+        "listMemories",
+        "A page of one scope's memories by id, with status, rule and version",
+        ref("MemoryPage"),
+        [400, 401, 409, 500],
+        { parameters: queryParameters(ListMemoriesQuerySchema) },
+      ),
+    },
+    "/v1/memories/{memoryId}": {
+      get: operation(
+        "getMemory",
+        "One memory of the scope",
+        ref("MemoryEntry"),
+        [400, 401, 404, 409, 500],
+        {
+          parameters: [MEMORY_ID, ...oneQuery],
+        },
+      ),
+      delete: operation(
+        "forgetMemory",
+        "Forget (erase) one memory, every version; an id the scope does not hold removes nothing",
+        ref("ForgetResponse"),
+        [400, 401, 409, 500],
+        { parameters: [MEMORY_ID, ...oneQuery] },
+      ),
+    },
+    "/v1/memories/{memoryId}/history": {
+      get: operation(
+        "memoryHistory",
+        "Every version of a memory, oldest first",
+        ref("MemoryHistory"),
+        [400, 401, 404, 409, 500],
+        { parameters: [MEMORY_ID, ...oneQuery] },
+      ),
+    },
+    "/v1/memories/{memoryId}/approve": {
+      post: operation(
+        "approveMemory",
+        "Release a memory the takeover gate quarantined",
+        ref("MemoryEntry"),
+        [400, 401, 404, 409, 500],
+        {
+          parameters: [MEMORY_ID],
+          requestBody: { required: false, content: json(ref("ApproveRequest")) },
+        },
+      ),
+    },
+    "/v1/memories/forget": {
+      post: operation(
+        "forgetMemories",
+        "Forget one memory (memoryId) or every memory of the scope (all: true, optionally by kinds/categories)",
+        ref("ForgetResponse"),
+        [400, 401, 409, 413, 500],
+        { requestBody: { required: true, content: json(ref("ForgetRequest")) } },
+      ),
+    },
   };
 }
 
@@ -172,13 +306,7 @@ export function openApiDocument(version: string): {
         ref("AssembleResponse"),
         [400, 413, 422, 500],
       ),
-      "/v1/memories": postOperation(
-        "writeMemories",
-        "Add or import a batch of memory records, idempotent by memoryId",
-        "MemoriesRequest",
-        ref("MemoriesResponse"),
-        [400, 401, 409, 413, 500],
-      ),
+      ...memoryPaths(),
       "/v1/recall": postOperation(
         "recall",
         "Recall in one scope by words, and by meaning when the server has an embedder (serve --embedder); hits carry score breakdowns and, by meaning, their match (path, lexical and semantic ranks, similarity, fused score)",

@@ -106,6 +106,12 @@ export const MemoriesRequestSchema = z.strictObject({
 export const MemoriesResponseSchema = z.object({
   written: z.number().int().describe("Records written (inserted or replaced)."),
   memoryIds: z.array(z.string()).describe("The ids written, in request order, each once."),
+  quarantined: z
+    .array(z.object({ memoryId: z.string(), userScope: z.string(), rule: z.string() }))
+    .optional()
+    .describe(
+      "Records the takeover gate held (stored with status quarantined, never recalled until approved); absent when none.",
+    ),
 });
 
 /** `POST /v1/recall`: recall in one scope, by words and (with an embedder) by meaning (the CLI's `memory recall`). */
@@ -119,7 +125,7 @@ export const RecallRequestSchema = z.strictObject({
   asOf: isoTimestamp
     .optional()
     .describe(
-      "Instant ages are measured against; default: the server's clock (echoed in the answer: pin it to replay).",
+      "The instant recalled at: ages are measured against it and each memory is seen as it was stored then (its last version written at or before it); default: the server's clock (echoed in the answer: pin it to replay).",
     ),
 });
 /** The `POST /v1/recall` request. */

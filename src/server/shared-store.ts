@@ -1,6 +1,7 @@
 /** The memory store the server shares between requests: which one, and who closes it. */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { GateMode } from "../memory/index.js";
 import {
   hybridStore,
   isPostgresUrl,
@@ -8,8 +9,9 @@ import {
   openStore,
   openStoreUrl,
   SqliteMemoryStore,
+  type StoreLimits,
 } from "../store/index.js";
-import { WORKSPACE_PATHS } from "../workspace/index.js";
+import { loadWorkspaceConfig, WORKSPACE_PATHS } from "../workspace/index.js";
 
 /** The shared store, and whether the server opened it (then the server closes it). */
 export interface SharedStore {
@@ -31,9 +33,10 @@ export interface SharedStore {
 export async function openSharedStore(
   option: string | MemoryStore | null | undefined,
   root: string,
+  memory?: { gate?: GateMode; limits?: StoreLimits },
   embedder?: string,
 ): Promise<SharedStore> {
-  const shared = await openPlain(option, root);
+  const shared = await openPlain(option, root, memory);
   if (embedder === undefined || !shared.own || !(shared.store instanceof SqliteMemoryStore)) {
     return shared;
   }
@@ -53,16 +56,47 @@ export async function openSharedStore(
 async function openPlain(
   option: string | MemoryStore | null | undefined,
   root: string,
+  memory?: { gate?: GateMode; limits?: StoreLimits },
 ): Promise<SharedStore> {
-  if (typeof option === "string") {
-    const store = await openStoreUrl(option, { mustExist: true });
-    return { store, own: true, path: isPostgresUrl(option) ? option : resolve(option) };
-  }
-  if (option === undefined) {
-    const fallback = join(root, WORKSPACE_PATHS.store);
-    if (existsSync(fallback))
-      return { store: openStore(fallback, { mustExist: true }), own: true, path: fallback };
-    return { store: null, own: false, path: null };
+  if (typeof option === "string" || option === undefined) {
+    // The write policy: the server's, else the workspace config's `memory` section.
+    const policy = memory ?? (await configPolicy(root));
+    return openOwned(option, root, policy);
   }
   return { store: option, own: false, path: null };
+}
+
+/**
+ * The root's config `memory` section; a config that does not load leaves the defaults (the
+ * gate quarantines: the safe side), and assemblies report the config's error themselves.
+ */
+async function configPolicy(root: string): Promise<{ gate?: GateMode; limits?: StoreLimits }> {
+  try {
+    return (await loadWorkspaceConfig(root)).memory ?? {};
+  } catch {
+    return {};
+  }
+}
+
+async function openOwned(
+  option: string | undefined,
+  root: string,
+  policy: { gate?: GateMode; limits?: StoreLimits },
+): Promise<SharedStore> {
+  const writes = {
+    ...(policy.gate === undefined ? {} : { gate: policy.gate }),
+    ...(policy.limits === undefined ? {} : { limits: policy.limits }),
+  };
+  if (typeof option === "string") {
+    const store = await openStoreUrl(option, { mustExist: true, ...writes });
+    return { store, own: true, path: isPostgresUrl(option) ? option : resolve(option) };
+  }
+  const fallback = join(root, WORKSPACE_PATHS.store);
+  if (existsSync(fallback))
+    return {
+      store: openStore(fallback, { mustExist: true, ...writes }),
+      own: true,
+      path: fallback,
+    };
+  return { store: null, own: false, path: null };
 }

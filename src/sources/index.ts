@@ -26,27 +26,27 @@ export {
   taskMemorySource,
 } from "./inmemory.js";
 export {
-  DEFAULT_INSTRUCTION_FILE_NAMES,
-  DEFAULT_MAX_FILE_BYTES,
-  DEFAULT_MAX_IMPORT_DEPTH,
-  DEFAULT_MAX_TOTAL_BYTES,
-  type InstructionChainOptions,
-} from "./instruction-options.js";
-export type {
-  InstructionChain,
-  InstructionIssue,
-  InstructionIssueKind,
-  InstructionPart,
-  InstructionReport,
-} from "./instruction-parts.js";
-export {
   AGENTS_OVERRIDE_FILE,
   instructionChainSource,
   instructionItems,
   instructionsSource,
   loadInstructionChain,
   renderInstructionChain,
-} from "./instructions.js";
+} from "./instructions/chain.js";
+export {
+  DEFAULT_INSTRUCTION_FILE_NAMES,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_IMPORT_DEPTH,
+  DEFAULT_MAX_TOTAL_BYTES,
+  type InstructionChainOptions,
+} from "./instructions/options.js";
+export type {
+  InstructionChain,
+  InstructionIssue,
+  InstructionIssueKind,
+  InstructionPart,
+  InstructionReport,
+} from "./instructions/parts.js";
 export {
   citationAnchor,
   KB_CASCADE_LEVEL,
@@ -70,17 +70,7 @@ export {
   recallHitToItem,
 } from "./memory-store.js";
 export { createSourceRegistry, type SourceRegistry } from "./registry.js";
-export { discoverSkills } from "./skill-discovery.js";
-export { isInvalidSkill, parseSkill } from "./skill-parse.js";
-export { selectSkills } from "./skill-select.js";
-export {
-  type SkillsSourceOptions,
-  skillCatalogLine,
-  skillCatalogText,
-  skillReport,
-  skillSourceRef,
-  skillsSource,
-} from "./skill-source.js";
+export { discoverSkills } from "./skills/discovery.js";
 export {
   DEFAULT_SKILL_CAP,
   type InvalidSkill,
@@ -95,7 +85,17 @@ export {
   type SkillRoots,
   type SkillSelection,
   type SkillTriggers,
-} from "./skills.js";
+} from "./skills/model.js";
+export { isInvalidSkill, parseSkill } from "./skills/parse.js";
+export { selectSkills } from "./skills/select.js";
+export {
+  type SkillsSourceOptions,
+  skillCatalogLine,
+  skillCatalogText,
+  skillReport,
+  skillSourceRef,
+  skillsSource,
+} from "./skills/source.js";
 export { staticSource } from "./static.js";
 export {
   type RecordedToolCall,

@@ -6,8 +6,8 @@ import { z } from "zod";
 import { AUTHORITIES, ProvenanceSchema } from "../memory/index.js";
 import type { CacheTier } from "../plan/index.js";
 import { isoTimestamp, nonBlankString, textString } from "../text/index.js";
-import type { InstructionReport } from "./instruction-parts.js";
-import type { SkillReport } from "./skills.js";
+import type { InstructionReport } from "./instructions/parts.js";
+import type { SkillReport } from "./skills/model.js";
 
 const nonBlank = nonBlankString;
 const timestamp = isoTimestamp;

@@ -35,13 +35,20 @@ import {
 import type { SqliteMemoryStore } from "./sqlite/store.js";
 import type { PendingVector, VectorHit } from "./sqlite/vectors.js";
 import type {
+  AddOptions,
   AddResult,
+  EntryPage,
+  ForgetResult,
+  ForgetTarget,
   GetOptions,
   ImportOptions,
   ImportResult,
   JsonlInput,
+  ListEntriesOptions,
   ListOptions,
+  MemoryEntry,
   MemoryStore,
+  MemoryVersion,
   RecallOptions,
   StoreRecallHit,
 } from "./types.js";
@@ -177,12 +184,12 @@ export class HybridMemoryStore implements MemoryStore {
 
   async add(
     records: readonly MemoryRecordInput[],
-    options: { now?: string } = {},
+    options: AddOptions = {},
   ): Promise<AddResult & EmbedReport> {
     if (!Array.isArray(records)) throw new InvalidInputError("records must be an array", "records");
     const now = parseNow(options.now);
     const parsed = records.map((r, i) => parseRecord(r, ["records", i], now));
-    const result = this.base.add(parsed);
+    const result = this.base.add(parsed, options);
     const keys = parsed.map((r) => [r.userScope, r.memoryId] as const);
     return { ...result, ...(await this.#embedRows(this.base.vectors.pendingOf(keys))) };
   }
@@ -245,6 +252,27 @@ export class HybridMemoryStore implements MemoryStore {
     return this.base.list(options);
   }
 
+  listEntries(options: ListEntriesOptions): EntryPage {
+    return this.base.listEntries(options);
+  }
+
+  getEntry(memoryId: string, options: { userScope: string }): MemoryEntry | null {
+    return this.base.getEntry(memoryId, options);
+  }
+
+  history(memoryId: string, options: { userScope: string }): MemoryVersion[] {
+    return this.base.history(memoryId, options);
+  }
+
+  approve(memoryId: string, options: { userScope: string }): MemoryEntry | null {
+    return this.base.approve(memoryId, options);
+  }
+
+  /** Forgets through the base store: the memories' vectors and vector states go too. */
+  forget(target: ForgetTarget): ForgetResult {
+    return this.base.forget(target);
+  }
+
   /** Hybrid recall (see the module comment); each hit carries its {@link HitMatch}. */
   async recall(query: string, options: RecallOptions): Promise<StoreRecallHit[]> {
     if (typeof query !== "string") throw new InvalidInputError("query must be a string", "query");
@@ -252,9 +280,13 @@ export class HybridMemoryStore implements MemoryStore {
     const weights = checkWeights(o.weights ?? DEFAULT_WEIGHTS, "options.weights");
     const k = Math.max(PATH_CANDIDATES, o.limit);
     const lexical = this.base.recall(query, { ...options, limit: k });
-    const semantic = await this.#nearest(query, o.userScope, k, o.categories);
-    const merged = this.#merge(lexical, semantic, o.userScope);
     const asOfMs = Number(parseInstant(o.asOf)! / 1_000_000n);
+    // A recall into the past (a memory replaced after asOf) reads the scope as it was then;
+    // the vectors are of the current versions, so it recalls by words only.
+    const latest = this.base.latestReplacement(o.userScope);
+    const past = latest !== null && latest > asOfMs;
+    const semantic = past ? [] : await this.#nearest(query, o.userScope, k, o.categories);
+    const merged = this.#merge(lexical, semantic, o.userScope);
     const scored = [...merged.values()]
       .map((m) => this.#score(m, asOfMs, weights))
       .filter((s): s is Scored => s !== null);

@@ -7,7 +7,14 @@
  * stage below it (errors … conversation).
  */
 
-export { StoreOpenError, StorePrivilegeError, StoreVersionError } from "./errors.js";
+export {
+  MemoryRejectedError,
+  MemoryTooLargeError,
+  ScopeFullError,
+  StoreOpenError,
+  StorePrivilegeError,
+  StoreVersionError,
+} from "./errors.js";
 export {
   type HitMatch,
   RRF_K,
@@ -55,6 +62,7 @@ export {
   searchedTerms,
 } from "./rank.js";
 export {
+  derivedMemoryId,
   KNOWN_KINDS,
   type MemoryKind,
   type MemoryRecord,
@@ -64,6 +72,8 @@ export {
   MemorySourceSchema,
   parseRecord,
   recordToJsonLine,
+  storedNonBlank,
+  storedText,
 } from "./schema.js";
 export {
   BM25_B,
@@ -81,6 +91,7 @@ export {
   type ScoreWeights,
   scoreBreakdown,
 } from "./score.js";
+export { rankSnapshot, type StoredVersion, visibleAt } from "./snapshot.js";
 export {
   MIGRATIONS,
   type Migration,
@@ -116,18 +127,35 @@ export {
   termPresence,
 } from "./terms.js";
 export type {
+  AddOptions,
   AddResult,
+  EntryPage,
+  ForgetResult,
+  ForgetTarget,
   GetOptions,
   ImportLineError,
   ImportOptions,
   ImportProgress,
   ImportResult,
   JsonlInput,
+  ListEntriesOptions,
   ListOptions,
   MaybePromise,
+  MemoryEntry,
   MemoryStore,
+  MemoryVersion,
+  QuarantinedWrite,
   RecallOptions,
   StoreRecallHit,
 } from "./types.js";
 export { isPostgresUrl } from "./url.js";
+export {
+  MEMORY_STATUSES,
+  type MemoryStatus,
+  type PreparedWrite,
+  prepareWrite,
+  type StoreLimits,
+  type WritePolicy,
+  writePolicy,
+} from "./write-gate.js";
 export type { WriteOutcome } from "./write-outcome.js";

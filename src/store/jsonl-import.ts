@@ -8,8 +8,9 @@ import { PromptctxError } from "../errors/index.js";
 import { isBlank } from "../text/index.js";
 import { readLines } from "./jsonl.js";
 import { parseNow, parseWith } from "./options.js";
-import { type MemoryRecord, parseRecord } from "./schema.js";
+import { parseRecord } from "./schema.js";
 import type { ImportLineError, ImportOptions, ImportResult, JsonlInput } from "./types.js";
+import { type PreparedWrite, prepareWrite, type WritePolicy } from "./write-gate.js";
 import type { WriteBatch } from "./write-outcome.js";
 
 export type { WriteBatch } from "./write-outcome.js";
@@ -22,6 +23,7 @@ export type { WriteBatch } from "./write-outcome.js";
 export async function importJsonlBatches(
   input: JsonlInput,
   options: ImportOptions,
+  policy: WritePolicy,
   writeBatch: WriteBatch,
 ): Promise<ImportResult> {
   const batchSize = parseWith(z.number().int().min(1), options.batchSize ?? 1000, "batchSize");
@@ -32,11 +34,17 @@ export async function importJsonlBatches(
     result.skipped++;
     if (result.errors.length < maxErrors) result.errors.push(e);
   };
-  let pending: Array<{ line: number; record: MemoryRecord }> = [];
+  let pending: Array<{ line: number; write: PreparedWrite }> = [];
   let batch = 0;
   let lines = 0;
   const commit = async () => {
-    result.imported += (await writeBatch(pending.map((p) => p.record))).length;
+    result.imported += (await writeBatch(pending.map((p) => p.write))).length;
+    for (const { write: w } of pending) {
+      if (w.rule !== null) {
+        const { memoryId, userScope } = w.record;
+        result.quarantined = [...(result.quarantined ?? []), { memoryId, userScope, rule: w.rule }];
+      }
+    }
     pending = [];
     batch++;
     options.onProgress?.({
@@ -58,7 +66,7 @@ export async function importJsonlBatches(
       continue;
     }
     try {
-      pending.push({ line, record: parseRecord(value, [], now) });
+      pending.push({ line, write: prepareWrite(parseRecord(value, [], now), policy, []) });
     } catch (err) {
       if (!(err instanceof PromptctxError)) throw err;
       skip({ line, path: err.path, message: err.message });

@@ -102,3 +102,30 @@ export function recallSizes(options: { poolSize?: number; matchBudget?: number }
   );
   return { poolSize, matchBudget };
 }
+
+/** {@link ListEntriesOptions} as listEntries validates them. */
+export const ListEntriesOptionsSchema = z.strictObject({
+  userScope: nonBlank,
+  status: z.enum(["active", "quarantined", "all"]).default("all"),
+  kinds: z.array(storedText).optional(),
+  categories: z.array(storedText).optional(),
+  limit: z.number().int().min(1).max(1000).default(100),
+  after: storedText.optional(),
+});
+
+/** The options of getEntry, history and approve: the scope the id is looked up in. */
+export const ScopeOptionsSchema = z.strictObject({ userScope: nonBlank });
+
+/** A memoryId argument: a stored id's rules (any other value can match no memory). */
+export const MemoryIdSchema = nonBlank;
+
+/** {@link ForgetTarget} as forget validates it (exactly one of memoryId and `all: true`). */
+export const ForgetTargetSchema = z.union([
+  z.strictObject({ userScope: nonBlank, memoryId: nonBlank }),
+  z.strictObject({
+    userScope: nonBlank,
+    all: z.literal(true),
+    kinds: z.array(storedText).optional(),
+    categories: z.array(storedText).optional(),
+  }),
+]);

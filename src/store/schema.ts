@@ -2,6 +2,7 @@
  * The memory record (docs/sources.md "Memory store") as a zod schema: the single source of both
  * validation and the record types. camelCase in the API and in JSONL.
  */
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { invalidFromZod } from "../errors/index.js";
 import { AUTHORITIES, type Authority, type Provenance, provenanceFields } from "../memory/index.js";
@@ -50,6 +51,10 @@ export const MemoryRecordSchema = z.strictObject({
   source: MemorySourceSchema,
   storedAt: timestamp.optional(),
 });
+/** A stored memory's status: recalled (`active`), or held by the takeover gate (`quarantined`). */
+export type MemoryStatus = "active" | "quarantined";
+export const MEMORY_STATUSES = ["active", "quarantined"] as const;
+
 /** A record as the caller passes it (defaults not yet applied). */
 export type MemoryRecordInput = z.input<typeof MemoryRecordSchema>;
 
@@ -126,4 +131,18 @@ export function recordToJsonLine(r: MemoryRecord): string {
   };
   out.storedAt = r.storedAt;
   return JSON.stringify(out);
+}
+
+/**
+ * The id of a memory written without one (`memory add`, the MCP `remember` tool): `mem-`
+ * and 16 hex digits of the SHA-256 of its scope, content and capture time, so the same
+ * write made twice is the same memory and any other write is a new one.
+ *
+ * @example derivedMemoryId("u1", "Prefers tabs", "2026-11-30T09:00:00Z") // "mem-…" (20 chars)
+ */
+export function derivedMemoryId(userScope: string, content: string, now: string): string {
+  const digest = createHash("sha256")
+    .update(`${userScope}\u0000${content}\u0000${now}`, "utf8")
+    .digest("hex");
+  return `mem-${digest.slice(0, 16)}`;
 }

@@ -4,9 +4,9 @@
  * text search, optional pgvector; docs/sources.md "scale-out") could implement it asynchronously
  * — every method may return a promise, so callers always `await`.
  */
-import type { Authority, Provenance } from "../memory/index.js";
+import type { Authority, GateMode, Provenance, TakeoverRule } from "../memory/index.js";
 import type { HitMatch } from "./fuse.js";
-import type { MemoryKind, MemoryRecord, MemoryRecordInput } from "./schema.js";
+import type { MemoryKind, MemoryRecord, MemoryRecordInput, MemoryStatus } from "./schema.js";
 import type { ScoreBreakdown, ScoreWeights } from "./score.js";
 
 export type MaybePromise<T> = T | Promise<T>;
@@ -19,7 +19,12 @@ export interface RecallOptions {
   limit?: number;
   /** Only memories whose category is one of these (also inside the SQL predicate). */
   categories?: readonly string[];
-  /** ISO-8601 instant ages are measured against. Required: the store reads no clock. */
+  /**
+   * ISO-8601 instant ages are measured against, and the instant the store is seen at:
+   * each memory as it was stored then (its last version written at or before `asOf`; a
+   * memory first written later is seen as its first version, its age counted as 0 — the
+   * recency contract of a memory captured after `asOf`). Required: the store reads no clock.
+   */
   asOf: string;
   /** Weights of the salience factor (default 0.6 / 0.2 / 0.2; see score.ts). */
   weights?: ScoreWeights;
@@ -88,18 +93,94 @@ export interface ImportResult {
   imported: number;
   skipped: number;
   errors: ImportLineError[];
+  /** Imported records the takeover gate held (counted in `imported`); absent when none. */
+  quarantined?: QuarantinedWrite[];
+}
+
+/** A written record the takeover gate held: stored, never recalled until approved. */
+export interface QuarantinedWrite {
+  memoryId: string;
+  userScope: string;
+  rule: TakeoverRule;
 }
 
 export interface AddResult {
   inserted: number;
   updated: number;
+  /** Written records the takeover gate held (counted in inserted/updated); absent when none. */
+  quarantined?: QuarantinedWrite[];
 }
 
-/** What {@link MemoryStore.list} returns: records of one scope, by memoryId. */
+/** Per-call options of {@link MemoryStore.add}. */
+export interface AddOptions {
+  /** `storedAt` of records without one (the store's time of this write). */
+  now?: string;
+  /** The takeover gate's mode for this write (default: the store's, see its open options). */
+  gate?: GateMode;
+}
+
+/** What {@link MemoryStore.list} returns: active records of one scope, by memoryId. */
 export interface ListOptions {
   userScope: string;
   kinds?: readonly string[];
   categories?: readonly string[];
+}
+
+/** A stored memory with what the store knows of it beyond the record. */
+export interface MemoryEntry extends MemoryRecord {
+  status: MemoryStatus;
+  /** The takeover rule that holds it (`quarantined`), else null. */
+  rule: TakeoverRule | null;
+  /** 1 for a memory never replaced; +1 per replacement. */
+  version: number;
+}
+
+/** Options of {@link MemoryStore.listEntries}: one page of a scope, by memoryId. */
+export interface ListEntriesOptions {
+  userScope: string;
+  /** `active`, `quarantined`, or `all` (default). */
+  status?: MemoryStatus | "all";
+  kinds?: readonly string[];
+  categories?: readonly string[];
+  /** Entries per page, 1..1000. Default 100. */
+  limit?: number;
+  /** Only memoryIds after this one (code-point order): the previous page's `next`. */
+  after?: string;
+}
+
+/** One page of entries; `next` is the `after` of the next page, null on the last. */
+export interface EntryPage {
+  entries: MemoryEntry[];
+  next: string | null;
+}
+
+/** One version of a memory, oldest first in {@link MemoryStore.history}. */
+export interface MemoryVersion {
+  version: number;
+  /** The store's time of this write. */
+  storedAt: string;
+  status: MemoryStatus;
+  rule: TakeoverRule | null;
+  /** True for the memory's current version (the last). */
+  current: boolean;
+  record: MemoryRecord;
+}
+
+/**
+ * What {@link MemoryStore.forget} erases, always inside one scope: one memory by id, or
+ * every memory of the scope (`all: true`), optionally only those of some kinds and/or
+ * categories.
+ */
+export type ForgetTarget =
+  | { userScope: string; memoryId: string }
+  | { userScope: string; all: true; kinds?: readonly string[]; categories?: readonly string[] };
+
+/** What a forget erased. */
+export interface ForgetResult {
+  /** Memories forgotten. */
+  memories: number;
+  /** Records removed: every version of those memories (the current ones included). */
+  removed: number;
 }
 
 /** Options of {@link MemoryStore.get}. */
@@ -125,7 +206,7 @@ export interface MemoryStore {
    * same `memoryId` in another scope is another memory, so a record never moves between
    * scopes and a write answers alike whether or not another scope holds its id.
    */
-  add(records: readonly MemoryRecordInput[], options?: { now?: string }): MaybePromise<AddResult>;
+  add(records: readonly MemoryRecordInput[], options?: AddOptions): MaybePromise<AddResult>;
   /**
    * JSONL import: each batch one transaction; bad lines (JSON, validation) are reported
    * with their line number and skipped; blank lines are
@@ -152,5 +233,27 @@ export interface MemoryStore {
    * evidence for the query, and "recent and important" without a match is not evidence.
    */
   recall(query: string, options: RecallOptions): MaybePromise<StoreRecallHit[]>;
+  /** A page of one scope's memories with status, rule and version (any status). */
+  listEntries(options: ListEntriesOptions): MaybePromise<EntryPage>;
+  /** The entry of `memoryId` in `userScope`, or `null` (another scope's id is not found). */
+  getEntry(memoryId: string, options: { userScope: string }): MaybePromise<MemoryEntry | null>;
+  /** Every version of a memory, oldest first ([] when not found in the scope). */
+  history(memoryId: string, options: { userScope: string }): MaybePromise<MemoryVersion[]>;
+  /**
+   * Releases a quarantined memory (it is recalled from then on); returns its entry, or
+   * `null` when the scope holds no such memory. Approving an active memory changes nothing.
+   */
+  approve(memoryId: string, options: { userScope: string }): MaybePromise<MemoryEntry | null>;
+  /**
+   * Erases memories of one scope, every version, in one transaction: gone from recall at
+   * any instant, list, history, export and the full-text index (and, for SQLite, from the
+   * bytes of the database file and its WAL: secure delete, index optimize, WAL checkpoint).
+   * Another scope's id answers exactly as a missing id: `{ memories: 0, removed: 0 }`.
+   *
+   * @example
+   * store.forget({ userScope: "u1", memoryId: "m1" }); // { memories: 1, removed: 2 }
+   * store.forget({ userScope: "u1", all: true, categories: ["health"] });
+   */
+  forget(target: ForgetTarget): MaybePromise<ForgetResult>;
   close(): MaybePromise<void>;
 }

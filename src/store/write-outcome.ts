@@ -1,5 +1,5 @@
 /** What a store's batch write reports per record. */
-import type { MemoryRecord } from "./schema.js";
+import type { PreparedWrite } from "./write-gate.js";
 
 /**
  * What writing one record did: the row of its (`userScope`, `memoryId`) was new, or
@@ -8,7 +8,7 @@ import type { MemoryRecord } from "./schema.js";
  */
 export type WriteOutcome = "inserted" | "updated";
 
-/** Writes records in one transaction: an outcome per record, in order. */
+/** Writes records (screened and measured) in one transaction: an outcome per record, in order. */
 export type WriteBatch = (
-  records: readonly MemoryRecord[],
+  records: readonly PreparedWrite[],
 ) => WriteOutcome[] | Promise<WriteOutcome[]>;

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { WORKING_MODES } from "../assemble/session.js";
+import { GATE_MODES } from "../memory/index.js";
 import {
   ConstraintRuleSchema,
   ProfileEntrySchema,
@@ -37,12 +38,25 @@ export const WorkspaceConfigSchema = z
     renderer: z.enum(["en", "zh-CN", "tagged"]).optional(),
     tokenizer: z.enum(TOKENIZER_NAMES).optional(),
     /**
-     * The memory store's recall: `embedder` (an `--embedder` value: `embedded`,
-     * `openai:MODEL[:DIMENSIONS]`, `none`) makes the recall slot and the `memory` verbs
-     * recall by meaning too (docs/sources.md "Recall by meaning"); `--embedder` wins over it.
+     * The memory store: the write policy (`gate`, the takeover gate's mode, and `limits`)
+     * and the recall's `embedder` (an `--embedder` value: `embedded`,
+     * `openai:MODEL[:DIMENSIONS]`, `none`), which makes the recall slot and the `memory`
+     * verbs recall by meaning too (docs/sources.md "Recall by meaning"); `--embedder` wins
+     * over it.
      */
     memory: z
-      .object({ embedder: textString.min(1).optional() })
+      .object({
+        gate: z.enum(GATE_MODES).optional(),
+        limits: z
+          .object({
+            maxRecordBytes: z.number().int().min(1).optional(),
+            maxScopeRecords: z.number().int().min(1).optional(),
+            maxScopeBytes: z.number().int().min(1).optional(),
+          })
+          .strict()
+          .optional(),
+        embedder: textString.min(1).optional(),
+      })
       .strict()
       .optional(),
     skills: z

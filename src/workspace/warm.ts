@@ -7,10 +7,9 @@
  */
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { type Assembly, assemble } from "../assemble/assemble.js";
-import type { AssembleSegment } from "../assemble/global-plan.js";
+import { assemble } from "../assemble/assemble.js";
+import type { AssembleSegment, Assembly, SchemaRegistry } from "../assemble/index.js";
 import { createLayerMemo, type LayerMemo } from "../assemble/memo/index.js";
-import type { SchemaRegistry } from "../assemble/schema.js";
 import type { ContextSource } from "../sources/index.js";
 import type { MemoryStore } from "../store/index.js";
 import type { WorkspaceConfig } from "./config.js";

@@ -8,9 +8,9 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 // The assembler's modules themselves, not the stage's index (its chat and request layers
 // are not needed here, and `promptctx assemble` should not load them).
-import { type Assembly, assemble } from "../assemble/assemble.js";
-import type { AssembleSegment } from "../assemble/global-plan.js";
-import { createSchemaRegistry, type ModeSchema, type SchemaRegistry } from "../assemble/schema.js";
+import { assemble } from "../assemble/assemble.js";
+import type { AssembleSegment, Assembly, ModeSchema, SchemaRegistry } from "../assemble/index.js";
+import { createSchemaRegistry } from "../assemble/schema.js";
 import { InvalidInputError } from "../errors/index.js";
 import {
   type ContextSource,

@@ -3,13 +3,16 @@
  * default, on when the caller sets a trigger), the digest of what left the window at its
  * start (stable while the window holds), and explicit fields overriding the defaults.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   AGENT_KEEP_RECENT_TOOL_RESULTS,
+  AGENT_WINDOW_SHARES,
   agentDefaults,
   planRequest,
   type RequestInput,
   WINDOW_DIGEST_HEADER,
+  type WindowShare,
 } from "../../src/agent/index.js";
 import type { MessageInput } from "../../src/conversation/index.js";
 import { getTokenCounter } from "../../src/tokens/index.js";
@@ -149,5 +152,37 @@ describe("the digest of what left the window", () => {
     });
     const a = anchored.conversation.messages[0]?.content[0];
     expect(a?.type === "text" && a.text.startsWith(WINDOW_DIGEST_HEADER)).toBe(false);
+  });
+});
+
+describe("AGENT_WINDOW_SHARES", () => {
+  it("is a declared table: a share in (0, 1], minimum ≤ maximum, one reason per row", () => {
+    for (const [name, row] of Object.entries(AGENT_WINDOW_SHARES)) {
+      const [n, d] = row.share;
+      expect(n > 0 && n <= d, name).toBe(true);
+      expect(row.minimum <= row.maximum, name).toBe(true);
+      expect(row.reason.length, name).toBeGreaterThan(20);
+    }
+  });
+
+  it("is what agentDefaults applies: each budget the floor of its share, clamped (property)", () => {
+    const apply = (w: number, r: WindowShare) =>
+      Math.min(r.maximum, Math.max(r.minimum, Math.floor((w * r.share[0]) / r.share[1])));
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 3_000_000 }), (w) => {
+        const d = agentDefaults(w);
+        const s = AGENT_WINDOW_SHARES;
+        expect(d.responseReserve).toBe(Math.min(apply(w, s.responseReserve), Math.floor(w / 2)));
+        expect(d.slots.system).toBe(apply(w, s.system));
+        expect(d.policy.toolResultMaxTokens).toBe(apply(w, s.toolResultMaxTokens));
+        expect(d.digestTokens).toBe(apply(w, s.digestTokens));
+        expect(d.slots.recall).toBe(apply(w, s.recall));
+        expect(d.slots.kb).toBe(apply(w, s.kb));
+        expect(d.slots.perSlot).toBe(apply(w, s.perSlot));
+        // The same figures as the hand-written shares before the table (w / N, floored).
+        expect(d.slots.kb).toBe(Math.min(24_000, Math.max(300, Math.floor(w / 33))));
+        expect(d.digestTokens).toBe(Math.min(8000, Math.max(256, Math.floor(w / 32))));
+      }),
+    );
   });
 });

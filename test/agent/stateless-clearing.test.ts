@@ -6,9 +6,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { agentDefaults, type PlannedRequest, planRequest } from "../../src/agent/index.js";
-import { gridClearing } from "../../src/agent/request/clearing.js";
 import {
   type ConversationPlan,
+  gridClearing,
   type MessageInput,
   planConversation,
 } from "../../src/conversation/index.js";

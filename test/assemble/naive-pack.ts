@@ -376,7 +376,7 @@ function unfilledLayer(slot: ResolvedSlot, fill: Exclude<SlotFill, OkFill>): Fil
       fill.sourceId,
     );
   }
-  return { slot, fill, packed: null, decisions: [], memoryPlan: null };
+  return { slot, fill, packed: null, decisions: [], memoryPlan: null, kept: false };
 }
 
 function memoryLayer(
@@ -425,6 +425,7 @@ function memoryLayer(
     packed,
     decisions: orderDecisions(ranked, [...filtered, ...gateDecisions, ...packed.decisions]),
     memoryPlan: plan,
+    kept: false,
   };
 }
 
@@ -444,6 +445,7 @@ function plainLayer(
     packed,
     decisions: orderDecisions(ranked, [...filtered, ...packed.decisions]),
     memoryPlan: null,
+    kept: false,
   };
 }
 

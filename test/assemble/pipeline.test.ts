@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { assemble, createLayerMemo, createSchemaRegistry } from "../../src/assemble/index.js";
-import { PURE_STEPS, runPipeline } from "../../src/assemble/pipeline.js";
+import { PURE_STEPS, runPipeline, sortedTimings } from "../../src/assemble/pipeline.js";
 import { startAssemblySpan } from "../../src/assemble/spans.js";
 import { staticSource } from "../../src/sources/index.js";
 import { getTokenCounter } from "../../src/tokens/index.js";
@@ -143,6 +143,35 @@ describe("the pure steps", () => {
         }
       }),
       { numRuns: 30 },
+    );
+  });
+});
+
+describe("sortedTimings", () => {
+  const t = (slot: string, sourceId: string) => ({ slot, sourceId, ms: 1 });
+
+  it("orders by slot, then by source id — never by their joined text", () => {
+    // Joined, "ab"+"a" sorts before "a"+"z"; by slot first, "a" comes first.
+    const sorted = sortedTimings([t("ab", "a"), t("a", "z"), t("a", "b")]);
+    expect(sorted.map((x) => `${x.slot}/${x.sourceId}`)).toEqual(["a/b", "a/z", "ab/a"]);
+  });
+
+  it("is a total order: any input order gives the same list, equal pairs compare equal", () => {
+    const pair = fc.record({
+      slot: fc.constantFrom("a", "ab", "kb", "k", ""),
+      sourceId: fc.constantFrom("a", "z", "ab", "b", ""),
+      ms: fc.constant(1),
+    });
+    fc.assert(
+      fc.property(fc.array(pair, { maxLength: 12 }), (xs) => {
+        const once = sortedTimings(xs);
+        expect(sortedTimings([...xs].reverse())).toEqual(once);
+        for (let i = 1; i < once.length; i++) {
+          const a = once[i - 1] as (typeof once)[number];
+          const b = once[i] as (typeof once)[number];
+          expect(a.slot < b.slot || (a.slot === b.slot && a.sourceId <= b.sourceId)).toBe(true);
+        }
+      }),
     );
   });
 });

@@ -69,8 +69,7 @@ const ASSEMBLE = [
 ];
 
 // A verb's own module, as a chunk name (src/cli/registry.ts loads these).
-const VERB_CHUNK =
-  /^(assemble-cmd|demo-cmd|memory-cmd|serve-cmd|replay-cmd|inspect-cmd|check-draft-cmd|repl-cmd|json-verbs|command)-/;
+const VERB_CHUNK = /^(assemble-cmd|serve-cmd|replay-cmd|inspect-cmd|check-draft-cmd|command)-/;
 
 describe("the bundled CLI", () => {
   it("is what bin/promptctx.js runs, every chunk from its code cache", () => {
@@ -87,6 +86,8 @@ describe("the bundled CLI", () => {
   it("--help loads no verb's chunk; assemble loads its own and no store", () => {
     const help = run(["--help"]).loaded.map((c) => c.name);
     expect(help.filter((n) => VERB_CHUNK.test(n))).toEqual([]);
+    // Nor the schemas' library: what every command line loads stays small.
+    expect(help.filter((n) => n.startsWith("zod-"))).toEqual([]);
     const assemble = run(ASSEMBLE);
     expect(assemble.code).toBe(0);
     const names = assemble.loaded.map((c) => c.name);
@@ -134,7 +135,7 @@ describe("the bundled CLI", () => {
       ])
       .map((m) => m[1] as string);
     expect(urls).toEqual(
-      expect.arrayContaining(["../server/meta-routes.js", "../cli/assemble-cmd.js"]),
+      expect.arrayContaining(["../server/meta-routes.js", "../cli/assembly.js"]),
     );
     for (const url of urls) expect(existsSync(join(BUNDLE, url)), url).toBe(true);
     // No import.meta.url of ours is left to name a chunk instead.

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { renderProgress } from "../../src/cli/memory-cmd.js";
-import { resolveStorePath } from "../../src/cli/memory-flags.js";
+import { renderProgress } from "../../src/cli/memory/command.js";
+import { resolveStorePath } from "../../src/cli/memory/flags.js";
 import { openStore, STORE_SCHEMA_VERSION } from "../../src/store/index.js";
 import { type CliResult, runCli } from "./run-cli.js";
 

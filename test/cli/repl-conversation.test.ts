@@ -5,7 +5,7 @@
  * through the built CLI.
  */
 import { describe, expect, it } from "vitest";
-import { Repl } from "../../src/cli/repl.js";
+import { Repl } from "../../src/cli/repl/repl.js";
 import { runCli } from "./run-cli.js";
 
 async function run(lines: string[]): Promise<string[]> {

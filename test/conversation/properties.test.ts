@@ -189,6 +189,20 @@ describe.each(Object.keys(counters))("planConversation with %s", (name) => {
     );
   });
 
+  it("fails closed only when the required part cannot fit — seed 114885595 (a cleared notice larger than its small result made pinned messages outgrow the budget)", () => {
+    fc.assert(
+      fc.property(planInput, (input) => {
+        try {
+          planConversation({ ...input, tokenizer: make() });
+        } catch (err) {
+          expect(err).toBeInstanceOf(PromptBudgetError);
+          expect(requiredTokens(input, make)).toBeGreaterThan(input.budgetTokens);
+        }
+      }),
+      { numRuns: runs, seed: 114885595 },
+    );
+  });
+
   it("starts the window where spec 09 says (anchor, all, low-water mark, fits)", () => {
     // Without clearing the anchor's pricing is the plan's own, so the rule reads exactly.
     const noClearing = planInput.map((i) => ({

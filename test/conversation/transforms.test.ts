@@ -203,8 +203,9 @@ describe("truncation in a plan", () => {
 });
 
 describe("clearing old tool results", () => {
+  const ONE = "contents of one, ".repeat(4);
   const convo = [
-    ...exchange(1, "read_file", "contents of one"),
+    ...exchange(1, "read_file", ONE),
     ...exchange(2, "grep", "matches of two"),
     ...exchange(3, "read_file", "x".repeat(500)),
     ...exchange(4, "run_tests", "all green"),
@@ -222,9 +223,55 @@ describe("clearing old tool results", () => {
     expect(output(p, "t2")).toBe("matches of two");
     expect(output(p, "t3")).toBe("x".repeat(500));
     expect(p.decisions[2]?.transforms).toEqual([
-      { kind: "tool_result_cleared", callId: "c1", originalTokens: 4 + "contents of one".length },
+      { kind: "tool_result_cleared", callId: "c1", originalTokens: 4 + ONE.length },
     ]);
     expect(p.decisions[2]?.tokens).toBe(4 + clearedNotice("c1", "read_file").length);
+  });
+
+  it("never makes a result bigger: one below its notice's size is left as it is", () => {
+    const small = [
+      ...exchange(1, "read_file", "ok: 21 lines"),
+      ...exchange(2, "grep", "n".repeat(40)),
+    ];
+    const p = planConversation({
+      messages: small,
+      budgetTokens: 100_000,
+      tokenizer: lengthCounter(),
+      policy: { clearToolResultsAfterTurns: 1, toolResultMaxTokens: 32 },
+    });
+    expect(p.decisions[2]?.transforms).toEqual([]);
+    expect(output(p, "t1")).toBe("ok: 21 lines");
+    // Over a limit below the notice's own size (40 > 32 chars; the notice is longer): not cut.
+    expect(p.decisions[5]?.transforms).toEqual([]);
+    expect(output(p, "t2")).toBe("n".repeat(40));
+  });
+
+  it("never makes a result bigger (property: any output, limit and counter)", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 300 }),
+        fc.integer({ min: 32, max: 120 }),
+        fc.boolean(),
+        (text, max, clear) => {
+          const messages = [...exchange(1, "bash", text), ...exchange(2, "grep", "x")];
+          for (const tokenizer of [lengthCounter(), "estimate"] as const) {
+            const p = planConversation({
+              messages,
+              budgetTokens: 1_000_000,
+              tokenizer,
+              policy: {
+                toolResultMaxTokens: max,
+                clearToolResultsAfterTurns: clear ? 1 : null,
+              },
+            });
+            const d = p.decisions[2];
+            const before = d?.transforms[0]?.originalTokens ?? d?.tokens;
+            expect(d?.tokens).toBeLessThanOrEqual(before as number);
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 
   it("keeps the lines of a cleared result that quote ids or numbers, ids first, in a tenth of it", () => {

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Session } from "../../src/assemble/index.js";
-import { createReplSession } from "../../src/cli/repl-session.js";
+import { createReplSession } from "../../src/cli/repl/session.js";
 import { deterministicView } from "../../src/trace/index.js";
 import {
   candidate,

@@ -116,9 +116,16 @@ describe.runIf(PG_TESTS)("PostgreSQL roles: the app role cannot bypass its scope
       expect(r.policies, r.relname).toBeGreaterThan(0);
     }
     expect(rows.map((r) => r.relname)).toEqual(
-      ["memories", "postings", "schema_migrations", "scope_key", "scopes", "stats", "terms"].map(
-        (t) => `promptctx_${t}`,
-      ),
+      [
+        "memories",
+        "memory_versions",
+        "postings",
+        "schema_migrations",
+        "scope_key",
+        "scopes",
+        "stats",
+        "terms",
+      ].map((t) => `promptctx_${t}`),
     );
   });
 

@@ -95,12 +95,82 @@ export const AGENT_CLEAR_TRIGGER = 0.8;
 /** Tool results clearing under pressure spares (the agent's current working set). */
 export const AGENT_KEEP_RECENT_TOOL_RESULTS = 8;
 
-const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Math.floor(x)));
+/** One budget scaled from the context window: its share, clamped, and why it is that. */
+export interface WindowShare {
+  /** Share of the window as a fraction `[numerator, denominator]` (floor of window × n / d). */
+  readonly share: readonly [number, number];
+  readonly minimum: number;
+  readonly maximum: number;
+  readonly reason: string;
+}
+
+/**
+ * Every budget {@link agentDefaults} scales from the context window, one row each: the
+ * share, its bounds, and the reason for the share. The one place to read or change them.
+ */
+export const AGENT_WINDOW_SHARES = {
+  responseReserve: {
+    share: [1, 20],
+    minimum: 1024,
+    maximum: 16_384,
+    reason:
+      "max_tokens: room for one long answer or a tool call carrying a file, leaving 95 % of the window to the context; never under a short reply's worth, never over what one turn emits",
+  },
+  system: {
+    share: [1, 10],
+    minimum: 1000,
+    maximum: 40_000,
+    reason:
+      "the system side (instructions, memory, KB, clock): a tenth keeps the conversation the largest part, which is what an agent loop grows",
+  },
+  toolResultMaxTokens: {
+    share: [1, 10],
+    minimum: MIN_TOOL_RESULT_MAX_TOKENS,
+    maximum: 100_000,
+    reason:
+      "one tool result never takes more than a tenth of the window: a log dump cannot push out the turns around it",
+  },
+  digestTokens: {
+    share: [1, 32],
+    minimum: 256,
+    maximum: 8000,
+    reason:
+      "the digest of what the last window move dropped: enough for the asks, commands, errors and quoted ids of a few turns, small enough to fit the moved window's start",
+  },
+  recall: {
+    share: [1, 50],
+    minimum: 200,
+    maximum: 16_000,
+    reason: "recalled memories: about a dozen real memories at 200k, a few at small windows",
+  },
+  kb: {
+    share: [1, 33],
+    minimum: 300,
+    maximum: 24_000,
+    reason:
+      "knowledge-base chunks: larger than recall (a chunk is a paragraph, not a sentence), about eight real chunks at 200k",
+  },
+  perSlot: {
+    share: [1, 100],
+    minimum: 100,
+    maximum: 8000,
+    reason:
+      "task memory, tool state and the profile, each: short structured lists that need little room",
+  },
+} as const satisfies Readonly<Record<string, WindowShare>>;
+
+/** A row of {@link AGENT_WINDOW_SHARES} applied to a window: its share, floored and clamped. */
+function windowShare(contextWindow: number, row: WindowShare): number {
+  const [n, d] = row.share;
+  const x = Math.floor((contextWindow * n) / d);
+  return Math.min(row.maximum, Math.max(row.minimum, x));
+}
 
 /**
  * The defaults of a whole agent request for a context window of `contextWindow` tokens:
  * response reserve, conversation policy, the stateless window grid and the system side's
- * token budgets, each a share of the window (see {@link AgentDefaults}).
+ * token budgets, each a share of the window ({@link AGENT_WINDOW_SHARES}; see
+ * {@link AgentDefaults}).
  *
  * @example agentDefaults(200_000).slots.recall // 4000
  */
@@ -111,8 +181,10 @@ export function agentDefaults(contextWindow: number): AgentDefaults {
       "contextWindow",
     );
   }
-  const responseReserve = clamp(contextWindow / 20, 1024, 16_384);
-  const system = clamp(contextWindow / 10, 1000, 40_000);
+  const w = AGENT_WINDOW_SHARES;
+  const of = (row: WindowShare) => windowShare(contextWindow, row);
+  const responseReserve = of(w.responseReserve);
+  const system = of(w.system);
   const room = Math.max(1, contextWindow - responseReserve - system);
   const [lo, hi] = AGENT_LOW_WATER_BOUNDS;
   const lowWaterRatio =
@@ -124,18 +196,18 @@ export function agentDefaults(contextWindow: number): AgentDefaults {
     tailReserve: 0,
     policy: {
       lowWaterRatio,
-      toolResultMaxTokens: clamp(contextWindow / 10, MIN_TOOL_RESULT_MAX_TOKENS, 100_000),
+      toolResultMaxTokens: of(w.toolResultMaxTokens),
       clearTrigger: AGENT_CLEAR_TRIGGER,
       clearAtLeastTokens: windowStepTokens,
       keepRecentToolResults: AGENT_KEEP_RECENT_TOOL_RESULTS,
     },
     windowStepTokens,
-    digestTokens: clamp(contextWindow / 32, 256, 8000),
+    digestTokens: of(w.digestTokens),
     slots: {
       system,
-      recall: clamp(contextWindow / 50, 200, 16_000),
-      kb: clamp(contextWindow / 33, 300, 24_000),
-      perSlot: clamp(contextWindow / 100, 100, 8_000),
+      recall: of(w.recall),
+      kb: of(w.kb),
+      perSlot: of(w.perSlot),
     },
     recallTopK: 12,
     kbTopK: 8,

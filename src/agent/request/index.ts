@@ -1,23 +1,23 @@
 /** The whole request of docs/conversation.md: the system prompt and the conversation under one window. */
 
 export {
-  CLEARING_REACH_ROOMS,
-  type GridClearing,
-  type GridClearingOptions,
-  gridClearing,
-  type PlanOnce,
-  statelessClearing,
-} from "./clearing.js";
-export {
   AGENT_KEEP_RECENT_TOOL_RESULTS,
   AGENT_LOW_WATER_BOUNDS,
+  AGENT_WINDOW_SHARES,
   AGENT_WORKING_SET_TOKENS,
   type AgentDefaults,
   type AgentSlotBudgets,
   agentDefaults,
   agentSchemas,
   clockSource,
+  type WindowShare,
 } from "./defaults.js";
+export {
+  type DropReason,
+  explainRequest,
+  type RequestExplanation,
+  type TransformSummary,
+} from "./explain.js";
 export {
   type ContextReport,
   type ConversationState,

@@ -6,13 +6,14 @@
  */
 import { z } from "zod";
 import { type AssembleInput, type Assembly, assemble } from "../../assemble/index.js";
-import type {
-  ConversationDecision,
-  ConversationPlan,
-  ConversationPolicyInput,
-  MessageInput,
+import {
+  type ConversationDecision,
+  type ConversationPlan,
+  type ConversationPolicyInput,
+  type MessageInput,
+  oneCallPlanner,
+  planClearing,
 } from "../../conversation/index.js";
-import { oneCallPlanner } from "../../conversation/planner.js";
 import { invalidFromZod, PromptBudgetError } from "../../errors/index.js";
 import type { MemoryDecision } from "../../memory/index.js";
 import type { PromptPlan } from "../../plan/index.js";
@@ -31,7 +32,6 @@ import {
 } from "../../render/index.js";
 import { nonBlankString } from "../../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../../tokens/index.js";
-import { statelessClearing } from "./clearing.js";
 import { type AgentDefaults, agentDefaults, agentSchemas, clockSource } from "./defaults.js";
 import { gridWindowStart, withWindowDigest } from "./window.js";
 
@@ -247,11 +247,11 @@ function planWindow(
   // same messages fit the whole room), a second from the grid start otherwise.
   const digest = Math.min(input.digestTokens ?? 0, Math.floor(budgetTokens / 4));
   // Clearing under pressure, when on, derived from the conversation too (no state).
-  const { first, policy } = statelessClearing(
+  const { first, policy } = planClearing(
     input.messages,
     budgetTokens - digest,
     input.policy,
-    step,
+    { kind: "grid", stepTokens: step },
     plan,
   );
   const anchor = gridWindowStart(first, step);

@@ -10,12 +10,9 @@ import {
   digestConversation,
   MESSAGE_OVERHEAD_TOKENS,
   type MessageInput,
+  sent,
 } from "../../conversation/index.js";
 import type { TokenCounter } from "../../tokens/index.js";
-
-/** What a message counts toward a window: its tokens, or nothing when it is never sent. */
-export const sent = (d: ConversationDecision): number =>
-  d.reason === "orphan_removed" ? 0 : d.tokens;
 
 /**
  * The window start on the grid of `stepTokens`: among the user messages, the oldest

@@ -74,9 +74,7 @@ export class LayerMemo implements AssemblySteps {
     if (fill.status !== "ok") return toLayer(slot, fill, ctx);
     const known = this.get(slot, fill, ctx);
     if (known !== null) return known;
-    const layer = toLayer(slot, fill, ctx);
-    this.set(slot, fill, ctx, layer);
-    return layer;
+    return this.set(slot, fill, ctx, toLayer(slot, fill, ctx));
   }
 
   /** The memoized layer of `slot` when it was packed from the same inputs, else null. */
@@ -115,9 +113,13 @@ export class LayerMemo implements AssemblySteps {
     return plan;
   }
 
-  /** Remembers `layer` as the slot's layer for these inputs (replacing the last one). */
-  set(slot: ResolvedSlot, fill: OkFill, inputs: LayerInputs, layer: FilledLayer): void {
-    freezeDecisions(layer);
+  /**
+   * Remembers `layer` as the slot's layer for these inputs (replacing the last one), its
+   * decision lists frozen; returns it marked `kept`.
+   */
+  set(slot: ResolvedSlot, fill: OkFill, inputs: LayerInputs, packed: FilledLayer): FilledLayer {
+    freezeDecisions(packed);
+    const layer: FilledLayer = { ...packed, kept: true };
     this.#bySlot.set(slot.kind, {
       slot,
       scope: inputs.scope,
@@ -127,6 +129,7 @@ export class LayerMemo implements AssemblySteps {
       parts: fill.parts,
       layer,
     });
+    return layer;
   }
 }
 

@@ -55,36 +55,18 @@ export class ManifestMemo implements ManifestParts {
 
   /** A segment's entry: made of values and copies only, so it can always be kept. */
   segmentEntry(d: PlanDecision, e: AssembleSegment): LayerManifest {
-    const inputs = [
-      ...decisionInputs(d),
-      e.content,
-      e.cacheTier,
-      e.neverTruncate,
-      ...(e.sourceRefs ?? []),
-    ];
-    return this.layer(d.name, inputs, true, () => segmentLayer(d, e, this));
+    return this.layer(d.name, inputsOf(SEGMENT_ENTRY_INPUTS, { d, e }), true, () =>
+      segmentLayer(d, e, this),
+    );
   }
 
-  /** A slot's entry, kept when its decision list is a kept (frozen) one. */
+  /** A slot's entry, kept when its layer is a kept one (`FilledLayer.kept`). */
   slotEntry(d: PlanDecision, l: FilledLayer, failed: FailedFill | null): LayerManifest {
-    const filter = l.slot.filter;
-    const inputs = [
-      ...decisionInputs(d),
-      l.packed,
-      l.decisions,
-      l.slot.neverTruncate,
-      l.slot.cacheTier,
-      filter?.charBudget,
-      filter?.tokenBudget,
-      l.fill.status,
-      failed?.message,
-      ...l.fill.sourceIds,
-    ];
-    const keep = Object.isFrozen(l.decisions);
-    return this.layer(d.name, inputs, keep, () => {
+    const inputs = inputsOf(SLOT_ENTRY_INPUTS, { d, l, failed });
+    return this.layer(d.name, inputs, l.kept, () => {
       const entry = slotLayer(d, l, failed, this);
       // The fill's own list stays unfrozen: the entry gets a copy.
-      return keep ? { ...entry, sources: [...entry.sources] } : entry;
+      return l.kept ? { ...entry, sources: [...entry.sources] } : entry;
     });
   }
 
@@ -107,20 +89,71 @@ function sameInputs(a: readonly unknown[], b: readonly unknown[]): boolean {
   return true;
 }
 
-// What a layer entry reads of its plan decision: equal values give an equal entry, whether
-// the plan was kept or made again (a warm service's static layers keep their entries while
-// the query-dependent ones change the plan).
-function decisionInputs(d: PlanDecision): unknown[] {
-  return [
-    d.name,
-    d.priority,
-    d.budgetPriority,
-    d.required,
-    d.status,
-    d.reason,
-    d.detail,
-    d.renderedChars,
-    d.renderedTokens,
-    d.provenance,
-  ];
+/** What one field of a layer entry is made from, as values compared with `Object.is`. */
+type FieldInputs<A> = (args: A) => readonly unknown[];
+
+// A list of any length, prefixed with its length: two lists in a row never read as one.
+const list = (xs: readonly unknown[]): unknown[] => [xs.length, ...xs];
+
+// What a decision's `used` reads: the figures count only for an included segment.
+const usedOf = (d: PlanDecision): unknown[] => [d.status, d.renderedChars, d.renderedTokens];
+
+/**
+ * Every field of a segment's entry (`segmentLayer`), and what it is made from. Keyed by
+ * `LayerManifest`'s own fields and checked against them: a new field does not compile
+ * until it says what invalidates it, so no input is ever left out of the memo's key.
+ */
+const SEGMENT_ENTRY_INPUTS = {
+  id: ({ d }) => [d.name],
+  priority: ({ d }) => [d.priority],
+  budgetPriority: ({ d }) => [d.budgetPriority],
+  required: ({ d }) => [d.required],
+  neverTruncate: ({ e }) => [e.neverTruncate],
+  cacheTier: ({ e }) => [e.cacheTier],
+  budget: () => [],
+  used: ({ d }) => usedOf(d),
+  status: ({ d }) => [d.status],
+  reason: ({ d }) => [d.reason],
+  detail: ({ d }) => [d.detail],
+  versionId: ({ e }) => [e.content],
+  sourceRefs: ({ e }) => list(e.sourceRefs ?? []),
+  sources: ({ d }) => [d.provenance],
+  error: () => [],
+  items: () => [],
+} as const satisfies Record<
+  keyof LayerManifest,
+  FieldInputs<{ d: PlanDecision; e: AssembleSegment }>
+>;
+
+/** Every field of a slot's entry (`slotLayer`), and what it is made from (as above). */
+const SLOT_ENTRY_INPUTS = {
+  id: ({ d }) => [d.name],
+  priority: ({ d }) => [d.priority],
+  budgetPriority: ({ d }) => [d.budgetPriority],
+  required: ({ d }) => [d.required],
+  neverTruncate: ({ l }) => [l.slot.neverTruncate],
+  cacheTier: ({ l }) => [l.slot.cacheTier],
+  budget: ({ l }) => [l.slot.filter?.charBudget, l.slot.filter?.tokenBudget],
+  used: ({ d }) => usedOf(d),
+  status: ({ d, failed }) => [d.status, failed?.status],
+  reason: ({ d, failed }) => [d.reason, failed?.status],
+  detail: ({ d, l, failed }) => [d.detail, l.fill.status, failed?.message],
+  // The rendered content and the selected items' refs are the packing's.
+  versionId: ({ l }) => [l.packed],
+  sourceRefs: ({ l }) => [l.packed],
+  sources: ({ l }) => list(l.fill.sourceIds),
+  error: ({ failed }) => [failed?.message],
+  items: ({ l }) => [l.decisions],
+} as const satisfies Record<
+  keyof LayerManifest,
+  FieldInputs<{ d: PlanDecision; l: FilledLayer; failed: FailedFill | null }>
+>;
+
+/** The memo key of one entry: every field's inputs, in the table's (fixed) field order. */
+function inputsOf<A>(table: Readonly<Record<keyof LayerManifest, FieldInputs<A>>>, args: A) {
+  const out: unknown[] = [];
+  for (const field of Object.keys(table) as (keyof LayerManifest)[]) {
+    out.push(...table[field](args));
+  }
+  return out;
 }

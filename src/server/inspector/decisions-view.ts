@@ -32,7 +32,12 @@ const HEADS: Record<TableName, string[]> = {
 
 function cells(r: DecisionRow): Array<string | HTMLElement> {
   const status = h("span", { class: `badge status-${r.status}` }, r.status);
-  const reason = h("code", {}, r.reason);
+  // A memory the takeover gate held stands out: it tried to steer the model.
+  const reason = h(
+    "code",
+    r.reason === "quarantined" ? { class: "reason-quarantined" } : {},
+    r.reason,
+  );
   switch (r.table) {
     case "layers":
     case "conversation":

@@ -26,7 +26,10 @@
  * role could `SET`, and `promptctx.read_all`); version 3 binds the scope to the
  * transaction so that the connecting role cannot widen it (guard.ts).
  */
-import { SCOPE_GUARD_V3 } from "./guard.js";
+import { instantMillis } from "../../text/index.js";
+import { type MemoryRow, rowToRecord } from "../row.js";
+import { recordToJsonLine } from "../schema.js";
+import { SCOPE_FN, SCOPE_GUARD_V3 } from "./guard.js";
 import type { Tx } from "./tx.js";
 
 export interface PgMigration {
@@ -156,6 +159,101 @@ CREATE UNIQUE INDEX IF NOT EXISTS promptctx_memories_scope_memory
 CREATE INDEX IF NOT EXISTS promptctx_memories_memory_id ON promptctx_memories (memory_id);
 `;
 
+/**
+ * Version 5: a memory's status (the takeover gate's quarantine) and rule, its version, the
+ * epoch ms of its write and its size; the previous versions of replaced memories; forget's
+ * deletes of memory rows and spent index terms through a definer function bound to the
+ * declared scope; the app roles already granted the store get what forget and versions
+ * need. Re-runnable.
+ */
+const MANAGE_V5 = `
+ALTER TABLE promptctx_memories
+  ADD COLUMN IF NOT EXISTS status text NOT NULL DEFAULT 'active'
+    CHECK (status IN ('active', 'quarantined')),
+  ADD COLUMN IF NOT EXISTS gate_rule text,
+  ADD COLUMN IF NOT EXISTS version integer NOT NULL DEFAULT 1,
+  ADD COLUMN IF NOT EXISTS stored_ms bigint NOT NULL DEFAULT 0,
+  ADD COLUMN IF NOT EXISTS bytes integer NOT NULL DEFAULT 0;
+CREATE INDEX IF NOT EXISTS promptctx_memories_scope_stored
+  ON promptctx_memories (user_scope, stored_ms);
+CREATE TABLE IF NOT EXISTS promptctx_memory_versions (
+  user_scope text COLLATE "C" NOT NULL,
+  memory_id  text COLLATE "C" NOT NULL,
+  version    integer NOT NULL,
+  record     text NOT NULL,
+  status     text NOT NULL CHECK (status IN ('active', 'quarantined')),
+  gate_rule  text,
+  stored_ms  bigint NOT NULL,
+  bytes      integer NOT NULL,
+  PRIMARY KEY (user_scope, memory_id, version)
+);
+ALTER TABLE promptctx_memory_versions ENABLE ROW LEVEL SECURITY;
+ALTER TABLE promptctx_memory_versions FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS scope_rows ON promptctx_memory_versions;
+CREATE POLICY scope_rows ON promptctx_memory_versions
+  USING (user_scope = ${SCOPE_FN}) WITH CHECK (user_scope = ${SCOPE_FN});
+DROP POLICY IF EXISTS owner_read ON promptctx_memory_versions;
+CREATE POLICY owner_read ON promptctx_memory_versions FOR SELECT TO CURRENT_USER USING (true);
+DROP POLICY IF EXISTS scope_delete ON promptctx_memories;
+CREATE POLICY scope_delete ON promptctx_memories FOR DELETE USING (user_scope = ${SCOPE_FN});
+
+-- Forget deletes memory rows and spent index terms through this function only: the app
+-- role has no DELETE on those tables (a stray DELETE is refused), and the function deletes
+-- in the transaction's declared scope and nowhere else.
+CREATE OR REPLACE FUNCTION promptctx_delete_memories(ids bigint[], spent text[]) RETURNS bigint
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER AS $$
+DECLARE
+  s text := promptctx_scope();
+  n bigint;
+BEGIN
+  IF s IS NULL THEN
+    RAISE EXCEPTION 'promptctx_delete_memories: no declared scope' USING ERRCODE = '42501';
+  END IF;
+  DELETE FROM promptctx_memories WHERE user_scope = s AND id = ANY (ids);
+  GET DIAGNOSTICS n = ROW_COUNT;
+  DELETE FROM promptctx_terms
+    WHERE scope_id = (SELECT x.scope_id FROM promptctx_scopes x WHERE x.user_scope = s)
+      AND term = ANY (spent) AND df <= 0;
+  RETURN n;
+END $$;
+REVOKE ALL ON FUNCTION promptctx_delete_memories(bigint[], text[]) FROM PUBLIC;
+DO $$
+DECLARE r record;
+BEGIN
+  EXECUTE format('ALTER FUNCTION promptctx_delete_memories(bigint[], text[]) SET search_path = %s',
+    format('pg_catalog, %I, pg_temp', current_schema()));
+  FOR r IN SELECT DISTINCT g.grantee FROM information_schema.role_table_grants g
+           WHERE g.table_schema = current_schema() AND g.table_name = 'promptctx_memories'
+             AND g.privilege_type = 'INSERT' AND g.grantee <> current_user LOOP
+    EXECUTE format('GRANT SELECT, INSERT, DELETE ON promptctx_memory_versions TO %I', r.grantee);
+    EXECUTE format('GRANT EXECUTE ON FUNCTION promptctx_delete_memories(bigint[], text[]) TO %I', r.grantee);
+  END LOOP;
+END $$;
+`;
+
+/** Version 5's backfill: each row's write time (epoch ms) and size, as the store computes them. */
+async function backfillV5(tx: Tx): Promise<void> {
+  await tx.query("ALTER TABLE promptctx_memories NO FORCE ROW LEVEL SECURITY");
+  const rows = await tx.query<MemoryRow & { id: string }>(
+    `SELECT id, memory_id, user_scope, kind, category, tags, content, summary, importance,
+       conflict_key, authority, source_id, source_type, source_title, captured_at, stored_at
+     FROM promptctx_memories WHERE bytes = 0`,
+  );
+  for (let i = 0; i < rows.length; i += 1000) {
+    const part = rows.slice(i, i + 1000);
+    await tx.query(
+      `UPDATE promptctx_memories m SET stored_ms = u.ms, bytes = u.bytes
+       FROM unnest($1::int8[], $2::int8[], $3::int4[]) AS u(id, ms, bytes) WHERE m.id = u.id`,
+      [
+        part.map((r) => r.id),
+        part.map((r) => instantMillis(r.stored_at) ?? 0),
+        part.map((r) => Buffer.byteLength(recordToJsonLine(rowToRecord(r)), "utf8")),
+      ],
+    );
+  }
+  await tx.query("ALTER TABLE promptctx_memories FORCE ROW LEVEL SECURITY");
+}
+
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
     version: 1,
@@ -185,6 +283,15 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     description: "memoryId unique per scope (another scope's id is another memory)",
     async up(tx) {
       await tx.query(SCOPED_IDS_V4);
+    },
+  },
+  {
+    version: 5,
+    description:
+      "status (quarantine), versions, write time and size; forget under row-level security",
+    async up(tx) {
+      await tx.query(MANAGE_V5);
+      await backfillV5(tx);
     },
   },
 ];

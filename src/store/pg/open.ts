@@ -16,8 +16,10 @@ import { createRequire } from "node:module";
 import type pg from "pg";
 import { z } from "zod";
 import { PromptctxError } from "../../errors/index.js";
+import type { GateMode } from "../../memory/index.js";
 import { StoreOpenError, StoreVersionError } from "../errors.js";
 import { describeOpenError, MATCH_BUDGET, parseWith, recallSizes } from "../options.js";
+import { type StoreLimits, writePolicy } from "../write-gate.js";
 import { MIGRATION_LOCK, PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.js";
 import { PostgresMemoryStore } from "./store.js";
 import { inTransaction } from "./tx.js";
@@ -32,6 +34,10 @@ export interface OpenPostgresOptions {
   matchBudget?: number;
   /** Connections of the pool. Default 10. */
   maxConnections?: number;
+  /** What the takeover gate does with a caught write (memory/takeover.ts). Default `quarantine`. */
+  gate?: GateMode;
+  /** Per-record and per-scope limits (default: none). */
+  limits?: StoreLimits;
 }
 
 /**
@@ -75,10 +81,28 @@ async function appliedVersion(pool: pg.Pool): Promise<number | null> {
     "SELECT to_regclass('promptctx_schema_migrations') IS NOT NULL AS present",
   );
   if (!rows[0]?.present) return null;
+  // The highest version applied — or, when a version below it is missing (a migration
+  // rolled back by hand), the last version before the gap, so that it runs again (every
+  // migration from 3 on is re-runnable).
   const v = await pool.query<{ v: number }>(
-    "SELECT coalesce(max(version), 0)::int AS v FROM promptctx_schema_migrations",
+    "SELECT version AS v FROM promptctx_schema_migrations ORDER BY version",
   );
-  return v.rows[0]?.v ?? 0;
+  return appliedThrough(v.rows.map((r) => r.v));
+}
+
+/**
+ * The version a store is migrated through: the highest of `applied` with every version
+ * below it applied too.
+ *
+ * @example appliedThrough([1, 2, 3, 5]) // 3
+ */
+export function appliedThrough(applied: readonly number[]): number {
+  const set = new Set(applied);
+  const max = Math.max(0, ...applied);
+  if (max > PG_SCHEMA_VERSION) return max;
+  let v = 0;
+  while (set.has(v + 1)) v++;
+  return v;
 }
 
 /** Whether the connection's role owns the store's tables (or may create them: no store). */
@@ -126,15 +150,16 @@ export async function migrate(pool: pg.Pool, where: string, mustExist: boolean):
     await tx.query(`CREATE TABLE IF NOT EXISTS promptctx_schema_migrations (
       version integer PRIMARY KEY, description text NOT NULL)`);
     const rows = await tx.query<{ v: number }>(
-      "SELECT coalesce(max(version), 0)::int AS v FROM promptctx_schema_migrations",
+      "SELECT version AS v FROM promptctx_schema_migrations ORDER BY version",
     );
-    const from = rows[0]?.v ?? 0; // re-read under the lock
+    const from = appliedThrough(rows.map((r) => r.v)); // re-read under the lock
     if (from > PG_SCHEMA_VERSION) throw new StoreVersionError(where, from, PG_SCHEMA_VERSION);
     for (const m of PG_MIGRATIONS) {
       if (m.version <= from) continue;
       await m.up(tx);
       await tx.query(
-        "INSERT INTO promptctx_schema_migrations (version, description) VALUES ($1, $2)",
+        `INSERT INTO promptctx_schema_migrations (version, description) VALUES ($1, $2)
+         ON CONFLICT (version) DO NOTHING`,
         [m.version, m.description],
       );
     }
@@ -157,6 +182,7 @@ export async function openPostgresStore(
 ): Promise<PostgresMemoryStore> {
   const where = redactUrl(url);
   const { poolSize, matchBudget } = recallSizes(options);
+  const policy = writePolicy(options);
   const max = parseWith(
     z.number().int().min(1).max(1000),
     options.maxConnections ?? 10,
@@ -169,7 +195,7 @@ export async function openPostgresStore(
   try {
     await checkRole(pool, where);
     const owner = await migrate(pool, where, options.mustExist ?? false);
-    return new PostgresMemoryStore(where, pool, { poolSize, matchBudget }, owner);
+    return new PostgresMemoryStore(where, pool, { poolSize, matchBudget }, owner, policy);
   } catch (err) {
     await pool.end();
     if (err instanceof PromptctxError) throw err;

@@ -63,7 +63,8 @@ const requireCjs = createRequire(import.meta.url);
 const APP_GRANTS = [
   "GRANT SELECT ON promptctx_schema_migrations TO %s",
   "GRANT SELECT, INSERT, UPDATE ON promptctx_memories, promptctx_scopes, promptctx_terms TO %s",
-  "GRANT SELECT, INSERT, DELETE ON promptctx_postings TO %s",
+  "GRANT EXECUTE ON FUNCTION promptctx_delete_memories(bigint[], text[]) TO %s",
+  "GRANT SELECT, INSERT, DELETE ON promptctx_postings, promptctx_memory_versions TO %s",
   `GRANT EXECUTE ON FUNCTION ${APP_FUNCTIONS.join(", ")} TO %s`,
 ];
 
@@ -73,6 +74,7 @@ const STORE_TABLES = [
   "promptctx_postings",
   "promptctx_terms",
   "promptctx_scopes",
+  "promptctx_memory_versions",
   "promptctx_stats",
   "promptctx_scope_key",
 ];

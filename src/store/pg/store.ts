@@ -14,16 +14,20 @@
  */
 import type { Pool } from "pg";
 import { InvalidInputError } from "../../errors/index.js";
-import { isWellFormedText } from "../../text/index.js";
+import { instantMillis, isWellFormedText } from "../../text/index.js";
 import { StorePrivilegeError } from "../errors.js";
 import { recallHit } from "../hits.js";
 import { importJsonlBatches } from "../jsonl-import.js";
 import {
+  ForgetTargetSchema,
   GetOptionsSchema,
+  ListEntriesOptionsSchema,
   ListOptionsSchema,
+  MemoryIdSchema,
   parseNow,
   parseWith,
   RecallOptionsSchema,
+  ScopeOptionsSchema,
 } from "../options.js";
 import { type MemoryRow, rowToRecord } from "../row.js";
 import {
@@ -33,18 +37,28 @@ import {
   recordToJsonLine,
 } from "../schema.js";
 import { checkWeights, DEFAULT_WEIGHTS } from "../score.js";
+import { rankSnapshot, visibleAt } from "../snapshot.js";
 import { queryTerms } from "../terms.js";
 import type {
+  AddOptions,
   AddResult,
+  EntryPage,
+  ForgetResult,
+  ForgetTarget,
   GetOptions,
   ImportOptions,
   ImportResult,
   JsonlInput,
+  ListEntriesOptions,
   ListOptions,
+  MemoryEntry,
   MemoryStore,
+  MemoryVersion,
   RecallOptions,
   StoreRecallHit,
 } from "../types.js";
+import { prepareWrite, type WritePolicy, writePolicy } from "../write-gate.js";
+import { PgManage } from "./manage.js";
 import { recallPg } from "./recall.js";
 import { inTransaction, type Tx } from "./tx.js";
 import { batchScopes, writeBatch } from "./write.js";
@@ -76,14 +90,21 @@ export class PostgresMemoryStore implements MemoryStore {
   #pool: Pool;
   #closing: Promise<void> | null = null;
 
+  /** The takeover gate's mode and the limits every write is held to. */
+  readonly policy: WritePolicy;
+  #manage: PgManage;
+
   /** Use {@link openPostgresStore}. */
   constructor(
     path: string,
     pool: Pool,
     sizes: { poolSize: number; matchBudget: number },
     privileged: boolean,
+    policy: WritePolicy = { gate: "quarantine", limits: {} },
   ) {
     this.path = path;
+    this.policy = policy;
+    this.#manage = new PgManage(pool);
     this.poolSize = sizes.poolSize;
     this.matchBudget = sizes.matchBudget;
     this.privileged = privileged;
@@ -100,24 +121,37 @@ export class PostgresMemoryStore implements MemoryStore {
     return this.#closing === null;
   }
 
-  async add(
-    records: readonly MemoryRecordInput[],
-    options: { now?: string } = {},
-  ): Promise<AddResult> {
+  async add(records: readonly MemoryRecordInput[], options: AddOptions = {}): Promise<AddResult> {
     if (!Array.isArray(records)) throw new InvalidInputError("records must be an array", "records");
     const now = parseNow(options.now);
-    const parsed = records.map((r, i) => parseRecord(r, ["records", i], now));
-    if (parsed.length === 0) return { inserted: 0, updated: 0 };
-    return inTransaction(this.#pool, { scopes: batchScopes(parsed) }, async (tx) => {
-      const result: AddResult = { inserted: 0, updated: 0 };
-      for (const outcome of await writeBatch(tx, parsed)) result[outcome]++;
-      return result;
+    const policy =
+      options.gate === undefined
+        ? this.policy
+        : { gate: writePolicy({ gate: options.gate }).gate, limits: this.policy.limits };
+    const writes = records.map((r, i) =>
+      prepareWrite(parseRecord(r, ["records", i], now), policy, ["records", i]),
+    );
+    if (writes.length === 0) return { inserted: 0, updated: 0 };
+    const scopes = batchScopes(writes.map((w) => w.record));
+    const result = await inTransaction(this.#pool, { scopes }, async (tx) => {
+      const r: AddResult = { inserted: 0, updated: 0 };
+      for (const outcome of await writeBatch(tx, writes, policy.limits)) r[outcome]++;
+      return r;
     });
+    for (const w of writes) {
+      if (w.rule !== null) {
+        const { memoryId, userScope } = w.record;
+        result.quarantined = [...(result.quarantined ?? []), { memoryId, userScope, rule: w.rule }];
+      }
+    }
+    return result;
   }
 
   async importJsonl(input: JsonlInput, options: ImportOptions = {}): Promise<ImportResult> {
-    return importJsonlBatches(input, options, (records) =>
-      inTransaction(this.#pool, { scopes: batchScopes(records) }, (tx) => writeBatch(tx, records)),
+    return importJsonlBatches(input, options, this.policy, (writes) =>
+      inTransaction(this.#pool, { scopes: batchScopes(writes.map((w) => w.record)) }, (tx) =>
+        writeBatch(tx, writes, this.policy.limits),
+      ),
     );
   }
 
@@ -186,7 +220,7 @@ export class PostgresMemoryStore implements MemoryStore {
     return this.#scoped(o.userScope, async (tx) => {
       const rows = await tx.query<PgRow>(
         `SELECT ${COLUMNS} FROM promptctx_memories
-         WHERE user_scope = $1
+         WHERE user_scope = $1 AND status = 'active'
            AND ($2::text[] IS NULL OR kind = ANY($2::text[]))
            AND ($3::text[] IS NULL OR category = ANY($3::text[]))
          ORDER BY memory_id`,
@@ -203,6 +237,18 @@ export class PostgresMemoryStore implements MemoryStore {
     const terms = queryTerms(query);
     // Nothing searchable (empty, punctuation, emoji, stop words only): no evidence, no hits.
     if (terms.length === 0) return [];
+    const asOfMs = instantMillis(o.asOf) as number;
+    const latest = await this.#manage.latestWrite(o.userScope);
+    if (latest !== null && latest > asOfMs) {
+      // A recall into the past: the scope as it was stored at asOf (see snapshot.ts).
+      const records = visibleAt(await this.#manage.versions(o.userScope), asOfMs);
+      return rankSnapshot(records, terms, {
+        asOf: o.asOf,
+        weights,
+        limit: o.limit,
+        ...(o.categories === undefined ? {} : { categories: o.categories }),
+      });
+    }
     const req = {
       userScope: o.userScope,
       terms,
@@ -223,6 +269,45 @@ export class PostgresMemoryStore implements MemoryStore {
       }),
     );
     return ranked.map(({ record, breakdown }, i) => recallHit(record, breakdown, i + 1));
+  }
+
+  async listEntries(options: ListEntriesOptions): Promise<EntryPage> {
+    const o = parseWith(ListEntriesOptionsSchema, options, "options");
+    return this.#manage.page({
+      userScope: o.userScope,
+      status: o.status,
+      limit: o.limit,
+      ...(o.after === undefined ? {} : { after: o.after }),
+      ...(o.kinds === undefined ? {} : { kinds: o.kinds }),
+      ...(o.categories === undefined ? {} : { categories: o.categories }),
+    });
+  }
+
+  async getEntry(memoryId: string, options: { userScope: string }): Promise<MemoryEntry | null> {
+    const id = parseWith(MemoryIdSchema, memoryId, "memoryId");
+    const { userScope } = parseWith(ScopeOptionsSchema, options, "options");
+    return this.#manage.entry(id, userScope);
+  }
+
+  async history(memoryId: string, options: { userScope: string }): Promise<MemoryVersion[]> {
+    const id = parseWith(MemoryIdSchema, memoryId, "memoryId");
+    const { userScope } = parseWith(ScopeOptionsSchema, options, "options");
+    return this.#manage.history(id, userScope);
+  }
+
+  async approve(memoryId: string, options: { userScope: string }): Promise<MemoryEntry | null> {
+    const id = parseWith(MemoryIdSchema, memoryId, "memoryId");
+    const { userScope } = parseWith(ScopeOptionsSchema, options, "options");
+    return this.#manage.approve(id, userScope);
+  }
+
+  async forget(target: ForgetTarget): Promise<ForgetResult> {
+    const t = parseWith(ForgetTargetSchema, target, "target");
+    if ("memoryId" in t) return this.#manage.forget(t.userScope, { memoryId: t.memoryId });
+    return this.#manage.forget(t.userScope, {
+      ...(t.kinds === undefined ? {} : { kinds: t.kinds }),
+      ...(t.categories === undefined ? {} : { categories: t.categories }),
+    });
   }
 
   /** A read-only snapshot transaction that sees `userScope` only. */

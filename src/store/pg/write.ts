@@ -13,10 +13,13 @@
  * FTS5).
  */
 import { createHash } from "node:crypto";
-import { compareCodePoints } from "../../text/index.js";
-import type { MemoryRecord } from "../schema.js";
+import { compareCodePoints, instantMillis } from "../../text/index.js";
+import { type MemoryRow, rowToRecord } from "../row.js";
+import { type MemoryRecord, recordToJsonLine } from "../schema.js";
 import { recordTerms } from "../terms.js";
+import type { PreparedWrite, StoreLimits } from "../write-gate.js";
 import type { WriteOutcome } from "../write-outcome.js";
+import { checkLimits } from "./limits.js";
 import { RetryTransaction, type Tx } from "./tx.js";
 
 /** Terms longer than this (UTF-8 bytes) are indexed by their hash (b-tree entry limit). */
@@ -54,17 +57,31 @@ export function indexRecord(r: MemoryRecord): IndexedTerms {
   return { keys: [...counts.keys()], tfs: [...counts.values()], length: all.length };
 }
 
-/** What one scope of the batch holds already: row id and indexed keys, by memoryId. */
-type Held = Map<string, { id: string; keys: string[] }>;
+/** What one scope of the batch holds already, by memoryId. */
+type Held = Map<
+  string,
+  { id: string; keys: string[]; status: "active" | "quarantined"; version: number }
+>;
+
+/** The index entry of a quarantined record: none (it is never recalled). */
+const UNINDEXED: IndexedTerms = { keys: [], tfs: [], length: 0 };
+
+/** The index entry of a write: its terms when active, none when quarantined. */
+export function indexWrite(w: PreparedWrite): IndexedTerms {
+  return w.status === "active" ? indexRecord(w.record) : UNINDEXED;
+}
 
 const MEMORY_COLUMNS = `kind, category, tags, content, summary, importance, conflict_key,
-  authority, source_id, source_type, source_title, captured_at, stored_at, terms`;
+  authority, source_id, source_type, source_title, captured_at, stored_at, terms, status,
+  gate_rule, version, stored_ms, bytes`;
 const UNNEST_TYPES = `$2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
   $7::float8[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
-  $14::text[], $15::text[]`;
+  $14::text[], $15::text[], $16::text[], $17::text[], $18::int4[], $19::int8[], $20::int4[]`;
 
-/** The column arrays of `records` in {@link MEMORY_COLUMNS} order. */
-function columnArrays(records: readonly MemoryRecord[], index: readonly IndexedTerms[]) {
+/** The column arrays of `finals` in {@link MEMORY_COLUMNS} order. */
+function columnArrays(finals: readonly Final[]) {
+  const records = finals.map((f) => f.write.record);
+  const index = finals.map((f) => f.index);
   return [
     records.map((r) => r.kind),
     records.map((r) => r.category),
@@ -80,6 +97,11 @@ function columnArrays(records: readonly MemoryRecord[], index: readonly IndexedT
     records.map((r) => r.source.capturedAt),
     records.map((r) => r.storedAt),
     index.map((x) => x.keys.join(" ")),
+    finals.map((f) => f.write.status),
+    finals.map((f) => f.write.rule),
+    finals.map((f) => f.version),
+    records.map((r) => instantMillis(r.storedAt) ?? 0),
+    finals.map((f) => f.write.bytes),
   ];
 }
 
@@ -99,14 +121,28 @@ async function scopeId(tx: Tx, userScope: string): Promise<number> {
 
 /** Locks and returns the rows of `ids` that the scope holds. */
 async function lockHeld(tx: Tx, userScope: string, ids: readonly string[]): Promise<Held> {
-  const rows = await tx.query<{ id: string; memory_id: string; terms: string }>(
-    `SELECT id, memory_id, terms FROM promptctx_memories
+  const rows = await tx.query<{
+    id: string;
+    memory_id: string;
+    terms: string;
+    status: "active" | "quarantined";
+    version: number;
+  }>(
+    `SELECT id, memory_id, terms, status, version FROM promptctx_memories
      WHERE user_scope = $1 AND memory_id = ANY($2::text[])
      ORDER BY memory_id FOR UPDATE`,
     [userScope, ids],
   );
   return new Map(
-    rows.map((r) => [r.memory_id, { id: r.id, keys: r.terms === "" ? [] : r.terms.split(" ") }]),
+    rows.map((r) => [
+      r.memory_id,
+      {
+        id: r.id,
+        keys: r.terms === "" ? [] : r.terms.split(" "),
+        status: r.status,
+        version: r.version,
+      },
+    ]),
   );
 }
 
@@ -129,34 +165,37 @@ function decideOutcomes(records: readonly MemoryRecord[], held: Map<string, Held
   });
 }
 
+/** The last write of an id in the batch, its index entry, and the writes before it. */
+interface Final {
+  write: PreparedWrite;
+  index: IndexedTerms;
+  isNew: boolean;
+  /** The version this write becomes. */
+  version: number;
+  /** Earlier writes of the id in the same batch (each becomes a version, as in SQLite). */
+  earlier: PreparedWrite[];
+}
+
 /** One scope's part of the batch: the last version of each id it writes. */
 interface ScopeWrite {
   userScope: string;
-  finals: Map<string, { record: MemoryRecord; index: IndexedTerms; isNew: boolean }>;
+  finals: Map<string, Final>;
 }
 
 /** Inserts the scope's new ids; returns the row ids of those inserted, by memoryId. */
 async function insertNew(tx: Tx, w: ScopeWrite): Promise<Map<string, string>> {
   const fresh = [...w.finals.values()].filter((f) => f.isNew);
   if (fresh.length === 0) return new Map();
-  const records = fresh.map((f) => f.record);
   const rows = await tx.query<{ id: string; memory_id: string }>(
     `INSERT INTO promptctx_memories (memory_id, user_scope, ${MEMORY_COLUMNS})
-     SELECT u.memory_id, $16, u.kind, u.category, u.tags, u.content, u.summary, u.importance,
+     SELECT u.memory_id, $21, u.kind, u.category, u.tags, u.content, u.summary, u.importance,
        u.conflict_key, u.authority, u.source_id, u.source_type, u.source_title, u.captured_at,
-       u.stored_at, u.terms
+       u.stored_at, u.terms, u.status, u.gate_rule, u.version, u.stored_ms, u.bytes
      FROM unnest($1::text[], ${UNNEST_TYPES})
        AS u(memory_id, ${MEMORY_COLUMNS})
      ON CONFLICT (user_scope, memory_id) DO NOTHING
      RETURNING id, memory_id`,
-    [
-      records.map((r) => r.memoryId),
-      ...columnArrays(
-        records,
-        fresh.map((f) => f.index),
-      ),
-      w.userScope,
-    ],
+    [fresh.map((f) => f.write.record.memoryId), ...columnArrays(fresh), w.userScope],
   );
   return new Map(rows.map((r) => [r.memory_id, r.id]));
 }
@@ -165,7 +204,7 @@ async function insertNew(tx: Tx, w: ScopeWrite): Promise<Map<string, string>> {
 async function updateHeld(tx: Tx, w: ScopeWrite, held: Held): Promise<void> {
   const kept = [...w.finals.values()].filter((f) => !f.isNew);
   if (kept.length === 0) return;
-  const records = kept.map((f) => f.record);
+  const records = kept.map((f) => f.write.record);
   const sets = MEMORY_COLUMNS.split(",")
     .map((c) => c.trim())
     .map((c) => `${c} = u.${c}`)
@@ -173,33 +212,102 @@ async function updateHeld(tx: Tx, w: ScopeWrite, held: Held): Promise<void> {
   await tx.query(
     `UPDATE promptctx_memories m SET ${sets}
      FROM unnest($1::int8[], ${UNNEST_TYPES}) AS u(id, ${MEMORY_COLUMNS})
-     WHERE m.id = u.id AND m.user_scope = $16`,
-    [
-      records.map((r) => held.get(r.memoryId)!.id),
-      ...columnArrays(
-        records,
-        kept.map((f) => f.index),
-      ),
-      w.userScope,
-    ],
+     WHERE m.id = u.id AND m.user_scope = $21`,
+    [records.map((r) => held.get(r.memoryId)!.id), ...columnArrays(kept), w.userScope],
   );
+}
+
+/**
+ * Keeps the versions a batch replaces: each held row as it is (before its update), and the
+ * earlier writes of an id within the batch.
+ */
+async function saveVersions(tx: Tx, w: ScopeWrite, held: Held): Promise<void> {
+  const v = {
+    ids: [] as string[],
+    versions: [] as number[],
+    records: [] as string[],
+    statuses: [] as string[],
+    rules: [] as Array<string | null>,
+    ms: [] as number[],
+    bytes: [] as number[],
+  };
+  const keptIds: string[] = [];
+  for (const [memoryId, f] of w.finals) {
+    const prior = held.get(memoryId);
+    if (!f.isNew && prior !== undefined) keptIds.push(prior.id);
+    const first = f.isNew ? 1 : (prior?.version ?? 0) + 1;
+    f.earlier.forEach((e, k) => {
+      v.ids.push(memoryId);
+      v.versions.push(first + k);
+      v.records.push(recordToJsonLine(e.record));
+      v.statuses.push(e.status);
+      v.rules.push(e.rule);
+      v.ms.push(instantMillis(e.record.storedAt) ?? 0);
+      v.bytes.push(e.bytes);
+    });
+  }
+  if (keptIds.length > 0) {
+    const rows = await tx.query<
+      MemoryRow & {
+        version: number;
+        status: string;
+        gate_rule: string | null;
+        stored_ms: string;
+        bytes: number;
+      }
+    >(
+      `SELECT memory_id, user_scope, kind, category, tags, content, summary, importance,
+         conflict_key, authority, source_id, source_type, source_title, captured_at, stored_at,
+         version, status, gate_rule, stored_ms, bytes
+       FROM promptctx_memories WHERE user_scope = $1 AND id = ANY($2::int8[])`,
+      [w.userScope, keptIds],
+    );
+    for (const r of rows) {
+      v.ids.push(r.memory_id);
+      v.versions.push(r.version);
+      v.records.push(recordToJsonLine(rowToRecord(r)));
+      v.statuses.push(r.status);
+      v.rules.push(r.gate_rule);
+      v.ms.push(Number(r.stored_ms));
+      v.bytes.push(r.bytes);
+    }
+  }
+  if (v.ids.length > 0) {
+    await tx.query(
+      `INSERT INTO promptctx_memory_versions (user_scope, memory_id, version, record, status,
+         gate_rule, stored_ms, bytes)
+       SELECT $1, * FROM unnest($2::text[], $3::int4[], $4::text[], $5::text[], $6::text[],
+         $7::int8[], $8::int4[])`,
+      [w.userScope, v.ids, v.versions, v.records, v.statuses, v.rules, v.ms, v.bytes],
+    );
+  }
 }
 
 /** The batch's writes of one scope, grouped; ids in code-point order. */
 function groupWrites(
-  records: readonly MemoryRecord[],
+  writes: readonly PreparedWrite[],
   index: readonly IndexedTerms[],
   held: Map<string, Held>,
 ): ScopeWrite[] {
   const byScope = new Map<string, ScopeWrite>();
-  records.forEach((record, i) => {
+  writes.forEach((write, i) => {
+    const record = write.record;
     let w = byScope.get(record.userScope);
     if (w === undefined) {
       w = { userScope: record.userScope, finals: new Map() };
       byScope.set(record.userScope, w);
     }
-    const isNew = !held.get(record.userScope)?.has(record.memoryId);
-    w.finals.set(record.memoryId, { record, index: index[i]!, isNew });
+    const prior = held.get(record.userScope)?.get(record.memoryId);
+    const before = w.finals.get(record.memoryId);
+    const earlier = before === undefined ? [] : [...before.earlier, before.write];
+    const version = (prior?.version ?? 0) + earlier.length + 1;
+    w.finals.set(record.memoryId, {
+      write,
+      index: index[i]!,
+      isNew: prior === undefined,
+      version,
+      earlier,
+    });
   });
   for (const w of byScope.values()) {
     w.finals = new Map([...w.finals].sort(([a], [b]) => compareCodePoints(a, b)));
@@ -309,6 +417,16 @@ function settleLost(w: ScopeWrite, inserted: ReadonlyMap<string, string>): void 
   }
 }
 
+/** The change in the scope's active (recalled) memories that its part of the batch makes. */
+function activeChange(w: ScopeWrite, held: Held): number {
+  let d = 0;
+  for (const [memoryId, f] of w.finals) {
+    const before = held.get(memoryId)?.status === "active" ? 1 : 0;
+    d += (f.write.status === "active" ? 1 : 0) - before;
+  }
+  return d;
+}
+
 /**
  * The scopes a batch writes, in code-point order (the transaction declares them).
  *
@@ -324,8 +442,10 @@ export function batchScopes(records: readonly MemoryRecord[]): string[] {
  */
 export async function writeBatch(
   tx: Tx,
-  records: readonly MemoryRecord[],
+  writes: readonly PreparedWrite[],
+  limits: StoreLimits = {},
 ): Promise<WriteOutcome[]> {
+  const records = writes.map((w) => w.record);
   const scopes = batchScopes(records);
   const held = new Map<string, Held>();
   for (const s of scopes) {
@@ -334,16 +454,18 @@ export async function writeBatch(
     held.set(s, await lockHeld(tx, s, ids));
   }
   const outcomes = decideOutcomes(records, held);
-  const index = records.map(indexRecord);
-  for (const w of groupWrites(records, index, held)) {
+  await checkLimits(tx, scopes, writes, outcomes, limits);
+  const index = writes.map(indexWrite);
+  for (const w of groupWrites(writes, index, held)) {
     const mine = held.get(w.userScope)!;
     await tx.setScope(w.userScope);
     const scope = await scopeId(tx, w.userScope);
+    await saveVersions(tx, w, mine);
     const inserted = await insertNew(tx, w);
     settleLost(w, inserted);
     await updateHeld(tx, w, mine);
     const terms = await reindex(tx, scope, w, mine, inserted);
-    await bumpScopeCounts(tx, scope, inserted.size, terms);
+    await bumpScopeCounts(tx, scope, activeChange(w, mine), terms);
   }
   let memories = 0;
   let rows = 0;

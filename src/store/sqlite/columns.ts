@@ -7,11 +7,14 @@ import type { MemoryRow } from "../row.js";
 /** A `memories` row as {@link COLUMNS} reads it. */
 export interface Row extends MemoryRow {
   rowid: number;
+  status: "active" | "quarantined";
+  gate_rule: string | null;
+  version: number;
 }
 
 export const COLUMNS = `m.rowid, m.memory_id, m.user_scope, m.kind, m.category, m.tags, m.content,
   m.summary, m.importance, m.conflict_key, m.authority, m.source_id, m.source_type,
-  m.source_title, m.captured_at, m.stored_at`;
+  m.source_title, m.captured_at, m.stored_at, m.status, m.gate_rule, m.version`;
 
 /** A `memories` row as a raw statement reads {@link COLUMNS}: the values in that order. */
 export type RawRow = [
@@ -31,6 +34,9 @@ export type RawRow = [
   sourceTitle: string,
   capturedAt: string,
   storedAt: string,
+  status: "active" | "quarantined",
+  gateRule: string | null,
+  version: number,
 ];
 
 /** The {@link Row} of a raw row (one record mapping for every read: row.ts). */
@@ -52,5 +58,8 @@ export function rawToRow(r: RawRow): Row {
     source_title: r[13],
     captured_at: r[14],
     stored_at: r[15],
+    status: r[16],
+    gate_rule: r[17],
+    version: r[18],
   };
 }

@@ -9,6 +9,10 @@
  * Never edit a released migration: append a new one.
  */
 import type Database from "better-sqlite3";
+import { instantMillis } from "../../text/index.js";
+import { rowToRecord } from "../row.js";
+import { recordToJsonLine } from "../schema.js";
+import type { Row } from "./columns.js";
 import { backfillStats } from "./stats.js";
 
 export interface Migration {
@@ -114,8 +118,51 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    // Version 5: version 4 is another change in flight (forget / versions); the loop
-    // applies what is above the file's version, so the gap is harmless.
+    version: 4,
+    description: "status (quarantine), versions, write time and size of each memory",
+    up(db) {
+      // Re-runnable (a column or table already there is kept).
+      const have = new Set(
+        (db.prepare("PRAGMA table_info(memories)").all() as Array<{ name: string }>).map(
+          (c) => c.name,
+        ),
+      );
+      const columns: Array<[string, string]> = [
+        ["status", "TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'quarantined'))"],
+        ["gate_rule", "TEXT"], // the takeover rule that holds it
+        ["version", "INTEGER NOT NULL DEFAULT 1"],
+        ["stored_ms", "INTEGER NOT NULL DEFAULT 0"], // epoch ms of stored_at
+        ["bytes", "INTEGER NOT NULL DEFAULT 0"], // of its JSONL line
+      ];
+      for (const [name, type] of columns) {
+        if (!have.has(name)) db.exec(`ALTER TABLE memories ADD COLUMN ${name} ${type}`);
+      }
+      db.exec(`
+        -- Previous versions of a memory (the current one is its memories row), each the
+        -- record's canonical JSONL line as it was stored.
+        CREATE TABLE IF NOT EXISTS memory_versions (
+          user_scope TEXT NOT NULL,
+          memory_id  TEXT NOT NULL,
+          version    INTEGER NOT NULL,
+          record     TEXT NOT NULL,
+          status     TEXT NOT NULL CHECK (status IN ('active', 'quarantined')),
+          gate_rule  TEXT,
+          stored_ms  INTEGER NOT NULL,
+          bytes      INTEGER NOT NULL,
+          PRIMARY KEY (user_scope, memory_id, version)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS memories_scope_stored ON memories (user_scope, stored_ms);
+      `);
+      // Write times and sizes of the existing rows, computed as the store computes them.
+      const rows = db.prepare("SELECT m.rowid, m.* FROM memories m").all() as Row[];
+      const set = db.prepare("UPDATE memories SET stored_ms = ?, bytes = ? WHERE rowid = ?");
+      for (const row of rows) {
+        const line = recordToJsonLine(rowToRecord(row));
+        set.run(instantMillis(row.stored_at) ?? 0, Buffer.byteLength(line, "utf8"), row.rowid);
+      }
+    },
+  },
+  {
     version: 5,
     description: "recall by meaning: the recorded embedder and each memory's vector state",
     up(db) {

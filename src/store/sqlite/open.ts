@@ -12,9 +12,11 @@
 import { createRequire } from "node:module";
 import type Database from "better-sqlite3";
 import { InvalidInputError, PromptctxError } from "../../errors/index.js";
+import type { GateMode } from "../../memory/index.js";
 import { isBlank } from "../../text/index.js";
 import { StoreOpenError, StoreVersionError } from "../errors.js";
 import { describeOpenError, recallSizes } from "../options.js";
+import { type StoreLimits, writePolicy } from "../write-gate.js";
 import { MIGRATIONS, STORE_SCHEMA_VERSION } from "./migrations.js";
 import { SqliteMemoryStore } from "./store.js";
 
@@ -31,6 +33,10 @@ export interface OpenStoreOptions {
   matchBudget?: number;
   /** How long to wait for another process's write lock, in ms. Default 5000. */
   busyTimeoutMs?: number;
+  /** What the takeover gate does with a caught write (memory/takeover.ts). Default `quarantine`. */
+  gate?: GateMode;
+  /** Per-record and per-scope limits (default: none). */
+  limits?: StoreLimits;
 }
 
 // The native module, loaded when a store is first opened: verbs that never open one
@@ -90,6 +96,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): SqliteM
     throw new InvalidInputError("store path must not be blank", "store");
   }
   const { poolSize, matchBudget } = recallSizes(options);
+  const policy = writePolicy(options);
   let db: Database.Database;
   try {
     db = new (nativeSqlite())(path, {
@@ -104,9 +111,12 @@ export function openStore(path: string, options: OpenStoreOptions = {}): SqliteM
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
     db.pragma("cache_size = -65536"); // 64 MiB page cache: FTS merges and bulk imports
+    // Deleted and overwritten content is zeroed on its page: a forgotten memory leaves no
+    // bytes behind (see manage.ts).
+    db.pragma("secure_delete = ON");
     loadVec(db);
     migrate(db, path);
-    return new SqliteMemoryStore(path, db, poolSize, matchBudget);
+    return new SqliteMemoryStore(path, db, poolSize, matchBudget, policy);
   } catch (err) {
     db.close();
     if (err instanceof PromptctxError) throw err;

@@ -16,11 +16,15 @@ import { InvalidInputError } from "../../errors/index.js";
 import { recallHit } from "../hits.js";
 import { importJsonlBatches } from "../jsonl-import.js";
 import {
+  ForgetTargetSchema,
   GetOptionsSchema,
+  ListEntriesOptionsSchema,
   ListOptionsSchema,
+  MemoryIdSchema,
   parseNow,
   parseWith,
   RecallOptionsSchema,
+  ScopeOptionsSchema,
 } from "../options.js";
 import { rowToRecord } from "../row.js";
 import {
@@ -30,21 +34,38 @@ import {
   recordToJsonLine,
 } from "../schema.js";
 import { checkWeights, DEFAULT_WEIGHTS } from "../score.js";
+import { rankSnapshot, visibleAt } from "../snapshot.js";
 import { queryTerms } from "../terms.js";
 import type {
+  AddOptions,
   AddResult,
+  EntryPage,
+  ForgetResult,
+  ForgetTarget,
   GetOptions,
   ImportOptions,
   ImportResult,
   JsonlInput,
+  ListEntriesOptions,
   ListOptions,
+  MemoryEntry,
   MemoryStore,
+  MemoryVersion,
   RecallOptions,
   StoreRecallHit,
 } from "../types.js";
+import {
+  type PreparedWrite,
+  prepareWrite,
+  ScopeBudget,
+  type ScopeUsage,
+  type WritePolicy,
+  writePolicy,
+} from "../write-gate.js";
 import type { WriteOutcome } from "../write-outcome.js";
 import { ReadCache } from "./cache.js";
 import { COLUMNS, type RawRow, type Row, rawToRow } from "./columns.js";
+import { asOfMillis, type Manage, prepareManage } from "./manage.js";
 import { prepareRecall, type RecallRun, recallRunner } from "./recall.js";
 import { jsonOrNull, prepareStatements, type Statements, writeRecord } from "./statements.js";
 import { applyStats, prepareStats, StatsDelta, type StatsStatements } from "./stats.js";
@@ -87,12 +108,22 @@ export class SqliteMemoryStore implements MemoryStore {
   #stats: StatsStatements;
   #recall: RecallRun;
   #list: ListRun;
-  #writeMany: (records: readonly MemoryRecord[]) => WriteOutcome[];
+  #manage: Manage;
+  #writeMany: (writes: readonly PreparedWrite[]) => WriteOutcome[];
   #vectors: SqliteVectorIndex;
+  /** The takeover gate's mode and the limits every write is held to. */
+  readonly policy: WritePolicy;
 
   /** Use {@link openStore}. */
-  constructor(path: string, db: Database.Database, poolSize: number, matchBudget: number) {
+  constructor(
+    path: string,
+    db: Database.Database,
+    poolSize: number,
+    matchBudget: number,
+    policy: WritePolicy = { gate: "quarantine", limits: {} },
+  ) {
     this.path = path;
+    this.policy = policy;
     this.poolSize = poolSize;
     this.matchBudget = matchBudget;
     this.#db = db;
@@ -104,14 +135,23 @@ export class SqliteMemoryStore implements MemoryStore {
     const vectors = new SqliteVectorIndex(db);
     this.#vectors = vectors;
     const invalidate = (rowid: number) => vectors.invalidate(rowid);
-    this.#writeMany = db.transaction((records: readonly MemoryRecord[]) => {
+    this.#manage = prepareManage(db, this.#stats, invalidate);
+    const write = db.transaction((writes: readonly PreparedWrite[]) => {
       const delta = new StatsDelta();
-      const outcomes = records.map((r) => writeRecord(this.#stmts, r, delta, invalidate));
+      const budget = new ScopeBudget(
+        policy.limits,
+        (scope) => this.#stmts.scopeUsage.get({ scope }) as ScopeUsage,
+      );
+      const outcomes = writes.map((w, i) =>
+        writeRecord(this.#stmts, w, delta, budget, ["records", i], invalidate),
+      );
       const inserted = outcomes.filter((o) => o === "inserted").length;
       if (inserted > 0) this.#stmts.bumpCount.run(inserted);
       applyStats(this.#stats, delta);
       return outcomes;
     });
+    // The write lock first: a write that reads then writes never deadlocks another.
+    this.#writeMany = (writes) => write.immediate(writes);
   }
 
   /** The store's vectors (recall by meaning; see vectors.ts and ../hybrid.ts). */
@@ -149,17 +189,29 @@ export class SqliteMemoryStore implements MemoryStore {
     return this.#db.open;
   }
 
-  add(records: readonly MemoryRecordInput[], options: { now?: string } = {}): AddResult {
+  add(records: readonly MemoryRecordInput[], options: AddOptions = {}): AddResult {
     if (!Array.isArray(records)) throw new InvalidInputError("records must be an array", "records");
     const now = parseNow(options.now);
-    const parsed = records.map((r, i) => parseRecord(r, ["records", i], now));
+    const policy =
+      options.gate === undefined
+        ? this.policy
+        : { ...this.policy, ...writePolicy({ gate: options.gate }), limits: this.policy.limits };
+    const writes = records.map((r, i) =>
+      prepareWrite(parseRecord(r, ["records", i], now), policy, ["records", i]),
+    );
     const result: AddResult = { inserted: 0, updated: 0 };
-    for (const outcome of this.#writeMany(parsed)) result[outcome]++;
+    for (const outcome of this.#writeMany(writes)) result[outcome]++;
+    for (const w of writes) {
+      if (w.rule !== null) {
+        const { memoryId, userScope } = w.record;
+        result.quarantined = [...(result.quarantined ?? []), { memoryId, userScope, rule: w.rule }];
+      }
+    }
     return result;
   }
 
   async importJsonl(input: JsonlInput, options: ImportOptions = {}): Promise<ImportResult> {
-    return importJsonlBatches(input, options, this.#writeMany);
+    return importJsonlBatches(input, options, this.policy, this.#writeMany);
   }
 
   exportJsonl(write: (chunk: string) => void): number {
@@ -203,6 +255,18 @@ export class SqliteMemoryStore implements MemoryStore {
     const terms = queryTerms(query);
     // Nothing searchable (empty, punctuation, emoji, stop words only): no evidence, no hits.
     if (terms.length === 0) return [];
+    const asOfMs = asOfMillis(o.asOf);
+    const latest = this.#manage.latestWrite(o.userScope);
+    if (latest !== null && latest > asOfMs) {
+      // A recall into the past: the scope as it was stored at asOf (see snapshot.ts).
+      const records = visibleAt(this.#manage.versions(o.userScope), asOfMs);
+      return rankSnapshot(records, terms, {
+        asOf: o.asOf,
+        weights,
+        limit: o.limit,
+        ...(o.categories === undefined ? {} : { categories: o.categories }),
+      });
+    }
     const ranked = this.#recall({
       userScope: o.userScope,
       terms,
@@ -216,6 +280,53 @@ export class SqliteMemoryStore implements MemoryStore {
     return ranked.map(({ row, breakdown }, i) =>
       recallHit(rowToRecord(rawToRow(row)), breakdown, i + 1),
     );
+  }
+
+  /**
+   * The latest write time (epoch ms) of the scope's replacements, or null: a recall at an
+   * earlier instant reads the scope as it was then (see snapshot.ts).
+   */
+  latestReplacement(userScope: string): number | null {
+    return this.#manage.latestWrite(userScope);
+  }
+
+  listEntries(options: ListEntriesOptions): EntryPage {
+    const o = parseWith(ListEntriesOptionsSchema, options, "options");
+    return this.#manage.page({
+      userScope: o.userScope,
+      status: o.status,
+      limit: o.limit,
+      ...(o.after === undefined ? {} : { after: o.after }),
+      ...(o.kinds === undefined ? {} : { kinds: o.kinds }),
+      ...(o.categories === undefined ? {} : { categories: o.categories }),
+    });
+  }
+
+  getEntry(memoryId: string, options: { userScope: string }): MemoryEntry | null {
+    const id = parseWith(MemoryIdSchema, memoryId, "memoryId");
+    const { userScope } = parseWith(ScopeOptionsSchema, options, "options");
+    return this.#manage.entry(id, userScope);
+  }
+
+  history(memoryId: string, options: { userScope: string }): MemoryVersion[] {
+    const id = parseWith(MemoryIdSchema, memoryId, "memoryId");
+    const { userScope } = parseWith(ScopeOptionsSchema, options, "options");
+    return this.#manage.history(id, userScope);
+  }
+
+  approve(memoryId: string, options: { userScope: string }): MemoryEntry | null {
+    const id = parseWith(MemoryIdSchema, memoryId, "memoryId");
+    const { userScope } = parseWith(ScopeOptionsSchema, options, "options");
+    return this.#manage.approve(id, userScope);
+  }
+
+  forget(target: ForgetTarget): ForgetResult {
+    const t = parseWith(ForgetTargetSchema, target, "target");
+    if ("memoryId" in t) return this.#manage.forget(t.userScope, { memoryId: t.memoryId });
+    return this.#manage.forget(t.userScope, {
+      ...(t.kinds === undefined ? {} : { kinds: t.kinds }),
+      ...(t.categories === undefined ? {} : { categories: t.categories }),
+    });
   }
 
   close(): void {
