@@ -241,6 +241,24 @@ describe("forget and replace with vectors on", () => {
     expect(hits[0]).toMatchObject({ memoryId: "bad", match: { path: "both" } });
   });
 
+  it("a recall into the past (a memory replaced since) reads the versions then, by words only", async () => {
+    const store = hybridStore(base, trigramEmbedder());
+    await store.add([rec("m1", "dark theme in the editor")], { now: "2026-08-01T00:00:00Z" });
+    await store.add([rec("m1", "light theme in the editor")], { now: "2026-08-10T00:00:00Z" });
+    const then = await store.recall("dark theme", {
+      userScope: "u1",
+      asOf: "2026-08-05T00:00:00Z",
+    });
+    expect(then.map((h) => [h.memoryId, h.snippet, h.match.path])).toEqual([
+      ["m1", "dark theme in the editor", "lexical"],
+    ]);
+    const now = await store.recall("light theme in the editor", {
+      userScope: "u1",
+      asOf: "2026-08-11T00:00:00Z",
+    });
+    expect(now[0]).toMatchObject({ memoryId: "m1", match: { path: "both" } });
+  });
+
   it("a forget leaves no trace of the text in the SQLite files with vectors on", async () => {
     const store = hybridStore(base, trigramEmbedder());
     const secret = "Zanzibarquux passport number 7731-XQ-zanzibarquux";
