@@ -8,8 +8,8 @@
 // CommonJS chunks, because Node 20 takes a code cache only for a script (vm.Script), not
 // for an ES module; `strict: true` keeps the ES modules' strict mode. Kept external
 // (loaded from node_modules as before): native or large packages, and those only the
-// server, MCP or a provider call uses; better-sqlite3, pg and gpt-tokenizer's rank files are
-// reached through createRequire at run time.
+// server, MCP, a provider call or an embedder uses (tfjs, the encoder's weights,
+// sqlite-vec); better-sqlite3, pg and gpt-tokenizer's rank files are reached through createRequire at run time.
 //
 // Every bundled module of ours keeps the `import.meta.url` of its dist/ file (rewritten to
 // `new URL(relative, import.meta.url)`), so what it resolves from it (package.json,
@@ -36,6 +36,9 @@ const EXTERNAL = [
   "ai",
   "@ai-sdk/",
   "gpt-tokenizer",
+  "@tensorflow/",
+  "@energetic-ai/",
+  "sqlite-vec",
   "@modelcontextprotocol/sdk",
 ];
 

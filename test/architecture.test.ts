@@ -12,6 +12,7 @@ const LAYERS = [
   "files",
   "text",
   "tokens",
+  "embed",
   "memory",
   "plan",
   "cache",

@@ -30,6 +30,7 @@ interface ServeFlags {
   host: string;
   workspace?: string;
   store?: string;
+  embedder?: string;
   bodyLimit: string;
   log: boolean;
   record?: string;
@@ -73,6 +74,10 @@ export function registerServeCommand(program: Command, setExit: SetExit): void {
       "shared memory store, opened once: an SQLite file or postgres://… (default: WORKSPACE/.promptctx/memory.db when it exists)",
     )
     .option(
+      "--embedder <spec>",
+      "/v1/recall by meaning too over an SQLite store: embedded (offline encoder), openai:MODEL[:DIMENSIONS], none (default: PROMPTCTX_EMBEDDER, else none)",
+    )
+    .option(
       "--memory-gate <mode>",
       "takeover gate of memory writes: quarantine (hold, default) | reject (400 memory_rejected) | off (default: the workspace config's memory.gate)",
     )
@@ -109,6 +114,13 @@ export function registerServeCommand(program: Command, setExit: SetExit): void {
     });
 }
 
+/** `--embedder`, else a non-empty `PROMPTCTX_EMBEDDER`, else none (full-text recall). */
+function embedderOf(flags: ServeFlags): { embedder?: string } {
+  const env = process.env.PROMPTCTX_EMBEDDER;
+  if (flags.embedder !== undefined) return { embedder: flags.embedder };
+  return env !== undefined && env.trim() !== "" ? { embedder: env } : {};
+}
+
 /** Runs the service for the parsed flags (one process, or a cluster with `--workers`). */
 async function runServe(flags: ServeFlags): Promise<number> {
   const port = intFlag(flags.port, "--port") as number;
@@ -141,6 +153,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
     ...(flags.mcpUser !== undefined ? { mcpUser: flags.mcpUser } : {}),
     ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
     ...(flags.store !== undefined ? { store: flags.store } : {}),
+    ...embedderOf(flags),
     ...(flags.memoryGate !== undefined ? { memory: { gate: gateFlag(flags.memoryGate) } } : {}),
     ...(recorder !== null ? { recorder } : {}),
   };

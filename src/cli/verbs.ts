@@ -66,7 +66,7 @@ export const VERBS = [
   {
     name: "memory",
     summary:
-      "the memory store (SQLite file, or PostgreSQL with --store postgres://…): add, import, export, recall, list, show, history, forget, approve",
+      "the memory store (SQLite file, or PostgreSQL with --store postgres://…): add, import, export, recall (by words and by meaning), reembed, list, show, history, forget, approve",
     options: false,
   },
   {

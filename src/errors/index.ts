@@ -5,7 +5,7 @@
  */
 import type { ZodError } from "zod";
 
-export { nodeErrorCode } from "./node-errors.js";
+export { nodeErrorCode, unreachableCode } from "./node-errors.js";
 
 /** Stable machine-readable error codes. */
 export type ErrorCode =
@@ -16,6 +16,9 @@ export type ErrorCode =
   | "source_failed"
   | "source_timeout"
   | "connection_refused"
+  | "embedder_mismatch"
+  | "embedder_dimensions"
+  | "embedder_failed"
   | "payload_too_large"
   | "unauthorized"
   | "not_found"

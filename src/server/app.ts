@@ -60,6 +60,12 @@ export interface ServerOptions {
    */
   store?: string | MemoryStore | null;
   /**
+   * Recall by meaning over a store the server opens from an SQLite file: an `--embedder`
+   * value (`embedded`, `openai:MODEL[:DIMENSIONS]`, `none`; docs/sources.md). Default:
+   * none (full-text); `promptctx serve` takes `--embedder`, else `PROMPTCTX_EMBEDDER`.
+   */
+  embedder?: string;
+  /**
    * The write policy of a store the server opens (a path or URL in `store`, or the root's
    * own): the takeover gate's mode (`quarantine` by default, `reject`: 400 memory_rejected,
    * `off`) and the limits. Default: the root's `.promptctx/config.json` `memory` section.
@@ -221,7 +227,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   );
 
   // The shared store, opened last so that nothing before can leak it.
-  shared = await openSharedStore(options.store, root, options.memory);
+  shared = await openSharedStore(options.store, root, options.memory, options.embedder);
   const { store: opened, own } = shared;
   workspaces = new WarmWorkspaces({ store: opened });
   // onClose runs after in-flight requests have completed.

@@ -342,7 +342,7 @@ export function openApiDocument(version: string): OpenApiDocument {
       "/v1/request": requestOperation(),
       "/v1/recall": postOperation(
         "recall",
-        "Full-text recall in one scope, with score breakdowns",
+        "Recall in one scope by words, and by meaning when the server has an embedder (serve --embedder); hits carry score breakdowns and, by meaning, their match (path, lexical and semantic ranks, similarity, fused score)",
         "RecallRequest",
         ref("RecallResponse"),
         [400, 401, 409, 413, 500],

@@ -114,7 +114,7 @@ export const MemoriesResponseSchema = z.object({
     ),
 });
 
-/** `POST /v1/recall`: full-text recall in one scope (the CLI's `memory recall`). */
+/** `POST /v1/recall`: recall in one scope, by words and (with an embedder) by meaning (the CLI's `memory recall`). */
 export const RecallRequestSchema = z.strictObject({
   userScope: nonBlank.describe(
     "The only scope searched (replaced by the token's scope for a scoped token).",
@@ -138,7 +138,9 @@ export const RecallResponseSchema = z.object({
   asOf: z.string(),
   hits: z
     .array(z.record(z.string(), z.unknown()))
-    .describe("Ranked hits with their score breakdowns."),
+    .describe(
+      "Ranked hits with their score breakdowns; with an embedder each hit also has `match`: {path: lexical|semantic|both, lexicalRank, semanticRank, similarity, semantic, fused, rrf}.",
+    ),
   hints: z
     .array(z.object({ code: z.string(), message: z.string() }))
     .describe(

@@ -3,10 +3,12 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { GateMode } from "../memory/index.js";
 import {
+  hybridStore,
   isPostgresUrl,
   type MemoryStore,
   openStore,
   openStoreUrl,
+  SqliteMemoryStore,
   type StoreLimits,
 } from "../store/index.js";
 import { loadWorkspaceConfig, WORKSPACE_PATHS } from "../workspace/index.js";
@@ -25,9 +27,33 @@ export interface SharedStore {
 /**
  * Opens the store `option` names (a path, which must exist, or a `postgres://` URL),
  * takes an open one as given, or, when none is named, opens the root's
- * `.promptctx/memory.db` if it exists.
+ * `.promptctx/memory.db` if it exists. With `embedder` (an `--embedder` value), a store
+ * it opens from an SQLite file recalls by meaning too (docs/sources.md).
  */
 export async function openSharedStore(
+  option: string | MemoryStore | null | undefined,
+  root: string,
+  memory?: { gate?: GateMode; limits?: StoreLimits },
+  embedder?: string,
+): Promise<SharedStore> {
+  const shared = await openPlain(option, root, memory);
+  if (embedder === undefined || !shared.own || !(shared.store instanceof SqliteMemoryStore)) {
+    return shared;
+  }
+  // Recall by meaning over the store the server opened (an SQLite file): the encoder is
+  // loaded here, once per process.
+  const base = shared.store;
+  try {
+    const { chooseEmbedderSpec, createEmbedder } = await import("../embed/index.js");
+    const e = await createEmbedder(chooseEmbedderSpec({ flag: embedder }), process.env);
+    return e === null ? shared : { ...shared, store: hybridStore(base, e) };
+  } catch (err) {
+    base.close();
+    throw err;
+  }
+}
+
+async function openPlain(
   option: string | MemoryStore | null | undefined,
   root: string,
   memory?: { gate?: GateMode; limits?: StoreLimits },

@@ -15,8 +15,25 @@ export {
   StorePrivilegeError,
   StoreVersionError,
 } from "./errors.js";
+export {
+  type HitMatch,
+  RRF_K,
+  rrf,
+  type SemanticCalibration,
+  semanticRelevance,
+} from "./fuse.js";
 export { type Hint, recallHints } from "./hints.js";
 export { adapterOptionsFromHits, recallHit } from "./hits.js";
+export {
+  calibrationOf,
+  DEFAULT_CALIBRATION,
+  type EmbedProgress,
+  type EmbedReport,
+  HybridMemoryStore,
+  hybridStore,
+  PATH_CANDIDATES,
+  type ReembedOptions,
+} from "./hybrid.js";
 export { type OpenAnyStoreOptions, type OpenedStore, openStoreUrl } from "./open-url.js";
 export { DEFAULT_POOL_SIZE, MATCH_BUDGET } from "./options.js";
 export {
@@ -85,6 +102,13 @@ export {
   STORE_SCHEMA_VERSION,
   scopePrefix,
 } from "./sqlite/index.js";
+export type {
+  PendingVector,
+  RecordedEmbedder,
+  SqliteVectorIndex,
+  VectorHit,
+  VectorWrite,
+} from "./sqlite/vectors.js";
 export {
   CHINESE_STOP_CHARS,
   CHINESE_STOP_WORDS,

@@ -67,6 +67,11 @@ export interface ScoreBreakdown {
    * more negative is better; it chose the candidate pool, see sqlite/store.ts).
    */
   bm25: number;
+  /**
+   * Recall by meaning only (hybrid recall, fuse.ts): the calibrated semantic evidence, in
+   * [0, 1]. When present, `total = round6(max(lexical, semantic) × salience)`.
+   */
+  semantic?: number;
   /** Share of the query terms found in the memory (unweighted), in [0, 1]. */
   coverage: number;
   /** The query terms the memory contains, in query order. */

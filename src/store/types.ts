@@ -5,6 +5,7 @@
  * — every method may return a promise, so callers always `await`.
  */
 import type { Authority, GateMode, Provenance, TakeoverRule } from "../memory/index.js";
+import type { HitMatch } from "./fuse.js";
 import type { MemoryKind, MemoryRecord, MemoryRecordInput, MemoryStatus } from "./schema.js";
 import type { ScoreBreakdown, ScoreWeights } from "./score.js";
 
@@ -51,6 +52,11 @@ export interface StoreRecallHit {
   importance: number;
   conflictKey: string | null;
   authority: Authority | null;
+  /**
+   * Hybrid recall only (a store with an embedder): which paths found the hit, its lexical
+   * and semantic ranks, its similarity and fused score (fuse.ts).
+   */
+  match?: HitMatch;
 }
 
 /** Progress after each committed import batch. */

@@ -37,7 +37,13 @@ export const WorkspaceConfigSchema = z
     budgets: z.object({ chars: budget.optional(), tokens: budget.optional() }).optional(),
     renderer: z.enum(["en", "zh-CN", "tagged"]).optional(),
     tokenizer: z.enum(TOKENIZER_NAMES).optional(),
-    /** The memory store's write policy: the takeover gate's mode and the limits. */
+    /**
+     * The memory store: the write policy (`gate`, the takeover gate's mode, and `limits`)
+     * and the recall's `embedder` (an `--embedder` value: `embedded`,
+     * `openai:MODEL[:DIMENSIONS]`, `none`), which makes the recall slot and the `memory`
+     * verbs recall by meaning too (docs/sources.md "Recall by meaning"); `--embedder` wins
+     * over it.
+     */
     memory: z
       .object({
         gate: z.enum(GATE_MODES).optional(),
@@ -49,6 +55,7 @@ export const WorkspaceConfigSchema = z
           })
           .strict()
           .optional(),
+        embedder: textString.min(1).optional(),
       })
       .strict()
       .optional(),

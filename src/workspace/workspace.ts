@@ -92,6 +92,15 @@ export interface WorkspaceAssembleOptions {
    * means no memory) or a `postgres://` URL (the shared store; it must exist).
    */
   store?: string;
+  /**
+   * Recall by meaning over the workspace's own SQLite store: an `--embedder` value; wins
+   * over the config's `memory.embedder`.
+   */
+  embedder?: string;
+  /** The embedder when neither `embedder` nor the config names one (the CLI: `PROMPTCTX_EMBEDDER`). */
+  embedderDefault?: string;
+  /** The environment a remote embedder reads (base URL, key; the CLI passes its own). */
+  embedderEnv?: Readonly<Record<string, string | undefined>>;
   /** An already-open store (the HTTP service shares one); wins over `store`. */
   openStore?: MemoryStore;
   /** Instruction-walk start (default: config `cwd`, else the workspace). */
@@ -248,6 +257,32 @@ async function workspaceStore(
   return { store: opened, opened, storePath };
 }
 
+/**
+ * The workspace's own store with recall by meaning when an embedder is named and the store
+ * is an SQLite file the workspace opened (a shared or PostgreSQL store is left as is).
+ */
+async function withEmbedder<
+  T extends { store: MemoryStore | null; opened: OpenedStore | null; storePath: string },
+>(
+  ws: T,
+  spec: string | undefined,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<{ store: MemoryStore | null; opened: MemoryStore | null; storePath: string }> {
+  if (spec === undefined || ws.opened === null) return ws;
+  const { SqliteMemoryStore, hybridStore } = await import("../store/index.js");
+  if (!(ws.opened instanceof SqliteMemoryStore)) return ws;
+  try {
+    const { chooseEmbedderSpec, createEmbedder } = await import("../embed/index.js");
+    const embedder = await createEmbedder(chooseEmbedderSpec({ config: spec }), env);
+    if (embedder === null) return ws;
+    const hybrid = hybridStore(ws.opened, embedder);
+    return { store: hybrid, opened: hybrid, storePath: ws.storePath };
+  } catch (err) {
+    ws.opened.close();
+    throw err;
+  }
+}
+
 /** The plain segments the config contributes: identity, expert, and the working mode. */
 export function configSegments(config: WorkspaceConfig): AssembleSegment[] {
   const segments: AssembleSegment[] = [];
@@ -333,7 +368,9 @@ export async function loadWorkspace(
   const files = await readWorkspaceFiles(root, options);
   // Settings are checked before the store is opened, so a bad one leaks nothing.
   assemblySettings(options, files.config);
-  const { store, opened, storePath } = await workspaceStore(options, root);
+  const opened0 = await workspaceStore(options, root);
+  const spec = options.embedder ?? files.config.memory?.embedder ?? options.embedderDefault;
+  const { store, opened, storePath } = await withEmbedder(opened0, spec, options.embedderEnv);
   const label = store === null ? null : options.openStore ? "(shared)" : storePath;
   return workspaceContext(files, options, { store, opened, label });
 }

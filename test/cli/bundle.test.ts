@@ -40,6 +40,21 @@ function run(args: string[]): { code: number | null; stdout: string; loaded: Chu
   return { code: r.status, stdout: r.stdout, loaded: JSON.parse(line) ?? [] };
 }
 
+// Prints, at exit, how many modules of the encoder (tfjs, its weights package) the process required.
+const SHOW_ENCODER = `data:text/javascript,${encodeURIComponent(
+  `import { createRequire } from "node:module"; const req = createRequire(process.cwd() + "/"); process.on("exit", () => process.stderr.write("\\nENCODER " + JSON.stringify(Object.keys(req.cache).filter((k) => /@tensorflow|@energetic-ai/.test(k)).length)));`,
+)}`;
+
+/** How many modules of the encoder `args` loaded. */
+function encoderModules(args: string[], cwd?: string): number {
+  const r = spawnSync(process.execPath, ["--import", SHOW_ENCODER, BIN, ...args], {
+    encoding: "utf8",
+    env: cleanEnv(),
+    ...(cwd === undefined ? {} : { cwd }),
+  });
+  return Number(r.stderr.slice(r.stderr.lastIndexOf("\nENCODER ") + "\nENCODER ".length));
+}
+
 const ASSEMBLE = [
   "assemble",
   "--workspace",
@@ -82,6 +97,32 @@ describe("the bundled CLI", () => {
     // The example workspace has no memory store: the store's code (and pg, SQLite) stays unloaded.
     expect(names.filter((n) => n.startsWith("store-"))).toEqual([]);
     expect(assemble.stdout).toContain("Prompt\n======");
+  });
+
+  it("the sentence encoder is loaded only by verbs that recall or write memories", () => {
+    expect(encoderModules(["--help"])).toBe(0);
+    expect(encoderModules(["memory", "--help"])).toBe(0);
+    expect(encoderModules(ASSEMBLE)).toBe(0);
+    const dir = mkdtempSync(join(tmpdir(), "promptctx-encoder-"));
+    try {
+      const recall = [
+        "memory",
+        "recall",
+        "--user",
+        "u",
+        "--query",
+        "dark theme",
+        "--now",
+        "2026-11-30T09:00:00Z",
+      ];
+      writeFileSync(join(dir, "m.jsonl"), "");
+      expect(encoderModules(["memory", "import", "m.jsonl"], dir)).toBeGreaterThan(0);
+      expect(encoderModules(["memory", "export"], dir)).toBe(0);
+      expect(encoderModules(recall, dir)).toBeGreaterThan(0);
+      expect(encoderModules([...recall, "--embedder", "none"], dir)).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("each module that reads its own URL sees its dist/ file's (package.json, assets, examples)", () => {

@@ -80,15 +80,21 @@ describe("memory CLI (bin/promptctx.js)", () => {
       "python",
       "--now",
       NOW,
+      "--wide",
     ]);
     expect(table.code).toBe(0);
     const [header, rule, row] = table.stdout.split("\n");
-    expect(header).toMatch(/^rank\s+id\s+total\s+lexical\s+recency\s+importance\s+snippet$/);
+    // By words and by meaning (the embedded encoder, the default): both ranks are shown.
+    expect(header).toMatch(
+      /^rank\s+id\s+total\s+lexical\s+path\s+lex#\s+sem#\s+similarity\s+recency\s+importance\s+snippet$/,
+    );
     expect(rule).toMatch(/^-+( +-+)+$/);
     expect(row).toMatch(
-      /^\s*1\s+m1\s+0\.\d{6}\s+1\.000000\s+1\.000000\s+0\.900000\s+User prefers Python/,
+      /^\s*1\s+m1\s+0\.\d{6}\s+1\.000000\s+both\s+1\s+1\s+0\.\d{6}\s+1\.000000\s+0\.900000\s+User prefers Python/,
     );
-    expect(table.stdout).toContain("total = lexical × (0.6 + 0.2×recency + 0.2×importance)");
+    expect(table.stdout).toContain(
+      "total = max(lexical, semantic) × (0.6 + 0.2×recency + 0.2×importance)",
+    );
     expect(table.stdout).not.toContain("u2");
     expect(table.stdout).not.toContain("\u001b[");
 

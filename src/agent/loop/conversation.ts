@@ -1,6 +1,6 @@
 /** The provider-neutral side of a chat: tool calls, replies, tool results and the conversation both providers implement. */
 
-import { PromptctxError } from "../../errors/index.js";
+import { PromptctxError, unreachableCode } from "../../errors/index.js";
 import type { ProviderInput } from "../../render/index.js";
 import type { PlannedRequest } from "../request/index.js";
 import type { ChatCompactionEvent, ChatProvider } from "./events.js";
@@ -64,30 +64,6 @@ export interface Conversation {
   /** Appends the assistant's reply, its text replaced by `shownText` when given. */
   pushAssistant(reply: ModelReply, shownText?: string): void;
   pushToolResults(results: readonly ToolResult[]): void;
-}
-
-// Socket-level failures: the provider was never reached (nothing it said to report).
-const UNREACHABLE = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-]);
-
-/**
- * Why the provider could not be reached: the network code found along the error's causes,
- * else `connection error` for the SDKs' own connection failure; `null` when it was reached.
- */
-function unreachableCode(err: unknown): string | null {
-  let e: unknown = err;
-  for (let depth = 0; depth < 6 && typeof e === "object" && e !== null; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && UNREACHABLE.has(code)) return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  const name = typeof err === "object" && err !== null ? err.constructor.name : "";
-  return name.startsWith("APIConnection") ? "connection error" : null;
 }
 
 /**

@@ -11,10 +11,12 @@ import { InvalidInputError, nodeErrorCode, PromptctxError } from "../../errors/i
 import {
   type AddResult,
   derivedMemoryId,
+  type EmbedReport,
   type ImportResult,
   type MemoryRecordInput,
 } from "../../store/index.js";
 import { EXIT, reportError } from "../io.js";
+import { renderProgress } from "../progress.js";
 import { summaryOf } from "../verbs.js";
 import {
   listFlag,
@@ -26,22 +28,20 @@ import {
   storeOptions,
 } from "./flags.js";
 import { registerMemoryManageCommands } from "./manage.js";
+import {
+  type EmbedderFlags,
+  embedderOption,
+  embedProgress,
+  registerReembed,
+  reportEmbedFailure,
+  withMeaning,
+} from "./meaning.js";
 import { type RecallOpts, runRecall } from "./recall.js";
+
+export { renderProgress } from "../progress.js";
 
 /** Files at least this large get a progress bar (when stderr is a TTY). */
 export const PROGRESS_MIN_BYTES = 1024 * 1024;
-
-/**
- * A one-line progress bar: `[#####     ] 52% 52000/100000`.
- *
- * @example renderProgress(52000, 100000, 10) // "[#####     ] 52% 52000/100000"
- */
-export function renderProgress(done: number, total: number, width = 30): string {
-  const ratio = total > 0 ? Math.min(1, Math.max(0, done / total)) : 1;
-  const filled = Math.floor(ratio * width);
-  const pct = Math.floor(ratio * 100);
-  return `[${"#".repeat(filled)}${" ".repeat(width - filled)}] ${pct}% ${done}/${total}`;
-}
 
 /** Lines in a file (newline count, plus one for a last line without a newline). */
 async function countLines(file: string): Promise<number> {
@@ -88,7 +88,7 @@ function flagError(err: unknown): unknown {
   return new InvalidInputError(message, flag);
 }
 
-interface AddOpts extends StoreFlags {
+interface AddOpts extends StoreFlags, EmbedderFlags {
   user: string;
   text: string;
   id?: string;
@@ -106,7 +106,7 @@ interface AddOpts extends StoreFlags {
   json?: boolean;
 }
 
-async function runAdd(opts: AddOpts): Promise<void> {
+async function runAdd(opts: AddOpts): Promise<number> {
   const now = nowFlag(opts.now);
   const importance = numberFlag(opts.importance, "--importance", 0, 1, false);
   const memoryId = opts.id ?? derivedMemoryId(opts.user, opts.text, now);
@@ -130,9 +130,9 @@ async function runAdd(opts: AddOpts): Promise<void> {
   if (opts.conflictKey !== undefined) record.conflictKey = opts.conflictKey;
   if (opts.authority !== undefined)
     record.authority = opts.authority as MemoryRecordInput["authority"];
-  const store = await openForWrite(opts);
+  const store = await withMeaning(await openForWrite(opts), opts);
   try {
-    let result: AddResult;
+    let result: AddResult & Partial<EmbedReport>;
     try {
       result = await store.add([record]);
     } catch (err) {
@@ -143,8 +143,10 @@ async function runAdd(opts: AddOpts): Promise<void> {
     if (opts.json) {
       const entry = await store.getEntry(memoryId, { userScope: opts.user });
       const record = entry === null ? null : await store.get(memoryId, { userScope: opts.user });
+      const vector =
+        result.embedError === undefined ? {} : { vector: "pending", embedError: result.embedError };
       process.stdout.write(
-        `${JSON.stringify({ memoryId, status, memoryStatus: entry?.status ?? "active", rule: entry?.rule ?? null, version: entry?.version ?? 1, record })}\n`,
+        `${JSON.stringify({ memoryId, status, memoryStatus: entry?.status ?? "active", rule: entry?.rule ?? null, version: entry?.version ?? 1, record, ...vector })}\n`,
       );
     } else {
       process.stdout.write(
@@ -156,12 +158,13 @@ async function runAdd(opts: AddOpts): Promise<void> {
         `promptctx memory add: quarantined: the text reads as an attempt to take over the model (rule ${held.rule}); it is never recalled until \`promptctx memory approve --user ${JSON.stringify(opts.user)} --id ${JSON.stringify(memoryId)}\`\n`,
       );
     }
+    return reportEmbedFailure("memory add", result);
   } finally {
     await store.close();
   }
 }
 
-interface ImportOpts extends StoreFlags {
+interface ImportOpts extends StoreFlags, EmbedderFlags {
   batchSize: string;
   json?: boolean;
 }
@@ -180,17 +183,20 @@ async function runImport(file: string, opts: ImportOpts): Promise<number> {
   }
   const showBar = !fromStdin && Boolean(process.stderr.isTTY) && size >= PROGRESS_MIN_BYTES;
   const total = showBar ? await countLines(file) : 0;
-  const store = await openForWrite(opts);
-  let result: ImportResult;
+  const store = await withMeaning(await openForWrite(opts), opts);
+  let result: ImportResult & Partial<EmbedReport>;
   try {
     const input = fromStdin ? process.stdin : createReadStream(file);
+    const onEmbedProgress = embedProgress("embedding");
     result = await store.importJsonl(input, {
       batchSize,
       ...(showBar
         ? { onProgress: (p) => process.stderr.write(`\r${renderProgress(p.lines, total)}`) }
         : {}),
+      ...(onEmbedProgress ? { onEmbedProgress } : {}),
     });
     if (showBar) process.stderr.write(`\r${renderProgress(total, total)}\n`);
+    if (onEmbedProgress && result.embedded !== undefined) process.stderr.write("\n");
   } finally {
     await store.close();
   }
@@ -210,7 +216,14 @@ async function runImport(file: string, opts: ImportOpts): Promise<number> {
   if (result.skipped > shown.length) {
     process.stderr.write(`  … and ${result.skipped - shown.length} more\n`);
   }
+  if (result.embedded !== undefined) {
+    process.stderr.write(
+      `  vectors: ${result.embedded} embedded, ${result.pending ?? 0} pending (recall by meaning)\n`,
+    );
+  }
   if (opts.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+  const embedExit = reportEmbedFailure("memory import", result);
+  if (embedExit !== EXIT.ok) return embedExit;
   return result.skipped > 0 ? EXIT.invalid : EXIT.ok;
 }
 
@@ -248,6 +261,32 @@ async function runExport(opts: ExportOpts): Promise<void> {
   }
 }
 
+/** Adds `memory recall` to the `memory` command. */
+function registerRecall(memory: Command, setExit: (code: number) => void): void {
+  embedderOption(storeOptions(memory.command("recall")))
+    .description(
+      "recall in one user scope by words and by meaning, each hit with its score breakdown and both ranks",
+    )
+    .requiredOption("--user <scope>", "user scope (exact)")
+    .requiredOption("--query <text>", "query text")
+    .option("--limit <n>", "hits to return", "20")
+    .option("--categories <a,b>", "only these categories")
+    .option("--now <iso>", "the instant recalled at: ages and versions as then (default: now)")
+    .option("--json", "print {userScope, query, asOf, hits} with score breakdowns")
+    .option(
+      "--wide",
+      "table and text at full width (default: fitted to the terminal, else COLUMNS, else 80)",
+    )
+    .action(async (opts: RecallOpts) => {
+      try {
+        await runRecall(opts);
+        setExit(EXIT.ok);
+      } catch (err) {
+        setExit(reportError(err, "memory recall"));
+      }
+    });
+}
+
 /**
  * Adds `memory add|import|export|recall` to `program`; `setExit` receives each verb's
  * exit code (0 ok, 2 invalid input — including an import that skipped lines).
@@ -255,7 +294,7 @@ async function runExport(opts: ExportOpts): Promise<void> {
 export function registerMemoryCommands(program: Command, setExit: (code: number) => void): void {
   const memory = program.command("memory").description(summaryOf("memory"));
 
-  storeOptions(memory.command("add"))
+  embedderOption(storeOptions(memory.command("add")))
     .description("add (or replace, same id and scope) one memory")
     .requiredOption("--user <scope>", "user scope (exact)")
     .requiredOption("--text <text>", "memory content")
@@ -274,14 +313,13 @@ export function registerMemoryCommands(program: Command, setExit: (code: number)
     .option("--json", "print {memoryId, status, record}")
     .action(async (opts: AddOpts) => {
       try {
-        await runAdd(opts);
-        setExit(EXIT.ok);
+        setExit(await runAdd(opts));
       } catch (err) {
         setExit(reportError(err, "memory add"));
       }
     });
 
-  storeOptions(memory.command("import"))
+  embedderOption(storeOptions(memory.command("import")))
     .description("import memories from a JSONL file (one record a line; - for stdin)")
     .argument("<file>", "JSONL file, or - for stdin")
     .option("--batch-size <n>", "records per transaction", "1000")
@@ -310,25 +348,7 @@ export function registerMemoryCommands(program: Command, setExit: (code: number)
       }
     });
 
-  storeOptions(memory.command("recall"))
-    .description("full-text recall in one user scope, with the score breakdown")
-    .requiredOption("--user <scope>", "user scope (exact)")
-    .requiredOption("--query <text>", "query text")
-    .option("--limit <n>", "hits to return", "20")
-    .option("--categories <a,b>", "only these categories")
-    .option("--now <iso>", "the instant recalled at: ages and versions as then (default: now)")
-    .option("--json", "print {userScope, query, asOf, hits} with score breakdowns")
-    .option(
-      "--wide",
-      "table and text at full width (default: fitted to the terminal, else COLUMNS, else 80)",
-    )
-    .action(async (opts: RecallOpts) => {
-      try {
-        await runRecall(opts);
-        setExit(EXIT.ok);
-      } catch (err) {
-        setExit(reportError(err, "memory recall"));
-      }
-    });
+  registerRecall(memory, setExit);
+  registerReembed(memory, setExit);
   registerMemoryManageCommands(memory, setExit);
 }

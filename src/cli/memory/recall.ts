@@ -1,6 +1,7 @@
 /**
- * `promptctx memory recall`: full-text recall in one user scope, printed as a table with
- * each hit's score breakdown (or as JSON).
+ * `promptctx memory recall`: recall in one user scope — by words (full-text) and, with an
+ * embedder (the default), by meaning — printed as a table with each hit's score breakdown
+ * and its two ranks (or as JSON, each hit with its `match`).
  */
 import { recallHints, type StoreRecallHit } from "../../store/index.js";
 import { collapseWs, formatScore, shorten } from "../../text/index.js";
@@ -8,9 +9,10 @@ import { hintLines } from "../hints.js";
 import { fitText, renderTable, type TableStyle } from "../table.js";
 import { stdoutStyle } from "../terminal.js";
 import { listFlag, nowFlag, numberFlag, openExisting, type StoreFlags } from "./flags.js";
+import { type EmbedderFlags, withMeaning } from "./meaning.js";
 
 /** The options of `memory recall`. */
-export interface RecallOpts extends StoreFlags {
+export interface RecallOpts extends StoreFlags, EmbedderFlags {
   user: string;
   query: string;
   limit: string;
@@ -26,12 +28,37 @@ function snippetCell(text: string, style: TableStyle): string {
   return style.width === null ? flat : shorten(flat, 60);
 }
 
+const rankCell = (r: number | null | undefined) => (r === null || r === undefined ? "-" : r);
+
+/** The columns of recall by meaning: which path, both ranks, the similarity. */
+const MEANING_COLUMNS = [
+  { header: "path", cell: (h: StoreRecallHit) => h.match?.path ?? "lexical" },
+  {
+    header: "lex#",
+    cell: (h: StoreRecallHit) => rankCell(h.match?.lexicalRank),
+    align: "right" as const,
+  },
+  {
+    header: "sem#",
+    cell: (h: StoreRecallHit) => rankCell(h.match?.semanticRank),
+    align: "right" as const,
+  },
+  {
+    header: "similarity",
+    cell: (h: StoreRecallHit) =>
+      h.match?.similarity === null || h.match === undefined ? "-" : formatScore(h.match.similarity),
+    align: "right" as const,
+  },
+];
+
 /**
- * The recall table: rank, id, total, lexical, recency, importance, snippet.
+ * The recall table: rank, id, total, lexical, (with recall by meaning: path, both ranks,
+ * similarity,) recency, importance, snippet.
  *
  * @example recallTable(hits, stdoutStyle(false))
  */
 export function recallTable(hits: readonly StoreRecallHit[], style: TableStyle): string {
+  const meaning = hits.some((h) => h.match !== undefined) ? MEANING_COLUMNS : [];
   return renderTable(
     hits,
     [
@@ -39,6 +66,7 @@ export function recallTable(hits: readonly StoreRecallHit[], style: TableStyle):
       { header: "id", cell: (h) => h.memoryId, whole: true },
       { header: "total", cell: (h) => formatScore(h.scoreBreakdown.total), align: "right" },
       { header: "lexical", cell: (h) => formatScore(h.scoreBreakdown.lexical), align: "right" },
+      ...meaning,
       { header: "recency", cell: (h) => formatScore(h.scoreBreakdown.recency), align: "right" },
       {
         header: "importance",
@@ -60,7 +88,7 @@ export async function runRecall(opts: RecallOpts): Promise<void> {
   const asOf = nowFlag(opts.now);
   const limit = numberFlag(opts.limit, "--limit", 1, 1000, true);
   const categories = listFlag(opts.categories);
-  const store = await openExisting(opts);
+  const store = await withMeaning(await openExisting(opts), opts);
   try {
     const hits = await store.recall(opts.query, {
       userScope: opts.user,
@@ -69,14 +97,26 @@ export async function runRecall(opts: RecallOpts): Promise<void> {
       ...(categories === undefined ? {} : { categories }),
     });
     const hints = recallHints(opts.query);
+    const pending = "pendingCount" in store ? store.pendingCount() : 0;
+    if (pending > 0) {
+      process.stderr.write(
+        `promptctx memory recall: ${pending} memory(ies) have no vector yet and are found by words only: run \`promptctx memory reembed\`\n`,
+      );
+    }
     if (opts.json) {
       const answer = { userScope: opts.user, query: opts.query, asOf, hits, hints };
       process.stdout.write(`${JSON.stringify(answer)}\n`);
       return;
     }
     const w = hits[0]?.scoreBreakdown.weights;
+    const relevance = hits.some((h) => h.match !== undefined)
+      ? "max(lexical, semantic)"
+      : "lexical";
+    const meaning = hits.some((h) => h.match !== undefined)
+      ? "semantic = the similarity calibrated to [0, 1]; lex#/sem#: rank by words / by meaning\n"
+      : "";
     const legend = w
-      ? `\ntotal = lexical × (${w.lexical} + ${w.recency}×recency + ${w.importance}×importance)\n`
+      ? `\ntotal = ${relevance} × (${w.lexical} + ${w.recency}×recency + ${w.importance}×importance)\n${meaning}`
       : "\n(no hits)\n";
     const style = stdoutStyle(opts.wide);
     process.stdout.write(

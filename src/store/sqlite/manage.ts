@@ -138,7 +138,12 @@ type ForgetWhich =
   | { kinds?: readonly string[]; categories?: readonly string[] };
 
 /** Forget's transaction: rows, versions, index entries and counts, then the index optimized. */
-function forgetter(db: Database.Database, st: ManageStatements, stats: StatsStatements) {
+function forgetter(
+  db: Database.Database,
+  st: ManageStatements,
+  stats: StatsStatements,
+  dropVector: (rowid: number) => void,
+) {
   return db.transaction((userScope: string, which: ForgetWhich): ForgetResult => {
     const byId = "memoryId" in which;
     const rows = (
@@ -158,6 +163,8 @@ function forgetter(db: Database.Database, st: ManageStatements, stats: StatsStat
         st.ftsDelete.run(row.rowid);
       }
       removed += 1 + st.deleteVersions.run(userScope, row.memory_id).changes;
+      // Its vector and vector state go with it (a vector is of the forgotten text).
+      dropVector(row.rowid);
       st.deleteRow.run(row.rowid);
     }
     st.bumpCount.run(-rows.length);
@@ -217,11 +224,18 @@ function versionReader(db: Database.Database, st: ManageStatements) {
   });
 }
 
-/** Prepares the management statements and transactions of `db`. */
-export function prepareManage(db: Database.Database, stats: StatsStatements): Manage {
+/**
+ * Prepares the management statements and transactions of `db`; `dropVector` removes a
+ * memory's vector and vector state (see vectors.ts) inside a forget's transaction.
+ */
+export function prepareManage(
+  db: Database.Database,
+  stats: StatsStatements,
+  dropVector: (rowid: number) => void,
+): Manage {
   const st = prepareStatements(db);
   const approveTx = approver(db, st, stats);
-  const forgetTx = forgetter(db, st, stats);
+  const forgetTx = forgetter(db, st, stats, dropVector);
   return {
     page(o) {
       const rows = (

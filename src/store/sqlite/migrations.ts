@@ -162,6 +162,26 @@ export const MIGRATIONS: readonly Migration[] = [
       }
     },
   },
+  {
+    version: 5,
+    description: "recall by meaning: the recorded embedder and each memory's vector state",
+    up(db) {
+      db.exec(`
+        -- The one embedder whose vectors the store holds (see vectors.ts); the vec0
+        -- table memory_vec is made with its dimensions when it is first recorded.
+        CREATE TABLE IF NOT EXISTS embedder_meta (
+          id         INTEGER PRIMARY KEY CHECK (id = 1),
+          embedder   TEXT NOT NULL,
+          dimensions INTEGER NOT NULL
+        );
+        -- embedded | uncovered; no row: pending (see vectors.ts).
+        CREATE TABLE IF NOT EXISTS memory_vec_state (
+          rowid INTEGER PRIMARY KEY,
+          state TEXT NOT NULL CHECK (state IN ('embedded', 'uncovered'))
+        );
+      `);
+    },
+  },
 ];
 
 /** The schema version this build writes. */

@@ -48,6 +48,14 @@ function nativeSqlite(): typeof Database {
   return sqlite;
 }
 
+// sqlite-vec's loadable extension (vectors.ts), loaded into every connection: the vec0
+// table of a store that has one cannot even be written without it. A few ms.
+let vecPath: string | null = null;
+function loadVec(db: Database.Database): void {
+  vecPath ??= (requireCjs("sqlite-vec") as { getLoadablePath(): string }).getLoadablePath();
+  db.loadExtension(vecPath);
+}
+
 /**
  * Refuses a file that is another application's or a newer promptctx's, then runs the
  * pending migrations in one immediate transaction (see migrations.ts).
@@ -106,6 +114,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): SqliteM
     // Deleted and overwritten content is zeroed on its page: a forgotten memory leaves no
     // bytes behind (see manage.ts).
     db.pragma("secure_delete = ON");
+    loadVec(db);
     migrate(db, path);
     return new SqliteMemoryStore(path, db, poolSize, matchBudget, policy);
   } catch (err) {

@@ -36,7 +36,8 @@ export type Statements = Record<
   | "countScope"
   | "getOne"
   | "list"
-  | "listKinds",
+  | "listKinds"
+  | "byRowids",
   Database.Statement
 >;
 
@@ -54,9 +55,10 @@ function ftsTerms(r: {
 
 /**
  * Upserts one record by (`userScope`, `memoryId`) (row and FTS terms): the same id in
- * another scope is another memory. A replaced row is kept as a version (memory_versions).
- * Only active memories are in the FTS index and the recall statistics. Runs inside the
- * caller's transaction.
+ * another scope is another memory. A replaced row is kept as a version (memory_versions);
+ * `invalidate` drops the vector of a record whose content or category changes (see
+ * vectors.ts). Only active memories are in the FTS index and the recall statistics. Runs
+ * inside the caller's transaction.
  */
 export function writeRecord(
   s: Statements,
@@ -64,6 +66,7 @@ export function writeRecord(
   delta: StatsDelta,
   budget: ScopeBudget,
   path: ReadonlyArray<string | number>,
+  invalidate: (rowid: number) => void,
 ): WriteOutcome {
   const r = w.record;
   const existing = s.findId.get(r.userScope, r.memoryId) as
@@ -99,6 +102,10 @@ export function writeRecord(
       delta.add({ userScope: r.userScope, terms: next.terms }, 1);
     }
     return "inserted";
+  }
+  // A vector is of the content and filed under the category: either changed, it is stale.
+  if (existing.content !== r.content || existing.category !== r.category) {
+    invalidate(existing.rowid);
   }
   const old = rowToRecord(existing);
   s.saveVersion.run(
@@ -156,6 +163,11 @@ export function prepareStatements(db: Database.Database): Statements {
     getOne: db.prepare(`SELECT ${COLUMNS} FROM memories m
       WHERE m.memory_id = :id AND (:scope IS NULL OR m.user_scope = :scope)
       ORDER BY m.user_scope LIMIT 1`),
+    byRowids: db
+      .prepare(`SELECT ${COLUMNS} FROM memories m
+      WHERE m.rowid IN (SELECT value FROM json_each(:ids)) AND +m.user_scope = :scope
+        AND m.status = 'active'`)
+      .raw(),
     // list and listKinds read raw rows (see RawRow): a profile list runs per assembly.
     list: db
       .prepare(`SELECT ${COLUMNS} FROM memories m

@@ -69,6 +69,7 @@ import { asOfMillis, type Manage, prepareManage } from "./manage.js";
 import { prepareRecall, type RecallRun, recallRunner } from "./recall.js";
 import { jsonOrNull, prepareStatements, type Statements, writeRecord } from "./statements.js";
 import { applyStats, prepareStats, StatsDelta, type StatsStatements } from "./stats.js";
+import { SqliteVectorIndex } from "./vectors.js";
 
 /** A list's rows, read in one transaction (see {@link listRunner}). */
 type ListRun = (o: z.output<typeof ListOptionsSchema>) => readonly RawRow[];
@@ -109,6 +110,7 @@ export class SqliteMemoryStore implements MemoryStore {
   #list: ListRun;
   #manage: Manage;
   #writeMany: (writes: readonly PreparedWrite[]) => WriteOutcome[];
+  #vectors: SqliteVectorIndex;
   /** The takeover gate's mode and the limits every write is held to. */
   readonly policy: WritePolicy;
 
@@ -130,7 +132,10 @@ export class SqliteMemoryStore implements MemoryStore {
     const cache = new ReadCache(db);
     this.#recall = recallRunner(db, prepareRecall(db, COLUMNS), this.#stats, cache);
     this.#list = listRunner(db, this.#stmts, cache);
-    this.#manage = prepareManage(db, this.#stats);
+    const vectors = new SqliteVectorIndex(db);
+    this.#vectors = vectors;
+    const invalidate = (rowid: number) => vectors.invalidate(rowid);
+    this.#manage = prepareManage(db, this.#stats, invalidate);
     const write = db.transaction((writes: readonly PreparedWrite[]) => {
       const delta = new StatsDelta();
       const budget = new ScopeBudget(
@@ -138,7 +143,7 @@ export class SqliteMemoryStore implements MemoryStore {
         (scope) => this.#stmts.scopeUsage.get({ scope }) as ScopeUsage,
       );
       const outcomes = writes.map((w, i) =>
-        writeRecord(this.#stmts, w, delta, budget, ["records", i]),
+        writeRecord(this.#stmts, w, delta, budget, ["records", i], invalidate),
       );
       const inserted = outcomes.filter((o) => o === "inserted").length;
       if (inserted > 0) this.#stmts.bumpCount.run(inserted);
@@ -147,6 +152,36 @@ export class SqliteMemoryStore implements MemoryStore {
     });
     // The write lock first: a write that reads then writes never deadlocks another.
     this.#writeMany = (writes) => write.immediate(writes);
+  }
+
+  /** The store's vectors (recall by meaning; see vectors.ts and ../hybrid.ts). */
+  get vectors(): SqliteVectorIndex {
+    return this.#vectors;
+  }
+
+  /**
+   * The rows of `rowids` in `userScope` (others left out) as records, by rowid: what the
+   * vector search's hits are read with.
+   */
+  recordsByRowid(rowids: readonly number[], userScope: string): Map<number, MemoryRecord> {
+    const out = new Map<number, MemoryRecord>();
+    if (rowids.length === 0) return out;
+    const rows = this.#stmts.byRowids.all({
+      ids: JSON.stringify(rowids),
+      scope: userScope,
+    }) as RawRow[];
+    for (const r of rows) out.set(r[0], rowToRecord(rawToRow(r)));
+    return out;
+  }
+
+  /** The rowids of records by memoryId in one scope. */
+  rowidsOf(userScope: string, memoryIds: readonly string[]): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const id of memoryIds) {
+      const row = this.#stmts.findId.get(userScope, id) as { rowid: number } | undefined;
+      if (row !== undefined) out.set(id, row.rowid);
+    }
+    return out;
   }
 
   /** True until {@link close}. */
@@ -245,6 +280,14 @@ export class SqliteMemoryStore implements MemoryStore {
     return ranked.map(({ row, breakdown }, i) =>
       recallHit(rowToRecord(rawToRow(row)), breakdown, i + 1),
     );
+  }
+
+  /**
+   * The latest write time (epoch ms) of the scope's replacements, or null: a recall at an
+   * earlier instant reads the scope as it was then (see snapshot.ts).
+   */
+  latestReplacement(userScope: string): number | null {
+    return this.#manage.latestWrite(userScope);
   }
 
   listEntries(options: ListEntriesOptions): EntryPage {

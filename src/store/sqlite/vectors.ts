@@ -1,0 +1,245 @@
+/**
+ * Vectors of the SQLite store (recall by meaning): a `sqlite-vec` `vec0` table whose
+ * partition key is the scope, so a search only ever scans its own scope's vectors (an
+ * exact, brute-force cosine search: its top k is the exact top k), plus the state of each
+ * memory's vector:
+ *
+ * - `embedder_meta`: the one embedder whose vectors the store holds (id, dimensions);
+ *   opening with another one is refused ({@link EmbedderMismatchError});
+ * - `memory_vec_state`: `embedded` (a vector is stored) or `uncovered` (the embedder does
+ *   not know the text's script, or the text is empty: full-text alone serves it). A
+ *   memory with no state row is **pending**: written while the embedder failed or was off,
+ *   or changed since it was embedded. `promptctx memory reembed` fills pending memories.
+ *
+ * The `vec0` table is made when an embedder is first recorded (its dimensions are the
+ * embedder's). Writes that change a memory's content or category drop its vector and
+ * state in the same transaction (see statements.ts), so a stale vector is never searched.
+ */
+import type Database from "better-sqlite3";
+import { EmbedderMismatchError } from "../../embed/index.js";
+
+/** The embedder a store records. */
+export interface RecordedEmbedder {
+  embedder: string;
+  dimensions: number;
+}
+
+/** A memory whose vector is pending. */
+export interface PendingVector {
+  rowid: number;
+  userScope: string;
+  content: string;
+}
+
+/** A vector to store: `null` marks the memory `uncovered`. */
+export interface VectorWrite {
+  rowid: number;
+  /** The content that was embedded: a memory changed since is left pending. */
+  content: string;
+  vector: Float32Array | null;
+}
+
+/** A nearest neighbour: rowid and cosine similarity. */
+export interface VectorHit {
+  rowid: number;
+  similarity: number;
+}
+
+const VEC_TABLE = "memory_vec";
+
+function blob(v: Float32Array): Buffer {
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+
+/** The vector side of one open store (see the module comment). */
+export class SqliteVectorIndex {
+  #db: Database.Database;
+  #recorded: RecordedEmbedder | null;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    this.#recorded = this.#read();
+  }
+
+  #read(): RecordedEmbedder | null {
+    const row = this.#db
+      .prepare("SELECT embedder, dimensions FROM embedder_meta WHERE id = 1")
+      .get() as RecordedEmbedder | undefined;
+    return row ?? null;
+  }
+
+  /** The embedder the store's vectors come from, or `null` (none yet). */
+  get recorded(): RecordedEmbedder | null {
+    return this.#recorded;
+  }
+
+  /** True when the store holds a vector table. */
+  get active(): boolean {
+    return this.#recorded !== null;
+  }
+
+  /**
+   * Records `e` as the store's embedder (creating the vector table) when none is recorded;
+   * refuses another one with {@link EmbedderMismatchError}.
+   */
+  bind(e: { id: string; dimensions: number }): void {
+    this.#db
+      .transaction(() => {
+        const now = this.#read();
+        if (now !== null) {
+          if (now.embedder !== e.id || now.dimensions !== e.dimensions) {
+            throw new EmbedderMismatchError(now.embedder, e.id);
+          }
+          this.#recorded = now;
+          return;
+        }
+        this.#create(e);
+      })
+      .immediate();
+  }
+
+  /**
+   * Migrates the store to `e`: drops every vector and state (every memory pending again)
+   * and records `e`. Nothing is lost: the records stay, full-text recall keeps working,
+   * and filling the pending vectors can be interrupted and resumed.
+   */
+  reset(e: { id: string; dimensions: number }): void {
+    this.#db
+      .transaction(() => {
+        this.#db.exec(
+          `DROP TABLE IF EXISTS ${VEC_TABLE}; DELETE FROM memory_vec_state; DELETE FROM embedder_meta;`,
+        );
+        this.#create(e);
+      })
+      .immediate();
+  }
+
+  #create(e: { id: string; dimensions: number }): void {
+    if (!Number.isSafeInteger(e.dimensions) || e.dimensions < 1 || e.dimensions > 8192) {
+      throw new Error(`invalid embedder dimensions ${e.dimensions}`);
+    }
+    this.#db.exec(`CREATE VIRTUAL TABLE ${VEC_TABLE} USING vec0(
+      user_scope TEXT partition key,
+      category TEXT,
+      embedding float[${e.dimensions}] distance_metric=cosine
+    )`);
+    this.#db
+      .prepare("INSERT INTO embedder_meta (id, embedder, dimensions) VALUES (1, ?, ?)")
+      .run(e.id, e.dimensions);
+    this.#recorded = { embedder: e.id, dimensions: e.dimensions };
+  }
+
+  /** Drops the vector and state of `rowid` (inside the caller's write transaction). */
+  invalidate(rowid: number | bigint): void {
+    this.#db.prepare("DELETE FROM memory_vec_state WHERE rowid = ?").run(rowid);
+    if (this.#tableExists())
+      this.#db.prepare(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
+  }
+
+  #tableExists(): boolean {
+    // Another connection may have made the table since this one read the meta row.
+    if (this.#recorded !== null) return true;
+    this.#recorded = this.#read();
+    return this.#recorded !== null;
+  }
+
+  /** Memories without a vector state, oldest rowid first, after `afterRowid`. */
+  pending(limit: number, afterRowid = 0): PendingVector[] {
+    return this.#db
+      .prepare(`SELECT m.rowid AS rowid, m.user_scope AS userScope, m.content AS content
+        FROM memories m WHERE m.rowid > ? AND NOT EXISTS
+          (SELECT 1 FROM memory_vec_state s WHERE s.rowid = m.rowid)
+        ORDER BY m.rowid LIMIT ?`)
+      .all(afterRowid, limit) as PendingVector[];
+  }
+
+  /** Pending memories among `keys` ([userScope, memoryId]). */
+  pendingOf(keys: readonly (readonly [string, string])[]): PendingVector[] {
+    const stmt =
+      this.#db.prepare(`SELECT m.rowid AS rowid, m.user_scope AS userScope, m.content AS content
+      FROM memories m WHERE m.user_scope = ? AND m.memory_id = ? AND NOT EXISTS
+        (SELECT 1 FROM memory_vec_state s WHERE s.rowid = m.rowid)`);
+    const out = new Map<number, PendingVector>();
+    for (const [scope, id] of keys) {
+      const row = stmt.get(scope, id) as PendingVector | undefined;
+      if (row !== undefined) out.set(row.rowid, row);
+    }
+    return [...out.values()];
+  }
+
+  /** Memories without a vector state. */
+  pendingCount(): number {
+    return (
+      this.#db
+        .prepare(`SELECT count(*) AS n FROM memories m WHERE NOT EXISTS
+          (SELECT 1 FROM memory_vec_state s WHERE s.rowid = m.rowid)`)
+        .get() as { n: number }
+    ).n;
+  }
+
+  /**
+   * Stores vectors in one transaction; a memory whose content changed since it was read
+   * (or that is gone) is skipped and stays pending. Returns the vectors stored.
+   */
+  put(items: readonly VectorWrite[]): number {
+    const dims = this.#recorded?.dimensions;
+    if (dims === undefined) throw new Error("no embedder is recorded in the store");
+    const current = this.#db.prepare(
+      "SELECT user_scope, category, content FROM memories WHERE rowid = ?",
+    );
+    const del = this.#db.prepare(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`);
+    const ins = this.#db.prepare(
+      `INSERT INTO ${VEC_TABLE} (rowid, user_scope, category, embedding) VALUES (?, ?, ?, ?)`,
+    );
+    const state = this.#db.prepare(
+      "INSERT OR REPLACE INTO memory_vec_state (rowid, state) VALUES (?, ?)",
+    );
+    return this.#db.transaction(() => {
+      let stored = 0;
+      for (const it of items) {
+        const row = current.get(it.rowid) as
+          | { user_scope: string; category: string; content: string }
+          | undefined;
+        if (row === undefined || row.content !== it.content) continue;
+        del.run(BigInt(it.rowid));
+        if (it.vector === null) {
+          state.run(it.rowid, "uncovered");
+          continue;
+        }
+        if (it.vector.length !== dims)
+          throw new Error(`vector of ${it.vector.length} dimensions; the store's are ${dims}`);
+        ins.run(BigInt(it.rowid), row.user_scope, row.category, blob(it.vector));
+        state.run(it.rowid, "embedded");
+        stored++;
+      }
+      return stored;
+    })();
+  }
+
+  /**
+   * The `k` nearest vectors of the scope (in `categories`, when given), by cosine
+   * similarity, best first; ties by rowid. Exact (brute force inside the partition).
+   */
+  search(
+    userScope: string,
+    vector: Float32Array,
+    k: number,
+    categories?: readonly string[],
+  ): VectorHit[] {
+    if (!this.#tableExists()) return [];
+    const cats =
+      categories === undefined ? "" : "AND category IN (SELECT value FROM json_each(:cats))";
+    const rows = this.#db
+      .prepare(`SELECT rowid, distance FROM ${VEC_TABLE}
+        WHERE embedding MATCH :v AND k = :k AND user_scope = :scope ${cats}`)
+      .all({
+        v: blob(vector),
+        k,
+        scope: userScope,
+        ...(categories === undefined ? {} : { cats: JSON.stringify(categories) }),
+      }) as { rowid: number; distance: number }[];
+    return rows
+      .map((r) => ({ rowid: r.rowid, similarity: 1 - r.distance }))
+      .sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid);
+  }
+}
