@@ -249,7 +249,7 @@ describe("forget and replace with vectors on", () => {
       userScope: "u1",
       asOf: "2026-08-05T00:00:00Z",
     });
-    expect(then.map((h) => [h.memoryId, h.snippet, h.match.path])).toEqual([
+    expect(then.map((h) => [h.memoryId, h.snippet, h.match?.path])).toEqual([
       ["m1", "dark theme in the editor", "lexical"],
     ]);
     const now = await store.recall("light theme in the editor", {
