@@ -49,7 +49,7 @@ function resultChars(r, scale) {
 const hex = (r, n) => Array.from({ length: n }, () => "0123456789abcdef"[r.int(0, 15)]).join("");
 
 /** A fact as it appears in a tool result: an id or a number a later turn needs. */
-function makeFact(r) {
+export function makeFact(r) {
   const kind = r.pick(["build", "error", "port", "commit", "count"]);
   if (kind === "build") return `build id b-${hex(r, 8)}`;
   if (kind === "error") return `error code E${r.int(10_000, 99_999)}-${hex(r, 4)}`;

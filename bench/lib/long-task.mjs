@@ -12,22 +12,11 @@
  * request that makes it (whose history ends just before it) must still carry, and the last
  * turn's `answerNeeds` those of the final request.
  */
-import { DEFAULT_SEED, makeAgentSession } from "./agent-session.mjs";
+import { DEFAULT_SEED, makeAgentSession, makeFact } from "./agent-session.mjs";
 import { codeSnippet, createRng, sentence } from "./prng.mjs";
 
 const START_MS = Date.parse("2026-12-01T09:00:00Z");
 const TOOLS = ["read_file", "grep", "run_tests", "bash", "list_dir"];
-
-const hex = (r, n) => Array.from({ length: n }, () => "0123456789abcdef"[r.int(0, 15)]).join("");
-
-function fact(r) {
-  const kind = r.pick(["build", "error", "port", "commit", "count"]);
-  if (kind === "build") return `build id b-${hex(r, 8)}`;
-  if (kind === "error") return `error code E${r.int(10_000, 99_999)}-${hex(r, 4)}`;
-  if (kind === "port") return `listening on port ${r.int(20_000, 65_000)}${hex(r, 3)}`;
-  if (kind === "commit") return `commit ${hex(r, 12)}`;
-  return `${r.int(1_000, 99_999)} tests passed (run ${hex(r, 6)})`;
-}
 
 /** About `chars` characters of one kind of tool output. */
 function output(r, chars) {
@@ -116,7 +105,7 @@ export function makeLongTask({
       content: [{ type: "text", text: sentence(r, 4, 14) }, ...calls],
     };
     const results = calls.map((c) => {
-      const own = Array.from({ length: r.int(1, 2) }, () => fact(r));
+      const own = Array.from({ length: r.int(1, 2) }, () => makeFact(r));
       for (const f of own) facts.push({ round: k, fact: f });
       const lines = output(r, resultChars(r));
       for (const f of own) lines.splice(r.int(0, lines.length), 0, `note: ${f}`);

@@ -83,3 +83,18 @@ export function heading(text) {
   console.log(text);
   console.log("=".repeat(text.length));
 }
+
+/**
+ * The seeds a seeded section runs: `--seed 1,2,3` (`ctx.seeds`), else the environment
+ * variable `envName` (comma-separated), else `fallback`.
+ */
+export function seedsOf(ctx, envName, fallback) {
+  if (ctx?.seeds) return ctx.seeds;
+  const env = process.env[envName];
+  if (env === undefined || env === "") return fallback;
+  const seeds = env.split(",").map(Number);
+  if (!seeds.every((x) => Number.isInteger(x) && x >= 0)) {
+    throw new Error(`${envName} needs non-negative integers, comma-separated`);
+  }
+  return seeds;
+}

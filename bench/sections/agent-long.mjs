@@ -29,7 +29,7 @@
 import { runLoop } from "../lib/agent-loops.mjs";
 import { makeLongTask } from "../lib/long-task.mjs";
 import { importDist } from "../lib/modules.mjs";
-import { heading, int, judge, ratio, table, targetTable } from "../lib/report.mjs";
+import { heading, int, judge, ratio, seedsOf, table, targetTable } from "../lib/report.mjs";
 
 export const meta = {
   name: "agent-long",
@@ -122,17 +122,6 @@ function targets(tag, w, p, server) {
   return rows;
 }
 
-function seedsOf(ctx) {
-  if (ctx?.seeds) return ctx.seeds;
-  const env = process.env.AGENT_LONG_SEEDS;
-  if (env === undefined || env === "") return [1];
-  const seeds = env.split(",").map(Number);
-  if (!seeds.every((x) => Number.isInteger(x) && x >= 0)) {
-    throw new Error("AGENT_LONG_SEEDS needs non-negative integers, comma-separated");
-  }
-  return seeds;
-}
-
 async function runShape(pc, seed, shape, nudgeEvery, judged) {
   const session = makeLongTask({ seed, nudgeEvery });
   const rounds = session.turns.reduce((n, t) => n + t.rounds.length, 0);
@@ -177,7 +166,7 @@ export async function run(ctx) {
   const pc = await importDist("index.js");
   const judged = [];
   const figures = [];
-  for (const seed of seedsOf(ctx)) {
+  for (const seed of seedsOf(ctx, "AGENT_LONG_SEEDS", [1])) {
     for (const [shape, nudgeEvery] of SHAPES) {
       figures.push(await runShape(pc, seed, shape, nudgeEvery, judged));
     }

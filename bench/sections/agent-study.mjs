@@ -30,7 +30,7 @@
 import { historyTokens, runLoop } from "../lib/agent-loops.mjs";
 import { DEFAULT_SEED, makeAgentSession } from "../lib/agent-session.mjs";
 import { importDist } from "../lib/modules.mjs";
-import { heading, int, judge, ratio, table, targetTable } from "../lib/report.mjs";
+import { heading, int, judge, ratio, seedsOf, table, targetTable } from "../lib/report.mjs";
 
 export const meta = {
   name: "agent-study",
@@ -126,18 +126,6 @@ function targets(w, p, h, seed) {
   return rows;
 }
 
-/** The seeds to run: `--seed 1,2,3`, else `AGENT_STUDY_SEEDS`, else the session's own. */
-function seedsOf(ctx) {
-  if (ctx?.seeds) return ctx.seeds;
-  const env = process.env.AGENT_STUDY_SEEDS;
-  if (env === undefined || env === "") return [DEFAULT_SEED];
-  const seeds = env.split(",").map(Number);
-  if (!seeds.every((x) => Number.isInteger(x) && x >= 0)) {
-    throw new Error("AGENT_STUDY_SEEDS needs non-negative integers, comma-separated");
-  }
-  return seeds;
-}
-
 /**
  * `AGENT_STUDY_POLICY`: a JSON conversation policy added to every promptctx request, to
  * measure other settings against the same loops (e.g. `{"clearTrigger":0.8}`).
@@ -193,7 +181,7 @@ async function runSeed(pc, seed, judged) {
 export async function run(ctx) {
   heading(meta.title);
   const pc = await importDist("index.js");
-  const seeds = seedsOf(ctx);
+  const seeds = seedsOf(ctx, "AGENT_STUDY_SEEDS", [DEFAULT_SEED]);
   const judged = [];
   const bySeed = [];
   for (const seed of seeds) bySeed.push(await runSeed(pc, seed, judged));
