@@ -113,6 +113,33 @@ export const ListEntriesOptionsSchema = z.strictObject({
   after: storedText.optional(),
 });
 
+/** One page of a scope's entries, as both dialects read it. */
+export interface EntryPageQuery {
+  userScope: string;
+  status: "active" | "quarantined" | "all";
+  kinds?: readonly string[];
+  categories?: readonly string[];
+  limit: number;
+  after?: string;
+}
+
+/**
+ * listEntries' options validated, defaults applied and absent fields left out.
+ *
+ * @example entryPageQuery({ userScope: "u1" }) // { userScope: "u1", status: "all", limit: 100 }
+ */
+export function entryPageQuery(options: unknown): EntryPageQuery {
+  const o = parseWith(ListEntriesOptionsSchema, options, "options");
+  return {
+    userScope: o.userScope,
+    status: o.status,
+    limit: o.limit,
+    ...(o.after === undefined ? {} : { after: o.after }),
+    ...(o.kinds === undefined ? {} : { kinds: o.kinds }),
+    ...(o.categories === undefined ? {} : { categories: o.categories }),
+  };
+}
+
 /** The options of getEntry, history and approve: the scope the id is looked up in. */
 export const ScopeOptionsSchema = z.strictObject({ userScope: nonBlank });
 

@@ -10,9 +10,11 @@
  * with a warning, for the app role): until a vacuum, the deleted tuples stay in the table
  * files (docs/security.md says what "gone" means there).
  */
+
 import type { Pool } from "pg";
 import type { TakeoverRule } from "../../memory/index.js";
 import { compareCodePoints } from "../../text/index.js";
+import type { EntryPageQuery } from "../options.js";
 import { type MemoryRow, rowToRecord } from "../row.js";
 import { parseRecord } from "../schema.js";
 import type { StoredVersion } from "../snapshot.js";
@@ -72,14 +74,7 @@ export class PgManage {
     return inTransaction(this.#pool, { scopes: [userScope] }, fn);
   }
 
-  page(o: {
-    userScope: string;
-    status: "active" | "quarantined" | "all";
-    kinds?: readonly string[];
-    categories?: readonly string[];
-    limit: number;
-    after?: string;
-  }): Promise<EntryPage> {
+  page(o: EntryPageQuery): Promise<EntryPage> {
     return this.#read(o.userScope, async (tx) => {
       const rows = await tx.query<EntryRow>(
         `SELECT ${ENTRY_COLUMNS} FROM promptctx_memories

@@ -19,9 +19,9 @@ import { StorePrivilegeError } from "../errors.js";
 import { recallHit } from "../hits.js";
 import { importJsonlBatches } from "../jsonl-import.js";
 import {
+  entryPageQuery,
   ForgetTargetSchema,
   GetOptionsSchema,
-  ListEntriesOptionsSchema,
   ListOptionsSchema,
   MemoryIdSchema,
   parseNow,
@@ -272,15 +272,7 @@ export class PostgresMemoryStore implements MemoryStore {
   }
 
   async listEntries(options: ListEntriesOptions): Promise<EntryPage> {
-    const o = parseWith(ListEntriesOptionsSchema, options, "options");
-    return this.#manage.page({
-      userScope: o.userScope,
-      status: o.status,
-      limit: o.limit,
-      ...(o.after === undefined ? {} : { after: o.after }),
-      ...(o.kinds === undefined ? {} : { kinds: o.kinds }),
-      ...(o.categories === undefined ? {} : { categories: o.categories }),
-    });
+    return this.#manage.page(entryPageQuery(options));
   }
 
   async getEntry(memoryId: string, options: { userScope: string }): Promise<MemoryEntry | null> {

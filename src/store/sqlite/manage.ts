@@ -9,9 +9,11 @@
  * commit the WAL is checkpointed and truncated (the frames that held the old pages are
  * gone). A crash before the commit leaves the old state; after it, the new one.
  */
+
 import type Database from "better-sqlite3";
 import type { TakeoverRule } from "../../memory/index.js";
 import { instantMillis } from "../../text/index.js";
+import type { EntryPageQuery } from "../options.js";
 import { rowToRecord } from "../row.js";
 import { parseRecord } from "../schema.js";
 import type { StoredVersion } from "../snapshot.js";
@@ -47,14 +49,7 @@ function versionRecord(v: VersionRow) {
 
 /** The management operations of one open database. */
 export interface Manage {
-  page(o: {
-    userScope: string;
-    status: "active" | "quarantined" | "all";
-    kinds?: readonly string[];
-    categories?: readonly string[];
-    limit: number;
-    after?: string;
-  }): EntryPage;
+  page(o: EntryPageQuery): EntryPage;
   entry(memoryId: string, userScope: string): MemoryEntry | null;
   history(memoryId: string, userScope: string): MemoryVersion[];
   approve(memoryId: string, userScope: string): MemoryEntry | null;

@@ -16,9 +16,9 @@ import { InvalidInputError } from "../../errors/index.js";
 import { recallHit } from "../hits.js";
 import { importJsonlBatches } from "../jsonl-import.js";
 import {
+  entryPageQuery,
   ForgetTargetSchema,
   GetOptionsSchema,
-  ListEntriesOptionsSchema,
   ListOptionsSchema,
   MemoryIdSchema,
   parseNow,
@@ -291,15 +291,7 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   listEntries(options: ListEntriesOptions): EntryPage {
-    const o = parseWith(ListEntriesOptionsSchema, options, "options");
-    return this.#manage.page({
-      userScope: o.userScope,
-      status: o.status,
-      limit: o.limit,
-      ...(o.after === undefined ? {} : { after: o.after }),
-      ...(o.kinds === undefined ? {} : { kinds: o.kinds }),
-      ...(o.categories === undefined ? {} : { categories: o.categories }),
-    });
+    return this.#manage.page(entryPageQuery(options));
   }
 
   getEntry(memoryId: string, options: { userScope: string }): MemoryEntry | null {
