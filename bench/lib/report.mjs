@@ -98,3 +98,10 @@ export function seedsOf(ctx, envName, fallback) {
   }
   return seeds;
 }
+
+/** Judges counts that must be 0 (`[label, count]` pairs), checks named `${tag} ${label}`. */
+export function judgeNone(section, tag, counts) {
+  return counts.map(([label, figure]) =>
+    judge(section, { check: `${tag} ${label}`, figure, shown: String(figure), op: "<=", limit: 0 }),
+  );
+}

@@ -29,7 +29,16 @@
 import { runLoop } from "../lib/agent-loops.mjs";
 import { makeLongTask } from "../lib/long-task.mjs";
 import { importDist } from "../lib/modules.mjs";
-import { heading, int, judge, ratio, seedsOf, table, targetTable } from "../lib/report.mjs";
+import {
+  heading,
+  int,
+  judge,
+  judgeNone,
+  ratio,
+  seedsOf,
+  table,
+  targetTable,
+} from "../lib/report.mjs";
 
 export const meta = {
   name: "agent-long",
@@ -105,20 +114,12 @@ function targets(tag, w, p, server) {
       }),
     );
   }
-  for (const [label, figure] of [
-    ["orphans", p.orphans],
-    ["opening on an assistant message", p.assistantFirst],
-  ]) {
-    rows.push(
-      judge(meta.name, {
-        check: `${tag} ${label}`,
-        figure,
-        shown: String(figure),
-        op: "<=",
-        limit: 0,
-      }),
-    );
-  }
+  rows.push(
+    ...judgeNone(meta.name, tag, [
+      ["orphans", p.orphans],
+      ["opening on an assistant message", p.assistantFirst],
+    ]),
+  );
   return rows;
 }
 

@@ -30,7 +30,16 @@
 import { historyTokens, runLoop } from "../lib/agent-loops.mjs";
 import { DEFAULT_SEED, makeAgentSession } from "../lib/agent-session.mjs";
 import { importDist } from "../lib/modules.mjs";
-import { heading, int, judge, ratio, seedsOf, table, targetTable } from "../lib/report.mjs";
+import {
+  heading,
+  int,
+  judge,
+  judgeNone,
+  ratio,
+  seedsOf,
+  table,
+  targetTable,
+} from "../lib/report.mjs";
 
 export const meta = {
   name: "agent-study",
@@ -108,21 +117,13 @@ function targets(w, p, h, seed) {
       }),
     );
   }
-  for (const [label, figure] of [
-    ["over the window", p.overWindow],
-    ["orphans", p.orphans],
-    ["starting on an assistant message", p.assistantFirst],
-  ]) {
-    rows.push(
-      judge(meta.name, {
-        check: `${tag} ${label}`,
-        figure,
-        shown: String(figure),
-        op: "<=",
-        limit: 0,
-      }),
-    );
-  }
+  rows.push(
+    ...judgeNone(meta.name, tag, [
+      ["over the window", p.overWindow],
+      ["orphans", p.orphans],
+      ["starting on an assistant message", p.assistantFirst],
+    ]),
+  );
   return rows;
 }
 
