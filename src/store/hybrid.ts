@@ -1,20 +1,23 @@
 /**
- * Hybrid recall: full-text and vector candidates of one scope fused (fuse.ts), over the
- * SQLite store and an embedder (../embed). {@link HybridMemoryStore} implements
- * {@link MemoryStore} asynchronously:
+ * Hybrid recall: full-text and vector candidates of one scope fused (fuse.ts), over a
+ * store of either dialect (its {@link VectorIndex}: sqlite/vectors.ts, pg/vectors.ts) and
+ * an embedder (../embed). {@link HybridMemoryStore} implements {@link MemoryStore}
+ * asynchronously:
  *
  * - writes store the records (one transaction, as the plain store), then embed what
  *   they changed in the embedder's batches; a batch whose embedding fails leaves its
  *   records **pending** (stored, found by full-text) and the failure is reported in the
  *   result (`embedError`), never thrown after the records are committed;
- * - `recall` searches both paths in the scope only: the full-text pool (sqlite/recall.ts)
- *   and the scope's nearest vectors (the vec0 partition of sqlite/vectors.ts), then ranks
+ * - `recall` searches both paths in the scope only: the store's full-text pool and the
+ *   scope's nearest vectors (exact, in both dialects), then ranks
  *   by the calibrated total (fuse.ts). A query the embedder does not cover (a script its
  *   vocabulary lacks, e.g. Chinese for USE lite) is served by full-text alone;
  * - {@link HybridMemoryStore.reembed} fills pending vectors, or migrates the store to the
  *   embedder (`migrate: true`), in batches, resumably.
  *
- * Opening checks the store's recorded embedder: another one is `embedder_mismatch`.
+ * Opening checks the store's recorded embedder: another one is `embedder_mismatch`. A
+ * store that cannot search vectors (PostgreSQL without pgvector) recalls by words only,
+ * leaves writes pending and says so in {@link HybridMemoryStore.hints}.
  */
 import type { Embedder } from "../embed/index.js";
 import { InvalidInputError, PromptctxError, toErrorObject } from "../errors/index.js";
@@ -32,8 +35,8 @@ import {
   type ScoreWeights,
   scoreBreakdown,
 } from "./score.js";
+import type { Hint } from "./hints.js";
 import type { SqliteMemoryStore } from "./sqlite/store.js";
-import type { PendingVector, VectorHit } from "./sqlite/vectors.js";
 import type {
   AddOptions,
   AddResult,
@@ -52,6 +55,7 @@ import type {
   RecallOptions,
   StoreRecallHit,
 } from "./types.js";
+import type { PendingVector, VectorBase, VectorHit } from "./vectors.js";
 
 /** Candidates each path contributes before fusion (at least the hits asked for). */
 export const PATH_CANDIDATES = 50;
@@ -120,14 +124,14 @@ export interface ReembedOptions {
   onProgress?: (p: EmbedProgress) => void;
 }
 
-/** The SQLite store with recall by meaning (see the module comment). */
-export class HybridMemoryStore implements MemoryStore {
-  readonly base: SqliteMemoryStore;
+/** A store with recall by meaning (see the module comment); `B`: the store under it. */
+export class HybridMemoryStore<B extends VectorBase = SqliteMemoryStore> implements MemoryStore {
+  readonly base: B;
   readonly embedder: Embedder;
   readonly calibration: SemanticCalibration;
 
-  /** Use {@link hybridStore}. */
-  constructor(base: SqliteMemoryStore, embedder: Embedder) {
+  /** Use {@link hybridStore} (SQLite) or {@link openHybrid} (either dialect). */
+  constructor(base: B, embedder: Embedder) {
     this.base = base;
     this.embedder = embedder;
     this.calibration = calibrationOf(embedder.id);
@@ -138,8 +142,13 @@ export class HybridMemoryStore implements MemoryStore {
   }
 
   /** Memories whose vector is pending. */
-  pendingCount(): number {
-    return this.base.vectors.pendingCount();
+  pendingCount(): ReturnType<B["vectors"]["pendingCount"]> {
+    return this.base.vectors.pendingCount() as ReturnType<B["vectors"]["pendingCount"]>;
+  }
+
+  /** Why recall by meaning is off (PostgreSQL without pgvector), else none. */
+  hints(): Hint[] {
+    return this.base.vectors.hints();
   }
 
   /** Embeds `rows` in the embedder's batches; stops at the first failing batch. */
@@ -170,9 +179,10 @@ export class HybridMemoryStore implements MemoryStore {
         return report;
       }
       const byRow = new Map(covered.map((r, j) => [r.rowid, vectors[j]!]));
-      report.embedded += this.base.vectors.put(
+      report.embedded += await this.base.vectors.put(
         batch.map((r) => ({
           rowid: r.rowid,
+          userScope: r.userScope,
           content: r.content,
           vector: byRow.get(r.rowid) ?? null,
         })),
@@ -189,9 +199,10 @@ export class HybridMemoryStore implements MemoryStore {
     if (!Array.isArray(records)) throw new InvalidInputError("records must be an array", "records");
     const now = parseNow(options.now);
     const parsed = records.map((r, i) => parseRecord(r, ["records", i], now));
-    const result = this.base.add(parsed, options);
+    const result = await this.base.add(parsed, options);
     const keys = parsed.map((r) => [r.userScope, r.memoryId] as const);
-    return { ...result, ...(await this.#embedRows(this.base.vectors.pendingOf(keys))) };
+    if (!this.base.vectors.searchable) return { ...result, embedded: 0, pending: 0 };
+    return { ...result, ...(await this.#embedRows(await this.base.vectors.pendingOf(keys))) };
   }
 
   async importJsonl(
@@ -200,6 +211,7 @@ export class HybridMemoryStore implements MemoryStore {
   ): Promise<ImportResult & EmbedReport> {
     const { onEmbedProgress, ...rest } = options;
     const result = await this.base.importJsonl(input, rest);
+    if (!this.base.vectors.searchable) return { ...result, embedded: 0, pending: 0 };
     const report = await this.reembed({
       ...(onEmbedProgress ? { onProgress: onEmbedProgress } : {}),
     });
@@ -212,65 +224,67 @@ export class HybridMemoryStore implements MemoryStore {
    */
   async reembed(options: ReembedOptions = {}): Promise<EmbedReport> {
     const v = this.base.vectors;
+    const off = v.hints()[0];
+    if (!v.searchable && off !== undefined) throw new PromptctxError("invalid_input", off.message, "store");
     if (options.migrate === true && v.recorded?.embedder !== this.embedder.id) {
-      v.reset({ id: this.embedder.id, dimensions: this.embedder.dimensions });
+      await v.reset({ id: this.embedder.id, dimensions: this.embedder.dimensions });
     }
-    const total = v.pendingCount();
+    const total = await v.pendingCount();
     const report: EmbedReport = { embedded: 0, pending: 0 };
     let after = 0;
     let done = 0;
     for (;;) {
-      const rows = v.pending(1000, after);
+      const rows = await v.pending(1000, after);
       if (rows.length === 0) break;
       after = rows[rows.length - 1]!.rowid;
       const r = await this.#embedRows(rows, options.onProgress, done, total);
       report.embedded += r.embedded;
       done += rows.length;
       if (r.embedError !== undefined) {
-        report.pending = v.pendingCount();
+        report.pending = await v.pendingCount();
         report.embedError = r.embedError;
         return report;
       }
     }
-    report.pending = v.pendingCount();
+    report.pending = await v.pendingCount();
     return report;
   }
 
-  exportJsonl(write: (chunk: string) => void): number {
-    return this.base.exportJsonl(write);
+  exportJsonl(write: (chunk: string) => void): ReturnType<B["exportJsonl"]> {
+    return this.base.exportJsonl(write) as ReturnType<B["exportJsonl"]>;
   }
 
-  count(options: { userScope?: string } = {}): number {
-    return this.base.count(options);
+  count(options: { userScope?: string } = {}): ReturnType<B["count"]> {
+    return this.base.count(options) as ReturnType<B["count"]>;
   }
 
-  get(memoryId: string, options: GetOptions = {}): MemoryRecord | null {
-    return this.base.get(memoryId, options);
+  get(memoryId: string, options: GetOptions = {}): ReturnType<B["get"]> {
+    return this.base.get(memoryId, options) as ReturnType<B["get"]>;
   }
 
-  list(options: ListOptions): MemoryRecord[] {
-    return this.base.list(options);
+  list(options: ListOptions): ReturnType<B["list"]> {
+    return this.base.list(options) as ReturnType<B["list"]>;
   }
 
-  listEntries(options: ListEntriesOptions): EntryPage {
-    return this.base.listEntries(options);
+  listEntries(options: ListEntriesOptions): ReturnType<B["listEntries"]> {
+    return this.base.listEntries(options) as ReturnType<B["listEntries"]>;
   }
 
-  getEntry(memoryId: string, options: { userScope: string }): MemoryEntry | null {
-    return this.base.getEntry(memoryId, options);
+  getEntry(memoryId: string, options: { userScope: string }): ReturnType<B["getEntry"]> {
+    return this.base.getEntry(memoryId, options) as ReturnType<B["getEntry"]>;
   }
 
-  history(memoryId: string, options: { userScope: string }): MemoryVersion[] {
-    return this.base.history(memoryId, options);
+  history(memoryId: string, options: { userScope: string }): ReturnType<B["history"]> {
+    return this.base.history(memoryId, options) as ReturnType<B["history"]>;
   }
 
-  approve(memoryId: string, options: { userScope: string }): MemoryEntry | null {
-    return this.base.approve(memoryId, options);
+  approve(memoryId: string, options: { userScope: string }): ReturnType<B["approve"]> {
+    return this.base.approve(memoryId, options) as ReturnType<B["approve"]>;
   }
 
   /** Forgets through the base store: the memories' vectors and vector states go too. */
-  forget(target: ForgetTarget): ForgetResult {
-    return this.base.forget(target);
+  forget(target: ForgetTarget): ReturnType<B["forget"]> {
+    return this.base.forget(target) as ReturnType<B["forget"]>;
   }
 
   /** Hybrid recall (see the module comment); each hit carries its {@link HitMatch}. */
@@ -279,14 +293,14 @@ export class HybridMemoryStore implements MemoryStore {
     const o = parseWith(RecallOptionsSchema, options, "options");
     const weights = checkWeights(o.weights ?? DEFAULT_WEIGHTS, "options.weights");
     const k = Math.max(PATH_CANDIDATES, o.limit);
-    const lexical = this.base.recall(query, { ...options, limit: k });
+    const lexical = await this.base.recall(query, { ...options, limit: k });
     const asOfMs = Number(parseInstant(o.asOf)! / 1_000_000n);
     // A recall into the past (a memory replaced after asOf) reads the scope as it was then;
     // the vectors are of the current versions, so it recalls by words only.
-    const latest = this.base.latestReplacement(o.userScope);
+    const latest = await this.base.latestReplacement(o.userScope);
     const past = latest !== null && latest > asOfMs;
     const semantic = past ? [] : await this.#nearest(query, o.userScope, k, o.categories);
-    const merged = this.#merge(lexical, semantic, o.userScope);
+    const merged = await this.#merge(lexical, semantic, o.userScope);
     const scored = [...merged.values()]
       .map((m) => this.#score(m, asOfMs, weights))
       .filter((s): s is Scored => s !== null);
@@ -301,16 +315,16 @@ export class HybridMemoryStore implements MemoryStore {
   }
 
   /** The two paths' candidates by memoryId, with their ranks and similarity. */
-  #merge(
+  async #merge(
     lexical: readonly StoreRecallHit[],
     semantic: readonly VectorHit[],
     userScope: string,
-  ): Map<string, Merged> {
+  ): Promise<Map<string, Merged>> {
     const merged = new Map<string, Merged>();
     for (const h of lexical) {
       merged.set(h.memoryId, { record: null, hit: h, lexRank: h.rank, semRank: null, sim: null });
     }
-    const rows = this.base.recordsByRowid(
+    const rows = await this.base.recordsByRowid(
       semantic.map((s) => s.rowid),
       userScope,
     );
@@ -368,13 +382,14 @@ export class HybridMemoryStore implements MemoryStore {
 
   /** The scope's nearest vectors to the query, or none when the embedder does not cover it. */
   async #nearest(query: string, userScope: string, k: number, categories?: readonly string[]) {
+    if (!this.base.vectors.searchable) return [];
     if (query.trim() === "" || !(this.embedder.covers?.(query) ?? true)) return [];
     const [q] = await this.embedder.embed([query]);
     return this.base.vectors.search(userScope, q!, k, categories);
   }
 
-  close(): void {
-    this.base.close();
+  close(): ReturnType<B["close"]> {
+    return this.base.close() as ReturnType<B["close"]>;
   }
 }
 
@@ -392,5 +407,23 @@ export function hybridStore(
   options: { migrate?: boolean } = {},
 ): HybridMemoryStore {
   if (options.migrate !== true) base.vectors.bind(embedder);
+  return new HybridMemoryStore(base, embedder);
+}
+
+/**
+ * The hybrid store over an open store of either dialect: records `embedder` in it when it
+ * has none, refuses another one (`embedder_mismatch`) unless `migrate` (then `reembed`
+ * migrates).
+ *
+ * @example
+ * const store = await openHybrid(await openPostgresStore(url), await createEmbedder({ kind: "embedded" }));
+ * await store.recall("which editor colours does the user like?", { userScope: "u1", asOf });
+ */
+export async function openHybrid<B extends VectorBase>(
+  base: B,
+  embedder: Embedder,
+  options: { migrate?: boolean } = {},
+): Promise<HybridMemoryStore<B>> {
+  if (options.migrate !== true) await base.vectors.bind(embedder);
   return new HybridMemoryStore(base, embedder);
 }

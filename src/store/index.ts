@@ -31,6 +31,7 @@ export {
   type EmbedReport,
   HybridMemoryStore,
   hybridStore,
+  openHybrid,
   PATH_CANDIDATES,
   type ReembedOptions,
 } from "./hybrid.js";
@@ -41,11 +42,14 @@ export {
   type OpenPostgresOptions,
   openPostgresStore,
   PG_MIGRATIONS,
+  PgVectorIndex,
+  type PgVectorState,
   PG_SCHEMA_VERSION,
   type PgMigration,
   PostgresMemoryStore,
   redactUrl,
   termKey,
+  vectorLiteral,
 } from "./pg/index.js";
 export {
   type InitPostgresOptions,
@@ -102,13 +106,7 @@ export {
   STORE_SCHEMA_VERSION,
   scopePrefix,
 } from "./sqlite/index.js";
-export type {
-  PendingVector,
-  RecordedEmbedder,
-  SqliteVectorIndex,
-  VectorHit,
-  VectorWrite,
-} from "./sqlite/vectors.js";
+export type { SqliteVectorIndex } from "./sqlite/vectors.js";
 export {
   CHINESE_STOP_CHARS,
   CHINESE_STOP_WORDS,
@@ -149,6 +147,15 @@ export type {
   StoreRecallHit,
 } from "./types.js";
 export { isPostgresUrl } from "./url.js";
+export type {
+  EmbedderIdentity,
+  PendingVector,
+  RecordedEmbedder,
+  VectorBase,
+  VectorHit,
+  VectorIndex,
+  VectorWrite,
+} from "./vectors.js";
 export {
   MEMORY_STATUSES,
   type MemoryStatus,

@@ -167,6 +167,7 @@ describe("vector search", () => {
             );
             return raw.map((_, i) => ({
               rowid: ids.get(`r${i}`)!,
+              userScope: sc,
               content: `text ${i}`,
               vector: vectors[i]!,
             }));

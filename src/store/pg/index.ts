@@ -6,4 +6,5 @@
 export { PG_MIGRATIONS, PG_SCHEMA_VERSION, type PgMigration } from "./migrations.js";
 export { type OpenPostgresOptions, openPostgresStore, redactUrl } from "./open.js";
 export { PostgresMemoryStore } from "./store.js";
+export { PgVectorIndex, type PgVectorState, vectorLiteral } from "./vectors.js";
 export { MAX_TERM_BYTES, termKey } from "./write.js";

@@ -254,6 +254,116 @@ async function backfillV5(tx: Tx): Promise<void> {
   await tx.query("ALTER TABLE promptctx_memories FORCE ROW LEVEL SECURITY");
 }
 
+/**
+ * Version 6: recall by meaning (pg/vectors.ts). `embedder` records the one embedder whose
+ * vectors the store holds (store-wide, no scope data); `vec_state` is each memory's vector
+ * state (`embedded`, `uncovered`; no row: pending), under the scope policy, deleted with
+ * its memory and — by a trigger — when the memory's content or category changes. The
+ * vectors themselves need the `pgvector` extension: when the database has it (an
+ * administrator creates it: `promptctx store init` does), {@link vectorTableDdl} makes
+ * `promptctx_vectors`, else recall stays full-text until it is installed. Re-runnable.
+ */
+const VECTORS_V6 = `
+CREATE TABLE IF NOT EXISTS promptctx_embedder (
+  id         smallint PRIMARY KEY CHECK (id = 1),
+  embedder   text NOT NULL,
+  dimensions integer NOT NULL CHECK (dimensions BETWEEN 1 AND 16000)
+);
+CREATE TABLE IF NOT EXISTS promptctx_vec_state (
+  id         bigint PRIMARY KEY REFERENCES promptctx_memories (id) ON DELETE CASCADE,
+  user_scope text COLLATE "C" NOT NULL,
+  state      text NOT NULL CHECK (state IN ('embedded', 'uncovered'))
+);
+CREATE INDEX IF NOT EXISTS promptctx_vec_state_scope ON promptctx_vec_state (user_scope);
+ALTER TABLE promptctx_vec_state ENABLE ROW LEVEL SECURITY;
+ALTER TABLE promptctx_vec_state FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS scope_rows ON promptctx_vec_state;
+CREATE POLICY scope_rows ON promptctx_vec_state
+  USING (user_scope = ${SCOPE_FN}) WITH CHECK (user_scope = ${SCOPE_FN});
+DROP POLICY IF EXISTS owner_read ON promptctx_vec_state;
+CREATE POLICY owner_read ON promptctx_vec_state FOR SELECT TO CURRENT_USER USING (true);
+
+-- A vector is of the content, filed under the category: either changed, it is stale.
+CREATE OR REPLACE FUNCTION promptctx_vec_stale() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.content IS DISTINCT FROM OLD.content OR NEW.category IS DISTINCT FROM OLD.category THEN
+    DELETE FROM promptctx_vec_state WHERE id = OLD.id;
+  END IF;
+  RETURN NEW;
+END $$;
+DROP TRIGGER IF EXISTS promptctx_vec_stale ON promptctx_memories;
+CREATE TRIGGER promptctx_vec_stale AFTER UPDATE OF content, category ON promptctx_memories
+  FOR EACH ROW EXECUTE FUNCTION promptctx_vec_stale();
+DO $$
+BEGIN
+  EXECUTE format('ALTER FUNCTION promptctx_vec_stale() SET search_path = %s',
+    format('pg_catalog, %I, pg_temp', current_schema()));
+END $$;
+${grantToApps("GRANT SELECT, INSERT ON promptctx_embedder TO %I; GRANT SELECT, INSERT, UPDATE, DELETE ON promptctx_vec_state TO %I")}
+`;
+
+/**
+ * A `DO` block that runs `grants` (each `%I` the role) for every app role already granted
+ * the store (those that may insert memories, the owner aside).
+ */
+function grantToApps(grants: string): string {
+  const each = grants
+    .split(";")
+    .map((g) => `EXECUTE format('${g.trim()}', r.grantee);`)
+    .join("\n    ");
+  return `DO $$
+DECLARE r record;
+BEGIN
+  FOR r IN SELECT DISTINCT g.grantee FROM information_schema.role_table_grants g
+           WHERE g.table_schema = current_schema() AND g.table_name = 'promptctx_memories'
+             AND g.privilege_type = 'INSERT' AND g.grantee <> current_user LOOP
+    ${each}
+  END LOOP;
+END $$;`;
+}
+
+/**
+ * The vector table over `pgvector` installed in schema `ext` (quoted): one row per
+ * embedded memory, keyed by its state row (deleted with it), with its scope and category
+ * (b-tree `(user_scope, category)`: a search reads its own scope's rows only — exact, and
+ * row-level security never filters an index scan's output afterwards). Vectors are kept
+ * in the row (`STORAGE PLAIN`: no TOAST lookup per row of a scan). Re-runnable.
+ */
+export function vectorTableDdl(ext: string): string {
+  return `
+CREATE TABLE IF NOT EXISTS promptctx_vectors (
+  id         bigint PRIMARY KEY REFERENCES promptctx_vec_state (id) ON DELETE CASCADE,
+  user_scope text COLLATE "C" NOT NULL,
+  category   text COLLATE "C" NOT NULL,
+  embedding  ${ext}.vector NOT NULL
+);
+ALTER TABLE promptctx_vectors ALTER COLUMN embedding SET STORAGE PLAIN;
+CREATE INDEX IF NOT EXISTS promptctx_vectors_scope ON promptctx_vectors (user_scope, category);
+ALTER TABLE promptctx_vectors ENABLE ROW LEVEL SECURITY;
+ALTER TABLE promptctx_vectors FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS scope_rows ON promptctx_vectors;
+CREATE POLICY scope_rows ON promptctx_vectors
+  USING (user_scope = ${SCOPE_FN}) WITH CHECK (user_scope = ${SCOPE_FN});
+${grantToApps("GRANT SELECT, INSERT, DELETE ON promptctx_vectors TO %I")}
+`;
+}
+
+/** The quoted schema of the `vector` extension, or null when it is not installed. */
+export async function vectorExtension(tx: Pick<Tx, "query">): Promise<string | null> {
+  const rows = await tx.query<{ s: string }>(
+    `SELECT quote_ident(n.nspname) AS s FROM pg_extension e
+     JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`,
+  );
+  return rows[0]?.s ?? null;
+}
+
+/** Version 6's tables, and the vector table when the extension is there. */
+async function upV6(tx: Tx): Promise<void> {
+  await tx.query(VECTORS_V6);
+  const ext = await vectorExtension(tx);
+  if (ext !== null) await tx.query(vectorTableDdl(ext));
+}
+
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
     version: 1,
@@ -293,6 +403,12 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       await tx.query(MANAGE_V5);
       await backfillV5(tx);
     },
+  },
+  {
+    version: 6,
+    description:
+      "recall by meaning: the recorded embedder, vector states, pgvector vectors by scope",
+    up: upV6,
   },
 ];
 

@@ -23,6 +23,7 @@ import { type StoreLimits, writePolicy } from "../write-gate.js";
 import { MIGRATION_LOCK, PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.js";
 import { PostgresMemoryStore } from "./store.js";
 import { inTransaction } from "./tx.js";
+import { PgVectorIndex } from "./vectors.js";
 
 /** Options of {@link openPostgresStore}. */
 export interface OpenPostgresOptions {
@@ -195,7 +196,8 @@ export async function openPostgresStore(
   try {
     await checkRole(pool, where);
     const owner = await migrate(pool, where, options.mustExist ?? false);
-    return new PostgresMemoryStore(where, pool, { poolSize, matchBudget }, owner, policy);
+    const vectors = await PgVectorIndex.load(pool, owner, where);
+    return new PostgresMemoryStore(where, pool, { poolSize, matchBudget }, owner, vectors, policy);
   } catch (err) {
     await pool.end();
     if (err instanceof PromptctxError) throw err;

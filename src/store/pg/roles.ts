@@ -65,6 +65,8 @@ const APP_GRANTS = [
   "GRANT SELECT, INSERT, UPDATE ON promptctx_memories, promptctx_scopes, promptctx_terms TO %s",
   "GRANT EXECUTE ON FUNCTION promptctx_delete_memories(bigint[], text[]) TO %s",
   "GRANT SELECT, INSERT, DELETE ON promptctx_postings, promptctx_memory_versions TO %s",
+  "GRANT SELECT, INSERT ON promptctx_embedder TO %s",
+  "GRANT SELECT, INSERT, UPDATE, DELETE ON promptctx_vec_state TO %s",
   `GRANT EXECUTE ON FUNCTION ${APP_FUNCTIONS.join(", ")} TO %s`,
 ];
 
@@ -77,6 +79,8 @@ const STORE_TABLES = [
   "promptctx_memory_versions",
   "promptctx_stats",
   "promptctx_scope_key",
+  "promptctx_embedder",
+  "promptctx_vec_state",
 ];
 
 /** Creates `name` unless it exists; refuses an existing role that escapes row-level security. */
@@ -97,6 +101,21 @@ async function ensureRole(c: pg.Client, name: string): Promise<boolean> {
     );
   }
   return false;
+}
+
+/**
+ * Creates the `pgvector` extension (schema `public`, which every role may use) when the
+ * server has it and the database does not yet: recall by meaning (pg/vectors.ts). Without
+ * it, recall stays full-text and says so; installing it later and running `promptctx store
+ * init` again turns recall by meaning on.
+ */
+async function createVectorExtension(c: pg.Client): Promise<void> {
+  const { rows } = await c.query<{ available: boolean; installed: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS available,
+            EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS installed`,
+  );
+  if (!rows[0]?.available || rows[0].installed) return;
+  await c.query("CREATE EXTENSION IF NOT EXISTS vector SCHEMA public");
 }
 
 /** Roles and the schema, as the administrator; returns the roles created. */
@@ -120,6 +139,7 @@ async function prepareRoles(
   await c.query(`CREATE SCHEMA IF NOT EXISTS ${s} AUTHORIZATION ${owner}`);
   await c.query(`GRANT USAGE, CREATE ON SCHEMA ${s} TO ${owner}`);
   await c.query(`GRANT USAGE ON SCHEMA ${s} TO ${app}`);
+  await createVectorExtension(c);
   const owned = await c.query<{ table: string; owner: string }>(
     `SELECT c.relname AS table, pg_get_userbyid(c.relowner) AS owner FROM pg_class c
      WHERE c.relnamespace = $1::regnamespace AND c.relname = ANY($2::text[])
@@ -177,6 +197,14 @@ async function migrateAsOwner(
     const app = `"${o.appRole}"`; // a validated lower-case identifier
     await pool.query(`REVOKE ALL ON ${STORE_TABLES.join(", ")} FROM ${app}`);
     for (const grant of APP_GRANTS) await pool.query(grant.replace("%s", app));
+    // The vector table exists when the database has pgvector (see prepareRoles).
+    const vectors = await pool.query<{ t: string | null }>(
+      "SELECT to_regclass('promptctx_vectors')::text AS t",
+    );
+    if (vectors.rows[0]?.t != null) {
+      await pool.query(`REVOKE ALL ON promptctx_vectors FROM ${app}`);
+      await pool.query(`GRANT SELECT, INSERT, DELETE ON promptctx_vectors TO ${app}`);
+    }
   } finally {
     await pool.end();
   }

@@ -61,6 +61,7 @@ import { prepareWrite, type WritePolicy, writePolicy } from "../write-gate.js";
 import { PgManage } from "./manage.js";
 import { recallPg } from "./recall.js";
 import { inTransaction, type Tx } from "./tx.js";
+import type { PgVectorIndex } from "./vectors.js";
 import { batchScopes, writeBatch } from "./write.js";
 
 /** A `promptctx_memories` row as {@link COLUMNS} reads it. */
@@ -87,6 +88,8 @@ export class PostgresMemoryStore implements MemoryStore {
   readonly matchBudget: number;
   /** Whether the connection's role owns the store, so it may read every scope. */
   readonly privileged: boolean;
+  /** The store's vectors (recall by meaning over pgvector; see vectors.ts, ../hybrid.ts). */
+  readonly vectors: PgVectorIndex;
   #pool: Pool;
   #closing: Promise<void> | null = null;
 
@@ -100,9 +103,11 @@ export class PostgresMemoryStore implements MemoryStore {
     pool: Pool,
     sizes: { poolSize: number; matchBudget: number },
     privileged: boolean,
+    vectors: PgVectorIndex,
     policy: WritePolicy = { gate: "quarantine", limits: {} },
   ) {
     this.path = path;
+    this.vectors = vectors;
     this.policy = policy;
     this.#manage = new PgManage(pool);
     this.poolSize = sizes.poolSize;
@@ -269,6 +274,27 @@ export class PostgresMemoryStore implements MemoryStore {
       }),
     );
     return ranked.map(({ record, breakdown }, i) => recallHit(record, breakdown, i + 1));
+  }
+
+  /** The epoch ms of the scope's latest replacement (a recall before it reads the past). */
+  latestReplacement(userScope: string): Promise<number | null> {
+    return this.#manage.latestWrite(userScope);
+  }
+
+  /** The scope's active records of row ids `rowids` (the vector search's hits). */
+  async recordsByRowid(
+    rowids: readonly number[],
+    userScope: string,
+  ): Promise<Map<number, MemoryRecord>> {
+    if (rowids.length === 0) return new Map();
+    return this.#scoped(userScope, async (tx) => {
+      const rows = await tx.query<PgRow>(
+        `SELECT ${COLUMNS} FROM promptctx_memories
+         WHERE user_scope = $1 AND id = ANY($2::int8[]) AND status = 'active'`,
+        [userScope, rowids],
+      );
+      return new Map(rows.map((r) => [Number(r.id), rowToRecord(r)]));
+    });
   }
 
   async listEntries(options: ListEntriesOptions): Promise<EntryPage> {

@@ -17,33 +17,16 @@
  */
 import type Database from "better-sqlite3";
 import { EmbedderMismatchError } from "../../embed/index.js";
+import type { Hint } from "../hints.js";
+import type {
+  PendingVector,
+  RecordedEmbedder,
+  VectorHit,
+  VectorIndex,
+  VectorWrite,
+} from "../vectors.js";
 
-/** The embedder a store records. */
-export interface RecordedEmbedder {
-  embedder: string;
-  dimensions: number;
-}
-
-/** A memory whose vector is pending. */
-export interface PendingVector {
-  rowid: number;
-  userScope: string;
-  content: string;
-}
-
-/** A vector to store: `null` marks the memory `uncovered`. */
-export interface VectorWrite {
-  rowid: number;
-  /** The content that was embedded: a memory changed since is left pending. */
-  content: string;
-  vector: Float32Array | null;
-}
-
-/** A nearest neighbour: rowid and cosine similarity. */
-export interface VectorHit {
-  rowid: number;
-  similarity: number;
-}
+export type { PendingVector, RecordedEmbedder, VectorHit, VectorWrite } from "../vectors.js";
 
 const VEC_TABLE = "memory_vec";
 
@@ -52,7 +35,7 @@ function blob(v: Float32Array): Buffer {
 }
 
 /** The vector side of one open store (see the module comment). */
-export class SqliteVectorIndex {
+export class SqliteVectorIndex implements VectorIndex {
   #db: Database.Database;
   #recorded: RecordedEmbedder | null;
 
@@ -76,6 +59,16 @@ export class SqliteVectorIndex {
   /** True when the store holds a vector table. */
   get active(): boolean {
     return this.#recorded !== null;
+  }
+
+  /** Always: `sqlite-vec` is loaded with the store. */
+  get searchable(): boolean {
+    return true;
+  }
+
+  /** None: recall by meaning always works on SQLite. */
+  hints(): Hint[] {
+    return [];
   }
 
   /**
