@@ -17,3 +17,6 @@ export function startCluster(options?: {
   binDir?: string;
   settings?: Record<string, string>;
 }): Promise<PgCluster>;
+
+/** Whether the `pgvector` extension is installed for the server `findPgBin()` finds. */
+export function hasPgvector(): boolean;

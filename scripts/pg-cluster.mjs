@@ -40,6 +40,25 @@ export function findPgBin() {
   return null;
 }
 
+/**
+ * Whether the `pgvector` extension is installed for the PostgreSQL of `findPgBin()`
+ * (its `vector.control` in the server's share directory; .ci/pgvector.sh installs it).
+ */
+export function hasPgvector() {
+  const bin = findPgBin();
+  if (bin === null) return false;
+  const shares = [];
+  try {
+    const out = execFileSync(join(bin, "pg_config"), ["--sharedir"], { encoding: "utf8" });
+    shares.push(out.trim());
+  } catch {
+    // no pg_config next to the server: Debian's layout below
+  }
+  const major = /\/postgresql\/(\d+)\/bin$/.exec(bin)?.[1];
+  if (major !== undefined) shares.push(`/usr/share/postgresql/${major}`);
+  return shares.some((d) => existsSync(join(d, "extension", "vector.control")));
+}
+
 /** A free TCP port on 127.0.0.1 (the OS picks it). */
 function freePort() {
   return new Promise((resolve, reject) => {

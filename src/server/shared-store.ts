@@ -6,8 +6,10 @@ import {
   hybridStore,
   isPostgresUrl,
   type MemoryStore,
+  openHybrid,
   openStore,
   openStoreUrl,
+  PostgresMemoryStore,
   SqliteMemoryStore,
   type StoreLimits,
 } from "../store/index.js";
@@ -28,7 +30,8 @@ export interface SharedStore {
  * Opens the store `option` names (a path, which must exist, or a `postgres://` URL),
  * takes an open one as given, or, when none is named, opens the root's
  * `.promptctx/memory.db` if it exists. With `embedder` (an `--embedder` value), a store
- * it opens from an SQLite file recalls by meaning too (docs/sources.md).
+ * it opens (an SQLite file, or PostgreSQL with pgvector) recalls by meaning too
+ * (docs/sources.md).
  */
 export async function openSharedStore(
   option: string | MemoryStore | null | undefined,
@@ -37,18 +40,20 @@ export async function openSharedStore(
   embedder?: string,
 ): Promise<SharedStore> {
   const shared = await openPlain(option, root, memory);
-  if (embedder === undefined || !shared.own || !(shared.store instanceof SqliteMemoryStore)) {
-    return shared;
-  }
-  // Recall by meaning over the store the server opened (an SQLite file): the encoder is
-  // loaded here, once per process.
   const base = shared.store;
+  if (embedder === undefined || !shared.own || base === null) return shared;
+  if (!(base instanceof SqliteMemoryStore) && !(base instanceof PostgresMemoryStore)) return shared;
+  // Recall by meaning over the store the server opened (an SQLite file or a PostgreSQL
+  // URL): the encoder is loaded here, once per process.
   try {
     const { chooseEmbedderSpec, createEmbedder } = await import("../embed/index.js");
     const e = await createEmbedder(chooseEmbedderSpec({ flag: embedder }), process.env);
-    return e === null ? shared : { ...shared, store: hybridStore(base, e) };
+    if (e === null) return shared;
+    const store =
+      base instanceof SqliteMemoryStore ? hybridStore(base, e) : await openHybrid(base, e);
+    return { ...shared, store };
   } catch (err) {
-    base.close();
+    await base.close();
     throw err;
   }
 }

@@ -23,6 +23,7 @@ import type { Embedder } from "../embed/index.js";
 import { InvalidInputError, PromptctxError, toErrorObject } from "../errors/index.js";
 import { parseInstant } from "../text/index.js";
 import { type HitMatch, rrf, type SemanticCalibration, semanticRelevance } from "./fuse.js";
+import type { Hint } from "./hints.js";
 import { recallHit } from "./hits.js";
 import { parseNow, parseWith, RecallOptionsSchema } from "./options.js";
 import { type MemoryRecord, type MemoryRecordInput, parseRecord } from "./schema.js";
@@ -35,7 +36,6 @@ import {
   type ScoreWeights,
   scoreBreakdown,
 } from "./score.js";
-import type { Hint } from "./hints.js";
 import type { SqliteMemoryStore } from "./sqlite/store.js";
 import type {
   AddOptions,
@@ -225,7 +225,8 @@ export class HybridMemoryStore<B extends VectorBase = SqliteMemoryStore> impleme
   async reembed(options: ReembedOptions = {}): Promise<EmbedReport> {
     const v = this.base.vectors;
     const off = v.hints()[0];
-    if (!v.searchable && off !== undefined) throw new PromptctxError("invalid_input", off.message, "store");
+    if (!v.searchable && off !== undefined)
+      throw new PromptctxError("invalid_input", off.message, "store");
     if (options.migrate === true && v.recorded?.embedder !== this.embedder.id) {
       await v.reset({ id: this.embedder.id, dimensions: this.embedder.dimensions });
     }

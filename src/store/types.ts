@@ -6,6 +6,7 @@
  */
 import type { Authority, GateMode, Provenance, TakeoverRule } from "../memory/index.js";
 import type { HitMatch } from "./fuse.js";
+import type { Hint } from "./hints.js";
 import type { MemoryKind, MemoryRecord, MemoryRecordInput, MemoryStatus } from "./schema.js";
 import type { ScoreBreakdown, ScoreWeights } from "./score.js";
 
@@ -256,4 +257,9 @@ export interface MemoryStore {
    */
   forget(target: ForgetTarget): MaybePromise<ForgetResult>;
   close(): MaybePromise<void>;
+  /**
+   * Why recall is degraded, shown beside recall answers (hints.ts): e.g.
+   * `recall_full_text_only` for a PostgreSQL store without pgvector. Optional.
+   */
+  hints?(): Hint[];
 }

@@ -259,7 +259,8 @@ async function workspaceStore(
 
 /**
  * The workspace's own store with recall by meaning when an embedder is named and the store
- * is an SQLite file the workspace opened (a shared or PostgreSQL store is left as is).
+ * is one the workspace opened (an SQLite file, or PostgreSQL: pgvector, else by words and
+ * a hint); a shared store is left as is.
  */
 async function withEmbedder<
   T extends { store: MemoryStore | null; opened: OpenedStore | null; storePath: string },
@@ -269,16 +270,19 @@ async function withEmbedder<
   env: Readonly<Record<string, string | undefined>> = {},
 ): Promise<{ store: MemoryStore | null; opened: MemoryStore | null; storePath: string }> {
   if (spec === undefined || ws.opened === null) return ws;
-  const { SqliteMemoryStore, hybridStore } = await import("../store/index.js");
-  if (!(ws.opened instanceof SqliteMemoryStore)) return ws;
+  const { SqliteMemoryStore, hybridStore, openHybrid } = await import("../store/index.js");
+  const opened = ws.opened;
   try {
     const { chooseEmbedderSpec, createEmbedder } = await import("../embed/index.js");
     const embedder = await createEmbedder(chooseEmbedderSpec({ config: spec }), env);
     if (embedder === null) return ws;
-    const hybrid = hybridStore(ws.opened, embedder);
+    const hybrid =
+      opened instanceof SqliteMemoryStore
+        ? hybridStore(opened, embedder)
+        : await openHybrid(opened, embedder);
     return { store: hybrid, opened: hybrid, storePath: ws.storePath };
   } catch (err) {
-    ws.opened.close();
+    await opened.close();
     throw err;
   }
 }

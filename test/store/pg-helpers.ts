@@ -7,7 +7,12 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { findPgBin, type PgCluster, startCluster } from "../../scripts/pg-cluster.mjs";
+import {
+  findPgBin,
+  hasPgvector,
+  type PgCluster,
+  startCluster,
+} from "../../scripts/pg-cluster.mjs";
 import {
   initPostgresStore,
   type OpenPostgresOptions,
@@ -16,6 +21,12 @@ import {
 
 /** Whether the PostgreSQL tests run here (see the module doc). */
 export const PG_TESTS = findPgBin() !== null || process.env.CI === "true";
+
+/**
+ * Whether the pgvector tests run here: the extension is installed (.ci/pgvector.sh) — and
+ * always under CI, which builds it (they fail there if it is missing).
+ */
+export const PGVECTOR_TESTS = (PG_TESTS && hasPgvector()) || process.env.CI === "true";
 
 /** `url` with its search_path set to `schema` (the store's tables live there). */
 export function withSchema(url: string, schema: string): string {
@@ -35,6 +46,10 @@ export interface PgFixture {
   open(options?: OpenPostgresOptions): ReturnType<typeof openPostgresStore>;
   /** An app-role client on `url` (closed after the file). */
   client(url: string): Promise<pg.Client>;
+  /** As the superuser: creates database `name` owned by the app role; its app-role URL. */
+  database(name: string): Promise<string>;
+  /** As the superuser: the pgvector extension in schema `public` of database `db`. */
+  vector(db?: string): Promise<void>;
 }
 
 /** Starts a cluster before the file's tests and stops it after; call inside a describe. */
@@ -60,6 +75,15 @@ export function usePostgres(): PgFixture {
       await c.connect();
       clients.push(c);
       return c;
+    },
+    async database(name) {
+      const admin = await fixture.client(fixture.cluster.adminUrl);
+      await admin.query(`CREATE DATABASE ${name} OWNER promptctx`);
+      return fixture.cluster.url.replace(/\/promptctx$/, `/${name}`);
+    },
+    async vector(db = "promptctx") {
+      const c = await fixture.client(fixture.cluster.adminUrl.replace(/\/postgres$/, `/${db}`));
+      await c.query("CREATE EXTENSION IF NOT EXISTS vector SCHEMA public");
     },
     async schema(name = `s${++n}`) {
       ddl ??= await fixture.client(fixture.cluster.url);

@@ -9,41 +9,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cosine, type Embedder, unitVector } from "../../src/embed/index.js";
+import { cosine, unitVector } from "../../src/embed/index.js";
 import { hybridStore, openStore, type SqliteMemoryStore } from "../../src/store/index.js";
 import { AS_OF, rec, tempDir } from "./helpers.js";
-
-function trigramEmbedder(
-  id = "trigram@1/64",
-  dims = 64,
-): Embedder & { fail: boolean; calls: number } {
-  const e = {
-    id,
-    dimensions: dims,
-    batchSize: 4,
-    fail: false,
-    calls: 0,
-    async embed(texts: readonly string[]) {
-      e.calls++;
-      if (e.fail)
-        throw Object.assign(
-          new Error("cannot reach the embedder at http://127.0.0.1:9/v1/embeddings"),
-          { code: "connection_refused" },
-        );
-      return texts.map((t) => {
-        const v = new Float32Array(dims);
-        const s = ` ${t.toLowerCase()} `;
-        for (let i = 0; i + 3 <= s.length; i++) {
-          let h = 0;
-          for (const ch of s.slice(i, i + 3)) h = (h * 31 + ch.codePointAt(0)!) >>> 0;
-          v[h % dims]! += 1;
-        }
-        return unitVector(v);
-      });
-    },
-  };
-  return e;
-}
+import { trigramEmbedder } from "./trigram-embedder.js";
 
 let dir: string;
 let cleanup: () => void;

@@ -1,7 +1,7 @@
 /**
  * Recall by meaning for the `memory` verbs: the `--embedder` flag (else
  * `PROMPTCTX_EMBEDDER`, else the embedded encoder), the hybrid store over an SQLite
- * store, the `memory reembed` verb and how an embedding failure is reported (the records
+ * or PostgreSQL store, the `memory reembed` verb and how an embedding failure is reported (the records
  * are stored, their vectors pending). The encoder is imported only here, only by the verbs
  * that write or recall memories.
  */
@@ -12,6 +12,7 @@ import type {
   EmbedReport,
   HybridMemoryStore,
   OpenedStore,
+  PostgresMemoryStore,
 } from "../../store/index.js";
 import { EXIT, exitCodeFor, reportError } from "../io.js";
 import { renderProgress } from "../progress.js";
@@ -38,14 +39,17 @@ async function configEmbedder(flags: EmbedderFlags): Promise<string | undefined>
   return (await loadWorkspaceConfig(root)).memory?.embedder;
 }
 
-/** A store the memory verbs use: plain (full-text) or hybrid. */
-export type MemoryVerbStore = OpenedStore | HybridMemoryStore;
+/** A store the memory verbs use: plain (full-text) or hybrid (either dialect). */
+export type MemoryVerbStore =
+  | OpenedStore
+  | HybridMemoryStore
+  | HybridMemoryStore<PostgresMemoryStore>;
 
 /**
  * The store with recall by meaning when an embedder is chosen (`--embedder`, else the
  * workspace config's `memory.embedder`, else `PROMPTCTX_EMBEDDER`, else the embedded
- * encoder) and the store is SQLite;
- * PostgreSQL stores stay full-text (pgvector is not wired yet). `migrate`: do not refuse a
+ * encoder): SQLite with `sqlite-vec`, PostgreSQL with `pgvector` (without the extension a
+ * PostgreSQL store recalls by words and its hints say so). `migrate`: do not refuse a
  * store recorded with another embedder (`memory reembed` migrates it).
  *
  * @example const store = await withMeaning(await openForWrite(flags), flags);
@@ -55,17 +59,17 @@ export async function withMeaning(
   flags: EmbedderFlags,
   options: { migrate?: boolean } = {},
 ): Promise<MemoryVerbStore> {
-  const { SqliteMemoryStore, hybridStore } = await import("../../store/index.js");
-  if (!(store instanceof SqliteMemoryStore)) return store;
+  const { SqliteMemoryStore, hybridStore, openHybrid } = await import("../../store/index.js");
   const { chooseEmbedderSpec, createEmbedder } = await import("../../embed/index.js");
   try {
     const config = await configEmbedder(flags);
     const spec = chooseEmbedderSpec({ flag: flags.embedder, config, env: process.env });
     const embedder = await createEmbedder(spec, process.env);
     if (embedder === null) return store;
-    return hybridStore(store, embedder, options);
+    if (store instanceof SqliteMemoryStore) return hybridStore(store, embedder, options);
+    return await openHybrid(store, embedder, options);
   } catch (err) {
-    store.close();
+    await store.close();
     throw err;
   }
 }
@@ -107,7 +111,7 @@ async function runReembed(opts: ReembedOpts): Promise<number> {
     if (!("reembed" in store)) {
       throw new PromptctxError(
         "invalid_input",
-        "memory reembed needs an embedder and an SQLite store (--embedder none, or a PostgreSQL store, has no vectors)",
+        "memory reembed needs an embedder (--embedder none has no vectors)",
         "--embedder",
       );
     }

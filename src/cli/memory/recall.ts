@@ -96,8 +96,10 @@ export async function runRecall(opts: RecallOpts): Promise<void> {
       limit,
       ...(categories === undefined ? {} : { categories }),
     });
-    const hints = recallHints(opts.query);
-    const pending = "pendingCount" in store ? store.pendingCount() : 0;
+    const off = recallHints("", store);
+    const hints = recallHints(opts.query, store);
+    // Without vectors at all (PostgreSQL without pgvector) the hint says it instead.
+    const pending = "pendingCount" in store && off.length === 0 ? await store.pendingCount() : 0;
     if (pending > 0) {
       process.stderr.write(
         `promptctx memory recall: ${pending} memory(ies) have no vector yet and are found by words only: run \`promptctx memory reembed\`\n`,

@@ -115,7 +115,7 @@ export async function recallTool(ctx: McpContext, args: RecallArgs) {
     policy: plan.policy,
     hits: hits.map((h) => explainedHit(h, byId.get(h.memoryId))),
     selectedMemoryIds: plan.selectedMemoryIds,
-    hints: recallHints(args.query),
+    hints: recallHints(args.query, store),
   };
 }
 

@@ -72,6 +72,12 @@ export function registerMemoryRoutes(app: FastifyInstance, ctx: MemoryRouteConte
       limit: r.limit ?? 20,
       ...(r.categories !== undefined ? { categories: r.categories } : {}),
     });
-    return { userScope: r.userScope, query: r.query, asOf, hits, hints: recallHints(r.query) };
+    return {
+      userScope: r.userScope,
+      query: r.query,
+      asOf,
+      hits,
+      hints: recallHints(r.query, store),
+    };
   });
 }

@@ -156,10 +156,11 @@ export class PgVectorIndex implements VectorIndex {
   }
 
   /**
-   * Every scope's pending memories: the owner's connection reads them all; another role
-   * (which sees no scope without declaring it) sees none.
+   * Every scope's pending memories: the owner's connection only (another role sees no
+   * scope without declaring it: {@link StorePrivilegeError}).
    */
   async pending(limit: number, afterRowid = 0): Promise<PendingVector[]> {
+    if (!this.#privileged) throw new StorePrivilegeError("memory reembed", this.#where);
     const rows = await inTransaction(this.#pool, { readOnly: true }, (tx) =>
       tx.query<{ id: string; user_scope: string; content: string }>(
         `SELECT m.id, m.user_scope, m.content FROM promptctx_memories m
@@ -174,23 +175,29 @@ export class PgVectorIndex implements VectorIndex {
   async pendingOf(keys: readonly (readonly [string, string])[]): Promise<PendingVector[]> {
     if (!this.searchable || keys.length === 0) return [];
     const byScope = groupBy(keys, (k) => k[0]);
-    return inTransaction(this.#pool, { readOnly: true, scopes: [...byScope.keys()] }, async (tx) => {
-      const out: PendingVector[] = [];
-      for (const [scope, ks] of byScope) {
-        await tx.setScope(scope);
-        const rows = await tx.query<{ id: string; content: string }>(
-          `SELECT m.id, m.content FROM promptctx_memories m
+    return inTransaction(
+      this.#pool,
+      { readOnly: true, scopes: [...byScope.keys()] },
+      async (tx) => {
+        const out: PendingVector[] = [];
+        for (const [scope, ks] of byScope) {
+          await tx.setScope(scope);
+          const rows = await tx.query<{ id: string; content: string }>(
+            `SELECT m.id, m.content FROM promptctx_memories m
            WHERE m.user_scope = $1 AND m.memory_id = ANY($2::text[]) AND NOT EXISTS
              (SELECT 1 FROM promptctx_vec_state s WHERE s.id = m.id)
            ORDER BY m.id`,
-          [scope, ks.map((k) => k[1])],
-        );
-        for (const r of rows) out.push({ rowid: Number(r.id), userScope: scope, content: r.content });
-      }
-      return out.sort((a, b) => a.rowid - b.rowid);
-    });
+            [scope, ks.map((k) => k[1])],
+          );
+          for (const r of rows)
+            out.push({ rowid: Number(r.id), userScope: scope, content: r.content });
+        }
+        return out.sort((a, b) => a.rowid - b.rowid);
+      },
+    );
   }
 
+  /** Every scope's pending memories (the owner's connection; another role sees 0). */
   async pendingCount(): Promise<number> {
     const rows = await inTransaction(this.#pool, { readOnly: true }, (tx) =>
       tx.query<{ n: string }>(
@@ -234,10 +241,10 @@ export class PgVectorIndex implements VectorIndex {
     const fresh = items.filter((it) => now.get(it.rowid)?.content === it.content);
     if (fresh.length === 0) return 0;
     const ids = fresh.map((it) => it.rowid);
-    await tx.query("DELETE FROM promptctx_vec_state WHERE user_scope = $1 AND id = ANY($2::int8[])", [
-      scope,
-      ids,
-    ]);
+    await tx.query(
+      "DELETE FROM promptctx_vec_state WHERE user_scope = $1 AND id = ANY($2::int8[])",
+      [scope, ids],
+    );
     await tx.query(
       `INSERT INTO promptctx_vec_state (id, user_scope, state)
        SELECT u.id, $1, u.state FROM unnest($2::int8[], $3::text[]) AS u(id, state)`,
@@ -270,17 +277,14 @@ export class PgVectorIndex implements VectorIndex {
     categories?: readonly string[],
   ): Promise<VectorHit[]> {
     if (!this.searchable) return [];
-    const rows = await inTransaction(
-      this.#pool,
-      { readOnly: true, scopes: [userScope] },
-      (tx) =>
-        tx.query<{ id: string; d: number }>(
-          `SELECT v.id, (v.embedding OPERATOR(${this.#ext}.<=>) $2::${this.#ext}.vector)::float8 AS d
+    const rows = await inTransaction(this.#pool, { readOnly: true, scopes: [userScope] }, (tx) =>
+      tx.query<{ id: string; d: number }>(
+        `SELECT v.id, (v.embedding OPERATOR(${this.#ext}.<=>) $2::${this.#ext}.vector)::float8 AS d
            FROM promptctx_vectors v
            WHERE v.user_scope = $1 AND ($4::text[] IS NULL OR v.category = ANY($4::text[]))
            ORDER BY d, v.id LIMIT $3`,
-          [userScope, vectorLiteral(vector), k, categories ?? null],
-        ),
+        [userScope, vectorLiteral(vector), k, categories ?? null],
+      ),
     );
     return rows.map((r) => ({ rowid: Number(r.id), similarity: 1 - r.d }));
   }
