@@ -32,7 +32,7 @@ const SCALE_N = Number(process.env.RECALL_MEANING_N ?? 100_000);
 const IMPORT_N = 2_000;
 const DIMS = 512;
 
-function record(i, scope, content) {
+export function record(i, scope, content) {
   return {
     memoryId: `m${i}`,
     userScope: scope,
@@ -99,6 +99,7 @@ export async function run(_ctx) {
       base.vectors.put(
         recs.map((x) => ({
           rowid: ids.get(x.memoryId),
+          userScope: "big",
           content: x.content,
           vector: unitVector(Array.from({ length: DIMS }, gauss)),
         })),
