@@ -196,9 +196,10 @@ describe.skipIf(!PGVECTOR_TESTS)("PostgreSQL recall by meaning (pgvector)", () =
       expect(added).toMatchObject({ inserted: 2, embedded: 0, pending: 2 });
       expect(added.embedError?.message).toContain("cannot reach the embedder");
       expect(await store.pendingCount()).toBe(2);
-      const byWords = await store.recall("dark theme", { userScope: "u1", asOf: NOW });
-      expect(byWords.map((h) => h.memoryId)).toEqual(["m1"]);
       e.fail = false;
+      // Pending: found by words only, until reembed.
+      const byWords = await store.recall("dark theme", { userScope: "u1", asOf: NOW });
+      expect(byWords.map((h) => [h.memoryId, h.match?.path])).toEqual([["m1", "lexical"]]);
       const filled = await store.reembed();
       expect(filled).toMatchObject({ embedded: 2, pending: 0 });
       expect(await store.pendingCount()).toBe(0);
