@@ -115,8 +115,11 @@ describe.runIf(PG_TESTS)("PostgreSQL roles: the app role cannot bypass its scope
       expect(r.forced, r.relname).toBe(true);
       expect(r.policies, r.relname).toBeGreaterThan(0);
     }
+    // The vector table exists when the database has pgvector (store init creates it).
+    const ext = await c.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");
     expect(rows.map((r) => r.relname)).toEqual(
       [
+        "embedder",
         "memories",
         "memory_versions",
         "postings",
@@ -125,6 +128,8 @@ describe.runIf(PG_TESTS)("PostgreSQL roles: the app role cannot bypass its scope
         "scopes",
         "stats",
         "terms",
+        "vec_state",
+        ...(ext.rows.length > 0 ? ["vectors"] : []),
       ].map((t) => `promptctx_${t}`),
     );
   });

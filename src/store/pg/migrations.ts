@@ -269,6 +269,11 @@ CREATE TABLE IF NOT EXISTS promptctx_embedder (
   embedder   text NOT NULL,
   dimensions integer NOT NULL CHECK (dimensions BETWEEN 1 AND 16000)
 );
+-- Store-wide (no scope data), under a policy as every table is: any role reads it.
+ALTER TABLE promptctx_embedder ENABLE ROW LEVEL SECURITY;
+ALTER TABLE promptctx_embedder FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS store_wide ON promptctx_embedder;
+CREATE POLICY store_wide ON promptctx_embedder USING (true) WITH CHECK (id = 1);
 CREATE TABLE IF NOT EXISTS promptctx_vec_state (
   id         bigint PRIMARY KEY REFERENCES promptctx_memories (id) ON DELETE CASCADE,
   user_scope text COLLATE "C" NOT NULL,
