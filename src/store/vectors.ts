@@ -88,3 +88,46 @@ export interface VectorBase extends MemoryStore {
     userScope: string,
   ): MaybePromise<Map<number, MemoryRecord>>;
 }
+
+/** A candidate of a scope's vector search: its rowid and its stored vector. */
+export interface VectorCandidate {
+  rowid: number;
+  vector: Float32Array;
+}
+
+/**
+ * Extra candidates a dialect reads beyond `k` before {@link rankByCosine} re-ranks them:
+ * the database's own float32 ordering and this one may swap near-ties at the boundary.
+ */
+export const RERANK_MARGIN = 10;
+
+/**
+ * The `k` best candidates by cosine similarity to `q`, best first, ties by rowid —
+ * computed here (float64 sums over the stored float32 components), not by the database,
+ * so that SQLite and PostgreSQL report the same similarities, bit for bit, for the same
+ * vectors (sqlite-vec and pgvector round differently in the last digits).
+ *
+ * @example rankByCosine(Float32Array.of(1, 0), [{ rowid: 1, vector: Float32Array.of(0, 1) }], 1)
+ * // [{ rowid: 1, similarity: 0 }]
+ */
+export function rankByCosine(
+  q: Float32Array,
+  candidates: readonly VectorCandidate[],
+  k: number,
+): VectorHit[] {
+  let qq = 0;
+  for (let i = 0; i < q.length; i++) qq += q[i]! * q[i]!;
+  return candidates
+    .map(({ rowid, vector: v }) => {
+      let dot = 0;
+      let vv = 0;
+      for (let i = 0; i < v.length; i++) {
+        dot += q[i]! * v[i]!;
+        vv += v[i]! * v[i]!;
+      }
+      const norm = Math.sqrt(qq) * Math.sqrt(vv);
+      return { rowid, similarity: norm === 0 ? 0 : dot / norm };
+    })
+    .sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid)
+    .slice(0, k);
+}

@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PG_TESTS, usePostgres } from "../store/pg-helpers.js";
+import { PG_TESTS, PGVECTOR_TESTS, usePostgres } from "../store/pg-helpers.js";
 import { runCli } from "./run-cli.js";
 
 const EXAMPLE = join(import.meta.dirname, "../../examples/workspace");
@@ -27,6 +27,8 @@ describe.runIf(PG_TESTS)("promptctx --store postgres://…", () => {
     dir = mkdtempSync(join(tmpdir(), "promptctx-ws-"));
     home = mkdtempSync(join(tmpdir(), "promptctx-home-"));
     cpSync(EXAMPLE, dir, { recursive: true });
+    // Recall by meaning on PostgreSQL needs pgvector in the database (store init makes it).
+    if (PGVECTOR_TESTS) await pg.vector();
     url = (await pg.schema()).url;
     sqlite = join(dir, "copy.db");
     for (const store of [url, sqlite]) {
@@ -47,13 +49,93 @@ describe.runIf(PG_TESTS)("promptctx --store postgres://…", () => {
     expect(fromPg.stdout).toBe(fromSqlite.stdout);
   });
 
-  it("memory recall --json: the same hits and breakdowns as over SQLite (full-text)", () => {
-    const args = ["--user", "user-42", "--query", "migration scripts", "--now", NOW, "--json"];
-    const fromPg = cli(["memory", "recall", "--store", url, ...args]);
-    // PostgreSQL recalls by words only (pgvector is not wired yet): compare SQLite's words.
-    const fromSqlite = cli(["memory", "recall", "--store", sqlite, ...args, "--embedder", "none"]);
-    expect(fromPg.code, fromPg.stderr).toBe(0);
-    expect(JSON.parse(fromPg.stdout)).toEqual(JSON.parse(fromSqlite.stdout));
+  it("memory recall --json: the same hits and breakdowns as over SQLite (words and meaning)", () => {
+    for (const query of ["migration scripts", "how should database changes be shipped?"]) {
+      const args = ["--user", "user-42", "--query", query, "--now", NOW, "--json"];
+      // Without pgvector here, PostgreSQL recalls by words: compare SQLite's words then.
+      const words = PGVECTOR_TESTS ? [] : ["--embedder", "none"];
+      const fromPg = cli(["memory", "recall", "--store", url, ...args, ...words]);
+      const fromSqlite = cli(["memory", "recall", "--store", sqlite, ...args, ...words]);
+      expect(fromPg.code, fromPg.stderr).toBe(0);
+      expect(JSON.parse(fromPg.stdout)).toEqual(JSON.parse(fromSqlite.stdout));
+    }
+  });
+
+  it.runIf(PGVECTOR_TESTS)(
+    "memory reembed on PostgreSQL: pending vectors filled, then none",
+    () => {
+      const r = cli(["memory", "reembed", "--store", url, "--json"]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        embedder: expect.stringMatching(/^use-lite@/),
+        migratedFrom: null,
+        pending: 0,
+      });
+      const again = cli([
+        "memory",
+        "add",
+        "--store",
+        url,
+        "--user",
+        "u9",
+        "--text",
+        "Ana likes green tea",
+        "--id",
+        "t1",
+        "--now",
+        NOW,
+        "--embedder",
+        "none",
+      ]);
+      expect(again.code, again.stderr).toBe(0);
+      const filled = JSON.parse(cli(["memory", "reembed", "--store", url, "--json"]).stdout);
+      expect(filled).toMatchObject({ embedded: 1, pending: 0 });
+      const hits = JSON.parse(
+        cli([
+          "memory",
+          "recall",
+          "--store",
+          url,
+          "--user",
+          "u9",
+          "--query",
+          "which drink does Ana enjoy?",
+          "--now",
+          NOW,
+          "--json",
+        ]).stdout,
+      );
+      expect(hits.hits[0]).toMatchObject({ memoryId: "t1", match: { semanticRank: 1 } });
+    },
+  );
+
+  it("a database without pgvector: recall by words, with the recall_full_text_only hint", async () => {
+    const plain = await pg.database("noext");
+    const add = ["--user", "zoe", "--text", "Zoe deploys on Fridays", "--id", "z1", "--now", NOW];
+    expect(cli(["memory", "add", "--store", plain, ...add]).code).toBe(0);
+    const args = [
+      "memory",
+      "recall",
+      "--store",
+      plain,
+      "--user",
+      "zoe",
+      "--query",
+      "fridays",
+      "--now",
+      NOW,
+    ];
+    const json = cli([...args, "--json"]);
+    expect(json.code, json.stderr).toBe(0);
+    const answer = JSON.parse(json.stdout);
+    expect(answer.hits.map((h: { memoryId: string }) => h.memoryId)).toEqual(["z1"]);
+    expect(answer.hints.map((h: { code: string }) => h.code)).toEqual(["recall_full_text_only"]);
+    const text = cli(args);
+    expect(text.stdout).toContain("hint: recall is by words only");
+    expect(text.stdout).toContain("(recall_full_text_only)");
+    const reembed = cli(["memory", "reembed", "--store", plain]);
+    expect(reembed.code).toBe(2);
+    expect(reembed.stderr).toContain("pgvector");
   });
 
   it("memory add, then recall finds it; the store is named without its password", () => {

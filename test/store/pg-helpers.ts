@@ -7,12 +7,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import {
-  findPgBin,
-  hasPgvector,
-  type PgCluster,
-  startCluster,
-} from "../../scripts/pg-cluster.mjs";
+import { findPgBin, hasPgvector, type PgCluster, startCluster } from "../../scripts/pg-cluster.mjs";
 import {
   initPostgresStore,
   type OpenPostgresOptions,

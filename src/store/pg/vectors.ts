@@ -23,13 +23,15 @@ import type { Pool } from "pg";
 import { EmbedderMismatchError } from "../../embed/index.js";
 import { StorePrivilegeError } from "../errors.js";
 import type { Hint } from "../hints.js";
-import type {
-  EmbedderIdentity,
-  PendingVector,
-  RecordedEmbedder,
-  VectorHit,
-  VectorIndex,
-  VectorWrite,
+import {
+  type EmbedderIdentity,
+  type PendingVector,
+  RERANK_MARGIN,
+  type RecordedEmbedder,
+  rankByCosine,
+  type VectorHit,
+  type VectorIndex,
+  type VectorWrite,
 } from "../vectors.js";
 import { MIGRATION_LOCK, vectorExtension, vectorTableDdl } from "./migrations.js";
 import { inTransaction, type Tx } from "./tx.js";
@@ -278,16 +280,25 @@ export class PgVectorIndex implements VectorIndex {
   ): Promise<VectorHit[]> {
     if (!this.searchable) return [];
     const rows = await inTransaction(this.#pool, { readOnly: true, scopes: [userScope] }, (tx) =>
-      tx.query<{ id: string; d: number }>(
-        `SELECT v.id, (v.embedding OPERATOR(${this.#ext}.<=>) $2::${this.#ext}.vector)::float8 AS d
-           FROM promptctx_vectors v
-           WHERE v.user_scope = $1 AND ($4::text[] IS NULL OR v.category = ANY($4::text[]))
-           ORDER BY d, v.id LIMIT $3`,
-        [userScope, vectorLiteral(vector), k, categories ?? null],
+      tx.query<{ id: string; v: string }>(
+        `SELECT v.id, v.embedding::text AS v FROM promptctx_vectors v
+         WHERE v.user_scope = $1 AND ($4::text[] IS NULL OR v.category = ANY($4::text[]))
+         ORDER BY v.embedding OPERATOR(${this.#ext}.<=>) $2::${this.#ext}.vector, v.id LIMIT $3`,
+        [userScope, vectorLiteral(vector), k + RERANK_MARGIN, categories ?? null],
       ),
     );
-    return rows.map((r) => ({ rowid: Number(r.id), similarity: 1 - r.d }));
+    // Ordered by pgvector, similarities computed by rankByCosine (the same in both dialects).
+    return rankByCosine(
+      vector,
+      rows.map((r) => ({ rowid: Number(r.id), vector: parseVector(r.v) })),
+      k,
+    );
   }
+}
+
+/** pgvector's text output `[x,y,…]` as an array (float32, as stored). */
+function parseVector(text: string): Float32Array {
+  return Float32Array.from(text.slice(1, -1).split(","), Number);
 }
 
 async function readRecorded(tx: Tx): Promise<RecordedEmbedder | null> {

@@ -18,17 +18,26 @@
 import type Database from "better-sqlite3";
 import { EmbedderMismatchError } from "../../embed/index.js";
 import type { Hint } from "../hints.js";
-import type {
-  PendingVector,
-  RecordedEmbedder,
-  VectorHit,
-  VectorIndex,
-  VectorWrite,
+import {
+  type PendingVector,
+  RERANK_MARGIN,
+  type RecordedEmbedder,
+  rankByCosine,
+  type VectorHit,
+  type VectorIndex,
+  type VectorWrite,
 } from "../vectors.js";
 
 export type { PendingVector, RecordedEmbedder, VectorHit, VectorWrite } from "../vectors.js";
 
 const VEC_TABLE = "memory_vec";
+
+/** A stored vector (a float32 blob) as an array (a copy: the blob's buffer is not aligned). */
+function floats(b: Buffer): Float32Array {
+  const out = new Float32Array(b.byteLength / 4);
+  for (let i = 0; i < out.length; i++) out[i] = b.readFloatLE(i * 4);
+  return out;
+}
 
 function blob(v: Float32Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
@@ -222,17 +231,20 @@ export class SqliteVectorIndex implements VectorIndex {
     if (!this.#tableExists()) return [];
     const cats =
       categories === undefined ? "" : "AND category IN (SELECT value FROM json_each(:cats))";
+    // Ordered by sqlite-vec, similarities computed by rankByCosine (the same in both dialects).
     const rows = this.#db
-      .prepare(`SELECT rowid, distance FROM ${VEC_TABLE}
+      .prepare(`SELECT rowid, embedding FROM ${VEC_TABLE}
         WHERE embedding MATCH :v AND k = :k AND user_scope = :scope ${cats}`)
       .all({
         v: blob(vector),
-        k,
+        k: k + RERANK_MARGIN,
         scope: userScope,
         ...(categories === undefined ? {} : { cats: JSON.stringify(categories) }),
-      }) as { rowid: number; distance: number }[];
-    return rows
-      .map((r) => ({ rowid: r.rowid, similarity: 1 - r.distance }))
-      .sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid);
+      }) as { rowid: number; embedding: Buffer }[];
+    return rankByCosine(
+      vector,
+      rows.map((r) => ({ rowid: r.rowid, vector: floats(r.embedding) })),
+      k,
+    );
   }
 }
