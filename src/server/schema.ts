@@ -144,6 +144,6 @@ export const RecallResponseSchema = z.object({
   hints: z
     .array(z.object({ code: z.string(), message: z.string() }))
     .describe(
-      "Why the answer may be empty or surprising (`query_only_stop_words`); empty when nothing needs saying.",
+      "Why the answer may be empty or surprising (`query_only_stop_words`; `recall_full_text_only`: a PostgreSQL store without pgvector recalls by words only); empty when nothing needs saying.",
     ),
 });

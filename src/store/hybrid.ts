@@ -40,8 +40,6 @@ import type { SqliteMemoryStore } from "./sqlite/store.js";
 import type {
   AddOptions,
   AddResult,
-  EntryPage,
-  ForgetResult,
   ForgetTarget,
   GetOptions,
   ImportOptions,
@@ -49,9 +47,7 @@ import type {
   JsonlInput,
   ListEntriesOptions,
   ListOptions,
-  MemoryEntry,
   MemoryStore,
-  MemoryVersion,
   RecallOptions,
   StoreRecallHit,
 } from "./types.js";
