@@ -269,7 +269,7 @@ CREATE TABLE IF NOT EXISTS promptctx_embedder (
   embedder   text NOT NULL,
   dimensions integer NOT NULL CHECK (dimensions BETWEEN 1 AND 16000)
 );
--- Store-wide (no scope data), under a policy as every table is: any role reads it.
+-- Store-wide (no scope data), under a policy as every table is; every role reads it.
 ALTER TABLE promptctx_embedder ENABLE ROW LEVEL SECURITY;
 ALTER TABLE promptctx_embedder FORCE ROW LEVEL SECURITY;
 DROP POLICY IF EXISTS store_wide ON promptctx_embedder;
