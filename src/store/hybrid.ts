@@ -25,6 +25,7 @@ import { parseInstant } from "../text/index.js";
 import { type HitMatch, rrf, type SemanticCalibration, semanticRelevance } from "./fuse.js";
 import type { Hint } from "./hints.js";
 import { recallHit } from "./hits.js";
+import { readLines } from "./jsonl.js";
 import { parseNow, parseWith, RecallOptionsSchema } from "./options.js";
 import { type MemoryRecord, type MemoryRecordInput, parseRecord } from "./schema.js";
 import {
@@ -52,6 +53,27 @@ import type {
   StoreRecallHit,
 } from "./types.js";
 import type { PendingVector, VectorBase, VectorHit } from "./vectors.js";
+
+/** An import's result when nothing could be embedded (no vector search): nothing pending. */
+function result0<T>(r: T): T & EmbedReport {
+  return { ...r, embedded: 0, pending: 0 };
+}
+
+/**
+ * The lines of `input` as they are read, collecting each line's `userScope` into `scopes`
+ * (lines that do not parse are the import's to report).
+ */
+async function* scopesOf(input: JsonlInput, scopes: Set<string>): AsyncGenerator<string> {
+  for await (const { text } of readLines(input)) {
+    try {
+      const r = JSON.parse(text) as { userScope?: unknown };
+      if (typeof r.userScope === "string") scopes.add(r.userScope);
+    } catch {
+      // not JSON: the import reports the line
+    }
+    yield `${text}\n`;
+  }
+}
 
 /** Candidates each path contributes before fusion (at least the hits asked for). */
 export const PATH_CANDIDATES = 50;
@@ -206,8 +228,16 @@ export class HybridMemoryStore<B extends VectorBase = SqliteMemoryStore> impleme
     options: ImportOptions & { onEmbedProgress?: (p: EmbedProgress) => void } = {},
   ): Promise<ImportResult & EmbedReport> {
     const { onEmbedProgress, ...rest } = options;
+    const v = this.base.vectors;
+    if (!v.searchable) return { ...result0(await this.base.importJsonl(input, rest)) };
+    if (!v.scansAll) {
+      // A role that sees only the scopes it declares: embed the imported scopes' pending.
+      const scopes = new Set<string>();
+      const result = await this.base.importJsonl(scopesOf(input, scopes), rest);
+      const rows = await v.pendingIn([...scopes]);
+      return { ...result, ...(await this.#embedRows(rows, onEmbedProgress)) };
+    }
     const result = await this.base.importJsonl(input, rest);
-    if (!this.base.vectors.searchable) return { ...result, embedded: 0, pending: 0 };
     const report = await this.reembed({
       ...(onEmbedProgress ? { onProgress: onEmbedProgress } : {}),
     });

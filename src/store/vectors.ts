@@ -53,6 +53,11 @@ export interface VectorIndex {
    * the `pgvector` extension: recall stays full-text and {@link VectorIndex.hints} say so.
    */
   readonly searchable: boolean;
+  /**
+   * Whether {@link VectorIndex.pending} may list every scope's memories (SQLite; the
+   * PostgreSQL store's owner). Otherwise writes embed what they wrote, by key.
+   */
+  readonly scansAll: boolean;
   /** Why recall by meaning is off or degraded (none when it works). */
   hints(): Hint[];
   /** Records `e` when none is recorded; another one is `embedder_mismatch`. */
@@ -63,6 +68,8 @@ export interface VectorIndex {
   pending(limit: number, afterRowid?: number): MaybePromise<PendingVector[]>;
   /** Pending memories among `keys` ([userScope, memoryId]). */
   pendingOf(keys: readonly (readonly [string, string])[]): MaybePromise<PendingVector[]>;
+  /** Pending memories of `scopes` (a role that cannot scan every scope, after an import). */
+  pendingIn(scopes: readonly string[]): MaybePromise<PendingVector[]>;
   /** Memories without a vector state. */
   pendingCount(): MaybePromise<number>;
   /** Stores vectors; a memory changed since it was read stays pending. Returns those stored. */

@@ -242,6 +242,13 @@ describe.skipIf(!PGVECTOR_TESTS)("PostgreSQL recall by meaning (pgvector)", () =
       const hits = await app.recall("dark theme", { userScope: "u1", asOf: NOW });
       expect(hits.map((h) => [h.memoryId, h.match?.path])).toEqual([["m1", "both"]]);
       expect(await app.reembed().catch((e: { code: string }) => e.code)).toBe("invalid_input");
+      // An import by the app role embeds what it imported (it cannot list every scope).
+      const jsonl = [rec("j1", "green tea every morning", { userScope: "u3" }), { bad: 1 }]
+        .map((r) => JSON.stringify(r))
+        .join("\n");
+      const imported = await app.importJsonl(jsonl, { now: NOW });
+      expect(imported).toMatchObject({ imported: 1, embedded: 1, pending: 0 });
+      expect(imported.errors).toHaveLength(1);
       expect(await owner.reembed()).toMatchObject({ embedded: 0, pending: 0 });
     } finally {
       await app.close();

@@ -21,6 +21,7 @@
  */
 import type { Pool } from "pg";
 import { EmbedderMismatchError } from "../../embed/index.js";
+import { compareCodePoints } from "../../text/index.js";
 import { StorePrivilegeError } from "../errors.js";
 import type { Hint } from "../hints.js";
 import {
@@ -115,6 +116,11 @@ export class PgVectorIndex implements VectorIndex {
     return this.#state;
   }
 
+  /** The owner's connection only (row-level security shows no other role every scope). */
+  get scansAll(): boolean {
+    return this.#privileged;
+  }
+
   get searchable(): boolean {
     return this.#state === "ready";
   }
@@ -199,6 +205,27 @@ export class PgVectorIndex implements VectorIndex {
     );
   }
 
+  /** Pending memories of `scopes` (each under its own row-level security), oldest first. */
+  async pendingIn(scopes: readonly string[]): Promise<PendingVector[]> {
+    if (!this.searchable || scopes.length === 0) return [];
+    const sorted = [...new Set(scopes)].sort(compareCodePoints);
+    return inTransaction(this.#pool, { readOnly: true, scopes: sorted }, async (tx) => {
+      const out: PendingVector[] = [];
+      for (const scope of sorted) {
+        await tx.setScope(scope);
+        const rows = await tx.query<{ id: string; content: string }>(
+          `SELECT m.id, m.content FROM promptctx_memories m
+           WHERE m.user_scope = $1 AND NOT EXISTS
+             (SELECT 1 FROM promptctx_vec_state s WHERE s.id = m.id)`,
+          [scope],
+        );
+        for (const r of rows)
+          out.push({ rowid: Number(r.id), userScope: scope, content: r.content });
+      }
+      return out.sort((a, b) => a.rowid - b.rowid);
+    });
+  }
+
   /** Every scope's pending memories (the owner's connection; another role sees 0). */
   async pendingCount(): Promise<number> {
     const rows = await inTransaction(this.#pool, { readOnly: true }, (tx) =>
@@ -223,9 +250,12 @@ export class PgVectorIndex implements VectorIndex {
         throw new Error(`vector of ${it.vector.length} dimensions; the store's are ${dims}`);
     }
     const byScope = groupBy(items, (it) => it.userScope);
-    return inTransaction(this.#pool, { scopes: [...byScope.keys()] }, async (tx) => {
+    // Scopes in code-point order: concurrent writers lock rows in the same order.
+    const scopes = [...byScope.keys()].sort(compareCodePoints);
+    return inTransaction(this.#pool, { scopes }, async (tx) => {
       let stored = 0;
-      for (const [scope, its] of byScope) {
+      for (const scope of scopes) {
+        const its = byScope.get(scope)!;
         await tx.setScope(scope);
         stored += await this.#putScope(tx, scope, its);
       }

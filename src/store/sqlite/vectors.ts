@@ -75,6 +75,11 @@ export class SqliteVectorIndex implements VectorIndex {
     return true;
   }
 
+  /** Always: one process owns the file. */
+  get scansAll(): boolean {
+    return true;
+  }
+
   /** None: recall by meaning always works on SQLite. */
   hints(): Hint[] {
     return [];
@@ -167,6 +172,16 @@ export class SqliteVectorIndex implements VectorIndex {
       if (row !== undefined) out.set(row.rowid, row);
     }
     return [...out.values()];
+  }
+
+  /** Pending memories of `scopes`, oldest rowid first. */
+  pendingIn(scopes: readonly string[]): PendingVector[] {
+    return this.#db
+      .prepare(`SELECT m.rowid AS rowid, m.user_scope AS userScope, m.content AS content
+        FROM memories m WHERE m.user_scope IN (SELECT value FROM json_each(?)) AND NOT EXISTS
+          (SELECT 1 FROM memory_vec_state s WHERE s.rowid = m.rowid)
+        ORDER BY m.rowid`)
+      .all(JSON.stringify(scopes)) as PendingVector[];
   }
 
   /** Memories without a vector state. */
