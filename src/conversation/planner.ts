@@ -222,7 +222,11 @@ class MemoryPlanner implements ConversationPlanner {
   private prices: WeakMap<Message, MessagePrice> | null;
   private session: Session | null = null;
 
-  constructor(private readonly remember: boolean) {
+  constructor(
+    private readonly remember: boolean,
+    /** Price only what a window can reach (PriceBook.updateWithin): one stateless plan. */
+    private readonly withinWindow = false,
+  ) {
     this.parsed = remember ? new WeakMap() : null;
     this.prices = remember ? new WeakMap() : null;
   }
@@ -255,7 +259,18 @@ class MemoryPlanner implements ConversationPlanner {
       clearing: clearsAtAll(policy),
     };
     const [s, edited] = this.sessionFor(request.messages, settings);
-    const rebuiltFrom = this.extend(s, request.messages, edited);
+    const rebuiltFrom = this.extend(s, request.messages, edited, () =>
+      // Pressure clearing weighs every old result (what a step frees from the first unit
+      // on): it needs the whole history priced.
+      // A tokenizer given by name only: the uncounted can be counted later by that name
+      // (compactConversation), which a counter object's name does not promise.
+      this.withinWindow &&
+      typeof request.tokenizer !== "object" &&
+      policy.clearTrigger === null &&
+      s.layout.currentStart >= 0
+        ? { budget, pinned: pinnedUnits(s.layout, policy.pinned) }
+        : null,
+    );
     if (s.layout.currentStart < 0) {
       throw new InvalidInputError("a conversation needs at least one user message", ["messages"]);
     }
@@ -324,15 +339,23 @@ class MemoryPlanner implements ConversationPlanner {
   }
 
   // Adds the messages the session has not seen; returns the first unit rebuilt (at most
-  // `edited`, the first whose prices changed).
-  private extend(s: Session, messages: readonly unknown[], edited: number): number {
+  // `edited`, the first whose prices changed). A fresh session is priced only as far back
+  // as a window can reach when `within` gives the budget and pinned units.
+  private extend(
+    s: Session,
+    messages: readonly unknown[],
+    edited: number,
+    within: () => { budget: number; pinned: readonly number[] } | null,
+  ): number {
     const seen = s.layout.messages.length;
     for (let i = seen; i < messages.length; i++) {
       s.layout.add(messages[i], this.parse(messages[i], i));
     }
     const relaid = messages.length > seen ? s.layout.relayout() : s.layout.units.length;
     const rebuiltFrom = Math.min(relaid, edited);
-    s.book.update(s.layout, rebuiltFrom);
+    const reach = seen === 0 ? within() : null;
+    if (reach !== null) s.book.updateWithin(s.layout, reach.budget, reach.pinned);
+    else s.book.update(s.layout, rebuiltFrom);
     return rebuiltFrom;
   }
 }
@@ -363,6 +386,18 @@ export function createConversationPlanner(): ConversationPlanner {
  */
 export function oneCallPlanner(): ConversationPlanner {
   return new MemoryPlanner(false);
+}
+
+/**
+ * The planner of one stateless `planConversation` call: a one-call planner that, for a
+ * tokenizer given by name (or none), prices only what a window can reach (see
+ * `PriceBook.updateWithin`; decisions of the units older than that carry `counted:
+ * false`), so the call is O(window) beyond reading its input, on the first call of a
+ * process too. Pressure clearing (`clearTrigger`) prices the whole history: what a step
+ * frees is weighed from the first unit on.
+ */
+export function statelessPlanner(): ConversationPlanner {
+  return new MemoryPlanner(false, true);
 }
 
 /**
