@@ -203,7 +203,11 @@ export async function underSystem<T>(f: () => Promise<T> | T): Promise<T> {
   } catch (err) {
     if (err instanceof InvalidInputError && err.path !== null) {
       const path = err.path.startsWith("[") ? `system${err.path}` : `system.${err.path}`;
-      throw new InvalidInputError(err.message, path, err.code as "invalid_input" | "unknown_field");
+      // The message names the field as the path does (it opens with the path, if at all).
+      const message = err.message.startsWith(`${err.path}:`)
+        ? `${path}${err.message.slice(err.path.length)}`
+        : err.message;
+      throw new InvalidInputError(message, path, err.code as "invalid_input" | "unknown_field");
     }
     throw err;
   }
