@@ -8,6 +8,7 @@ import {
   type MessageInput,
   planConversation,
 } from "../../src/conversation/index.js";
+import { getTokenCounter, sharedTokenCounter } from "../../src/tokens/index.js";
 import { calls, outcome, planInput, results, say, user } from "./helpers.js";
 
 // planConversation with a tokenizer named prices only what a window can reach; a
@@ -95,6 +96,16 @@ describe("planConversation with a tokenizer named: O(window)", () => {
     });
     expect(exact.decisions.some((d) => d.counted === false)).toBe(false);
     expect(plan.messages).toEqual(exact.messages);
+    // The process's counter of the name (what a server's pool hands out) is the name;
+    // another counter object (a fresh one) counts everything.
+    const pooled = {
+      messages: long,
+      budgetTokens: 4000,
+      tokenizer: sharedTokenCounter("o200k_base"),
+    };
+    expect(planConversation(pooled)).toEqual(plan);
+    const fresh = planConversation({ ...pooled, tokenizer: getTokenCounter("o200k_base") });
+    expect(fresh).toEqual(exact);
   });
 
   it("compactConversation counts the uncounted dropped run by the plan's tokenizer", async () => {
