@@ -14,9 +14,11 @@
  * call without truncation (medians, paired per round). Also shown, without a target: a
  * whole `planRequest` of the same history in a 200,000-token window with the agent
  * defaults (history dropped: the window planned, then planned again from its grid start
- * with the digest in place). Then the first call of a process: a fresh `node` per variant
- * parses the body and makes one call (BPE tables loaded and counter memo empty), against
- * its own parse.
+ * with the digest in place). Then the first call of a process: fresh `node` processes
+ * (medians of several per variant, interleaved) parse the body and make one call (BPE
+ * tables loaded and counter memo empty), against their own parse. The tokenizer is
+ * named, so the call prices only what a window can reach (older decisions `counted:
+ * false`): O(window) beyond the parse.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -122,12 +124,12 @@ export async function run(ctx) {
   console.log(
     `  planRequest keeps ${int(sent.messages.length)} messages from ${sent.firstKeptId} (${int(sent.droppedMessageIds.length)} dropped)`,
   );
-  const first = firstCalls(truncated, plain);
+  const first = firstCalls(truncated, plain, Math.max(3, Math.min(ctx.runs, 5)));
   table([
     ["first call of a process", "JSON.parse", "call", "call / parse"],
-    ...first.map((f) => [f.variant, ms(f.parseMs), ms(f.callMs), ratio(f.callMs / f.parseMs)]),
+    ...first.map((f) => [f.variant, ms(f.parseMs), ms(f.callMs), ratio(f.callVsParse)]),
   ]);
-  const firstVsParse = first[0].callMs / first[0].parseMs;
+  const firstVsParse = first[0].callVsParse;
   const firstVsPlain = first[0].callMs / first[1].callMs;
   targetTable([
     judge(meta.name, {
@@ -201,27 +203,40 @@ process.stdout.write(JSON.stringify({ parseMs, callMs }));
 `;
 
 /**
- * One fresh `node` per variant: the first `planConversation` of a process, with the
- * tokenizer named in the body (tables loaded on this call, memo empty).
+ * Fresh `node` processes, `runs` per variant, interleaved: the first `planConversation` of
+ * a process, with the tokenizer named in the body (tables loaded on this call, memo
+ * empty). Medians of the parse and of the call (one process is one sample: a busy
+ * machine makes a single one meaningless).
  */
-function firstCalls(truncated, plain) {
+function firstCalls(truncated, plain, runs) {
   const dir = mkdtempSync(join(tmpdir(), "promptctx-first-call-"));
   const dist = fileURLToPath(new URL("../../dist/", import.meta.url));
+  const variants = [
+    ["truncation on", truncated, join(dir, "truncated.json")],
+    ["no truncation", plain, join(dir, "plain.json")],
+  ];
   try {
-    return [
-      ["truncation on", truncated],
-      ["no truncation", plain],
-    ].map(([variant, body]) => {
-      const file = join(dir, "body.json");
-      writeFileSync(file, body);
-      const out = spawnSync(
-        process.execPath,
-        ["--input-type=module", "-e", FIRST_CALL, dist, file],
-        { encoding: "utf8", maxBuffer: 1 << 20 },
-      );
-      if (out.status !== 0) throw new Error(`first-call child failed: ${out.stderr}`);
-      return { variant, ...JSON.parse(out.stdout) };
-    });
+    for (const [, body, file] of variants) writeFileSync(file, body);
+    const samples = variants.map(() => []);
+    for (let r = 0; r < runs; r++) {
+      variants.forEach(([, , file], v) => {
+        const out = spawnSync(
+          process.execPath,
+          ["--input-type=module", "-e", FIRST_CALL, dist, file],
+          { encoding: "utf8", maxBuffer: 1 << 20 },
+        );
+        if (out.status !== 0) throw new Error(`first-call child failed: ${out.stderr}`);
+        samples[v].push(JSON.parse(out.stdout));
+      });
+    }
+    const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+    return variants.map(([variant], v) => ({
+      variant,
+      runs,
+      parseMs: median(samples[v].map((x) => x.parseMs)),
+      callMs: median(samples[v].map((x) => x.callMs)),
+      callVsParse: median(samples[v].map((x) => x.callMs / x.parseMs)),
+    }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

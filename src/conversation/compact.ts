@@ -7,7 +7,10 @@
 import { shortHash } from "../cache/index.js";
 import { InvalidInputError } from "../errors/index.js";
 import { escapeText } from "../text/index.js";
+import { isTokenizerName, resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
+import { messageTokens } from "./count.js";
 import type { ConversationPlan } from "./decide.js";
+import { parseMessage } from "./fast-parse.js";
 import type { Message, MessageInput } from "./schema.js";
 
 /** Turns the dropped messages into a summary text. */
@@ -21,6 +24,12 @@ export interface CompactionRequest {
   readonly summarize: Summarize;
   /** Compact only when the dropped run holds at least this many tokens. */
   readonly thresholdTokens: number;
+  /**
+   * Counts the dropped messages a stateless plan did not count (decisions with `counted:
+   * false`, which only a plan whose tokenizer was given by name has); default: the
+   * plan's tokenizer, by its name.
+   */
+  readonly tokenizer?: TokenCounter | string;
 }
 
 /** The summary that replaced a dropped run. */
@@ -61,6 +70,35 @@ function checkSameMessages(messages: readonly MessageInput[], plan: Conversation
   });
 }
 
+// Tokens of the dropped run: as the plan counted them, and, for the messages a stateless
+// plan left uncounted (a lower bound in their decision), counted here.
+function runTokens(request: CompactionRequest, run: readonly number[]): number {
+  const { plan, messages } = request;
+  let counter: TokenCounter | null = null;
+  let total = 0;
+  for (const i of run) {
+    const d = plan.decisions[i];
+    if (d === undefined) continue;
+    if (d.counted !== false) {
+      total += d.tokens;
+      continue;
+    }
+    counter ??= runCounter(request);
+    total += messageTokens(parseMessage(messages[i], ["messages", i]), counter);
+  }
+  return total;
+}
+
+function runCounter(request: CompactionRequest): TokenCounter {
+  if (request.tokenizer !== undefined) return resolveTokenCounter(request.tokenizer);
+  const name = request.plan.tokenizer;
+  if (isTokenizerName(name)) return resolveTokenCounter(name);
+  throw new InvalidInputError(
+    `the plan did not count some dropped messages and its tokenizer "${name}" is not a built-in name: pass the counter as tokenizer`,
+    ["tokenizer"],
+  );
+}
+
 /**
  * Replaces the run of messages the plan dropped with `history_window` by one summary
  * message at the run's place, when that run holds at least `thresholdTokens`.
@@ -77,7 +115,7 @@ export async function compactConversation(request: CompactionRequest): Promise<C
   }
   checkSameMessages(messages, plan);
   const run = plan.decisions.flatMap((d, i) => (d.reason === "history_window" ? [i] : []));
-  const tokens = run.reduce((sum, i) => sum + (plan.decisions[i]?.tokens ?? 0), 0);
+  const tokens = runTokens(request, run);
   if (run.length === 0 || tokens < thresholdTokens) {
     return { compacted: false, messages: [...messages], summary: null };
   }

@@ -150,3 +150,15 @@ export function messageTokens(message: Message, counter: TokenCounter): number {
   for (let j = 0; j < parts.length; j++) total += partTokens(parts[j] as Part, counter);
   return total;
 }
+
+/**
+ * A lower bound of a message's tokens under any counter and any transform, found without
+ * reading it: the framing overhead (a counter may count any text as 0 — the `estimate`
+ * counter counts whitespace so). What a stateless plan reports for a message it never
+ * counted (decisions with `counted: false`).
+ *
+ * @example messageLowerBound({ id: "u1", role: "user", content: [{ type: "text", text: "hello there" }] }) // 4
+ */
+export function messageLowerBound(_message: Message): number {
+  return MESSAGE_OVERHEAD_TOKENS;
+}

@@ -26,10 +26,17 @@ export type ConversationDecision = {
   readonly messageId: string;
   readonly detail: string;
   readonly transforms: readonly Transform[];
-  /** Tokens after transforms. */
+  /** Tokens after transforms (a lower bound when `counted` is false). */
   readonly tokens: number;
   readonly turn: number;
   readonly unit: number;
+  /**
+   * Present (false) only on a message a stateless `planConversation` never counted: its
+   * unit is older than a run of newer units that alone exceed the budget, so it cannot be
+   * in any window. `tokens` is then a lower bound and no clearing or truncation was
+   * worked out for it (`transforms` lists only stray parts removed).
+   */
+  readonly counted?: false;
 } & (
   | { readonly status: "kept"; readonly reason: "required" | "pinned" | "kept" }
   | { readonly status: "dropped"; readonly reason: "history_window" | "orphan_removed" }
@@ -99,7 +106,7 @@ function decision(
 ): ConversationDecision {
   const { layout } = c.view;
   const p = priceOf(c, i, u);
-  return Object.freeze({
+  const d = {
     messageId: (layout.messages[i] as Message).id,
     status,
     reason,
@@ -108,7 +115,8 @@ function decision(
     tokens: p.tokens,
     turn: layout.turnOf[i] as number,
     unit: u,
-  }) as ConversationDecision;
+  };
+  return Object.freeze(p.counted ? d : { ...d, counted: false }) as ConversationDecision;
 }
 
 function decideOne(c: Choice, i: number): ConversationDecision {
@@ -134,7 +142,9 @@ function decideOne(c: Choice, i: number): ConversationDecision {
   }
   if (u >= c.startUnit) return decision(c, i, u, "kept", "kept", "inside the window");
   const tokens = unitTokens(c.view.book, c.view.clearedUnits, u);
-  const detail = `unit of ${tokens} tokens outside the window: ${c.why}`;
+  const detail = (c.view.book.prices[i] as MessagePrice).counted
+    ? `unit of ${tokens} tokens outside the window: ${c.why}`
+    : `unit outside the window, not counted (the newer units alone exceed the budget): ${c.why}`;
   return decision(c, i, u, "dropped", "history_window", detail);
 }
 

@@ -10,7 +10,13 @@
  * and invalid messages this path returns `null` or exactly the schema's output.
  */
 import { type FieldPath, invalidFromZod } from "../errors/index.js";
-import { deepFreeze, isBlank, isWellFormedText, parseInstantParts } from "../text/index.js";
+import {
+  deepFreeze,
+  isBlank,
+  isWellFormedText,
+  parseInstantParts,
+  strictSchema,
+} from "../text/index.js";
 import {
   MAX_TOOL_INPUT_DEPTH,
   type Message,
@@ -126,4 +132,50 @@ export function parseMessage(raw: unknown, path: FieldPath): Message {
   const result = MessageSchema.safeParse(raw);
   if (!result.success) throw invalidFromZod(result.error, path);
   return deepFreeze(result.data);
+}
+
+/** The fields `MessageSchema` declares: of a message, and of each part type. */
+const MESSAGE_FIELDS: ReadonlySet<string> = new Set(["id", "role", "content", "at"]);
+const PART_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
+  text: new Set(["type", "text"]),
+  tool_call: new Set(["type", "callId", "name", "input"]),
+  tool_result: new Set(["type", "callId", "output", "isError"]),
+};
+
+function onlyFields(v: Record<string, unknown>, known: ReadonlySet<string>): boolean {
+  for (const k in v) if (!known.has(k)) return false;
+  return true;
+}
+
+// True when `raw` is plain data with only declared fields (a tool call's input is free
+// JSON); false when the strict schema must look (it may still find nothing unknown).
+function knownFieldsOnly(raw: unknown): boolean {
+  if (!plainObject(raw) || !onlyFields(raw, MESSAGE_FIELDS) || !Array.isArray(raw.content)) {
+    return false;
+  }
+  for (const part of raw.content) {
+    if (!plainObject(part)) return false;
+    const known = typeof part.type === "string" ? PART_FIELDS[part.type] : undefined;
+    if (known === undefined || !onlyFields(part, known)) return false;
+  }
+  return true;
+}
+
+/**
+ * Throws `unknown_field` (full path, "did you mean") for the first message of `raw` with
+ * a field `MessageSchema` does not declare, at any depth — what the strict layer of a JSON
+ * surface reports before any other problem —, looking with the strict schema only at a
+ * message the plain check cannot clear. A JSON caller sends its whole history every time:
+ * the strict schema over 1,000 messages cost as much as parsing the request.
+ *
+ * @example rejectUnknownMessageFields([{ id: "u1", role: "user", content: [{ type: "text", text: "hi", extra: 1 }] }], ["messages"]) // throws at messages[0].content[0].extra
+ */
+export function rejectUnknownMessageFields(raw: readonly unknown[], at: FieldPath): void {
+  for (let i = 0; i < raw.length; i++) {
+    if (knownFieldsOnly(raw[i])) continue;
+    const result = strictSchema(MessageSchema).safeParse(raw[i]);
+    if (result.success) continue;
+    const err = invalidFromZod(result.error, [...at, i]);
+    if (err.code === "unknown_field") throw err;
+  }
 }

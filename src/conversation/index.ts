@@ -35,6 +35,7 @@ export {
   digestConversation,
   parseMessages,
 } from "./digest.js";
+export { rejectUnknownMessageFields } from "./fast-parse.js";
 export { planConversation } from "./plan.js";
 export {
   type ConversationPlanner,

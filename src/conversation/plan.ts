@@ -8,7 +8,7 @@
  * keeps one planner instead.
  */
 import type { ConversationPlan } from "./decide.js";
-import { oneCallPlanner, type PlanConversationRequest } from "./planner.js";
+import { type PlanConversationRequest, statelessPlanner } from "./planner.js";
 
 /**
  * Plans a conversation under `budgetTokens`: which messages are sent, transformed how,
@@ -21,5 +21,5 @@ import { oneCallPlanner, type PlanConversationRequest } from "./planner.js";
  * plan.messages; // what to send; plan.decisions: one per input message
  */
 export function planConversation(request: PlanConversationRequest): ConversationPlan {
-  return oneCallPlanner().plan(request);
+  return statelessPlanner().plan(request);
 }

@@ -8,7 +8,12 @@
  * `planConversation`'s (which is a fresh planner per call).
  */
 import { InvalidInputError, invalidFromZod, PromptBudgetError } from "../errors/index.js";
-import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
+import {
+  isTokenizerName,
+  resolveTokenCounter,
+  sharedTokenCounter,
+  type TokenCounter,
+} from "../tokens/index.js";
 import { choosePressure } from "./clearing/held.js";
 import { clearCurrentTurn, type TurnClearing } from "./clearing/turn.js";
 import {
@@ -222,7 +227,11 @@ class MemoryPlanner implements ConversationPlanner {
   private prices: WeakMap<Message, MessagePrice> | null;
   private session: Session | null = null;
 
-  constructor(private readonly remember: boolean) {
+  constructor(
+    private readonly remember: boolean,
+    /** Price only what a window can reach (PriceBook.updateWithin): one stateless plan. */
+    private readonly withinWindow = false,
+  ) {
     this.parsed = remember ? new WeakMap() : null;
     this.prices = remember ? new WeakMap() : null;
   }
@@ -255,7 +264,20 @@ class MemoryPlanner implements ConversationPlanner {
       clearing: clearsAtAll(policy),
     };
     const [s, edited] = this.sessionFor(request.messages, settings);
-    const rebuiltFrom = this.extend(s, request.messages, edited);
+    const rebuiltFrom = this.extend(s, request.messages, edited, () =>
+      // Pressure clearing weighs every old result (what a step frees from the first unit
+      // on): it needs the whole history priced.
+      // The process's counter of a built-in name only (named in the request, or a pool's:
+      // a server's, the CLI's): the uncounted can be counted later by that name
+      // (compactConversation), which another counter object's name does not promise.
+      this.withinWindow &&
+      isTokenizerName(counter.name) &&
+      counter === sharedTokenCounter(counter.name) &&
+      policy.clearTrigger === null &&
+      s.layout.currentStart >= 0
+        ? { budget, pinned: pinnedUnits(s.layout, policy.pinned) }
+        : null,
+    );
     if (s.layout.currentStart < 0) {
       throw new InvalidInputError("a conversation needs at least one user message", ["messages"]);
     }
@@ -324,15 +346,23 @@ class MemoryPlanner implements ConversationPlanner {
   }
 
   // Adds the messages the session has not seen; returns the first unit rebuilt (at most
-  // `edited`, the first whose prices changed).
-  private extend(s: Session, messages: readonly unknown[], edited: number): number {
+  // `edited`, the first whose prices changed). A fresh session is priced only as far back
+  // as a window can reach when `within` gives the budget and pinned units.
+  private extend(
+    s: Session,
+    messages: readonly unknown[],
+    edited: number,
+    within: () => { budget: number; pinned: readonly number[] } | null,
+  ): number {
     const seen = s.layout.messages.length;
     for (let i = seen; i < messages.length; i++) {
       s.layout.add(messages[i], this.parse(messages[i], i));
     }
     const relaid = messages.length > seen ? s.layout.relayout() : s.layout.units.length;
     const rebuiltFrom = Math.min(relaid, edited);
-    s.book.update(s.layout, rebuiltFrom);
+    const reach = seen === 0 ? within() : null;
+    if (reach !== null) s.book.updateWithin(s.layout, reach.budget, reach.pinned);
+    else s.book.update(s.layout, rebuiltFrom);
     return rebuiltFrom;
   }
 }
@@ -363,6 +393,19 @@ export function createConversationPlanner(): ConversationPlanner {
  */
 export function oneCallPlanner(): ConversationPlanner {
   return new MemoryPlanner(false);
+}
+
+/**
+ * The planner of one stateless `planConversation` call: a one-call planner that, with the
+ * process's counter of a built-in name (a tokenizer named, none, or a counter pool's),
+ * prices only what a window can reach (see
+ * `PriceBook.updateWithin`; decisions of the units older than that carry `counted:
+ * false`), so the call is O(window) beyond reading its input, on the first call of a
+ * process too. Pressure clearing (`clearTrigger`) prices the whole history: what a step
+ * frees is weighed from the first unit on.
+ */
+export function statelessPlanner(): ConversationPlanner {
+  return new MemoryPlanner(false, true);
 }
 
 /**

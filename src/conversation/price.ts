@@ -5,7 +5,7 @@
  * message object), so a conversation that grows is not recounted every turn.
  */
 import { deepFreeze } from "../text/index.js";
-import { messageTokens } from "./count.js";
+import { messageLowerBound, messageTokens } from "./count.js";
 import type { Message } from "./schema.js";
 import {
   spares,
@@ -16,11 +16,17 @@ import {
 } from "./transforms.js";
 import type { ConversationLayout } from "./units.js";
 
-/** A message as it would be sent, with its tokens and what was done to it. */
+/**
+ * A message as it would be sent, with its tokens and what was done to it. `counted`
+ * false: a message the stateless planner never counted, since the newer history already
+ * exceeds the budget ({@link PriceBook.updateWithin}); `tokens` is then a lower bound
+ * ({@link messageLowerBound}) and no clearing or truncation was worked out for it.
+ */
 export interface Priced {
   readonly message: Message;
   readonly tokens: number;
   readonly transforms: readonly Transform[];
+  readonly counted: boolean;
 }
 
 /**
@@ -54,6 +60,7 @@ function transformed(
     message: deepFreeze(done.message),
     tokens,
     transforms: Object.freeze(done.transforms.map((t) => Object.freeze(t))),
+    counted: true,
   });
 }
 
@@ -65,6 +72,7 @@ class Price implements MessagePrice {
     readonly tokens: number,
     readonly transforms: readonly Transform[],
     cleared: Priced | null,
+    readonly counted = true,
   ) {
     this.cleared = cleared ?? this;
   }
@@ -160,6 +168,71 @@ export class PriceBook {
     }
   }
 
+  /**
+   * Prices a fresh layout for one stateless plan in O(window): units are priced exactly
+   * from the newest back until the sendable ones before the current turn, each at its
+   * cheaper price (cleared or not), exceed `budget` — every start at or before that unit
+   * then needs more than the budget, so no window reaches further back, and the units
+   * before it are only bounded ({@link uncounted}), except the `pinned` ones (always
+   * sent), which are priced exactly. Totals over units from the horizon on are exact;
+   * totals reaching below it are at least the horizon's, above the budget, as they would
+   * be exactly: every window, anchor and low-water choice comes out the same.
+   */
+  updateWithin(layout: ConversationLayout, budget: number, pinned: readonly number[]): void {
+    const n = layout.messages.length;
+    const prices = new Array<MessagePrice | undefined>(n);
+    let horizon = 0;
+    let total = 0;
+    for (let u = layout.units.length - 1; u >= 0; u--) {
+      const unit = layout.units[u] as (typeof layout.units)[number];
+      let plain = 0;
+      let cleared = 0;
+      for (const i of unit.members) {
+        const p = this.priceAt(layout, i);
+        prices[i] = p;
+        plain += p.tokens;
+        cleared += p.cleared.tokens;
+      }
+      if (u >= layout.currentStart || unit.orphan !== null) continue;
+      total += Math.min(plain, cleared);
+      if (total > budget) {
+        horizon = u;
+        break;
+      }
+    }
+    const exact = new Set(pinned);
+    for (let u = 0; u < horizon; u++) {
+      const unit = layout.units[u] as (typeof layout.units)[number];
+      for (const i of unit.members) {
+        prices[i] = exact.has(u) ? this.priceAt(layout, i) : this.uncounted(layout, i);
+      }
+    }
+    layout.takeChanged();
+    this.prices.length = 0;
+    for (let i = 0; i < n; i++) this.prices.push(prices[i] as MessagePrice);
+    this.update(layout, 0);
+  }
+
+  // A message never counted: its lower bound, its stray parts (bounded too) recorded.
+  private uncounted(layout: ConversationLayout, i: number): MessagePrice {
+    const names = layout.names[i] as readonly string[];
+    const message = layout.messages[i] as Message;
+    const strays = layout.strays.get(i);
+    const removed: readonly Transform[] =
+      strays === undefined
+        ? NONE
+        : Object.freeze(
+            strays.map((x) =>
+              Object.freeze({
+                kind: "stray_part_removed" as const,
+                originalTokens: messageLowerBound(layout.givenMessage(i)),
+                ...x,
+              }),
+            ),
+          );
+    return new Price(names, message, messageLowerBound(message), removed, null, false);
+  }
+
   // Message `i`'s price, its stray parts (removed by the layout) recorded first.
   private priceAt(layout: ConversationLayout, i: number): MessagePrice {
     const names = layout.names[i] as readonly string[];
@@ -181,6 +254,7 @@ export class PriceBook {
           message: cleared.message,
           tokens: cleared.tokens,
           transforms: Object.freeze([...removed, ...cleared.transforms]),
+          counted: true,
         }),
     );
   }

@@ -101,20 +101,31 @@ function joined(cut: Cut, callId: string, lines: readonly string[]): string {
   return `${cut.head}\n${open}\n${lines.join("\n")}\n${close}\n${cut.tail}`;
 }
 
-/** The largest plain cut (no kept lines) whose text counts at most `limit`. */
+/**
+ * The largest plain cut (no kept lines) whose text counts at most `limit`. `tokens`, the
+ * output's count when known, places the first probe where the output's density puts the
+ * answer, and the search gallops out from there to a bracket: a handful of counts of
+ * about `limit` tokens each, not one per halving of the whole output (a stateless first
+ * call cuts every long result of its window).
+ */
 function largestCut(
   output: string,
   offsets: Uint32Array,
   callId: string,
   limit: number,
   counter: TokenCounter,
+  tokens: number | null,
 ): Cut {
   const fits = (keep: number) =>
     fitsWithin(counter, joined(cutOf(output, offsets, keep), callId, []), limit);
+  const max = offsets.length - 2;
+  let lo = 0;
+  let hi = max;
+  if (tokens !== null && tokens > 0 && max > 64) {
+    [lo, hi] = bracket(fits, Math.floor((max * limit) / tokens), max);
+  }
   // Binary search on the kept code points: fewer kept → fewer tokens (up to BPE noise,
   // which the final step-down check absorbs).
-  let lo = 0;
-  let hi = offsets.length - 2;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
     if (fits(mid)) lo = mid;
@@ -122,6 +133,34 @@ function largestCut(
   }
   while (lo > 0 && !fits(lo)) lo -= 1;
   return cutOf(output, offsets, lo);
+}
+
+/**
+ * `[lo, hi]` around the largest `keep` in [0, max] that fits, from a first `guess`:
+ * steps doubling away from it until one fits and one does not (`lo` fits or is 0; `hi`
+ * is one below a keep that does not fit, or `max`).
+ */
+function bracket(fits: (keep: number) => boolean, guess: number, max: number): [number, number] {
+  const g = Math.min(max, Math.max(0, guess));
+  let step = Math.max(8, g >> 6);
+  if (fits(g)) {
+    let lo = g;
+    while (lo < max) {
+      const up = Math.min(max, lo + step);
+      if (!fits(up)) return [lo, up - 1];
+      lo = up;
+      step *= 2;
+    }
+    return [max, max];
+  }
+  let hi = g - 1;
+  while (hi > 0) {
+    const down = Math.max(0, hi - step);
+    if (fits(down)) return [down, hi];
+    hi = down - 1;
+    step *= 2;
+  }
+  return [0, Math.max(0, hi)];
 }
 
 /** Quoted lines inside the cut's elided middle, ids first, then numbers, each in order. */
@@ -162,9 +201,10 @@ export function truncateToolOutput(
   callId: string,
   maxTokens: number,
   counter: TokenCounter,
+  tokens: number | null = null,
 ): string {
   const offsets = cpOffsets(output);
-  const plain = largestCut(output, offsets, callId, maxTokens, counter);
+  const plain = largestCut(output, offsets, callId, maxTokens, counter, tokens);
   const quoted = quotedLines(output);
   const wanted = inMiddle(quoted, plain);
   if (wanted.length === 0) return joined(plain, callId, []);
@@ -181,7 +221,7 @@ export function truncateToolOutput(
   let reserve = counter.count(keptNotices(plain.elided, callId, wanted.length).join("\n")) + 1;
   for (let i = 0; i < wanted.length && reserve < cap; i++) reserve += cost(wanted[i] as QuotedLine);
   reserve = Math.min(cap, reserve);
-  const cut = largestCut(output, offsets, callId, maxTokens - reserve, counter);
+  const cut = largestCut(output, offsets, callId, maxTokens - reserve, counter, tokens);
   const lines = chooseLines(inMiddle(quoted, cut), reserve, cost);
   // Counts are nearly additive: the whole is checked, and the lowest-priority lines go
   // until it fits.
@@ -247,7 +287,9 @@ export function truncatedOutput(
   const hit = facts.cuts?.get(key);
   if (hit !== undefined) return hit;
   const cutText =
-    facts.tokens <= maxTokens ? null : truncateToolOutput(output, callId, maxTokens, counter);
+    facts.tokens <= maxTokens
+      ? null
+      : truncateToolOutput(output, callId, maxTokens, counter, facts.tokens);
   // Never bigger: under a limit smaller than the notice, a small result stays as it is.
   const cut = cutText !== null && counter.count(cutText) < facts.tokens ? cutText : null;
   facts.cuts ??= new Map();

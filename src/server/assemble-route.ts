@@ -71,7 +71,7 @@ function recordRequest(
 }
 
 /** The content type Fastify gives a JSON answer. */
-const JSON_TYPE = "application/json; charset=utf-8";
+export const JSON_TYPE = "application/json; charset=utf-8";
 
 /** Registers `/v1/assemble`. */
 export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteContext): void {

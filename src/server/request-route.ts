@@ -14,22 +14,29 @@ import {
   underSystem,
 } from "../agent/index.js";
 import { rejectUnknownFields } from "../text/index.js";
-import { type AssembleRouteContext, assembleBody } from "./assemble-route.js";
+import { type AssembleRouteContext, assembleBody, JSON_TYPE } from "./assemble-route.js";
 import { AssembleRequestSchema } from "./schema.js";
 
 /** Registers `/v1/request`. */
 export function registerRequestRoute(app: FastifyInstance, ctx: AssembleRouteContext): void {
-  app.post("/v1/request", async (request) => {
+  app.post("/v1/request", async (request, reply) => {
     const r = parseAgentRequestJson(request.body);
     const raw = r.system;
+    let answer: ReturnType<typeof requestFromJson>;
     if (isSegmentsSystem(raw)) {
-      return requestFromJson(r, await segmentsSystem(raw, ctx.counters()), null);
+      answer = requestFromJson(r, await segmentsSystem(raw, ctx.counters()), null);
+    } else {
+      if (!Object.hasOwn(raw, "query")) throw badSystem();
+      const assembly = await underSystem(() => {
+        rejectUnknownFields(AssembleRequestSchema, raw);
+        return assembleBody(ctx, request, raw);
+      });
+      answer = requestFromJson(r, assembly, assembly.manifest);
     }
-    if (!Object.hasOwn(raw, "query")) throw badSystem();
-    const assembly = await underSystem(() => {
-      rejectUnknownFields(AssembleRequestSchema, raw);
-      return assembleBody(ctx, request, raw);
-    });
-    return requestFromJson(r, assembly, assembly.manifest);
+    // Sent as bytes: a string answer (about the size of the body) is measured, then
+    // encoded. Nothing of it recurs across answers, so the memoizing encoder of
+    // /v1/assemble would only walk it.
+    void reply.header("content-type", JSON_TYPE);
+    return Buffer.from(JSON.stringify(answer), "utf8");
   });
 }

@@ -341,3 +341,49 @@ export function outcome(run: () => ConversationPlan): string {
     return JSON.stringify({ code, path: (err as { path?: unknown }).path ?? null });
   }
 }
+
+/**
+ * Strays planted at part level in a copy of `clean` (issue 34 item 6): per plant `[at,
+ * result]`, a result for a call never made in a tool message (`result`), or a call never
+ * answered in an assistant message whose calls are all answered — only in messages
+ * `keptIds` holds (the clean plan kept them). Returns the copy and the planted call ids
+ * by message id.
+ */
+export function plantStrays(
+  clean: readonly MessageInput[],
+  keptIds: ReadonlySet<string>,
+  plants: readonly (readonly [number, boolean])[],
+): { dirty: MessageInput[]; planted: Map<string, string[]> } {
+  const dirty = clean.map((m) => ({ ...m, content: [...m.content] }) as MessageInput);
+  const planted = new Map<string, string[]>();
+  const answered = new Set(
+    clean.flatMap((m) => m.content.flatMap((q) => (q.type === "tool_result" ? [q.callId] : []))),
+  );
+  plants.forEach(([at, result], n) => {
+    const m = dirty[at % dirty.length] as MessageInput;
+    if (!keptIds.has(m.id)) return;
+    const callId = `planted_${n}`;
+    const content = m.content as MessageInput["content"][number][];
+    if (result && m.role === "tool") {
+      content.splice(n % (content.length + 1), 0, {
+        type: "tool_result",
+        callId,
+        output: "stray output",
+      });
+    } else if (
+      !result &&
+      m.role === "assistant" &&
+      content.some((q) => q.type === "tool_call") &&
+      content.every((q) => q.type !== "tool_call" || answered.has(q.callId))
+    ) {
+      content.splice(n % (content.length + 1), 0, {
+        type: "tool_call",
+        callId,
+        name: "stray_tool",
+        input: {},
+      });
+    } else return;
+    planted.set(m.id, [...(planted.get(m.id) ?? []), callId]);
+  });
+  return { dirty, planted };
+}

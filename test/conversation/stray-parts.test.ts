@@ -5,7 +5,15 @@ import {
   type MessageInput,
   planConversation,
 } from "../../src/conversation/index.js";
-import { assertNoOrphans, calls, conversation, results, say, user } from "./helpers.js";
+import {
+  assertNoOrphans,
+  calls,
+  conversation,
+  plantStrays,
+  results,
+  say,
+  user,
+} from "./helpers.js";
 
 const plan = (messages: MessageInput[]): ConversationPlan =>
   planConversation({ messages, budgetTokens: 1_000_000, tokenizer: "estimate" });
@@ -64,42 +72,10 @@ describe("a stray part does not take the valid pair with it (issue 34)", () => {
         fc.array(fc.tuple(fc.nat(), fc.boolean()), { minLength: 1, maxLength: 4 }),
         (clean, plants) => {
           const cleanPlan = plan(clean);
-          // Plant: a result for a call never made in a tool message that answers a call,
-          // or a call never answered in an assistant message whose calls are all answered.
-          const dirty = clean.map((m) => ({ ...m, content: [...m.content] }));
-          const planted = new Map<string, string[]>();
-          const answered = new Set(
-            clean.flatMap((m) =>
-              m.content.flatMap((q) => (q.type === "tool_result" ? [q.callId] : [])),
-            ),
+          const kept = new Set(
+            cleanPlan.decisions.filter((d) => d.status === "kept").map((d) => d.messageId),
           );
-          plants.forEach(([at, result], n) => {
-            const i = at % dirty.length;
-            const m = dirty[i] as MessageInput;
-            const kept = cleanPlan.decisions[i];
-            if (kept?.status !== "kept") return;
-            const callId = `planted_${n}`;
-            if (result && m.role === "tool") {
-              m.content.splice(n % (m.content.length + 1), 0, {
-                type: "tool_result",
-                callId,
-                output: "stray output",
-              });
-            } else if (
-              !result &&
-              m.role === "assistant" &&
-              m.content.some((q) => q.type === "tool_call") &&
-              m.content.every((q) => q.type !== "tool_call" || answered.has(q.callId))
-            ) {
-              m.content.splice(n % (m.content.length + 1), 0, {
-                type: "tool_call",
-                callId,
-                name: "stray_tool",
-                input: {},
-              });
-            } else return;
-            planted.set(m.id, [...(planted.get(m.id) ?? []), callId]);
-          });
+          const { dirty, planted } = plantStrays(clean, kept, plants);
           const p = plan(dirty);
           assertNoOrphans(p.messages);
           expect(p.messages).toEqual(cleanPlan.messages);

@@ -118,6 +118,26 @@ describe("POST /v1/request", () => {
     expect(m.text).toContain("gpt-4o");
     const u = await post(server.base, "/v1/request", { ...base, system: { segments, zz: 1 } });
     expect(u.json).toMatchObject({ error: { code: "unknown_field", path: "system.zz" } });
+    // Deep inside the system side and inside a message: the message names the path too.
+    const deep = await post(server.base, "/v1/request", {
+      ...base,
+      system: { segments: [{ ...segments[0], weight: 1 }] },
+    });
+    expect(deep.json).toMatchObject({
+      error: { code: "unknown_field", path: "system.segments[0].weight" },
+    });
+    expect((deep.json as { error: { message: string } }).error.message).toMatch(
+      /^system\.segments\[0\]\.weight: unknown field/,
+    );
+    const inMessage = history(1);
+    (inMessage[2] as { content: Record<string, unknown>[] }).content[0] = {
+      ...(inMessage[2]?.content[0] as object),
+      cached: true,
+    };
+    const dm = await post(server.base, "/v1/request", { ...base, messages: inMessage });
+    expect(dm.json).toMatchObject({
+      error: { code: "unknown_field", path: "messages[2].content[0].cached" },
+    });
     const big = history(1);
     (big[0] as { content: { text: string }[] }).content[0] = {
       text: "word ".repeat(50_000),

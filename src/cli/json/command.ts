@@ -55,9 +55,8 @@ const HANDLERS: Readonly<Record<JsonVerb, () => Promise<JsonHandler>>> = {
   request: async () => {
     const { badSystem, isSegmentsSystem, parseAgentRequestJson, requestFromJson, segmentsSystem } =
       await import("../../agent/index.js");
-    const { AgentRequestJsonSchema } = await import("../../agent/index.js");
     return async (request, pool) => {
-      rejectUnknownFields(AgentRequestJsonSchema, request);
+      // Strict at every depth, as the server: parseAgentRequestJson checks unknown fields first.
       const r = parseAgentRequestJson(request);
       if (!isSegmentsSystem(r.system)) throw badSystem();
       return requestFromJson(r, await segmentsSystem(r.system, pool), null);
