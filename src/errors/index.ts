@@ -189,16 +189,43 @@ export class UnsupportedPatternError extends PromptctxError {
   }
 }
 
-/** The JSON error object of the CLI and the HTTP service. */
+/** The numbers of a refusal as the error object carries them (`over`: need − budget). */
+export interface BudgetDetailsObject extends BudgetDetails {
+  readonly over: number;
+}
+
+/**
+ * The JSON error object of the CLI and the HTTP service. A refusal
+ * (`prompt_budget_exceeded`) with numbers carries them in `details`: what is needed
+ * against the budget, by part, and what would make it fit.
+ */
 export interface ErrorObject {
-  error: { code: ErrorCode; message: string; path: string | null };
+  error: {
+    code: ErrorCode;
+    message: string;
+    path: string | null;
+    details?: BudgetDetailsObject;
+  };
 }
 
 /**
  * Serialises any thrown value as the public error object. Unknown errors become
  * `internal_error` with a generic message: stack traces never leave the process.
+ *
+ * @example toErrorObject(new PromptBudgetError("too big", ["ask"], null, d)).error.details?.over
  */
 export function toErrorObject(err: unknown): ErrorObject {
+  if (err instanceof PromptBudgetError && err.details !== null) {
+    const d = err.details;
+    const details = {
+      need: d.need,
+      budget: d.budget,
+      over: d.need - d.budget,
+      parts: d.parts.map((p) => ({ part: p.part, tokens: p.tokens })),
+      fix: d.fix,
+    };
+    return { error: { code: err.code, message: err.message, path: err.path, details } };
+  }
   if (err instanceof PromptctxError) {
     return { error: { code: err.code, message: err.message, path: err.path } };
   }
