@@ -262,21 +262,21 @@ function planWindow(
   // same messages fit the whole room), a second from the grid start otherwise.
   const digest = Math.min(input.digestTokens ?? 0, Math.floor(budgetTokens / 4));
   // Clearing under pressure, when on, derived from the conversation too (no state).
-  const { first, policy } = planClearing(
+  const { first, policy, windowTokens } = planClearing(
     input.messages,
     budgetTokens - digest,
     input.policy,
     { kind: "grid", stepTokens: step },
     plan,
   );
-  const anchor = gridWindowStart(first, step);
+  const anchor = gridWindowStart(first, step, windowTokens);
   if (anchor === null) return first;
   // What the last moves dropped, up to what a digest of its size can speak for.
   const reach = DIGEST_REACH * digest;
   const messages =
     digest === 0
       ? input.messages
-      : withWindowDigest(input.messages, first, anchor, reach, counter, digest);
+      : withWindowDigest(input.messages, first, anchor, reach, counter, digest, windowTokens);
   return plan(messages, budgetTokens, { ...policy, anchor, anchorFrom: "window_grid" });
 }
 
