@@ -51,6 +51,27 @@ export function formatPath(path: FieldPath): string {
   return out;
 }
 
+/**
+ * `err` with its field path put under `at`, for an input checked inside a larger request
+ * (the `assemble` or `system` of a whole agent request): an {@link InvalidInputError}
+ * (or {@link UnknownFieldError}) gets `at` + its path — `at` alone when it named none or
+ * the whole `input`; anything else is returned as it is.
+ *
+ * @example underPath(new InvalidInputError("bad", "now"), ["assemble"]) // path "assemble.now"
+ */
+export function underPath(err: unknown, at: FieldPath): unknown {
+  if (!(err instanceof InvalidInputError) || at.length === 0) return err;
+  const head = formatPath(at);
+  const own = err.path === null || err.path === "input" ? "" : err.path;
+  const path = own === "" ? head : own.startsWith("[") ? `${head}${own}` : `${head}.${own}`;
+  if (err instanceof UnknownFieldError) return new UnknownFieldError(err.message, path);
+  return new InvalidInputError(
+    err.message,
+    path,
+    err.code === "unknown_field" ? err.code : undefined,
+  );
+}
+
 /** Base class of every error promptctx throws on purpose. */
 export class PromptctxError extends Error {
   readonly code: ErrorCode;
