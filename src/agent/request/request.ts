@@ -286,7 +286,7 @@ function planWindow(
   const messages =
     digest === 0
       ? input.messages
-      : withWindowDigest(input.messages, first, anchor, reach, counter, digest, windowTokens);
+      : withWindowDigest(input.messages, first, anchor, reach, counter, digest);
   return plan(messages, budgetTokens, { ...policy, anchor, anchorFrom: "window_grid" });
 }
 

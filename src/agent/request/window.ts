@@ -108,8 +108,7 @@ export const WINDOW_DIGEST_HEADER =
  * {@link digestConversation} writes it under `maxTokens`, prepended as a text part to the
  * anchor's message. It depends only on the messages before the window start, so it
  * changes when the window moves — when the cache breaks anyway — and never in between.
- * Returns `messages` itself when nothing was dropped before the anchor. `tokens` (as for
- * {@link gridWindowStart}) sizes the run, so it stays the same while the start does.
+ * Returns `messages` itself when nothing was dropped before the anchor.
  *
  * @example withWindowDigest(messages, firstPlan, "u37", 14_000, counter, 2000) // u37 opens with the digest
  */
@@ -120,7 +119,6 @@ export function withWindowDigest(
   reachTokens: number,
   counter: TokenCounter,
   maxTokens: number,
-  tokens?: readonly number[],
 ): readonly MessageInput[] {
   const at = messages.findIndex((m) => m.id === anchorId);
   const ds = plan.decisions;
@@ -130,7 +128,7 @@ export function withWindowDigest(
   for (let i = at - 1, covered = 0; i >= 0 && covered < reachTokens; i--) {
     const d = ds[i] as ConversationDecision;
     if (d.reason === "pinned") continue;
-    covered += tokens?.[i] ?? d.tokens;
+    covered += d.tokens;
     run.push(messages[i] as MessageInput);
   }
   const room = maxTokens - counter.count(WINDOW_DIGEST_HEADER) - MESSAGE_OVERHEAD_TOKENS;
