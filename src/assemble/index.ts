@@ -23,6 +23,7 @@ export {
   InlineSourcesSchema,
   inlineSources,
 } from "./inline.js";
+export { checkAssembleInput } from "./input.js";
 export { createLayerMemo, LayerMemo } from "./memo/index.js";
 export {
   applyFilter,

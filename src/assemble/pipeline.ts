@@ -11,12 +11,7 @@ import type { MemoryPlan } from "../memory/index.js";
 import type { PromptPlan } from "../plan/index.js";
 import { getRenderer } from "../render/builtin.js";
 import type { SlotRenderer } from "../render/index.js";
-import {
-  type ContextSource,
-  createSourceRegistry,
-  type SourceQuery,
-  type SourceRegistry,
-} from "../sources/index.js";
+import type { ContextSource, SourceQuery, SourceRegistry } from "../sources/index.js";
 import { assertWellFormed, compareCodePoints, instantMillis, trimWs } from "../text/index.js";
 import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import type { AssemblyManifest, TraceStep } from "../trace/index.js";
@@ -36,6 +31,7 @@ import {
   planLayers,
   resolveGlobalBudget,
 } from "./global-plan.js";
+import { checkAssembleInput } from "./input.js";
 import { type FilledLayer, type LayerContext, toLayer } from "./layers.js";
 import { buildManifest, type ManifestParts, PURE_MANIFEST_PARTS } from "./manifest.js";
 import { instructionsReport, skillsReport } from "./reports.js";
@@ -136,6 +132,7 @@ function resolveRenderer(renderer: PipelineInput["renderer"]): SlotRenderer {
 // Checks `now` and the user scope, takes the steps (`stepsOf` checks what it was given),
 // then resolves counter, renderer, sources and schema.
 function prepareRun(input: PipelineInput, stepsOf: () => AssemblySteps): AssemblyRun {
+  const registry = checkAssembleInput(input);
   const nowMs = instantMillis(input.now);
   if (nowMs === null) throw new InvalidInputError("now must be an ISO-8601 timestamp", "now");
   assertWellFormed(input.query.text, ["query", "text"]);
@@ -146,9 +143,6 @@ function prepareRun(input: PipelineInput, stepsOf: () => AssemblySteps): Assembl
   const steps = stepsOf();
   const counter = input.tokenCounter ?? resolveTokenCounter(input.tokenizer);
   const renderer = resolveRenderer(input.renderer);
-  const registry = Array.isArray(input.sources)
-    ? createSourceRegistry(input.sources as readonly ContextSource[])
-    : (input.sources as SourceRegistry);
   const { schema, fallbackFrom } = (input.schemas ?? createSchemaRegistry()).resolve(input.mode);
   const slots = schema.slots.map(resolveSlot);
   const query: SourceQuery = {

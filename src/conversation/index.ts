@@ -12,6 +12,7 @@ export {
   gridClearing,
   type PlanOnce,
   planClearing,
+  type StatelessClearing,
   statelessClearing,
 } from "./clearing/index.js";
 export {

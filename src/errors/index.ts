@@ -51,6 +51,27 @@ export function formatPath(path: FieldPath): string {
   return out;
 }
 
+/**
+ * `err` with its field path put under `at`, for an input checked inside a larger request
+ * (the `assemble` or `system` of a whole agent request): an {@link InvalidInputError}
+ * (or {@link UnknownFieldError}) gets `at` + its path — `at` alone when it named none or
+ * the whole `input`; anything else is returned as it is.
+ *
+ * @example underPath(new InvalidInputError("bad", "now"), ["assemble"]) // path "assemble.now"
+ */
+export function underPath(err: unknown, at: FieldPath): unknown {
+  if (!(err instanceof InvalidInputError) || at.length === 0) return err;
+  const head = formatPath(at);
+  const own = err.path === null || err.path === "input" ? "" : err.path;
+  const path = own === "" ? head : own.startsWith("[") ? `${head}${own}` : `${head}.${own}`;
+  if (err instanceof UnknownFieldError) return new UnknownFieldError(err.message, path);
+  return new InvalidInputError(
+    err.message,
+    path,
+    err.code === "unknown_field" ? err.code : undefined,
+  );
+}
+
 /** Base class of every error promptctx throws on purpose. */
 export class PromptctxError extends Error {
   readonly code: ErrorCode;
@@ -189,16 +210,43 @@ export class UnsupportedPatternError extends PromptctxError {
   }
 }
 
-/** The JSON error object of the CLI and the HTTP service. */
+/** The numbers of a refusal as the error object carries them (`over`: need − budget). */
+export interface BudgetDetailsObject extends BudgetDetails {
+  readonly over: number;
+}
+
+/**
+ * The JSON error object of the CLI and the HTTP service. A refusal
+ * (`prompt_budget_exceeded`) with numbers carries them in `details`: what is needed
+ * against the budget, by part, and what would make it fit.
+ */
 export interface ErrorObject {
-  error: { code: ErrorCode; message: string; path: string | null };
+  error: {
+    code: ErrorCode;
+    message: string;
+    path: string | null;
+    details?: BudgetDetailsObject;
+  };
 }
 
 /**
  * Serialises any thrown value as the public error object. Unknown errors become
  * `internal_error` with a generic message: stack traces never leave the process.
+ *
+ * @example toErrorObject(new PromptBudgetError("too big", ["ask"], null, d)).error.details?.over
  */
 export function toErrorObject(err: unknown): ErrorObject {
+  if (err instanceof PromptBudgetError && err.details !== null) {
+    const d = err.details;
+    const details = {
+      need: d.need,
+      budget: d.budget,
+      over: d.need - d.budget,
+      parts: d.parts.map((p) => ({ part: p.part, tokens: p.tokens })),
+      fix: d.fix,
+    };
+    return { error: { code: err.code, message: err.message, path: err.path, details } };
+  }
   if (err instanceof PromptctxError) {
     return { error: { code: err.code, message: err.message, path: err.path } };
   }

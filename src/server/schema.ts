@@ -60,6 +60,18 @@ export const ErrorObjectSchema = z.object({
       .describe("Stable machine-readable code (invalid_input, prompt_budget_exceeded, …)."),
     message: z.string(),
     path: z.string().nullable().describe("The offending field, e.g. candidates[3].score."),
+    details: z
+      .object({
+        need: z.number().int().describe("Tokens the request needs at least."),
+        budget: z.number().int().describe("Tokens it has (the context window, or the room)."),
+        over: z.number().int().describe("need − budget."),
+        parts: z
+          .array(z.object({ part: z.string(), tokens: z.number().int() }))
+          .describe("Tokens by part: system, tools, reserves, ask, latest_round, …"),
+        fix: z.string().describe("What would make it fit."),
+      })
+      .optional()
+      .describe("prompt_budget_exceeded only: the numbers behind the refusal."),
   }),
 });
 

@@ -42,15 +42,17 @@ describe("promptctx plan-conversation", () => {
     expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
   });
 
-  it("prompt_budget_exceeded exits 3", () => {
+  it("prompt_budget_exceeded exits 3, the numbers behind it in the error object", () => {
     const r = runCli(["plan-conversation"], {
       input: JSON.stringify({ ...conversationRequest, budgetTokens: 5 }),
     });
     expect(r.code).toBe(3);
-    expect(JSON.parse(r.stdout).error).toMatchObject({
-      code: "prompt_budget_exceeded",
-      path: "budgetTokens",
-    });
+    const { error } = JSON.parse(r.stdout);
+    expect(error).toMatchObject({ code: "prompt_budget_exceeded", path: "budgetTokens" });
+    expect(error.details).toMatchObject({ budget: 5, over: error.details.need - 5 });
+    const parts = error.details.parts as { part: string; tokens: number }[];
+    expect(parts.reduce((n, p) => n + p.tokens, 0)).toBe(error.details.need);
+    expect(typeof error.details.fix).toBe("string");
   });
 
   it("--jsonl answers every line in order; a bad line never stops the rest", () => {

@@ -11,6 +11,14 @@ import { expectErrorObject, get, post, useServer } from "./helpers.js";
 
 const server = useServer({ store: null });
 
+interface RefusalDetails {
+  need: number;
+  budget: number;
+  over: number;
+  parts: { part: string; tokens: number }[];
+  fix: string;
+}
+
 describe("POST /v1/plan-conversation", () => {
   it("answers the plan the library computes", async () => {
     const a = await post(server.base, "/v1/plan-conversation", conversationRequest);
@@ -39,12 +47,19 @@ describe("POST /v1/plan-conversation", () => {
     expectErrorObject(await post(server.base, "/v1/plan-conversation", "[]"), 400, "invalid_input");
   });
 
-  it("422 when the current turn cannot fit", async () => {
+  it("422 when the current turn cannot fit, with the numbers: need by part, budget, the fix", async () => {
     const a = await post(server.base, "/v1/plan-conversation", {
       ...conversationRequest,
       budgetTokens: 5,
     });
     expectErrorObject(a, 422, "prompt_budget_exceeded");
+    const { details } = (a.json as { error: { details: RefusalDetails } }).error;
+    expect(details.budget).toBe(5);
+    expect(details.over).toBe(details.need - 5);
+    expect(details.over).toBeGreaterThan(0);
+    expect(details.parts.map((p) => p.part)).toContain("ask");
+    expect(details.parts.reduce((n, p) => n + p.tokens, 0)).toBe(details.need);
+    expect(details.fix).toMatch(/\d/);
   });
 
   it("is in the OpenAPI document, its request schema generated from the zod schema", async () => {

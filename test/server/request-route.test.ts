@@ -152,5 +152,12 @@ describe("POST /v1/request", () => {
     expect(b.status).toBe(422);
     expect(b.json).toMatchObject({ error: { code: "prompt_budget_exceeded" } });
     expect((b.json as { error: { message: string } }).error.message).toMatch(/\d/);
+    // The numbers over the whole window: the system side and reserves are parts too.
+    const { details } = (b.json as { error: { details: Record<string, unknown> } }).error;
+    expect(details).toMatchObject({ budget: 8_000 });
+    const parts = details.parts as { part: string; tokens: number }[];
+    expect(parts.map((p) => p.part)).toEqual(expect.arrayContaining(["system", "ask"]));
+    expect(parts.reduce((n, p) => n + p.tokens, 0)).toBe(details.need);
+    expect(details.over).toBe((details.need as number) - 8_000);
   });
 });

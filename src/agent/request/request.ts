@@ -5,7 +5,12 @@
  * decision logs.
  */
 import { z } from "zod";
-import { type AssembleInput, type Assembly, assemble } from "../../assemble/index.js";
+import {
+  type AssembleInput,
+  type Assembly,
+  assemble,
+  checkAssembleInput,
+} from "../../assemble/index.js";
 import {
   type ConversationDecision,
   type ConversationPlan,
@@ -14,7 +19,12 @@ import {
   oneCallPlanner,
   planClearing,
 } from "../../conversation/index.js";
-import { invalidFromZod, PromptBudgetError } from "../../errors/index.js";
+import {
+  InvalidInputError,
+  invalidFromZod,
+  PromptBudgetError,
+  underPath,
+} from "../../errors/index.js";
 import type { MemoryDecision } from "../../memory/index.js";
 import type { PromptPlan } from "../../plan/index.js";
 import {
@@ -262,14 +272,14 @@ function planWindow(
   // same messages fit the whole room), a second from the grid start otherwise.
   const digest = Math.min(input.digestTokens ?? 0, Math.floor(budgetTokens / 4));
   // Clearing under pressure, when on, derived from the conversation too (no state).
-  const { first, policy } = planClearing(
+  const { first, policy, windowTokens } = planClearing(
     input.messages,
     budgetTokens - digest,
     input.policy,
     { kind: "grid", stepTokens: step },
     plan,
   );
-  const anchor = gridWindowStart(first, step);
+  const anchor = gridWindowStart(first, step, windowTokens);
   if (anchor === null) return first;
   // What the last moves dropped, up to what a digest of its size can speak for.
   const reach = DIGEST_REACH * digest;
@@ -304,7 +314,13 @@ export function planRequest<P extends ConversationProvider>(
     tokenCounter: counter,
     ...(input.toolsTokens !== undefined ? { toolsTokens: input.toolsTokens } : {}),
   };
-  const systemTokens = systemSideTokens(conversationLayout(input.system, options));
+  let layout: ReturnType<typeof conversationLayout>;
+  try {
+    layout = conversationLayout(input.system, options);
+  } catch (err) {
+    throw underPath(err, ["system"]);
+  }
+  const systemTokens = systemSideTokens(layout);
   const budget = budgetOf(input, systemTokens, counter.name);
   let conversation: ConversationPlan;
   try {
@@ -330,6 +346,13 @@ export function planRequest<P extends ConversationProvider>(
       conversation: conversation.decisions,
     },
   };
+}
+
+/** A whole request is an object: anything else is bad input, not a TypeError. */
+function checkRequestObject(input: unknown): void {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw new InvalidInputError("a request must be an object", null);
+  }
 }
 
 /** What {@link assembleRequest} needs: {@link RequestInput} with the assembler's input. */
@@ -388,12 +411,24 @@ function withAgentDefaults(
 export async function assembleRequest<P extends ConversationProvider>(
   input: AssembleRequestInput<P>,
 ): Promise<AssembledRequest<P>> {
+  checkRequestObject(input);
+  if (input.assemble !== undefined && input.system !== undefined) {
+    throw new InvalidInputError(
+      "give either assemble (the system side to assemble) or system (one already assembled), not both",
+      "system",
+    );
+  }
+  if (input.assemble !== undefined) checkAssembleInput(input.assemble, ["assemble"]);
   const d = agentDefaults(input.contextWindow ?? contextWindowFor(input.model));
   const counter = counterFor(input.model, input.tokenizer);
-  const assembly =
-    input.assemble !== undefined
-      ? await assemble(withAgentDefaults(input.assemble, d, counter))
-      : null;
+  let assembly: Assembly | null = null;
+  try {
+    if (input.assemble !== undefined) {
+      assembly = await assemble(withAgentDefaults(input.assemble, d, counter));
+    }
+  } catch (err) {
+    throw underPath(err, ["assemble"]);
+  }
   const system = (assembly ?? input.system) as ProviderInput;
   const { assemble: _drop, ...rest } = input;
   return { ...planAgentRequest({ ...rest, system, tokenizer: counter }), assembly };
@@ -412,6 +447,7 @@ export async function assembleRequest<P extends ConversationProvider>(
 export function planAgentRequest<P extends ConversationProvider>(
   input: RequestInput<P>,
 ): PlannedRequest<P> & { defaults: AgentDefaults } {
+  checkRequestObject(input);
   const d = agentDefaults(input.contextWindow ?? contextWindowFor(input.model));
   const planned = planRequest({
     ...input,

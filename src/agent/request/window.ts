@@ -21,27 +21,41 @@ import type { TokenCounter } from "../../tokens/index.js";
  * the first grid line (`k × stepTokens` tokens of history before it, from the
  * conversation's first message) at or after `S_min`. It moves only when `S_min` passes
  * that line, and then by about `stepTokens`. Returns null when nothing has to be dropped
- * (`plan` dropped nothing for the window) or no user message can start the window.
+ * or no user message can start the window.
  *
  * `plan` is a plan of the same conversation under the same budget (any window start):
- * its decisions give every message's tokens after transforms.
+ * its decisions give every message's tokens after transforms. `tokens`, when given,
+ * overrides them per message: the history before the current turn as the turn's first
+ * request sent it ({@link StatelessClearing.windowTokens}). Within one turn those sizes
+ * stay fixed and the turn only grows, so the start only moves forward — even when later
+ * clearing shrinks the history (a start chosen by sizes that shrink could move back).
+ * Once the current turn itself had older rounds cleared or dropped to fit, the window is
+ * that turn: it starts at its ask from then on (the turn outgrew the trigger; clearing
+ * more of it must not let older turns back in).
  *
  * @example gridWindowStart(firstPlan, 40_000) // "u37": pass it as `policy.anchor`
  */
-export function gridWindowStart(plan: ConversationPlan, stepTokens: number): string | null {
+export function gridWindowStart(
+  plan: ConversationPlan,
+  stepTokens: number,
+  tokens?: readonly number[],
+): string | null {
   const ds = plan.decisions;
-  if (!ds.some((d) => d.reason === "history_window")) return null;
   const starts: number[] = [];
   for (let i = 0; i < ds.length; i++) if (isTurnStart(ds, i)) starts.push(i);
-  // after[i]: tokens from message i to the end; pinnedBefore[i]: pinned tokens before i.
   const n = ds.length;
-  const after = new Array<number>(n + 1).fill(0);
-  // Rounds of the current turn dropped to fit it are not in any window.
   const last = ds[n - 1]?.turn ?? 0;
+  const ask = starts[starts.length - 1];
+  if (ask === undefined) return null;
+  if (turnStepped(ds, ask)) return ask > 0 ? (ds[ask]?.messageId ?? null) : null;
+  const size = (i: number): number => tokens?.[i] ?? sent(ds[i] as ConversationDecision);
+  // after[i]: tokens from message i to the end; pinnedBefore[i]: pinned tokens before i.
+  const after = new Array<number>(n + 1).fill(0);
   for (let i = n - 1; i >= 0; i--) {
     const d = ds[i] as ConversationDecision;
+    // Rounds of the current turn dropped to fit it are not in any window.
     const out = d.turn === last && d.status === "dropped";
-    after[i] = (after[i + 1] as number) + (out ? 0 : sent(d));
+    after[i] = (after[i + 1] as number) + (out ? 0 : size(i));
   }
   let pinned = 0;
   let before = 0;
@@ -52,17 +66,28 @@ export function gridWindowStart(plan: ConversationPlan, stepTokens: number): str
     const s = starts[k] as number;
     for (; i < s; i++) {
       const d = ds[i] as ConversationDecision;
-      before += sent(d);
-      if (d.reason === "pinned") pinned += d.tokens;
+      before += size(i);
+      if (d.reason === "pinned") pinned += size(i);
     }
     if (oldest < 0) {
       if ((after[s] as number) + pinned > plan.budgetTokens) continue;
+      if (k === 0 && !ds.some((d) => d.reason === "history_window")) return null;
       oldest = s;
       line = Math.ceil(before / step) * step;
     }
     if (before >= line) return ds[s]?.messageId ?? null;
   }
   return oldest < 0 ? null : (ds[oldest]?.messageId ?? null);
+}
+
+/** Whether older rounds of the current turn (from `ask`) were cleared or dropped to fit it. */
+function turnStepped(ds: readonly ConversationDecision[], ask: number): boolean {
+  for (let i = ask + 1; i < ds.length; i++) {
+    const d = ds[i] as ConversationDecision;
+    if (d.reason === "history_window") return true;
+    if (d.transforms.some((t) => t.kind === "tool_result_cleared")) return true;
+  }
+  return false;
 }
 
 /** A user message's decision starts a turn (turn numbers rise at each user message). */
@@ -100,10 +125,10 @@ export function withWindowDigest(
   // By position, not by what `plan` kept: the run depends on the anchor alone, so every
   // request with this window start carries the same digest. Pinned messages are sent anyway.
   const run: MessageInput[] = [];
-  for (let i = at - 1, tokens = 0; i >= 0 && tokens < reachTokens; i--) {
+  for (let i = at - 1, covered = 0; i >= 0 && covered < reachTokens; i--) {
     const d = ds[i] as ConversationDecision;
     if (d.reason === "pinned") continue;
-    tokens += d.tokens;
+    covered += d.tokens;
     run.push(messages[i] as MessageInput);
   }
   const room = maxTokens - counter.count(WINDOW_DIGEST_HEADER) - MESSAGE_OVERHEAD_TOKENS;

@@ -205,6 +205,20 @@ export type PlanOnce = (
   policy: ConversationPolicyInput | undefined,
 ) => ConversationPlan;
 
+/** What {@link statelessClearing} chose. */
+export interface StatelessClearing {
+  /** The plan of the whole conversation with `policy` (the one the grid start is found on). */
+  readonly first: ConversationPlan;
+  readonly policy: ConversationPolicyInput | undefined;
+  /**
+   * Per message of `first`: the tokens the window start is found with — before the
+   * current turn, as the turn's first request sent them (clearing steps taken since then
+   * left out); from its ask on, as `first` sends them. Fixed within a turn, so the start
+   * found on them only moves forward while the turn grows. Absent: `first`'s own.
+   */
+  readonly windowTokens?: readonly number[];
+}
+
 /**
  * The policy a request without an anchor plans its window with, and its plan of the
  * whole conversation in `budget` (the one the grid start is found on): without
@@ -222,7 +236,7 @@ export function statelessClearing(
   input: ConversationPolicyInput | undefined,
   stepTokens: number,
   plan: PlanOnce,
-): { first: ConversationPlan; policy: ConversationPolicyInput | undefined } {
+): StatelessClearing {
   const parsed = ConversationPolicySchema.safeParse(input ?? {});
   // An invalid policy: the planner reports it, with its field path.
   if (!parsed.success || parsed.data.clearTrigger === null) {
@@ -254,18 +268,52 @@ export function statelessClearing(
     return { first: plan(messages, budget, whole), policy: whole };
   }
   const all = plan(messages, budget, { ...off, clearToolResultsAfterTurns: 1 });
-  const chosen = gridClearing(messages, first, all, {
+  const o: GridClearingOptions = {
     stepTokens,
     atLeastTokens: p.clearAtLeastTokens,
     keepRecent: p.keepRecentToolResults,
     triggerTokens: trigger,
     reachTokens: CLEARING_REACH_ROOMS * budget,
-  });
+  };
+  const chosen = gridClearing(messages, first, all, o);
   if (chosen === null) return { first, policy: off };
   const policy: ConversationPolicyInput = {
     ...off,
     clearToolResultsAfterTurns: lastTurn - chosen.clearBeforeTurn + 1,
     keepCallIds: [...p.keepCallIds, ...chosen.spareCallIds],
   };
-  return { first: plan(messages, budget, policy), policy };
+  const planned = plan(messages, budget, policy);
+  return { first: planned, policy, windowTokens: openingTokens(messages, first, all, planned, o) };
+}
+
+/**
+ * {@link StatelessClearing.windowTokens}: the grid clearing of the conversation up to the
+ * current turn's ask (its first request) sizes the history before the ask; `planned`
+ * sizes the rest. More history only takes more steps, so these are never below what a
+ * request of the turn sends: the window found on them fits.
+ */
+function openingTokens(
+  messages: readonly MessageInput[],
+  plain: ConversationPlan,
+  cleared: ConversationPlan,
+  planned: ConversationPlan,
+  o: GridClearingOptions,
+): number[] {
+  const ds = plain.decisions;
+  const lastTurn = ds[ds.length - 1]?.turn ?? 0;
+  const ask = Math.max(
+    0,
+    ds.findIndex((d) => d.turn === lastTurn),
+  );
+  const upTo = (q: ConversationPlan): ConversationPlan => ({
+    ...q,
+    decisions: q.decisions.slice(0, ask + 1),
+  });
+  const opening = gridClearing(messages.slice(0, ask + 1), upTo(plain), upTo(cleared), o);
+  const ids = new Set(opening?.clearedIds ?? []);
+  return planned.decisions.map((d, i) => {
+    if (i >= ask) return sent(d);
+    const q = ids.has(d.messageId) ? cleared.decisions[i] : ds[i];
+    return sent(q as ConversationDecision);
+  });
 }

@@ -7,9 +7,8 @@
  *   conversation on a grid of history tokens, for a whole request (agent/ configures it
  *   with the window's step).
  */
-import type { ConversationPlan } from "../decide.js";
 import type { ConversationPolicyInput, MessageInput } from "../schema.js";
-import { type PlanOnce, statelessClearing } from "./grid.js";
+import { type PlanOnce, type StatelessClearing, statelessClearing } from "./grid.js";
 
 export {
   CLEARING_REACH_ROOMS,
@@ -17,6 +16,7 @@ export {
   type GridClearingOptions,
   gridClearing,
   type PlanOnce,
+  type StatelessClearing,
   statelessClearing,
 } from "./grid.js";
 export { choosePressure, type PressureChoice } from "./held.js";
@@ -45,7 +45,7 @@ export function planClearing(
   policy: ConversationPolicyInput | undefined,
   engine: ClearingEngine,
   plan: PlanOnce,
-): { first: ConversationPlan; policy: ConversationPolicyInput | undefined } {
+): StatelessClearing {
   if (engine.kind === "held") return { first: plan(messages, budget, policy), policy };
   return statelessClearing(messages, budget, policy, engine.stepTokens, plan);
 }
