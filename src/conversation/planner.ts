@@ -8,6 +8,7 @@
  * `planConversation`'s (which is a fresh planner per call).
  */
 import { InvalidInputError, invalidFromZod, PromptBudgetError } from "../errors/index.js";
+import { strictSchema } from "../text/index.js";
 import {
   isTokenizerName,
   resolveTokenCounter,
@@ -66,8 +67,9 @@ function parseBudget(raw: unknown): number {
   return raw;
 }
 
+/** Strict like every surface: a typo in a policy field is `unknown_field`, never ignored. */
 function parsePolicy(raw: unknown): ConversationPolicy {
-  const parsed = ConversationPolicySchema.safeParse(raw ?? {});
+  const parsed = strictSchema(ConversationPolicySchema).safeParse(raw ?? {});
   if (!parsed.success) throw invalidFromZod(parsed.error, ["policy"]);
   return parsed.data;
 }

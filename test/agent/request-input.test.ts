@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { assembleRequest, planAgentRequest } from "../../src/agent/index.js";
+import { planConversation } from "../../src/conversation/index.js";
 import { InvalidInputError, PromptctxError } from "../../src/errors/index.js";
 import { constraintsSource } from "../../src/sources/index.js";
 
@@ -90,5 +91,31 @@ describe("assembleRequest without what it needs", () => {
       }),
       { numRuns: 60, seed: 37 },
     );
+  });
+});
+
+describe("a typo in a policy field, through the library call", () => {
+  it("is unknown_field at its path (planConversation and assembleRequest), never ignored", async () => {
+    const plan = (() => {
+      try {
+        planConversation({
+          messages,
+          budgetTokens: 1000,
+          policy: { toolResultMaxTokenz: 900 } as never,
+        });
+      } catch (err) {
+        return err as PromptctxError;
+      }
+      throw new Error("expected an error");
+    })();
+    expect({ code: plan.code, path: plan.path }).toEqual({
+      code: "unknown_field",
+      path: "policy.toolResultMaxTokenz",
+    });
+    const req = await errorOf(() =>
+      assembleRequest(request(assembleInput(), { policy: { lowWaterRatoi: 0.5 } })),
+    );
+    expect(req.code).toBe("unknown_field");
+    expect(req.path).toContain("lowWaterRatoi");
   });
 });
