@@ -25,7 +25,8 @@ export interface Helper {
 export async function startHelper(): Promise<Helper | null> {
   const file = new URL("./worker.js", import.meta.url);
   if (!existsSync(fileURLToPath(file))) return null;
-  const worker = new Worker(file);
+  // No flags of the parent (`--input-type`, a loader, …): the worker needs none.
+  const worker = new Worker(file, { execArgv: [] });
   const waiting = new Map<number, { ok(v: Float32Array[]): void; fail(e: Error): void }>();
   let nextId = 0;
   const ready = await new Promise<boolean>((resolve) => {
@@ -60,6 +61,7 @@ export async function startHelper(): Promise<Helper | null> {
         worker.postMessage({ id, rows: rows.map((r) => [...r]) });
       }),
     async close() {
+      worker.ref(); // an unreferenced worker's exit would not keep the process waiting for it
       await worker.terminate();
     },
   };
