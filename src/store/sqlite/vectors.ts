@@ -11,12 +11,19 @@
  *   memory with no state row is **pending**: written while the embedder failed or was off,
  *   or changed since it was embedded. `promptctx memory reembed` fills pending memories.
  *
+ * Search: a scope of fewer than {@link LARGE_SCOPE} vectors is searched by sqlite-vec in
+ * its partition (exact); a larger one through an in-memory candidate index of compact
+ * codes (scope-index.ts), built on its first search and kept while the store is open
+ * (dropped when another connection commits; this connection's vector writes update it),
+ * whose best candidates are ranked by the exact cosine of their stored floats.
+ *
  * The `vec0` table is made when an embedder is first recorded (its dimensions are the
  * embedder's). Writes that change a memory's content or category drop its vector and
  * state in the same transaction (see statements.ts), so a stale vector is never searched.
  */
 import type Database from "better-sqlite3";
 import { EmbedderMismatchError } from "../../embed/index.js";
+import { ScopeIndex } from "./scope-index.js";
 
 /** The embedder a store records. */
 export interface RecordedEmbedder {
@@ -46,6 +53,12 @@ export interface VectorHit {
 }
 
 const VEC_TABLE = "memory_vec";
+/** Vectors in a scope from which it is searched through a {@link ScopeIndex}. */
+export const LARGE_SCOPE = 1024;
+/** Bytes of scope indexes an open store keeps (the least recently searched go first). */
+const INDEX_BUDGET = 256 * 1024 * 1024;
+/** Candidates ranked exactly per search: at least this many, and twice k. */
+const EXACT_POOL = 100;
 
 function blob(v: Float32Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
@@ -55,10 +68,23 @@ function blob(v: Float32Array): Buffer {
 export class SqliteVectorIndex {
   #db: Database.Database;
   #recorded: RecordedEmbedder | null;
+  /** Indexes of large scopes, least recently searched first. */
+  #indexes = new Map<string, ScopeIndex>();
+  /** `PRAGMA data_version` when the indexes were last known current. */
+  #dataVersion = -1;
 
   constructor(db: Database.Database) {
     this.#db = db;
     this.#recorded = this.#read();
+  }
+
+  /** Drops the indexes when another connection has committed since they were built. */
+  #current(): void {
+    const v = this.#db.pragma("data_version", { simple: true }) as number;
+    if (v !== this.#dataVersion) {
+      this.#indexes.clear();
+      this.#dataVersion = v;
+    }
   }
 
   #read(): RecordedEmbedder | null {
@@ -112,6 +138,7 @@ export class SqliteVectorIndex {
         this.#create(e);
       })
       .immediate();
+    this.#indexes.clear();
   }
 
   #create(e: { id: string; dimensions: number }): void {
@@ -194,14 +221,27 @@ export class SqliteVectorIndex {
     const state = this.#db.prepare(
       "INSERT OR REPLACE INTO memory_vec_state (rowid, state) VALUES (?, ?)",
     );
-    return this.#db.transaction(() => {
-      let stored = 0;
+    this.#current();
+    const written: {
+      rowid: number;
+      scope: string;
+      category: string;
+      vector: Float32Array | null;
+    }[] = [];
+    const stored = this.#db.transaction(() => {
+      let n = 0;
       for (const it of items) {
         const row = current.get(it.rowid) as
           | { user_scope: string; category: string; content: string }
           | undefined;
         if (row === undefined || row.content !== it.content) continue;
         del.run(BigInt(it.rowid));
+        written.push({
+          rowid: it.rowid,
+          scope: row.user_scope,
+          category: row.category,
+          vector: it.vector,
+        });
         if (it.vector === null) {
           state.run(it.rowid, "uncovered");
           continue;
@@ -210,15 +250,24 @@ export class SqliteVectorIndex {
           throw new Error(`vector of ${it.vector.length} dimensions; the store's are ${dims}`);
         ins.run(BigInt(it.rowid), row.user_scope, row.category, blob(it.vector));
         state.run(it.rowid, "embedded");
-        stored++;
+        n++;
       }
-      return stored;
+      return n;
     })();
+    // Committed: the indexes of large scopes follow (a write that threw changed nothing).
+    for (const w of written) {
+      const index = this.#indexes.get(w.scope);
+      if (index === undefined) continue;
+      if (w.vector === null) index.delete(w.rowid);
+      else index.set(w.rowid, w.category, w.vector);
+    }
+    return stored;
   }
 
   /**
    * The `k` nearest vectors of the scope (in `categories`, when given), by cosine
-   * similarity, best first; ties by rowid. Exact (brute force inside the partition).
+   * similarity, best first; ties by rowid. A small scope is searched exactly by sqlite-vec;
+   * a large one through its candidate index, the candidates ranked by exact cosine.
    */
   search(
     userScope: string,
@@ -227,6 +276,81 @@ export class SqliteVectorIndex {
     categories?: readonly string[],
   ): VectorHit[] {
     if (!this.#tableExists()) return [];
+    this.#current();
+    let index = this.#indexes.get(userScope);
+    if (index === undefined) {
+      const n = (
+        this.#db
+          .prepare(`SELECT count(*) AS n FROM memories m JOIN memory_vec_state s
+          ON s.rowid = m.rowid AND s.state = 'embedded' WHERE m.user_scope = ?`)
+          .get(userScope) as { n: number }
+      ).n;
+      if (n < LARGE_SCOPE) return this.#scan(userScope, vector, k, categories);
+      index = this.#build(userScope);
+    } else {
+      this.#indexes.delete(userScope); // most recently searched: last
+    }
+    this.#indexes.set(userScope, index);
+    this.#trim();
+    return this.#exact(index, vector, k, categories);
+  }
+
+  /** The index of a large scope, from the stored vectors. */
+  #build(userScope: string): ScopeIndex {
+    const index = new ScopeIndex(this.#recorded!.dimensions);
+    const rows = this.#db
+      .prepare(`SELECT m.rowid AS rowid FROM memories m JOIN memory_vec_state s
+        ON s.rowid = m.rowid AND s.state = 'embedded' WHERE m.user_scope = ? ORDER BY m.rowid`)
+      .pluck()
+      .all(userScope) as number[];
+    const one = this.#db.prepare(`SELECT category, embedding FROM ${VEC_TABLE} WHERE rowid = ?`);
+    for (const rowid of rows) {
+      const r = one.get(BigInt(rowid)) as { category: string; embedding: Buffer } | undefined;
+      if (r !== undefined) index.set(rowid, r.category, floats(r.embedding));
+    }
+    return index;
+  }
+
+  /** Keeps the indexes within {@link INDEX_BUDGET} (the one searched last stays). */
+  #trim(): void {
+    let total = 0;
+    for (const i of this.#indexes.values()) total += i.byteSize;
+    for (const [scope, i] of this.#indexes) {
+      if (total <= INDEX_BUDGET || this.#indexes.size === 1) break;
+      this.#indexes.delete(scope);
+      total -= i.byteSize;
+    }
+  }
+
+  /** The index's candidates ranked by the exact cosine of their stored vectors. */
+  #exact(
+    index: ScopeIndex,
+    q: Float32Array,
+    k: number,
+    categories?: readonly string[],
+  ): VectorHit[] {
+    const one = this.#db.prepare(`SELECT category, embedding FROM ${VEC_TABLE} WHERE rowid = ?`);
+    const wanted = categories === undefined ? null : new Set(categories);
+    const hits: VectorHit[] = [];
+    for (const rowid of index.candidates(q, Math.max(EXACT_POOL, 2 * k), categories)) {
+      const r = one.get(BigInt(rowid)) as { category: string; embedding: Buffer } | undefined;
+      if (r === undefined) {
+        index.delete(rowid); // dropped since it was indexed (a changed memory, a forget)
+        continue;
+      }
+      if (wanted !== null && !wanted.has(r.category)) continue;
+      hits.push({ rowid, similarity: cosineOf(q, floats(r.embedding)) });
+    }
+    return hits.sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid).slice(0, k);
+  }
+
+  /** sqlite-vec's exact search inside the scope's partition. */
+  #scan(
+    userScope: string,
+    vector: Float32Array,
+    k: number,
+    categories?: readonly string[],
+  ): VectorHit[] {
     const cats =
       categories === undefined ? "" : "AND category IN (SELECT value FROM json_each(:cats))";
     const rows = this.#db
@@ -242,4 +366,24 @@ export class SqliteVectorIndex {
       .map((r) => ({ rowid: r.rowid, similarity: 1 - r.distance }))
       .sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid);
   }
+}
+
+/** The floats of a stored vector (copied: the buffer may be reused). */
+function floats(b: Buffer): Float32Array {
+  const out = new Float32Array(b.byteLength / 4);
+  new Uint8Array(out.buffer).set(b);
+  return out;
+}
+
+/** Cosine similarity as sqlite-vec computes it (1 − cosine distance), in doubles. */
+function cosineOf(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
