@@ -136,16 +136,18 @@ export class ScopeIndex {
         lut[o + v] = lut[o + (v & (v - 1))]! + (d < this.dims ? q[d]! : 0);
       }
     }
-    const scores = new Float32Array(this.#n);
+    const n = this.#n;
+    const scores = new Float32Array(n);
     const signs = this.#signs;
-    for (let r = 0; r < this.#n; r++) {
-      if (mask !== null && mask[this.#cats[r]!] !== 1) {
+    const cats = this.#cats;
+    // Locals in the hot loop (a private field read per row costs as much as the row).
+    for (let r = 0, o = 0; r < n; r++, o += B) {
+      if (mask !== null && mask[cats[r]!] !== 1) {
         scores[r] = Number.NEGATIVE_INFINITY;
         continue;
       }
       let s = 0;
-      const o = r * B;
-      for (let b = 0; b < B; b++) s += lut[(b << 8) + signs[o + b]!]!;
+      for (let b = 0, l = 0; b < B; b++, l += 256) s += lut[l + signs[o + b]!]!;
       scores[r] = s;
     }
     return scores;
@@ -153,19 +155,27 @@ export class ScopeIndex {
 
   /** Slots whose score is among the best `keep` (ties at the threshold included). */
   #best(scores: Float32Array, keep: number): number[] {
+    const n = scores.length;
+    const NONE = Number.NEGATIVE_INFINITY;
     let lo = Number.POSITIVE_INFINITY;
-    let hi = Number.NEGATIVE_INFINITY;
-    for (const x of scores) {
-      if (x === Number.NEGATIVE_INFINITY) continue;
+    let hi = NONE;
+    for (let r = 0; r < n; r++) {
+      const x = scores[r]!;
+      if (x === NONE) continue;
       if (x < lo) lo = x;
       if (x > hi) hi = x;
     }
     if (lo > hi) return [];
     const H = 4096;
-    const width = (hi - lo) / H || 1;
+    const scale = hi > lo ? H / (hi - lo) : 0;
+    const bins = new Int32Array(n);
     const hist = new Int32Array(H);
-    const bin = (x: number) => Math.min(H - 1, Math.floor((x - lo) / width));
-    for (const x of scores) if (x !== Number.NEGATIVE_INFINITY) hist[bin(x)]!++;
+    for (let r = 0; r < n; r++) {
+      const x = scores[r]!;
+      const b = x === NONE ? -1 : Math.min(H - 1, ((x - lo) * scale) | 0);
+      bins[r] = b;
+      if (b >= 0) hist[b]!++;
+    }
     let acc = 0;
     let cut = H - 1;
     for (; cut > 0; cut--) {
@@ -173,10 +183,7 @@ export class ScopeIndex {
       if (acc >= keep) break;
     }
     const out: number[] = [];
-    for (let r = 0; r < scores.length; r++) {
-      const x = scores[r]!;
-      if (x !== Number.NEGATIVE_INFINITY && bin(x) >= cut) out.push(r);
-    }
+    for (let r = 0; r < n; r++) if (bins[r]! >= cut) out.push(r);
     return out;
   }
 
@@ -197,12 +204,18 @@ export class ScopeIndex {
     for (let i = 0; i < this.dims; i++) qi[i] = Math.round(q[i]! * qs);
     const est = new Float64Array(slots.length);
     const q8 = this.#q8;
+    const inv = this.#inv;
     const D = this.dims;
     for (let c = 0; c < slots.length; c++) {
       const o = slots[c]! * D;
-      let s = 0;
-      for (let i = 0; i < D; i++) s += q8[o + i]! * qi[i]!;
-      est[c] = s * this.#inv[slots[c]!]!;
+      let s0 = 0;
+      let s1 = 0;
+      for (let i = 0; i < D - 1; i += 2) {
+        s0 += q8[o + i]! * qi[i]!;
+        s1 += q8[o + i + 1]! * qi[i + 1]!;
+      }
+      if (D % 2 === 1) s0 += q8[o + D - 1]! * qi[D - 1]!;
+      est[c] = (s0 + s1) * inv[slots[c]!]!;
     }
     const order = slots.map((_, c) => c).sort((a, b) => est[b]! - est[a]! || a - b);
     return order.slice(0, pool).map((c) => this.#rowids[slots[c]!]!);
