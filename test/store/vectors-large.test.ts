@@ -1,6 +1,7 @@
 /**
  * A large scope (≥ LARGE_SCOPE vectors) is searched through its in-memory candidate index
- * (src/store/sqlite/scope-index.ts) and the candidates ranked by exact cosine: recall@10
+ * (src/store/sqlite/scope-index.ts) from its second search on, the candidates ranked by
+ * exact cosine: recall@10
  * against a brute-force cosine top 10 on random unit vectors, the category filter, and
  * the index following this connection's writes and another connection's.
  */
@@ -108,7 +109,8 @@ describe("a large scope's candidate index", () => {
 
   it("follows this connection's writes: a new vector is found, a changed memory's old vector is not", () => {
     const q = next();
-    base.vectors.search("u1", q, 10); // builds the index
+    base.vectors.search("u1", q, 10); // the first search scans (sqlite-vec)
+    base.vectors.search("u1", q, 10); // the second builds the index
     base.add([rec("new", "a new memory")]);
     const [rowid] = base.rowidsOf("u1", ["new"]).values();
     base.vectors.put([{ rowid: rowid!, content: "a new memory", vector: q }]);
@@ -121,6 +123,7 @@ describe("a large scope's candidate index", () => {
   it("follows another connection's writes", () => {
     const q = next();
     base.vectors.search("u1", q, 10);
+    base.vectors.search("u1", q, 10); // the index is built
     const other = openStore(join(dir, "memory.db"));
     try {
       other.add([rec("far", "written elsewhere")]);

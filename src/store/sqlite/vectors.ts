@@ -13,7 +13,7 @@
  *
  * Search: a scope of fewer than {@link LARGE_SCOPE} vectors is searched by sqlite-vec in
  * its partition (exact); a larger one through an in-memory candidate index of compact
- * codes (scope-index.ts), built on its first search and kept while the store is open
+ * codes (scope-index.ts), built on its second search and kept while the store is open
  * (dropped when another connection commits; this connection's vector writes update it),
  * whose best candidates are ranked by the exact cosine of their stored floats.
  *
@@ -77,6 +77,8 @@ export class SqliteVectorIndex {
   #recorded: RecordedEmbedder | null;
   /** Indexes of large scopes, least recently searched first. */
   #indexes = new Map<string, ScopeIndex>();
+  /** Scopes searched by this connection (a large one gets its index on its second search). */
+  #searched = new Set<string>();
   /** `PRAGMA data_version` when the indexes were last known current. */
   #dataVersion = -1;
 
@@ -293,7 +295,12 @@ export class SqliteVectorIndex {
           ON s.rowid = m.rowid AND s.state = 'embedded' WHERE m.user_scope = ?`)
           .get(userScope) as { n: number }
       ).n;
-      if (n < LARGE_SCOPE) return this.#scan(userScope, vector, k, categories);
+      // A one-shot process (a CLI recall) searches a scope once: sqlite-vec's scan costs
+      // less than building the index, which pays from the second search on.
+      if (n < LARGE_SCOPE || !this.#searched.has(userScope)) {
+        this.#searched.add(userScope);
+        return this.#scan(userScope, vector, k, categories);
+      }
       index = this.#build(userScope);
     } else {
       this.#indexes.delete(userScope); // most recently searched: last
