@@ -98,13 +98,16 @@ describe("a large scope's candidate index", () => {
 
   it("filters by category inside the search", () => {
     const q = next();
-    const got = base.vectors.search("u1", q, 10, ["preference"]);
     const want = brute(
       q,
       data.filter((d) => d.category === "preference"),
       10,
     );
-    expect(got.map((h) => h.rowid)).toEqual(want.map((w) => w.rowid));
+    // The first search scans with sqlite-vec, the second goes through the index.
+    for (let i = 0; i < 2; i++) {
+      const got = base.vectors.search("u1", q, 10, ["preference"]);
+      expect(got.map((h) => h.rowid)).toEqual(want.map((w) => w.rowid));
+    }
   });
 
   it("follows this connection's writes: a new vector is found, a changed memory's old vector is not", () => {
