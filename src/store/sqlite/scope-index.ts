@@ -1,20 +1,20 @@
 /**
  * An in-memory candidate index over one large scope's vectors (vectors.ts keeps one per
  * large scope of an open store). sqlite-vec's exact scan reads every float of the scope
- * (100,000 × 512 dimensions: ~200 ms); this index finds the candidates in a fraction of
- * that, and the store computes the exact similarity of the best ones from the stored
- * floats:
+ * (100,000 × 512 dimensions: ~200 ms); this index finds the nearest in a fraction of
+ * that, in three passes:
  *
  * 1. **sign codes** (1 bit per dimension, 64 bytes at 512): each vector scored against the
  *    float query (asymmetric: Σ qᵢ over the dimensions where the vector is ≥ 0, summed per
  *    byte from a 256-entry table), the best {@link CANDIDATE_SHARE} kept;
  * 2. **int8 codes** (per-vector scale): those candidates re-scored by an int8 dot product,
  *    the best `pool` handed back;
- * 3. the caller reads their float vectors and ranks by the exact cosine (vectors.ts).
+ * 3. the best `pool` re-scored against the float query: their similarity is the cosine
+ *    up to the vector's int8 rounding (within ~0.001 at 512 dimensions).
  *
- * Entries are never trusted alone: a vector dropped or replaced since it was cached is
- * caught by step 3, which reads the store. Measured recall@10 of the final top 10 against
- * a brute-force cosine top 10 on random unit vectors: docs/sources.md "Recall by meaning".
+ * The caller checks each candidate is still embedded in the store (vectors.ts): a vector
+ * dropped since it was indexed is never a hit. Measured recall@10 of the top 10 against a
+ * brute-force cosine top 10 on random unit vectors: docs/sources.md "Recall by meaning".
  */
 
 /** Share of the scope kept by the sign-code pass (at least {@link MIN_CANDIDATES}). */
@@ -188,10 +188,14 @@ export class ScopeIndex {
   }
 
   /**
-   * The rowids of the `pool` best candidates for `q` (unit length), best first by the
-   * int8 estimate (the caller ranks them exactly).
+   * The `pool` best candidates for `q` (unit length) with their estimated cosine
+   * similarity, in the order of the integer estimate (the caller sorts by `similarity`).
    */
-  candidates(q: Float32Array, pool: number, categories?: readonly string[]): number[] {
+  candidates(
+    q: Float32Array,
+    pool: number,
+    categories?: readonly string[],
+  ): { rowid: number; similarity: number }[] {
     if (this.#n === 0) return [];
     const mask = this.#mask(categories);
     const keep = Math.max(MIN_CANDIDATES, pool, Math.ceil(this.#n * CANDIDATE_SHARE));
@@ -218,6 +222,14 @@ export class ScopeIndex {
       est[c] = (s0 + s1) * inv[slots[c]!]!;
     }
     const order = slots.map((_, c) => c).sort((a, b) => est[b]! - est[a]! || a - b);
-    return order.slice(0, pool).map((c) => this.#rowids[slots[c]!]!);
+    // Pass 3: the best `pool` scored against the float query (only the vector's own
+    // quantization error is left: within ~0.001 of the exact cosine at 512 dimensions).
+    return order.slice(0, pool).map((c) => {
+      const slot = slots[c]!;
+      const o = slot * D;
+      let s = 0;
+      for (let i = 0; i < D; i++) s += q8[o + i]! * q[i]!;
+      return { rowid: this.#rowids[slot]!, similarity: s * inv[slot]! };
+    });
   }
 }

@@ -15,7 +15,7 @@
  * its partition (exact); a larger one through an in-memory candidate index of compact
  * codes (scope-index.ts), built on its second search and kept while the store is open
  * (dropped when another connection commits; this connection's vector writes update it),
- * whose best candidates are ranked by the exact cosine of their stored floats.
+ * whose similarities are the cosine up to int8 rounding (within ~0.001).
  *
  * The `vec0` table is made when an embedder is first recorded (its dimensions are the
  * embedder's). Writes that change a memory's content or category drop its vector and
@@ -57,7 +57,7 @@ const VEC_TABLE = "memory_vec";
 export const LARGE_SCOPE = 1024;
 /** Bytes of scope indexes an open store keeps (the least recently searched go first). */
 const INDEX_BUDGET = 256 * 1024 * 1024;
-/** Candidates ranked exactly per search: k and this many more (int8 ranks them closely). */
+/** Candidates re-scored per search: k and this many more (int8 ranks them closely). */
 const EXACT_MARGIN = 16;
 /**
  * Vectors per sqlite-vec chunk. Each partition (scope) has chunks of its own, stored at
@@ -307,7 +307,7 @@ export class SqliteVectorIndex {
     }
     this.#indexes.set(userScope, index);
     this.#trim();
-    return this.#exact(index, vector, k, categories);
+    return this.#fromIndex(index, vector, k, categories);
   }
 
   /** The index of a large scope, from the stored vectors. */
@@ -337,24 +337,23 @@ export class SqliteVectorIndex {
     }
   }
 
-  /** The index's candidates ranked by the exact cosine of their stored vectors. */
-  #exact(
+  /**
+   * The index's nearest, each checked to be still embedded (a vector dropped since it was
+   * indexed — a changed memory, a forget — is no hit and leaves the index).
+   */
+  #fromIndex(
     index: ScopeIndex,
     q: Float32Array,
     k: number,
     categories?: readonly string[],
   ): VectorHit[] {
-    const one = this.#db.prepare(`SELECT category, embedding FROM ${VEC_TABLE} WHERE rowid = ?`);
-    const wanted = categories === undefined ? null : new Set(categories);
+    const live = this.#db.prepare(
+      "SELECT 1 FROM memory_vec_state WHERE rowid = ? AND state = 'embedded'",
+    );
     const hits: VectorHit[] = [];
-    for (const rowid of index.candidates(q, k + EXACT_MARGIN, categories)) {
-      const r = one.get(BigInt(rowid)) as { category: string; embedding: Buffer } | undefined;
-      if (r === undefined) {
-        index.delete(rowid); // dropped since it was indexed (a changed memory, a forget)
-        continue;
-      }
-      if (wanted !== null && !wanted.has(r.category)) continue;
-      hits.push({ rowid, similarity: cosineOf(q, floats(r.embedding)) });
+    for (const c of index.candidates(q, k + EXACT_MARGIN, categories)) {
+      if (live.get(c.rowid) === undefined) index.delete(c.rowid);
+      else hits.push(c);
     }
     return hits.sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid).slice(0, k);
   }
@@ -388,17 +387,4 @@ function floats(b: Buffer): Float32Array {
   const out = new Float32Array(b.byteLength / 4);
   new Uint8Array(out.buffer).set(b);
   return out;
-}
-
-/** Cosine similarity as sqlite-vec computes it (1 − cosine distance), in doubles. */
-function cosineOf(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
