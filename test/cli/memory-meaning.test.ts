@@ -239,14 +239,35 @@ describe("a remote embedder named by a workspace config (CLI assemble)", () => {
         PROMPTCTX_EMBEDDER_API_KEY: "k-workspace",
       };
       const add = await spawnCli(
-        ["memory", "add", "--user", "u1", "--text", "The user prefers a dark theme"],
+        [
+          "memory",
+          "add",
+          "--store",
+          join(ws, ".promptctx", "memory.db"),
+          "--embedder",
+          "openai:fake:8",
+          "--user",
+          "u1",
+          "--text",
+          "The user prefers a dark theme",
+        ],
         "",
         env,
         ws,
       );
       expect(add.code, add.stderr).toBe(0);
       const out = await spawnCli(
-        ["assemble", "--query", "which editor colours does the user like?", "--now", NOW, "--json"],
+        [
+          "assemble",
+          "--workspace",
+          ws,
+          "--query",
+          "which editor colours does the user like?",
+          "--now",
+          NOW,
+          "--no-user-files",
+          "--json",
+        ],
         "",
         env,
         ws,
