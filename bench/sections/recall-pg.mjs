@@ -25,7 +25,7 @@ import { median, round3 } from "../lib/measure.mjs";
 import { importDist, MissingModuleError } from "../lib/modules.mjs";
 import { createRng } from "../lib/prng.mjs";
 import { heading, judge, judgeNone, ms, table, targetTable } from "../lib/report.mjs";
-import { record } from "./recall-meaning.mjs";
+import { record } from "../lib/vector-scale.mjs";
 
 export const meta = {
   name: "recall-pg",

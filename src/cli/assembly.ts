@@ -50,7 +50,7 @@ export async function runRecorded(
   recorder: Recorder | null,
 ): Promise<WorkspaceAssembly> {
   try {
-    const out = await runAssembleRequest(request, process.cwd());
+    const out = await runAssembleRequest(request, process.cwd(), false, process.env);
     recorder?.recordLine("assemble", request, out);
     return out;
   } catch (err) {

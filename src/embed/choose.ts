@@ -2,10 +2,12 @@
  * Choosing the embedder: `--embedder`, else the workspace config's `memory.embedder`, else
  * the `PROMPTCTX_EMBEDDER` environment variable, else the embedded default. The values:
  *
- * - `embedded` (alias `use-lite`): Universal Sentence Encoder lite, offline (use-lite.ts);
+ * - `embedded` (alias `use-lite`): Universal Sentence Encoder lite, offline (use-lite/);
  * - `openai:MODEL` or `openai:MODEL:DIMENSIONS`: an OpenAI-compatible `/v1/embeddings`
  *   (openai.ts); base URL and key from `PROMPTCTX_EMBEDDER_BASE_URL` /
  *   `PROMPTCTX_EMBEDDER_API_KEY`, else `OPENAI_BASE_URL` / `OPENAI_API_KEY`;
+ * - `PROMPTCTX_EMBEDDER_THREADS` (`0` or `1`): worker threads of the embedded encoder for
+ *   bulk embeds (default 1 on a machine with 2 or more cores);
  * - `none`: no recall by meaning (full-text only).
  *
  * The environment is a parameter (never read here), so a choice is reproducible.
@@ -80,8 +82,16 @@ export async function createEmbedder(
 ): Promise<Embedder | null> {
   if (spec.kind === "none") return null;
   if (spec.kind === "embedded") {
-    const { loadUseLite } = await import("./use-lite.js");
-    return loadUseLite();
+    const { loadUseLite } = await import("./use-lite/index.js");
+    const threads = env.PROMPTCTX_EMBEDDER_THREADS;
+    if (threads === undefined || threads === "") return loadUseLite();
+    if (threads !== "0" && threads !== "1") {
+      throw new InvalidInputError(
+        `PROMPTCTX_EMBEDDER_THREADS: expected 0 or 1 (worker threads of the embedded encoder), got ${JSON.stringify(threads)}`,
+        "PROMPTCTX_EMBEDDER_THREADS",
+      );
+    }
+    return loadUseLite({ threads: Number(threads) });
   }
   const dimensions = spec.dimensions ?? KNOWN_DIMENSIONS[spec.model];
   if (dimensions === undefined) {

@@ -2,7 +2,7 @@
  * Embedders: sentence encoders that turn memories and queries into vectors for recall by
  * meaning (docs/sources.md "recall by meaning"). A stage below the store, as tokens/ is for
  * counting: the store records the embedder's id and keeps its vectors. The embedded
- * default (use-lite.ts) and the remote client (openai.ts) are loaded only when created.
+ * default (use-lite/) and the remote client (openai.ts) are loaded only when created.
  * Imports only errors/.
  */
 export { chunked } from "./batch.js";

@@ -109,7 +109,7 @@ function rankable(s: Scored) {
 
 /** Calibrations by embedder id prefix; others get {@link DEFAULT_CALIBRATION}. */
 const CALIBRATIONS: readonly [string, SemanticCalibration][] = [
-  ["use-lite@", { floor: 0.3, full: 0.62 }],
+  ["use-lite@", { floor: 0.31, full: 0.53 }],
 ];
 /** For embedders not measured here (remote models): conservative bounds. */
 export const DEFAULT_CALIBRATION: SemanticCalibration = { floor: 0.45, full: 0.8 };

@@ -4,7 +4,7 @@
  * embedder keeps the records (pending, exit 1 with connection_refused and the URL);
  * `memory reembed` fills them; a store recorded with another embedder is refused.
  */
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -203,5 +203,82 @@ describe("memory recall by meaning (CLI)", () => {
     ]);
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout).error).toMatchObject({ code: "invalid_input", path: "--embedder" });
+  });
+});
+
+describe("a remote embedder named by a workspace config (CLI assemble)", () => {
+  it("reads its base URL and key from the environment", async () => {
+    const ws = join(dir, "ws");
+    mkdirSync(join(ws, ".promptctx"), { recursive: true });
+    writeFileSync(
+      join(ws, ".promptctx", "config.json"),
+      JSON.stringify({ user: "u1", memory: { embedder: "openai:fake:8" } }),
+    );
+    const seen: { url: string; auth: string; input: string[] }[] = [];
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        const input = JSON.parse(body).input as string[];
+        seen.push({ url: req.url ?? "", auth: String(req.headers.authorization), input });
+        const data = input.map((_, index) => ({
+          object: "embedding",
+          index,
+          embedding: Array.from({ length: 8 }, (_, i) => i + 1),
+        }));
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ object: "list", data, model: "fake" }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const env = {
+        PROMPTCTX_EMBEDDER_BASE_URL: `http://127.0.0.1:${port}/v1`,
+        PROMPTCTX_EMBEDDER_API_KEY: "k-workspace",
+      };
+      const add = await spawnCli(
+        [
+          "memory",
+          "add",
+          "--store",
+          join(ws, ".promptctx", "memory.db"),
+          "--embedder",
+          "openai:fake:8",
+          "--user",
+          "u1",
+          "--text",
+          "The user prefers a dark theme",
+        ],
+        "",
+        env,
+        ws,
+      );
+      expect(add.code, add.stderr).toBe(0);
+      const out = await spawnCli(
+        [
+          "assemble",
+          "--workspace",
+          ws,
+          "--query",
+          "which editor colours does the user like?",
+          "--now",
+          NOW,
+          "--no-user-files",
+          "--json",
+        ],
+        "",
+        env,
+        ws,
+      );
+      expect(out.code, out.stderr).toBe(0);
+      const queried = seen.find((s) =>
+        s.input.includes("which editor colours does the user like?"),
+      );
+      expect(queried).toMatchObject({ url: "/v1/embeddings", auth: "Bearer k-workspace" });
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });

@@ -124,6 +124,8 @@ function loadChatWorkspace(base: ChatRequestBase, toolState: ToolState): Promise
     ...(storePath !== undefined ? { store: storePath } : {}),
     ...(base.budgetChars !== undefined ? { budgetChars: base.budgetChars } : {}),
     ...(base.userFiles !== undefined ? { userFiles: base.userFiles, home: base.home } : {}),
+    // A remote embedder named by the workspace config reads its base URL and key here.
+    embedderEnv: process.env,
   });
 }
 

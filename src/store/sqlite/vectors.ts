@@ -11,6 +11,12 @@
  *   memory with no state row is **pending**: written while the embedder failed or was off,
  *   or changed since it was embedded. `promptctx memory reembed` fills pending memories.
  *
+ * Search: a scope of fewer than {@link LARGE_SCOPE} vectors is searched by sqlite-vec in
+ * its partition (exact); a larger one through an in-memory candidate index of compact
+ * codes (scope-index.ts), built on its second search and kept while the store is open
+ * (dropped when another connection commits; this connection's vector writes update it),
+ * whose similarities are the cosine up to int8 rounding (within ~0.001).
+ *
  * The `vec0` table is made when an embedder is first recorded (its dimensions are the
  * embedder's). Writes that change a memory's content or category drop its vector and
  * state in the same transaction (see statements.ts), so a stale vector is never searched.
@@ -27,17 +33,24 @@ import {
   type VectorIndex,
   type VectorWrite,
 } from "../vectors.js";
+import { ScopeIndex } from "./scope-index.js";
 
 export type { PendingVector, RecordedEmbedder, VectorHit, VectorWrite } from "../vectors.js";
 
 const VEC_TABLE = "memory_vec";
-
-/** A stored vector (a float32 blob) as an array (a copy: the blob's buffer is not aligned). */
-function floats(b: Buffer): Float32Array {
-  const out = new Float32Array(b.byteLength / 4);
-  for (let i = 0; i < out.length; i++) out[i] = b.readFloatLE(i * 4);
-  return out;
-}
+/** Vectors in a scope from which it is searched through a {@link ScopeIndex}. */
+export const LARGE_SCOPE = 1024;
+/** Bytes of scope indexes an open store keeps (the least recently searched go first). */
+const INDEX_BUDGET = 256 * 1024 * 1024;
+/** Candidates re-scored per search: k and this many more (int8 ranks them closely). */
+const EXACT_MARGIN = 16;
+/**
+ * Vectors per sqlite-vec chunk. Each partition (scope) has chunks of its own, stored at
+ * full size from the first vector: at sqlite-vec's default of 1,024, 100,000 vectors over
+ * 1,000 scopes took 2.1 GB and a search read 2 MB per scope (p50 1.7 ms); at 128, 270 MB
+ * and 0.35 ms (measured, docs/sources.md). Stores made before keep their table.
+ */
+const VEC_CHUNK = 128;
 
 function blob(v: Float32Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
@@ -47,10 +60,25 @@ function blob(v: Float32Array): Buffer {
 export class SqliteVectorIndex implements VectorIndex {
   #db: Database.Database;
   #recorded: RecordedEmbedder | null;
+  /** Indexes of large scopes, least recently searched first. */
+  #indexes = new Map<string, ScopeIndex>();
+  /** Scopes searched by this connection (a large one gets its index on its second search). */
+  #searched = new Set<string>();
+  /** `PRAGMA data_version` when the indexes were last known current. */
+  #dataVersion = -1;
 
   constructor(db: Database.Database) {
     this.#db = db;
     this.#recorded = this.#read();
+  }
+
+  /** Drops the indexes when another connection has committed since they were built. */
+  #current(): void {
+    const v = this.#db.pragma("data_version", { simple: true }) as number;
+    if (v !== this.#dataVersion) {
+      this.#indexes.clear();
+      this.#dataVersion = v;
+    }
   }
 
   #read(): RecordedEmbedder | null {
@@ -119,6 +147,7 @@ export class SqliteVectorIndex implements VectorIndex {
         this.#create(e);
       })
       .immediate();
+    this.#indexes.clear();
   }
 
   #create(e: { id: string; dimensions: number }): void {
@@ -128,7 +157,8 @@ export class SqliteVectorIndex implements VectorIndex {
     this.#db.exec(`CREATE VIRTUAL TABLE ${VEC_TABLE} USING vec0(
       user_scope TEXT partition key,
       category TEXT,
-      embedding float[${e.dimensions}] distance_metric=cosine
+      embedding float[${e.dimensions}] distance_metric=cosine,
+      chunk_size=${VEC_CHUNK}
     )`);
     this.#db
       .prepare("INSERT INTO embedder_meta (id, embedder, dimensions) VALUES (1, ?, ?)")
@@ -211,14 +241,27 @@ export class SqliteVectorIndex implements VectorIndex {
     const state = this.#db.prepare(
       "INSERT OR REPLACE INTO memory_vec_state (rowid, state) VALUES (?, ?)",
     );
-    return this.#db.transaction(() => {
-      let stored = 0;
+    this.#current();
+    const written: {
+      rowid: number;
+      scope: string;
+      category: string;
+      vector: Float32Array | null;
+    }[] = [];
+    const stored = this.#db.transaction(() => {
+      let n = 0;
       for (const it of items) {
         const row = current.get(it.rowid) as
           | { user_scope: string; category: string; content: string }
           | undefined;
         if (row === undefined || row.content !== it.content) continue;
         del.run(BigInt(it.rowid));
+        written.push({
+          rowid: it.rowid,
+          scope: row.user_scope,
+          category: row.category,
+          vector: it.vector,
+        });
         if (it.vector === null) {
           state.run(it.rowid, "uncovered");
           continue;
@@ -227,15 +270,24 @@ export class SqliteVectorIndex implements VectorIndex {
           throw new Error(`vector of ${it.vector.length} dimensions; the store's are ${dims}`);
         ins.run(BigInt(it.rowid), row.user_scope, row.category, blob(it.vector));
         state.run(it.rowid, "embedded");
-        stored++;
+        n++;
       }
-      return stored;
+      return n;
     })();
+    // Committed: the indexes of large scopes follow (a write that threw changed nothing).
+    for (const w of written) {
+      const index = this.#indexes.get(w.scope);
+      if (index === undefined) continue;
+      if (w.vector === null) index.delete(w.rowid);
+      else index.set(w.rowid, w.category, w.vector);
+    }
+    return stored;
   }
 
   /**
    * The `k` nearest vectors of the scope (in `categories`, when given), by cosine
-   * similarity, best first; ties by rowid. Exact (brute force inside the partition).
+   * similarity, best first; ties by rowid. A small scope is searched exactly by sqlite-vec;
+   * a large one through its candidate index, the candidates ranked by exact cosine.
    */
   search(
     userScope: string,
@@ -244,6 +296,85 @@ export class SqliteVectorIndex implements VectorIndex {
     categories?: readonly string[],
   ): VectorHit[] {
     if (!this.#tableExists()) return [];
+    this.#current();
+    let index = this.#indexes.get(userScope);
+    if (index === undefined) {
+      const n = (
+        this.#db
+          .prepare(`SELECT count(*) AS n FROM memories m JOIN memory_vec_state s
+          ON s.rowid = m.rowid AND s.state = 'embedded' WHERE m.user_scope = ?`)
+          .get(userScope) as { n: number }
+      ).n;
+      // A one-shot process (a CLI recall) searches a scope once: sqlite-vec's scan costs
+      // less than building the index, which pays from the second search on.
+      if (n < LARGE_SCOPE || !this.#searched.has(userScope)) {
+        this.#searched.add(userScope);
+        return this.#scan(userScope, vector, k, categories);
+      }
+      index = this.#build(userScope);
+    } else {
+      this.#indexes.delete(userScope); // most recently searched: last
+    }
+    this.#indexes.set(userScope, index);
+    this.#trim();
+    return this.#fromIndex(index, vector, k, categories);
+  }
+
+  /** The index of a large scope, from the stored vectors. */
+  #build(userScope: string): ScopeIndex {
+    const index = new ScopeIndex(this.#recorded!.dimensions);
+    const rows = this.#db
+      .prepare(`SELECT m.rowid AS rowid FROM memories m JOIN memory_vec_state s
+        ON s.rowid = m.rowid AND s.state = 'embedded' WHERE m.user_scope = ? ORDER BY m.rowid`)
+      .pluck()
+      .all(userScope) as number[];
+    const one = this.#db.prepare(`SELECT category, embedding FROM ${VEC_TABLE} WHERE rowid = ?`);
+    for (const rowid of rows) {
+      const r = one.get(BigInt(rowid)) as { category: string; embedding: Buffer } | undefined;
+      if (r !== undefined) index.set(rowid, r.category, floats(r.embedding));
+    }
+    return index;
+  }
+
+  /** Keeps the indexes within {@link INDEX_BUDGET} (the one searched last stays). */
+  #trim(): void {
+    let total = 0;
+    for (const i of this.#indexes.values()) total += i.byteSize;
+    for (const [scope, i] of this.#indexes) {
+      if (total <= INDEX_BUDGET || this.#indexes.size === 1) break;
+      this.#indexes.delete(scope);
+      total -= i.byteSize;
+    }
+  }
+
+  /**
+   * The index's nearest, each checked to be still embedded (a vector dropped since it was
+   * indexed — a changed memory, a forget — is no hit and leaves the index).
+   */
+  #fromIndex(
+    index: ScopeIndex,
+    q: Float32Array,
+    k: number,
+    categories?: readonly string[],
+  ): VectorHit[] {
+    const live = this.#db.prepare(
+      "SELECT 1 FROM memory_vec_state WHERE rowid = ? AND state = 'embedded'",
+    );
+    const hits: VectorHit[] = [];
+    for (const c of index.candidates(q, k + EXACT_MARGIN, categories)) {
+      if (live.get(c.rowid) === undefined) index.delete(c.rowid);
+      else hits.push(c);
+    }
+    return hits.sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid).slice(0, k);
+  }
+
+  /** sqlite-vec's exact search inside the scope's partition. */
+  #scan(
+    userScope: string,
+    vector: Float32Array,
+    k: number,
+    categories?: readonly string[],
+  ): VectorHit[] {
     const cats =
       categories === undefined ? "" : "AND category IN (SELECT value FROM json_each(:cats))";
     // Ordered by sqlite-vec, similarities computed by rankByCosine (the same in both dialects).
@@ -262,4 +393,11 @@ export class SqliteVectorIndex implements VectorIndex {
       k,
     );
   }
+}
+
+/** The floats of a stored vector (copied: the buffer may be reused). */
+function floats(b: Buffer): Float32Array {
+  const out = new Float32Array(b.byteLength / 4);
+  new Uint8Array(out.buffer).set(b);
+  return out;
 }

@@ -153,7 +153,8 @@ export function recordedOptions(
 
 /**
  * Runs an `assemble` request: the workspace job with the request's store (`confined`: as
- * a replay does, after {@link confineRecorded}).
+ * a replay does, after {@link confineRecorded}). `embedderEnv` is the environment a remote
+ * embedder named by the workspace config reads (base URL, key; the CLI passes its own).
  *
  * @example const out = await runAssembleRequest({ workspace: "examples/workspace", query: "add an index", now: "2026-11-30T09:00:00Z" }, process.cwd());
  */
@@ -161,8 +162,12 @@ export function runAssembleRequest(
   request: AssembleRecordRequest,
   dir: string,
   confined = false,
+  embedderEnv?: Readonly<Record<string, string | undefined>>,
 ): Promise<WorkspaceAssembly> {
   return withRecordedStore(request.store, dir, (storePath) =>
-    assembleWorkspace(recordedOptions(request, dir, storePath, confined)),
+    assembleWorkspace({
+      ...recordedOptions(request, dir, storePath, confined),
+      ...(embedderEnv !== undefined ? { embedderEnv } : {}),
+    }),
   );
 }
