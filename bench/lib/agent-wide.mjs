@@ -89,14 +89,19 @@ function line(r, kind, i, fact) {
 
 /** The lines before and after a result's body (JSON brackets, table header). */
 function frame(kind) {
-  if (kind === "json") return [["{", '  "items": ['], ["  ]", "}"]];
+  if (kind === "json")
+    return [
+      ["{", '  "items": ['],
+      ["  ]", "}"],
+    ];
   if (kind === "table") return [["| # | item | share | ok |", "|---|---|---|---|"], []];
   return [[], []];
 }
 
 /**
  * A tool result of `kind` of about `chars` characters with `facts` placed at the seed's
- * places: `head` in the first tenth of its lines, `tail` in the last tenth, `anywhere`.
+ * places: `head` in the first tenth of its lines, `tail` in the last tenth, `anywhere`
+ * (a tenth of the generated lines: a code line may span a few output lines).
  * Returns the output and where each fact went (`{fact, place, line}`; line 0-based).
  */
 export function resultText(r, p, kind, chars, facts) {
@@ -121,9 +126,11 @@ export function resultText(r, p, kind, chars, facts) {
     placed.push({ fact, place });
   }
   const [before, after] = frame(kind);
-  const lines = [...before, ...body, ...after];
+  const output = [...before, ...body, ...after].join("\n");
+  // A code line may span several lines: count lines in the output itself.
+  const lines = output.split("\n");
   for (const x of placed) x.line = lines.findIndex((l) => l.includes(x.fact));
-  return { output: lines.join("\n"), placed };
+  return { output, placed };
 }
 
 /** A fact to need at turn `t`: one of an earlier turn within reach, nearer ones likelier when biased. */

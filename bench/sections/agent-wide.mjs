@@ -17,7 +17,16 @@
 import { historyTokens, runLoop } from "../lib/agent-loops.mjs";
 import { makeWideSession } from "../lib/agent-wide.mjs";
 import { importDist } from "../lib/modules.mjs";
-import { heading, int, judge, ratio, reference, seedsOf, table, targetTable } from "../lib/report.mjs";
+import {
+  heading,
+  int,
+  judge,
+  ratio,
+  reference,
+  seedsOf,
+  table,
+  targetTable,
+} from "../lib/report.mjs";
 
 export const meta = {
   name: "agent-wide",
@@ -48,7 +57,7 @@ const TARGETS = [
     check: "64k facts present (vs hand-built)",
     w: 64_000,
     value: (p, h) => p.factsKept - h.factsKept,
-    shown: (v, p, h) => `${p.factsKept} (${h.factsKept}) of ${p.needs}`,
+    shown: (_v, p, h) => `${p.factsKept} (${h.factsKept}) of ${p.needs}`,
     op: ">=",
     limit: 0,
   },
@@ -56,7 +65,7 @@ const TARGETS = [
     check: "200k steady cache-read share",
     w: 200_000,
     value: (p) => p.readShare,
-    shown: (v, p, h) => `${pct(v)} (hand-built ${pct(h.readShare)})`,
+    shown: (v, _p, h) => `${pct(v)} (hand-built ${pct(h.readShare)})`,
     op: ">=",
     limit: 0.93,
     shownLimit: "93 %",
@@ -91,7 +100,7 @@ const REFERENCES = [
     check: "200k facts present",
     w: 200_000,
     value: (p) => p.factShare,
-    shown: (v, p, h) => `${pct(v)} (hand-built ${pct(h.factShare)})`,
+    shown: (v, _p, h) => `${pct(v)} (hand-built ${pct(h.factShare)})`,
     op: ">=",
     limit: 0.95,
     shownLimit: "95 %",
