@@ -8,7 +8,8 @@
  * - share of turns that use tools (35–95 %), tool rounds per such turn (1 up to 2–6) and
  *   parallel calls (up to 3 in a round);
  * - tool result kinds in seed-drawn weights: code, logs, grep matches, JSON, tables and
- *   prose; result sizes from ~50 to ~20,000 tokens, the weights of small / medium / large
+ *   prose; result sizes from 180 to 72,000 characters (50–20,000 tokens at 3.6 characters
+ *   a token; claude_estimate counts ~1.4× that on this text), the weights of small / medium / large
  *   drawn per seed;
  * - where a fact sits in a result: near its head, near its tail, or anywhere, in a line of
  *   the result's own kind (a log line, a JSON field, a table cell, a grep match, a comment);
@@ -27,7 +28,7 @@ const TOOLS = ["read_file", "grep", "run_tests", "bash", "list_dir", "query_db",
 export const KINDS = ["code", "log", "grep", "json", "table", "prose"];
 export const PLACES = ["head", "tail", "anywhere"];
 
-/** About 3.6 characters a token, as the generated text counts with claude_estimate. */
+/** Sizes are drawn in tokens of 3.6 characters (an average for prose and code). */
 const CHARS_PER_TOKEN = 3.6;
 
 const hex = (r, n) => Array.from({ length: n }, () => "0123456789abcdef"[r.int(0, 15)]).join("");

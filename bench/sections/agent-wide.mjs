@@ -2,7 +2,7 @@
  * Section `agent-wide`: do the defaults generalize? The agent-study loops (hand-built and
  * promptctx's `assembleRequest` with only the window given; bench/lib/agent-loops.mjs) on
  * sessions of the wider generator (bench/lib/agent-wide.mjs: 50–300 turns, 35–95 % tool
- * turns, code / log / grep / JSON / table / prose results of ~50–20,000 tokens, facts at a
+ * turns, code / log / grep / JSON / table / prose results of 180–72,000 characters, facts at a
  * result's head, tail or anywhere, needed 1–60 turns later — every knob drawn per seed),
  * sent request by request to the prompt-cache simulator at a 200k and a 64k window.
  *
