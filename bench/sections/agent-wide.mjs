@@ -156,8 +156,12 @@ function worst(t, runs) {
     const worse = pick === null || (t.op === "<=" ? v > pick.v : v < pick.v) || Number.isNaN(v);
     if (worse) pick = { v, run, p, h };
   }
+  // When every seed has the same figure there is no worst one to name.
+  const same = runs.every(
+    (run) => t.value(run.windows[t.w].promptctx, run.windows[t.w]["hand-built"]) === pick.v,
+  );
   const spec = {
-    check: `${t.check}, worst: seed ${pick.run.seed}`,
+    check: `${t.check}, ${same && runs.length > 1 ? "every seed" : `worst: seed ${pick.run.seed}`}`,
     figure: pick.v,
     shown: t.shown(pick.v, pick.p, pick.h),
     op: t.op,
