@@ -125,6 +125,17 @@ function roundPlan(r, turns, results) {
 }
 
 /** One tool round of turn `t` with `n` calls: the call message and its result messages, with facts. */
+/** A tool message answering `callId` (one in twenty an error, drawn from `r`). */
+export function toolResultMessage(r, callId, output) {
+  return {
+    id: `t_${callId}`,
+    role: "tool",
+    content: [
+      { type: "tool_result", callId, output, ...(r.chance(0.05) ? { isError: true } : {}) },
+    ],
+  };
+}
+
 function makeRound(r, t, k, n, scale, facts) {
   const calls = Array.from({ length: n }, (_, c) => ({
     type: "tool_call",
@@ -141,18 +152,7 @@ function makeRound(r, t, k, n, scale, facts) {
     const own = Array.from({ length: r.int(1, 2) }, () => makeFact(r));
     for (const f of own) facts.push({ turn: t, fact: f });
     const output = embed(r, bodyText(r, resultChars(r, scale)), own);
-    return {
-      id: `t_${c.callId}`,
-      role: "tool",
-      content: [
-        {
-          type: "tool_result",
-          callId: c.callId,
-          output,
-          ...(r.chance(0.05) ? { isError: true } : {}),
-        },
-      ],
-    };
+    return toolResultMessage(r, c.callId, output);
   });
   return { call, results };
 }

@@ -20,7 +20,7 @@
  * stable side and pools taken from makeAgentSession with the same seed, so the same loops,
  * `sessionRequests` and cache simulator run it. Facts come from `makeFact`.
  */
-import { makeAgentSession, makeFact } from "./agent-session.mjs";
+import { makeAgentSession, makeFact, toolResultMessage } from "./agent-session.mjs";
 import { codeSnippet, createRng, sentence } from "./prng.mjs";
 
 const START_MS = Date.parse("2026-12-02T09:00:00Z");
@@ -167,18 +167,7 @@ function makeRound(r, p, t, k, facts) {
     const own = Array.from({ length: r.int(1, 2) }, () => makeFact(r));
     const { output, placed } = resultText(r, p, kind, resultChars(r, p), own);
     for (const x of placed) facts.push({ turn: t, round: k, kind, ...x });
-    return {
-      id: `t_${c.callId}`,
-      role: "tool",
-      content: [
-        {
-          type: "tool_result",
-          callId: c.callId,
-          output,
-          ...(r.chance(0.05) ? { isError: true } : {}),
-        },
-      ],
-    };
+    return toolResultMessage(r, c.callId, output);
   });
   return { call, results };
 }
