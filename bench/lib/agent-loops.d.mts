@@ -24,6 +24,13 @@ export interface LoopFigures {
   refusal: string | null;
 }
 export function perTurnText(session: AgentSession, turn: SessionTurn): string;
+export function systemText(session: AgentSession): string;
+export interface Meter {
+  add(req: { needs: string[] }, body: unknown, reserve: number): void;
+  refuse(req: { needs: string[] }, err: Error): void;
+  done(): LoopFigures;
+}
+export function createMeter(pc: unknown, kind: string, window: number): Meter;
 export function runLoop(
   pc: unknown,
   session: AgentSession,

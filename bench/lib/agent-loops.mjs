@@ -39,7 +39,8 @@ export function perTurnText(session, turn) {
   ].join("\n");
 }
 
-function systemText(session) {
+/** The stable system prompt as one text: the instructions and the red lines. */
+export function systemText(session) {
   const rules = session.rules.map((x) => `- [${x.level}] ${x.text}`).join("\n");
   return `${session.instructions}\n\nRules:\n${rules}`;
 }
@@ -200,9 +201,40 @@ async function promptctxRequest(pc, session, req, window, counter, overrides, pr
  */
 export async function runLoop(pc, session, kind, window, overrides = {}) {
   const counter = pc.getTokenCounter("claude_estimate");
+  const meter = createMeter(pc, kind, window);
+  const reserve = pc.agentDefaults(window).responseReserve;
+  let prev = null;
+  for (const req of sessionRequests(session)) {
+    let sent;
+    try {
+      sent =
+        kind === "naive"
+          ? naiveRequest(pc, session, req, reserve)
+          : kind === "hand-built"
+            ? handBuiltRequest(pc, session, req, reserve, window, counter)
+            : kind === "server-cleared"
+              ? serverClearedRequest(pc, session, req, reserve, window, counter)
+              : await promptctxRequest(pc, session, req, window, counter, overrides, prev);
+    } catch (err) {
+      if (err?.code !== "prompt_budget_exceeded") throw err;
+      meter.refuse(req, err);
+      continue;
+    }
+    if (sent.planned !== undefined) prev = sent.planned;
+    meter.add(req, sent.body, sent.reserve);
+  }
+  return meter.done();
+}
+
+/**
+ * What every loop is measured on, request by request: `add(req, body, reserve)` sends an
+ * Anthropic Messages body to a fresh cache simulator, `refuse(req, err)` counts a request
+ * that was not sent, `done()` returns the figures (as {@link runLoop} reports them).
+ */
+export function createMeter(pc, kind, window) {
+  const counter = pc.getTokenCounter("claude_estimate");
   const count = (t) => counter.count(t);
   const sim = createCacheSim({ minTokens: pc.minCacheableTokens(MODEL) });
-  const reserve = pc.agentDefaults(window).responseReserve;
   const m = {
     loop: kind,
     window,
@@ -222,52 +254,41 @@ export async function runLoop(pc, session, kind, window, overrides = {}) {
     refused: 0,
     refusal: null,
   };
-  let prev = null;
-  for (const req of sessionRequests(session)) {
-    let sent;
-    try {
-      sent =
-        kind === "naive"
-          ? naiveRequest(pc, session, req, reserve)
-          : kind === "hand-built"
-            ? handBuiltRequest(pc, session, req, reserve, window, counter)
-            : kind === "server-cleared"
-              ? serverClearedRequest(pc, session, req, reserve, window, counter)
-              : await promptctxRequest(pc, session, req, window, counter, overrides, prev);
-    } catch (err) {
-      if (err?.code !== "prompt_budget_exceeded") throw err;
+  return {
+    refuse(req, err) {
       m.refused++;
       m.refusal ??= err.message;
       m.needs += req.needs.length;
-      continue;
-    }
-    const { body, reserve: maxTokens } = sent;
-    if (sent.planned !== undefined) prev = sent.planned;
-    const s = sim.request(anthropicBlocks(body, count));
-    m.requests++;
-    m.input += s.input;
-    m.read += s.read;
-    m.write += s.write;
-    m.cost += s.cost;
-    if (m.requests > 1) {
-      m.steadyRead += s.read;
-      m.steadyInput += s.input;
-    }
-    if (s.brokeCache) m.breaks++;
-    if (s.input + maxTokens > window) m.overWindow++;
-    m.orphans += anthropicOrphans(body);
-    if (body.messages[0]?.role === "assistant") m.assistantFirst++;
-    if (req.needs.length > 0) {
-      const text = JSON.stringify(body);
-      for (const f of req.needs) {
-        m.needs++;
-        if (text.includes(f)) m.factsKept++;
+    },
+    add(req, body, maxTokens) {
+      const s = sim.request(anthropicBlocks(body, count));
+      m.requests++;
+      m.input += s.input;
+      m.read += s.read;
+      m.write += s.write;
+      m.cost += s.cost;
+      if (m.requests > 1) {
+        m.steadyRead += s.read;
+        m.steadyInput += s.input;
       }
-    }
-  }
-  m.readShare = m.steadyInput > 0 ? m.steadyRead / m.steadyInput : 0;
-  m.factShare = m.needs > 0 ? m.factsKept / m.needs : 1;
-  return m;
+      if (s.brokeCache) m.breaks++;
+      if (s.input + maxTokens > window) m.overWindow++;
+      m.orphans += anthropicOrphans(body);
+      if (body.messages[0]?.role === "assistant") m.assistantFirst++;
+      if (req.needs.length > 0) {
+        const text = JSON.stringify(body);
+        for (const f of req.needs) {
+          m.needs++;
+          if (text.includes(f)) m.factsKept++;
+        }
+      }
+    },
+    done() {
+      m.readShare = m.steadyInput > 0 ? m.steadyRead / m.steadyInput : 0;
+      m.factShare = m.needs > 0 ? m.factsKept / m.needs : 1;
+      return m;
+    },
+  };
 }
 
 /** Tokens of the session's whole history at its end (claude_estimate, as the planner counts). */
