@@ -187,6 +187,9 @@ export async function run(ctx) {
   console.log(
     `  promptctx serve (child process) at ${base}; ${turns}-turn sessions, seeds ${seeds.join(", ")}`,
   );
+  console.log(
+    "  system side: the study's instructions, red lines and per-turn context as { segments } (not agent-study's inline sources: its figures differ)",
+  );
   const totals = Object.fromEntries(
     WINDOWS.map((w) => [w, { requests: 0, http: 0, middleware: 0, samePlan: 0, figuresEqual: 0 }]),
   );
@@ -214,7 +217,16 @@ export async function run(ctx) {
           `  seed ${seed}, window ${int(w)} tokens: ${r.requests} requests; the library's anthropic and ai-sdk-anthropic conversation plans equal on ${r.samePlan}/${r.requests}`,
         );
         table([
-          ["surface", "requests", "input", "cost", "read share", "breaks", "over", "facts"],
+          [
+            "surface",
+            "requests",
+            "input",
+            "cost vs library",
+            "read share",
+            "breaks",
+            "over",
+            "facts",
+          ],
           figuresRow("library", r.library, r.library),
           figuresRow("POST /v1/request", r.httpFigures, r.library),
         ]);
@@ -259,10 +271,10 @@ export async function run(ctx) {
             key === "samePlan"
               ? `${w / 1000}k library ${name} plan = anthropic plan`
               : `${w / 1000}k ${name} bodies byte-equal`,
-          figure: t[key] - t.requests,
+          figure: t.requests > 0 ? t[key] / t.requests : 0,
           shown: `${t[key]}/${t.requests}`,
           op: ">=",
-          limit: 0,
+          limit: 1,
           shownLimit: `${t.requests}/${t.requests}`,
           baseline: "library",
         }),
