@@ -1,12 +1,14 @@
 /**
  * Section `agent-surfaces`: one cost, any surface (issue 34 item 3). The agent-study's
  * sessions (bench/lib/agent-session.mjs, 60 turns a seed) are built request by request
- * through three surfaces, at a 200k and a 64k context window:
+ * through four surfaces, at a 200k and a 64k context window:
  *
  * - library: `planAgentRequest` (the one function behind `assembleRequest`) with the
  *   system side `planPrompt({ segments })`;
  * - http: `POST /v1/request` of a real `promptctx serve` (child process, 127.0.0.1, a free
  *   port), with the same messages as JSON and `system: { segments }`;
+ * - cli: `promptctx request --jsonl` (one child process per seed and window), the same JSON
+ *   one request a line;
  * - middleware: the AI SDK middleware (`promptctxMiddleware`, stateless) given the
  *   conversation as the AI SDK prompt `generateText` passes (`toAiSdkMessages`); its
  *   prompt is compared with the library's `ai-sdk-anthropic` body (system messages, then
@@ -19,7 +21,7 @@
  *
  * Judged: every body byte-equal to the library's (`JSON.stringify`), per surface and
  * window, and the library's `anthropic` and `ai-sdk-anthropic` conversation plans equal. The cost and facts figures (cache simulator as in `agent-study`) are printed for
- * the library and the HTTP bodies; the middleware's prompt is an AI SDK prompt, not an
+ * the library's, the HTTP and the CLI bodies; the middleware's prompt is an AI SDK prompt, not an
  * Anthropic body, so its figures are the library's by construction when its prompt is
  * byte-equal and the library's `anthropic` and `ai-sdk-anthropic` plans are equal (two
  * renderings of one plan).
@@ -27,7 +29,8 @@
  * Seeds: `--seed 1,2` (or `AGENT_SURFACES_SEEDS=1,2`); default 1, 2, 3.
  * Turns: `AGENT_SURFACES_TURNS` (default 60).
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { createMeter, MODEL, perTurnText, systemText } from "../lib/agent-loops.mjs";
 import { makeAgentSession, sessionRequests } from "../lib/agent-session.mjs";
@@ -102,6 +105,31 @@ async function postRequest(base, body) {
   return JSON.parse(text);
 }
 
+const digest = (text) => createHash("sha256").update(text).digest("hex");
+
+/** `promptctx request --jsonl` over `lines` (one child process); its answers, in order. */
+function runCli(lines) {
+  const out = spawnSync(process.execPath, [BIN, "request", "--jsonl"], {
+    input: `${lines.join("\n")}\n`,
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  });
+  if (out.status !== 0) {
+    throw new Error(`promptctx request --jsonl exited ${out.status}: ${out.stderr.slice(0, 500)}`);
+  }
+  const answers = out.stdout
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l));
+  if (answers.length !== lines.length || answers.some((a) => a.body === undefined)) {
+    const bad = answers.find((a) => a.body === undefined);
+    throw new Error(
+      `promptctx request --jsonl: ${answers.length} answers to ${lines.length} requests${bad ? `, e.g. ${JSON.stringify(bad).slice(0, 300)}` : ""}`,
+    );
+  }
+  return answers;
+}
+
 /** The wrapped model the middleware sees (only its provider and id are read). */
 const AI_MODEL = {
   specificationVersion: "v3",
@@ -110,7 +138,7 @@ const AI_MODEL = {
   supportedUrls: {},
 };
 
-/** One seed at one window: every request through the three surfaces, bodies compared. */
+/** One seed at one window: every request through the four surfaces, bodies compared. */
 async function runWindow(pc, base, session, window) {
   let system = null;
   const middleware = pc.promptctxMiddleware({
@@ -120,7 +148,12 @@ async function runWindow(pc, base, session, window) {
   });
   const lib = createMeter(pc, "library", window);
   const http = createMeter(pc, "http", window);
-  const r = { requests: 0, http: 0, middleware: 0, samePlan: 0, firstDiff: {} };
+  const r = { requests: 0, http: 0, cli: 0, middleware: 0, samePlan: 0, firstDiff: {} };
+  // `promptctx request --jsonl` runs once over all of them: its lines and the library's
+  // body digests, in order.
+  const lines = [];
+  const wants = [];
+  const reqs = [];
   for (const req of sessionRequests(session)) {
     system = systemOf(session, req.turn);
     const plan = (provider, messages) =>
@@ -135,13 +168,17 @@ async function runWindow(pc, base, session, window) {
     r.requests++;
     lib.add(req, want.body, want.budget.responseReserve);
 
-    const answer = await postRequest(base, {
+    const json = {
       provider: "anthropic",
       model: MODEL,
       messages: req.messages,
       system,
       contextWindow: window,
-    });
+    };
+    const answer = await postRequest(base, json);
+    lines.push(JSON.stringify(json));
+    wants.push(digest(JSON.stringify(want.body)));
+    reqs.push(req);
     if (JSON.stringify(answer.body) === JSON.stringify(want.body)) r.http++;
     else r.firstDiff.http ??= r.requests;
     http.add(req, answer.body, answer.budget.responseReserve);
@@ -159,7 +196,13 @@ async function runWindow(pc, base, session, window) {
     if (JSON.stringify(out.prompt) === JSON.stringify([...sys, ...ai.messages])) r.middleware++;
     else r.firstDiff.middleware ??= r.requests;
   }
-  return { ...r, library: lib.done(), httpFigures: http.done() };
+  const cli = createMeter(pc, "cli", window);
+  runCli(lines).forEach((answer, i) => {
+    if (digest(JSON.stringify(answer.body)) === wants[i]) r.cli++;
+    else r.firstDiff.cli ??= i + 1;
+    cli.add(reqs[i], answer.body, answer.budget.responseReserve);
+  });
+  return { ...r, library: lib.done(), httpFigures: http.done(), cliFigures: cli.done() };
 }
 
 function figuresRow(name, m, base) {
@@ -191,7 +234,10 @@ export async function run(ctx) {
     "  system side: the study's instructions, red lines and per-turn context as { segments } (not agent-study's inline sources: its figures differ)",
   );
   const totals = Object.fromEntries(
-    WINDOWS.map((w) => [w, { requests: 0, http: 0, middleware: 0, samePlan: 0, figuresEqual: 0 }]),
+    WINDOWS.map((w) => [
+      w,
+      { requests: 0, http: 0, middleware: 0, cli: 0, samePlan: 0, figuresEqual: 0 },
+    ]),
   );
   const bySeed = [];
   try {
@@ -204,12 +250,15 @@ export async function run(ctx) {
       const entry = { seed, windows: {} };
       for (const w of WINDOWS) {
         const r = await runWindow(pc, base, session, w);
+        const asLibrary = (m) => JSON.stringify({ ...m, loop: "library" });
         const same =
-          JSON.stringify(r.library) === JSON.stringify({ ...r.httpFigures, loop: "library" });
+          asLibrary(r.httpFigures) === asLibrary(r.library) &&
+          asLibrary(r.cliFigures) === asLibrary(r.library);
         const t = totals[w];
         t.requests += r.requests;
         t.http += r.http;
         t.middleware += r.middleware;
+        t.cli += r.cli;
         t.samePlan += r.samePlan;
         if (same) t.figuresEqual++;
         console.log("");
@@ -229,10 +278,12 @@ export async function run(ctx) {
           ],
           figuresRow("library", r.library, r.library),
           figuresRow("POST /v1/request", r.httpFigures, r.library),
+          figuresRow("promptctx request", r.cliFigures, r.library),
         ]);
         table([
           ["surface", "bodies byte-equal to the library's", "first differing request"],
           ["POST /v1/request", `${r.http}/${r.requests}`, String(r.firstDiff.http ?? "—")],
+          ["promptctx request", `${r.cli}/${r.requests}`, String(r.firstDiff.cli ?? "—")],
           [
             "AI SDK middleware",
             `${r.middleware}/${r.requests}`,
@@ -242,9 +293,10 @@ export async function run(ctx) {
         entry.windows[w] = {
           requests: r.requests,
           httpEqual: r.http,
+          cliEqual: r.cli,
           middlewareEqual: r.middleware,
           samePlan: r.samePlan,
-          httpFiguresEqual: same,
+          figuresEqual: same,
           library: r.library,
         };
       }
@@ -262,6 +314,7 @@ export async function run(ctx) {
     const t = totals[w];
     for (const [name, key] of [
       ["POST /v1/request", "http"],
+      ["promptctx request", "cli"],
       ["AI SDK middleware", "middleware"],
       ["ai-sdk-anthropic", "samePlan"],
     ]) {
