@@ -41,7 +41,7 @@ export const meta = {
   name: "agent-surfaces",
   order: 37,
   title:
-    "One cost, any surface: agent-study requests through the library, POST /v1/request and the AI SDK middleware",
+    "One cost, any surface: agent-study requests through the library, POST /v1/request, promptctx request and the AI SDK middleware",
 };
 
 const BIN = fileURLToPath(new URL("../../bin/promptctx.js", import.meta.url));
