@@ -15,20 +15,18 @@ import {
 import { InvalidInputError, invalidFromZod } from "../../errors/index.js";
 import { PlanPromptJsonRequestSchema, type PromptPlan, planPrompt } from "../../plan/index.js";
 import type { ProviderInput } from "../../render/index.js";
-import { contextWindowFor, MODEL_CONTEXT_WINDOWS } from "../../render/index.js";
+import {
+  CONVERSATION_PROVIDERS,
+  contextWindowFor,
+  MODEL_CONTEXT_WINDOWS,
+} from "../../render/index.js";
 import { nonBlankString, rejectUnknownFields } from "../../text/index.js";
 import { type CounterPool, resolveTokenCounter, tokenizerForModel } from "../../tokens/index.js";
 import { explainRequest } from "./explain.js";
 import { type PlannedRequest, planAgentRequest } from "./request.js";
 
-/** The providers a request is rendered for (the library's names). */
-export const REQUEST_PROVIDERS = [
-  "anthropic",
-  "openai-chat",
-  "openai-responses",
-  "ai-sdk-anthropic",
-  "ai-sdk-openai",
-] as const;
+/** The providers a request is rendered for: the renderer's own list (one place). */
+export const REQUEST_PROVIDERS = CONVERSATION_PROVIDERS;
 
 /** The render options a JSON caller may set (the library's, minus what the request sets). */
 export const RequestRenderJsonSchema = z.object({
