@@ -77,19 +77,7 @@ export const JSON_TYPE = "application/json; charset=utf-8";
 export function registerAssembleRoute(app: FastifyInstance, ctx: AssembleRouteContext): void {
   const json = createJsonEncoder();
   app.post("/v1/assemble", async (request, reply) => {
-    // Before any await: a check of the workspace that begins after this saw every change
-    // made before the request was sent (WarmWorkspaces.arrival).
-    const workspaces = ctx.workspaces();
-    const arrivedAt = workspaces.arrival();
-    const parsed = AssembleRequestSchema.safeParse(request.body);
-    if (!parsed.success) throw invalidFromZod(parsed.error);
-    // A scoped token's scope replaces the request's `user`: what runs, and what is recorded.
-    const scope = ctx.principal(request).scope;
-    const r = scope === null ? parsed.data : { ...parsed.data, user: scope };
-    if (r.tokenizer !== undefined && r.model !== undefined) {
-      throw new InvalidInputError("give either a tokenizer or a model, not both", "tokenizer");
-    }
-    const workspace = await resolveWorkspace(ctx.root, r.workspace);
+    const { r, workspace, workspaces, arrivedAt } = await checkedBody(ctx, request, request.body);
     const recorder = ctx.recorder;
     const recorded = recorder === null ? null : recordRequest(r, workspace, ctx.storePath());
     try {
@@ -149,15 +137,27 @@ export async function assembleBody(
   request: FastifyRequest,
   raw: unknown,
 ): Promise<Assembly> {
+  const { r, workspace, workspaces, arrivedAt } = await checkedBody(ctx, request, raw);
+  return assembleIn(workspace, r, ctx.counters(), workspaces, arrivedAt);
+}
+
+/**
+ * An assembly body checked once for both routes: validated, the scoped token's scope applied,
+ * the workspace resolved, and the arrival taken before any await.
+ */
+async function checkedBody(ctx: AssembleRouteContext, request: FastifyRequest, raw: unknown) {
+  // Before any await: a check of the workspace that begins after this saw every change
+  // made before the request was sent (WarmWorkspaces.arrival).
   const workspaces = ctx.workspaces();
   const arrivedAt = workspaces.arrival();
   const parsed = AssembleRequestSchema.safeParse(raw);
   if (!parsed.success) throw invalidFromZod(parsed.error);
+  // A scoped token's scope replaces the request's `user`: what runs, and what is recorded.
   const scope = ctx.principal(request).scope;
   const r = scope === null ? parsed.data : { ...parsed.data, user: scope };
   if (r.tokenizer !== undefined && r.model !== undefined) {
     throw new InvalidInputError("give either a tokenizer or a model, not both", "tokenizer");
   }
   const workspace = await resolveWorkspace(ctx.root, r.workspace);
-  return assembleIn(workspace, r, ctx.counters(), workspaces, arrivedAt);
+  return { r, workspace, workspaces, arrivedAt };
 }
