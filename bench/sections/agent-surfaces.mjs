@@ -29,13 +29,14 @@
  * Seeds: `--seed 1,2` (or `AGENT_SURFACES_SEEDS=1,2`); default 1, 2, 3.
  * Turns: `AGENT_SURFACES_TURNS` (default 60).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { createMeter, MODEL, perTurnText, systemText } from "../lib/agent-loops.mjs";
 import { makeAgentSession, sessionRequests } from "../lib/agent-session.mjs";
 import { importDist } from "../lib/modules.mjs";
 import { heading, int, judge, ratio, seedsOf, table, targetTable } from "../lib/report.mjs";
+import { startServe } from "../lib/serve-child.mjs";
 
 export const meta = {
   name: "agent-surfaces",
@@ -62,35 +63,6 @@ function systemOf(session, turn) {
       { name: "system", content: systemText(session), cacheTier: "static", required: true },
       { name: "context", content: perTurnText(session, turn), cacheTier: "dynamic" },
     ],
-  };
-}
-
-/** `promptctx serve --port 0` in a child process; resolves its base URL once it listens. */
-function startServe() {
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--no-log", "--no-mcp"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout.setEncoding("utf8");
-  child.stderr.setEncoding("utf8");
-  child.stderr.on("data", (c) => {
-    out += c;
-  });
-  const exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
-  const url = new Promise((resolve, reject) => {
-    child.stdout.on("data", (c) => {
-      out += c;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1].replace(/\/$/, ""));
-    });
-    void exited.then((code) => reject(new Error(`promptctx serve exited ${code}:\n${out}`)));
-  });
-  return {
-    url,
-    stop: async () => {
-      child.kill("SIGTERM");
-      return exited;
-    },
   };
 }
 
@@ -225,7 +197,7 @@ export async function run(ctx) {
   const turns = Number(process.env.AGENT_SURFACES_TURNS ?? 60);
   if (!Number.isInteger(turns) || turns < 1)
     throw new Error("AGENT_SURFACES_TURNS needs an integer ≥ 1");
-  const server = startServe();
+  const server = startServe(["--port", "0", "--no-log", "--no-mcp"]);
   const base = await server.url;
   console.log(
     `  promptctx serve (child process) at ${base}; ${turns}-turn sessions, seeds ${seeds.join(", ")}`,

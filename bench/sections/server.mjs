@@ -28,7 +28,6 @@
  * requests/s, 0 errors, p99 < 30 ms. The one-process figures (one event loop) are printed
  * beside them for reference, marked (meets) / (misses), not judged.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -36,6 +35,7 @@ import { fileURLToPath } from "node:url";
 import { median } from "../lib/measure.mjs";
 import { importDist, MissingModuleError } from "../lib/modules.mjs";
 import { heading, int, judge, ms, reference, table, targetTable } from "../lib/report.mjs";
+import { startServe } from "../lib/serve-child.mjs";
 
 export const meta = {
   name: "server",
@@ -76,7 +76,6 @@ const VARIED_BODIES = ASKS.flatMap((a) =>
   SUBJECTS.map((s) => JSON.stringify({ query: `${a} ${s}`, now: NOW, tokenizer: "o200k_base" })),
 );
 const VARIED = `POST /v1/assemble (${VARIED_BODIES.length} queries)`;
-const BIN = fileURLToPath(new URL("../../bin/promptctx.js", import.meta.url));
 const WORKERS = 2;
 /** Targets of issue 15 for POST /v1/assemble at 10 connections. */
 const TARGET_RPS = 1000;
@@ -118,45 +117,17 @@ function figures(result) {
 
 /** `promptctx serve --workers N` in a child process; resolves once it listens. */
 function startCluster(storePath) {
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      "serve",
-      "--workers",
-      String(WORKERS),
-      "--port",
-      "0",
-      "--workspace",
-      WORKSPACE,
-      "--store",
-      storePath,
-      "--no-log",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let out = "";
-  child.stdout.setEncoding("utf8");
-  child.stderr.setEncoding("utf8");
-  child.stderr.on("data", (c) => {
-    out += c;
-  });
-  const exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
-  const url = new Promise((resolve, reject) => {
-    child.stdout.on("data", (c) => {
-      out += c;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    void exited.then((code) => reject(new Error(`serve --workers exited ${code}:\n${out}`)));
-  });
-  return {
-    url,
-    stop: async () => {
-      child.kill("SIGTERM");
-      return exited;
-    },
-  };
+  return startServe([
+    "--workers",
+    String(WORKERS),
+    "--port",
+    "0",
+    "--workspace",
+    WORKSPACE,
+    "--store",
+    storePath,
+    "--no-log",
+  ]);
 }
 
 /** Fires both targets at `base` (warm-up discarded), in order. */
