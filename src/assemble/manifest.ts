@@ -30,7 +30,7 @@ export type ManifestMeta = Pick<
   | "instructions"
   | "skills"
   | "timings"
->;
+> & { hints?: AssemblyManifest["hints"] };
 
 /** A fill whose source failed or timed out. */
 export type FailedFill = Extract<SlotFill, { status: "source_failed" | "source_timeout" }>;
@@ -212,6 +212,7 @@ export function buildManifest(
     used: { chars: plan.usedChars, tokens: plan.usedTokens },
     layers: layerManifests,
     failures,
+    ...(meta.hints !== undefined && meta.hints.length > 0 ? { hints: meta.hints } : {}),
     memoryDecisions: memoryPlan?.decisions ?? null,
     segmentDecisions: plan.decisions,
     instructions: meta.instructions,

@@ -34,7 +34,7 @@ import {
 import { checkAssembleInput } from "./input.js";
 import { type FilledLayer, type LayerContext, toLayer } from "./layers.js";
 import { buildManifest, type ManifestParts, PURE_MANIFEST_PARTS } from "./manifest.js";
-import { instructionsReport, skillsReport } from "./reports.js";
+import { hintsReport, instructionsReport, skillsReport } from "./reports.js";
 import {
   createSchemaRegistry,
   type ModeSchema,
@@ -227,6 +227,7 @@ export async function runPipeline(
         tokenizer: run.counter.name,
         instructions: instructionsReport(layers, run.registry, run.query),
         skills: skillsReport(layers, run.registry, run.query),
+        hints: hintsReport(layers, run.registry, run.query),
         timings: { totalMs: clock() - started, fetch: sortedTimings(fetchTimings) },
       },
       run.steps.manifest,

@@ -69,7 +69,9 @@ export function profileRecordToItem(r: MemoryRecord, index: number): SourceItem 
  * - `recall_memory`: `store.recall(query.text, {userScope: query.userScope, asOf:
  *   query.now, limit, categories})` → items in recall rank order with the docs/memory-selection.md
  *   `memory` fields, score (= breakdown total), importance, category, tags and
- *   sourceRef `memory:ID`.
+ *   sourceRef `memory:ID`. Its report carries the store's own hints (`store.hints()`:
+ *   `recall_full_text_only` from a PostgreSQL store without pgvector), which the
+ *   manifest lists under `hints`, as recall answers carry them.
  * - `profile`: records of kind `profile` in the query's scope (category as stored, e.g.
  *   `identity`/`preference`), ordered by importance desc → capturedAt desc → memoryId.
  *
@@ -108,6 +110,12 @@ export function memoryStoreSource(
         return [...records].sort(compareProfile).map(profileRecordToItem);
       }
       return [];
+    },
+    // A method of the store, not an import: loading this source never loads the store's code.
+    report: (slot: SlotSpec) => {
+      if (slot.kind !== "recall_memory") return null;
+      const hints = store.hints?.() ?? [];
+      return hints.length === 0 ? null : { hints: hints.map((h) => ({ ...h })) };
     },
   };
 }

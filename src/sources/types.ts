@@ -132,6 +132,18 @@ export interface SourceReport {
   instructions?: InstructionReport;
   /** Skills matched with their trigger reasons, or the selection abstained (`skills` sources). */
   skills?: SkillReport;
+  /**
+   * Why what the source returned may be empty or surprising, each with a stable code — the
+   * hints a recall answer carries (e.g. `recall_full_text_only`: a PostgreSQL store without
+   * pgvector recalls by words only).
+   */
+  hints?: readonly SourceHint[];
+}
+
+/** One hint of a source: a stable machine-readable code and a message for people. */
+export interface SourceHint {
+  code: string;
+  message: string;
 }
 
 /**

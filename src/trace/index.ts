@@ -21,6 +21,7 @@ export {
   type LayerManifest,
   type LayerReason,
   type LayerStatus,
+  type ManifestHint,
   type SourceFailure,
   type Timings,
 } from "./manifest.js";

@@ -63,6 +63,17 @@ export interface SourceFailure {
   message: string;
 }
 
+/**
+ * A hint a source gave about what it returned for a slot (e.g. `recall_full_text_only`:
+ * the memory store recalls by words only), as recall answers carry it.
+ */
+export interface ManifestHint {
+  slot: string;
+  sourceId: string;
+  code: string;
+  message: string;
+}
+
 /** Wall-clock figures: the only part of a manifest allowed to differ between runs. */
 export interface Timings {
   totalMs: number;
@@ -89,6 +100,12 @@ export interface AssemblyManifest {
   used: { chars: number; tokens: number };
   layers: LayerManifest[];
   failures: SourceFailure[];
+  /**
+   * Hints of the sources of the slots filled successfully (in schema order, then source
+   * id), e.g. `recall_full_text_only`; present only when there is one, so a manifest
+   * without hints is the same as before the field existed.
+   */
+  hints?: ManifestHint[];
   memoryDecisions: MemoryDecision[] | null;
   segmentDecisions: PlanDecision[];
   /**

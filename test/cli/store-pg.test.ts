@@ -3,7 +3,7 @@
  * export, recall; assemble), as real child processes against a throwaway cluster, each
  * answered exactly as over an SQLite file.
  */
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -136,6 +136,29 @@ describe.runIf(PG_TESTS)("promptctx --store postgres://…", () => {
     const reembed = cli(["memory", "reembed", "--store", plain]);
     expect(reembed.code).toBe(2);
     expect(reembed.stderr).toContain("pgvector");
+    // A workspace assembly recalling by meaning (its config names the embedder) from
+    // that store: the same hint, in its manifest.
+    const ws = mkdtempSync(join(tmpdir(), "promptctx-ws-"));
+    cpSync(EXAMPLE, ws, { recursive: true });
+    const configPath = join(ws, ".promptctx/config.json");
+    const config = JSON.parse(readFileSync(configPath, "utf8"));
+    writeFileSync(configPath, JSON.stringify({ ...config, memory: { embedder: "embedded" } }));
+    const assembled = cli([
+      ...["assemble", "--workspace", ws, "--store", plain, "--user", "zoe"],
+      ...["--query", "when does zoe deploy on fridays?", "--now", NOW, "--format", "json"],
+    ]);
+    rmSync(ws, { recursive: true, force: true });
+    expect(assembled.code, assembled.stderr).toBe(0);
+    const { manifest } = JSON.parse(assembled.stdout);
+    expect(manifest.memoryDecisions.map((d: { memoryId: string }) => d.memoryId)).toEqual(["z1"]);
+    expect(manifest.hints).toEqual([
+      {
+        slot: "recall_memory",
+        sourceId: expect.any(String),
+        code: "recall_full_text_only",
+        message: answer.hints[0].message,
+      },
+    ]);
   });
 
   it("memory add, then recall finds it; the store is named without its password", () => {

@@ -150,4 +150,31 @@ describe("memoryStoreSource", () => {
     expect(prompt).not.toContain("u2 also writes python");
     expect(prompt).not.toContain("Bob");
   });
+
+  it("the store's hints go to the manifest with the recall slot and source; none: no field", async () => {
+    const hint = { code: "recall_full_text_only", message: "recall is by words only: …" };
+    // The real store, saying what a PostgreSQL store without pgvector says.
+    const hinting = new Proxy(store, {
+      get: (target, key) => {
+        if (key === "hints") return () => [hint];
+        const v = Reflect.get(target, key, target);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    const run = (s: SqliteMemoryStore) =>
+      assemble({
+        mode: "chat",
+        query: { text: "python build", userScope: "u1" },
+        now: AS_OF,
+        timeoutMs: 10_000,
+        sources: [memoryStoreSource(s, {}, "mem")],
+      });
+    const { manifest, prompt } = await run(hinting);
+    expect(manifest.hints).toEqual([{ slot: "recall_memory", sourceId: "mem", ...hint }]);
+    const plain = await run(store);
+    expect("hints" in plain.manifest).toBe(false);
+    expect(plain.prompt).toBe(prompt);
+    // profile is served by the same source, but recalls nothing: no hint for it.
+    expect(await memoryStoreSource(hinting).report?.(PROFILE, query("x"))).toBeNull();
+  });
 });

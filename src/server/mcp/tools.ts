@@ -239,6 +239,7 @@ export function shortManifest(manifest: AssemblyManifest) {
     dropped: dropped.slice(0, MAX_DROPPED_SHOWN),
     droppedTotal: dropped.length,
     failures: manifest.failures,
+    ...(manifest.hints === undefined ? {} : { hints: manifest.hints }),
   };
 }
 
