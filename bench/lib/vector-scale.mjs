@@ -1,7 +1,7 @@
 /**
  * Vector search at scale for the `recall-meaning` section, with **random unit vectors** of
  * 512 dimensions (not the encoder's): a store with one large scope (the in-memory
- * candidate index of src/store/sqlite/scope-index.ts) and a store of many small scopes
+ * candidate index of src/store/scope-index.ts) and a store of many small scopes
  * (sqlite-vec's partition per scope). Returns p50s, the index build time and recall@10
  * against a brute-force cosine top 10 over the same vectors.
  */

@@ -1,6 +1,6 @@
 /**
  * A large scope (≥ LARGE_SCOPE vectors) is searched through its in-memory candidate index
- * (src/store/sqlite/scope-index.ts) from its second search on, the candidates ranked by
+ * (src/store/scope-index.ts) from its second search on, the candidates ranked by
  * exact cosine: recall@10
  * against a brute-force cosine top 10 on random unit vectors, the category filter, and
  * the index following this connection's writes and another connection's.

@@ -13,7 +13,7 @@
  *
  * Search: a scope of fewer than {@link LARGE_SCOPE} vectors is searched by sqlite-vec in
  * its partition (exact); a larger one through an in-memory candidate index of compact
- * codes (scope-index.ts), built on its second search and kept while the store is open
+ * codes (../scope-index.ts, shared with PostgreSQL), built on its second search and kept while the store is open
  * (dropped when another connection commits; this connection's vector writes update it),
  * whose similarities are the cosine up to int8 rounding (within ~0.001).
  *
@@ -33,17 +33,12 @@ import {
   type VectorIndex,
   type VectorWrite,
 } from "../vectors.js";
-import { ScopeIndex } from "./scope-index.js";
+import { EXACT_MARGIN, LARGE_SCOPE, ScopeIndex, trimIndexes } from "../scope-index.js";
 
 export type { PendingVector, RecordedEmbedder, VectorHit, VectorWrite } from "../vectors.js";
 
 const VEC_TABLE = "memory_vec";
-/** Vectors in a scope from which it is searched through a {@link ScopeIndex}. */
-export const LARGE_SCOPE = 1024;
-/** Bytes of scope indexes an open store keeps (the least recently searched go first). */
-const INDEX_BUDGET = 256 * 1024 * 1024;
-/** Candidates re-scored per search: k and this many more (int8 ranks them closely). */
-const EXACT_MARGIN = 16;
+export { LARGE_SCOPE } from "../scope-index.js";
 /**
  * Vectors per sqlite-vec chunk. Each partition (scope) has chunks of its own, stored at
  * full size from the first vector: at sqlite-vec's default of 1,024, 100,000 vectors over
@@ -316,7 +311,7 @@ export class SqliteVectorIndex implements VectorIndex {
       this.#indexes.delete(userScope); // most recently searched: last
     }
     this.#indexes.set(userScope, index);
-    this.#trim();
+    trimIndexes(this.#indexes);
     return this.#fromIndex(index, vector, k, categories);
   }
 
@@ -334,17 +329,6 @@ export class SqliteVectorIndex implements VectorIndex {
       if (r !== undefined) index.set(rowid, r.category, floats(r.embedding));
     }
     return index;
-  }
-
-  /** Keeps the indexes within {@link INDEX_BUDGET} (the one searched last stays). */
-  #trim(): void {
-    let total = 0;
-    for (const i of this.#indexes.values()) total += i.byteSize;
-    for (const [scope, i] of this.#indexes) {
-      if (total <= INDEX_BUDGET || this.#indexes.size === 1) break;
-      this.#indexes.delete(scope);
-      total -= i.byteSize;
-    }
   }
 
   /**

@@ -1,8 +1,9 @@
 /**
- * An in-memory candidate index over one large scope's vectors (vectors.ts keeps one per
- * large scope of an open store). sqlite-vec's exact scan reads every float of the scope
- * (100,000 × 512 dimensions: ~200 ms); this index finds the nearest in a fraction of
- * that, in three passes:
+ * An in-memory candidate index over one large scope's vectors, shared by both dialects
+ * (sqlite/vectors.ts and pg/vectors.ts keep one per large scope of an open store). An
+ * exact scan reads every float of the scope (100,000 × 512 dimensions: ~200 ms with
+ * sqlite-vec, more with pgvector); this index finds the nearest in a fraction of that, in
+ * three passes:
  *
  * 1. **sign codes** (1 bit per dimension, 64 bytes at 512): each vector scored against the
  *    float query (asymmetric: Σ qᵢ over the dimensions where the vector is ≥ 0, summed per
@@ -16,6 +17,30 @@
  * dropped since it was indexed is never a hit. Measured recall@10 of the top 10 against a
  * brute-force cosine top 10 on random unit vectors: docs/sources.md "Recall by meaning".
  */
+
+/** Vectors in a scope from which it is searched through a {@link ScopeIndex}. */
+export const LARGE_SCOPE = 1024;
+/** Bytes of scope indexes an open store keeps (the least recently searched go first). */
+export const INDEX_BUDGET = 256 * 1024 * 1024;
+/** Candidates re-scored per search: k and this many more (int8 ranks them closely). */
+export const EXACT_MARGIN = 16;
+
+/**
+ * Keeps `indexes` (least recently searched first) within `budget` bytes by dropping the
+ * oldest; the one searched last always stays.
+ */
+export function trimIndexes<K, V extends { readonly byteSize: number }>(
+  indexes: Map<K, V>,
+  budget = INDEX_BUDGET,
+): void {
+  let total = 0;
+  for (const i of indexes.values()) total += i.byteSize;
+  for (const [key, i] of indexes) {
+    if (total <= budget || indexes.size === 1) break;
+    indexes.delete(key);
+    total -= i.byteSize;
+  }
+}
 
 /** Share of the scope kept by the sign-code pass (at least {@link MIN_CANDIDATES}). */
 export const CANDIDATE_SHARE = 0.02;
