@@ -350,7 +350,47 @@ DROP POLICY IF EXISTS scope_rows ON promptctx_vectors;
 CREATE POLICY scope_rows ON promptctx_vectors
   USING (user_scope = ${SCOPE_FN}) WITH CHECK (user_scope = ${SCOPE_FN});
 ${grantToApps("GRANT SELECT, INSERT, DELETE ON promptctx_vectors TO %I")}
+${VECTOR_GEN_TRIGGERS}
 `;
+}
+
+/**
+ * Every statement that inserts or deletes vectors (a write, a forget's or a changed
+ * memory's cascade) bumps the `vector_gen` of each scope it touched (version 7), in its
+ * own transaction: a process that keeps a scope's vectors in memory (pg/vector-cache.ts)
+ * compares it with one cheap read per search. Under the scope's row-level security, as
+ * the statement's role (a write changes its declared scope only).
+ */
+const VECTOR_GEN_TRIGGERS = `
+CREATE OR REPLACE FUNCTION promptctx_vector_gen() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE promptctx_scopes SET vector_gen = vector_gen + 1
+    WHERE user_scope IN (SELECT DISTINCT c.user_scope FROM changed c);
+  RETURN NULL;
+END $$;
+DO $$
+BEGIN
+  EXECUTE format('ALTER FUNCTION promptctx_vector_gen() SET search_path = %s',
+    format('pg_catalog, %I, pg_temp', current_schema()));
+END $$;
+DROP TRIGGER IF EXISTS promptctx_vectors_gen_insert ON promptctx_vectors;
+CREATE TRIGGER promptctx_vectors_gen_insert AFTER INSERT ON promptctx_vectors
+  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION promptctx_vector_gen();
+DROP TRIGGER IF EXISTS promptctx_vectors_gen_delete ON promptctx_vectors;
+CREATE TRIGGER promptctx_vectors_gen_delete AFTER DELETE ON promptctx_vectors
+  REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION promptctx_vector_gen();
+`;
+
+/** Version 7: each scope's vector generation, and the vector table's triggers that bump it. */
+async function upV7(tx: Tx): Promise<void> {
+  await tx.query(
+    "ALTER TABLE promptctx_scopes ADD COLUMN IF NOT EXISTS vector_gen bigint NOT NULL DEFAULT 0",
+  );
+  const ext = await vectorExtension(tx);
+  const table = await tx.query<{ t: string | null }>(
+    "SELECT to_regclass('promptctx_vectors')::text AS t",
+  );
+  if (ext !== null && table[0]?.t != null) await tx.query(vectorTableDdl(ext));
 }
 
 /** The quoted schema of the `vector` extension, or null when it is not installed. */
@@ -414,6 +454,11 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     description:
       "recall by meaning: the recorded embedder, vector states, pgvector vectors by scope",
     up: upV6,
+  },
+  {
+    version: 7,
+    description: "each scope's vector generation (a process's in-memory index of a large scope)",
+    up: upV7,
   },
 ];
 

@@ -9,11 +9,14 @@
  * - `promptctx_vec_state`: `embedded` / `uncovered`; no row: **pending**. A trigger drops
  *   the state (and, by its foreign key, the vector) when a memory's content or category
  *   changes; forgetting a memory deletes both.
- * - `promptctx_vectors`: the vectors, searched **exactly** inside one scope: the scope's
- *   b-tree gives its rows, ordered by cosine distance (`<=>`). Row-level security filters
- *   what an approximate index (HNSW, IVFFlat) returns *after* the index scan, so a small
- *   scope in a large table would get fewer than k hits, or none; the figures that chose
- *   the exact search are in docs/sources.md ("pgvector").
+ * - `promptctx_vectors`: the vectors, searched inside one scope: a scope of fewer than
+ *   LARGE_SCOPE memories (and any scope's first search in a process) **exactly** — the
+ *   scope's b-tree gives its rows, ordered by cosine distance (`<=>`); a larger one
+ *   through an in-memory candidate index kept current by the scope's `vector_gen`
+ *   (vector-cache.ts), its candidates re-ranked by exact cosine. Row-level security
+ *   filters what an approximate index (HNSW, IVFFlat) returns *after* the index scan, so
+ *   a small scope in a large table would get fewer than k hits, or none; the figures
+ *   that chose this are in docs/sources.md ("pgvector").
  *
  * Without the extension (or before the table exists), the index is not
  * {@link PgVectorIndex.searchable}: writes leave memories pending, recall stays full-text
@@ -36,6 +39,7 @@ import {
 } from "../vectors.js";
 import { MIGRATION_LOCK, vectorExtension, vectorTableDdl } from "./migrations.js";
 import { inTransaction, type Tx } from "./tx.js";
+import { PgScopeIndexes, type ScopeWrite } from "./vector-cache.js";
 
 /** Why a PostgreSQL store cannot search vectors. */
 export type PgVectorState = "ready" | "no_extension" | "no_table";
@@ -69,6 +73,8 @@ export class PgVectorIndex implements VectorIndex {
   #recorded: RecordedEmbedder | null = null;
   #ext: string | null = null;
   #state: PgVectorState = "no_extension";
+  /** Indexes of large scopes, for vectors of the recorded dimensions (vector-cache.ts). */
+  #indexes: PgScopeIndexes | null = null;
 
   /** Use {@link PgVectorIndex.load}. */
   private constructor(pool: Pool, privileged: boolean, where: string) {
@@ -161,6 +167,15 @@ export class PgVectorIndex implements VectorIndex {
       );
     });
     this.#recorded = { embedder: e.id, dimensions: e.dimensions };
+    this.#indexes = null;
+  }
+
+  /** The indexes of large scopes, for the recorded dimensions (null: none recorded). */
+  #scopeIndexes(): PgScopeIndexes | null {
+    const dims = this.#recorded?.dimensions;
+    if (dims === undefined || this.#ext === null) return null;
+    if (this.#indexes?.dims !== dims) this.#indexes = new PgScopeIndexes(dims, this.#ext);
+    return this.#indexes;
   }
 
   /**
@@ -252,18 +267,28 @@ export class PgVectorIndex implements VectorIndex {
     const byScope = groupBy(items, (it) => it.userScope);
     // Scopes in code-point order: concurrent writers lock rows in the same order.
     const scopes = [...byScope.keys()].sort(compareCodePoints);
-    return inTransaction(this.#pool, { scopes }, async (tx) => {
-      let stored = 0;
+    const written: ScopeWrite[] = [];
+    const stored = await inTransaction(this.#pool, { scopes }, async (tx) => {
+      written.length = 0; // a retried transaction starts over
+      let n = 0;
       for (const scope of scopes) {
         const its = byScope.get(scope)!;
         await tx.setScope(scope);
-        stored += await this.#putScope(tx, scope, its);
+        n += await this.#putScope(tx, scope, its, written);
       }
-      return stored;
+      return n;
     });
+    // Committed: this process's indexes of those scopes follow.
+    for (const w of written) this.#indexes?.written(w);
+    return stored;
   }
 
-  async #putScope(tx: Tx, scope: string, items: readonly VectorWrite[]): Promise<number> {
+  async #putScope(
+    tx: Tx,
+    scope: string,
+    items: readonly VectorWrite[],
+    written: ScopeWrite[],
+  ): Promise<number> {
     const current = await tx.query<{ id: string; category: string; content: string }>(
       `SELECT id, category, content FROM promptctx_memories
        WHERE user_scope = $1 AND id = ANY($2::int8[]) FOR UPDATE`,
@@ -272,6 +297,15 @@ export class PgVectorIndex implements VectorIndex {
     const now = new Map(current.map((r) => [Number(r.id), r]));
     const fresh = items.filter((it) => now.get(it.rowid)?.content === it.content);
     if (fresh.length === 0) return 0;
+    // The scope's vector generation, locked: no other write bumps it before this commits.
+    const gen = async (lock: string) =>
+      (
+        await tx.query<{ g: string }>(
+          `SELECT vector_gen::text AS g FROM promptctx_scopes WHERE user_scope = $1 ${lock}`,
+          [scope],
+        )
+      )[0]?.g ?? "";
+    const genBefore = await gen("FOR UPDATE");
     const ids = fresh.map((it) => it.rowid);
     await tx.query(
       "DELETE FROM promptctx_vec_state WHERE user_scope = $1 AND id = ANY($2::int8[])",
@@ -283,24 +317,35 @@ export class PgVectorIndex implements VectorIndex {
       [scope, ids, fresh.map((it) => (it.vector === null ? "uncovered" : "embedded"))],
     );
     const embedded = fresh.filter((it) => it.vector !== null);
-    if (embedded.length === 0) return 0;
-    await tx.query(
-      `INSERT INTO promptctx_vectors (id, user_scope, category, embedding)
-       SELECT u.id, $1, u.category, u.v::${this.#ext}.vector
-       FROM unnest($2::int8[], $3::text[], $4::text[]) AS u(id, category, v)`,
-      [
-        scope,
-        embedded.map((it) => it.rowid),
-        embedded.map((it) => now.get(it.rowid)!.category),
-        embedded.map((it) => vectorLiteral(it.vector!)),
-      ],
-    );
+    if (embedded.length > 0) {
+      await tx.query(
+        `INSERT INTO promptctx_vectors (id, user_scope, category, embedding)
+         SELECT u.id, $1, u.category, u.v::${this.#ext}.vector
+         FROM unnest($2::int8[], $3::text[], $4::text[]) AS u(id, category, v)`,
+        [
+          scope,
+          embedded.map((it) => it.rowid),
+          embedded.map((it) => now.get(it.rowid)!.category),
+          embedded.map((it) => vectorLiteral(it.vector!)),
+        ],
+      );
+    }
+    written.push({
+      userScope: scope,
+      genBefore,
+      genAfter: await gen(""),
+      changes: fresh.map((it) => ({
+        rowid: it.rowid,
+        category: now.get(it.rowid)!.category,
+        vector: it.vector,
+      })),
+    });
     return embedded.length;
   }
 
   /**
    * The scope's `k` nearest vectors by cosine similarity, best first, ties by rowid:
-   * exact (every vector of the scope is compared; see the module comment).
+   * exact, or a large scope's candidate index re-ranked exactly (see the module comment).
    */
   async search(
     userScope: string,
@@ -309,13 +354,42 @@ export class PgVectorIndex implements VectorIndex {
     categories?: readonly string[],
   ): Promise<VectorHit[]> {
     if (!this.searchable) return [];
-    const rows = await inTransaction(this.#pool, { readOnly: true, scopes: [userScope] }, (tx) =>
-      tx.query<{ id: string; v: string }>(
-        `SELECT v.id, v.embedding::text AS v FROM promptctx_vectors v
-         WHERE v.user_scope = $1 AND ($4::text[] IS NULL OR v.category = ANY($4::text[]))
-         ORDER BY v.embedding OPERATOR(${this.#ext}.<=>) $2::${this.#ext}.vector, v.id LIMIT $3`,
-        [userScope, vectorLiteral(vector), k + RERANK_MARGIN, categories ?? null],
-      ),
+    const indexes = this.#scopeIndexes();
+    // One snapshot (REPEATABLE READ): the generation read is the one of the vectors read.
+    const tx = { readOnly: true, snapshot: true, scopes: [userScope] };
+    return inTransaction(this.#pool, tx, async (tx) => {
+      if (indexes !== null) {
+        const st = await tx.query<{ gen: string; n: string }>(
+          `SELECT vector_gen::text AS gen, memory_count::text AS n FROM promptctx_scopes
+           WHERE user_scope = $1`,
+          [userScope],
+        );
+        if (st[0] === undefined) return [];
+        const state = { gen: st[0].gen, memories: Number(st[0].n) };
+        const index = await indexes.indexFor(tx, userScope, state);
+        if (index !== null) {
+          const hits = await indexes.search(tx, index, userScope, vector, k, categories);
+          if (hits !== null) return hits;
+          indexes.drop(userScope); // a candidate was gone: stale, search exactly
+        }
+      }
+      return this.#exact(tx, userScope, vector, k, categories);
+    });
+  }
+
+  /** pgvector's exact search inside the scope (its b-tree gives its rows). */
+  async #exact(
+    tx: Tx,
+    userScope: string,
+    vector: Float32Array,
+    k: number,
+    categories?: readonly string[],
+  ): Promise<VectorHit[]> {
+    const rows = await tx.query<{ id: string; v: string }>(
+      `SELECT v.id, v.embedding::text AS v FROM promptctx_vectors v
+       WHERE v.user_scope = $1 AND ($4::text[] IS NULL OR v.category = ANY($4::text[]))
+       ORDER BY v.embedding OPERATOR(${this.#ext}.<=>) $2::${this.#ext}.vector, v.id LIMIT $3`,
+      [userScope, vectorLiteral(vector), k + RERANK_MARGIN, categories ?? null],
     );
     // Ordered by pgvector, similarities computed by rankByCosine (the same in both dialects).
     return rankByCosine(

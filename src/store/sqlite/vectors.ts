@@ -24,6 +24,7 @@
 import type Database from "better-sqlite3";
 import { EmbedderMismatchError } from "../../embed/index.js";
 import type { Hint } from "../hints.js";
+import { EXACT_MARGIN, LARGE_SCOPE, ScopeIndex, trimIndexes } from "../scope-index.js";
 import {
   type PendingVector,
   RERANK_MARGIN,
@@ -33,12 +34,13 @@ import {
   type VectorIndex,
   type VectorWrite,
 } from "../vectors.js";
-import { EXACT_MARGIN, LARGE_SCOPE, ScopeIndex, trimIndexes } from "../scope-index.js";
 
 export type { PendingVector, RecordedEmbedder, VectorHit, VectorWrite } from "../vectors.js";
 
 const VEC_TABLE = "memory_vec";
+
 export { LARGE_SCOPE } from "../scope-index.js";
+
 /**
  * Vectors per sqlite-vec chunk. Each partition (scope) has chunks of its own, stored at
  * full size from the first vector: at sqlite-vec's default of 1,024, 100,000 vectors over
