@@ -82,13 +82,16 @@ function candidateOf(s: SourcedItem, slot: string): Candidate {
   return c;
 }
 
-// Whether every value a candidate is made of is frozen: the item, its memory fields and
-// their provenance (a candidate copies the scope and rank out of them).
+// Whether every value a candidate is made of is frozen: the item, its memory fields,
+// their provenance and match (a candidate copies the scope and rank out of them).
 function frozenMemory(item: SourceItem): boolean {
   const m = item.memory;
   return (
     Object.isFrozen(item) &&
-    (m === undefined || (Object.isFrozen(m) && Object.isFrozen(m.provenance)))
+    (m === undefined ||
+      (Object.isFrozen(m) &&
+        Object.isFrozen(m.provenance) &&
+        (m.match === undefined || Object.isFrozen(m.match))))
   );
 }
 
@@ -112,6 +115,7 @@ function toCandidate(s: SourcedItem, slot: string): Candidate {
     provenance: m.provenance,
     conflictKey: m.conflictKey ?? null,
     authority: m.authority,
+    ...(m.match === undefined ? {} : { match: m.match }),
   };
 }
 

@@ -4,7 +4,7 @@
  * trusted caller's maps, never from prose.
  */
 import { InvalidInputError } from "../errors/index.js";
-import type { Authority, CandidateInput, Provenance } from "./schema.js";
+import type { Authority, CandidateInput, MemoryMatch, Provenance } from "./schema.js";
 
 /** A recall hit as a store or search service returns it. */
 export interface RecallHit {
@@ -16,6 +16,8 @@ export interface RecallHit {
   scoreBreakdown?: { total: number };
   rank: number;
   provenance?: Provenance;
+  /** How a hybrid recall found it (copied to the candidate and its decision). */
+  match?: MemoryMatch;
 }
 
 /** Caller-supplied facts the hits cannot carry themselves. */
@@ -51,6 +53,7 @@ export function candidatesFromRecallHits(
       sourceRank: hit.rank,
       provenance: { ...hit.provenance },
     };
+    if (hit.match !== undefined) candidate.match = { ...hit.match };
     // Own entries only: an id such as "constructor" must not pick up Object.prototype.
     const slot = ownEntry(options.conflictKeys, hit.memoryId);
     if (slot !== undefined) candidate.conflictKey = slot;

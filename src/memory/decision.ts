@@ -1,7 +1,7 @@
 // Memory decisions: the reason codes, the decision shapes and the builder of one decision.
 
 import type { Ranked } from "./rank.js";
-import type { Authority } from "./schema.js";
+import type { Authority, MemoryMatch } from "./schema.js";
 
 /** Reason codes of docs/memory-selection.md, stable across releases. */
 export type MemoryReason =
@@ -29,6 +29,12 @@ interface DecisionFields {
    */
   candidateTokens?: number;
   detail: string;
+  /**
+   * How a hybrid recall found the candidate (its lexical and semantic ranks, similarity,
+   * fused score, path); absent when the candidate carried none (full-text recall, inline
+   * candidates without one).
+   */
+  match?: MemoryMatch;
 }
 
 /** One terminal decision per candidate, keyed by reason code. */
@@ -70,6 +76,7 @@ export function decision(
     relatedMemoryId,
     detail,
   } as MemoryDecision;
+  if (r.c.match !== undefined) d.match = r.c.match;
   // A counted hit: the same fields with its tokens in their documented place.
   return r.tokens < 0 ? d : withHitTokens(d, r.tokens);
 }
@@ -90,5 +97,6 @@ export function withHitTokens(d: MemoryDecision, tokens: number): MemoryDecision
     candidateTokens: tokens,
     relatedMemoryId: d.relatedMemoryId,
     detail: d.detail,
+    ...(d.match === undefined ? {} : { match: d.match }),
   } as MemoryDecision;
 }

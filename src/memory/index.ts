@@ -22,6 +22,8 @@ export {
   type CandidateInput,
   CandidateSchema,
   DEFAULT_POLICY,
+  MatchSchema,
+  type MemoryMatch,
   type Policy,
   type PolicyInput,
   PolicySchema,

@@ -34,6 +34,23 @@ export function provenanceFields<T extends z.ZodType<string>>(text: T) {
 export const ProvenanceSchema = z.object(provenanceFields(nonBlank));
 export type Provenance = z.infer<typeof ProvenanceSchema>;
 
+/**
+ * How a hybrid recall found a candidate (docs/memory-selection.md): which paths, its
+ * lexical and semantic ranks, its cosine similarity, its calibrated semantic evidence,
+ * the fused relevance and, for comparison, the reciprocal rank fusion. Carried through
+ * to the candidate's decision so each hit explains itself.
+ */
+export const MatchSchema = z.object({
+  path: z.enum(["lexical", "semantic", "both"]),
+  lexicalRank: z.number().int().min(1).nullable(),
+  semanticRank: z.number().int().min(1).nullable(),
+  similarity: z.number().nullable(),
+  semantic: z.number(),
+  fused: z.number(),
+  rrf: z.number(),
+});
+export type MemoryMatch = z.infer<typeof MatchSchema>;
+
 export const CandidateSchema = z.object({
   memoryId: nonBlank,
   text: nonBlank,
@@ -43,6 +60,8 @@ export const CandidateSchema = z.object({
   provenance: ProvenanceSchema,
   conflictKey: nonBlank.nullable().optional(),
   authority: z.enum(AUTHORITIES).optional(),
+  /** How a hybrid recall found it; copied to its decision. */
+  match: MatchSchema.optional(),
 });
 /** A memory candidate as the caller passes it. */
 export type CandidateInput = z.input<typeof CandidateSchema>;

@@ -25,6 +25,7 @@ export function recallHitToItem(hit: StoreRecallHit): SourceItem {
   };
   if (hit.conflictKey !== null) memory.conflictKey = hit.conflictKey;
   if (hit.authority !== null) memory.authority = hit.authority;
+  if (hit.match !== undefined) memory.match = { ...hit.match };
   return {
     id: hit.memoryId,
     text: hit.snippet,

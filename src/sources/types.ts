@@ -3,7 +3,7 @@
  * supports, and fetches items for a slot. Items are plain data validated at the edge.
  */
 import { z } from "zod";
-import { AUTHORITIES, ProvenanceSchema } from "../memory/index.js";
+import { AUTHORITIES, MatchSchema, ProvenanceSchema } from "../memory/index.js";
 import type { CacheTier } from "../plan/index.js";
 import { isoTimestamp, nonBlankString, textString } from "../text/index.js";
 import type { InstructionReport } from "./instructions/parts.js";
@@ -19,6 +19,8 @@ export const MemoryFieldsSchema = z.object({
   provenance: ProvenanceSchema,
   conflictKey: nonBlank.nullable().optional(),
   authority: z.enum(AUTHORITIES).optional(),
+  /** How a hybrid recall found it (docs/memory-selection.md); its decision carries it. */
+  match: MatchSchema.optional(),
 });
 export type MemoryFields = z.input<typeof MemoryFieldsSchema>;
 

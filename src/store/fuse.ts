@@ -17,6 +17,8 @@
  * by rank alone, so a weak semantic neighbour of a query with no lexical hit ranks as high
  * as a strong one, and its sum has no threshold the gate could read.
  */
+
+import type { MemoryMatch } from "../memory/index.js";
 import { round6 } from "./score.js";
 
 /** An embedder's similarity calibration (see the module comment). */
@@ -50,20 +52,8 @@ export function rrf(lexicalRank: number | null, semanticRank: number | null): nu
   return round6(s);
 }
 
-/** How one hybrid hit was found (docs/sources.md "recall by meaning"). */
-export interface HitMatch {
-  /** Which paths found it. */
-  path: "lexical" | "semantic" | "both";
-  /** 1-based rank among the full-text candidates, or null. */
-  lexicalRank: number | null;
-  /** 1-based rank among the nearest vectors, or null. */
-  semanticRank: number | null;
-  /** Cosine similarity of query and memory, or null (not embedded, or not searched). */
-  similarity: number | null;
-  /** The calibrated semantic evidence (0 when not found by meaning). */
-  semantic: number;
-  /** `max(lexical, semantic)`: the relevance `total` is made of. */
-  fused: number;
-  /** Reciprocal rank fusion of the two ranks, for comparison. */
-  rrf: number;
-}
+/**
+ * How one hybrid hit was found (docs/sources.md "recall by meaning"): the memory stage's
+ * {@link MemoryMatch}, which a hit's candidate and decision carry as they are.
+ */
+export type HitMatch = MemoryMatch;

@@ -54,7 +54,11 @@ async function fill(
     const writes = pending.map((p) => ({ ...p, vector: next() }));
     await store.vectors.put(writes);
     for (const w of writes)
-      out.push({ rowid: w.rowid, vector: w.vector, category: CATS[Number(w.content.slice(7)) % 3]! });
+      out.push({
+        rowid: w.rowid,
+        vector: w.vector,
+        category: CATS[Number(w.content.slice(7)) % 3]!,
+      });
   }
   return out;
 }
@@ -145,8 +149,9 @@ describe.skipIf(!PGVECTOR_TESTS)("a large PostgreSQL scope's candidate index", (
           expect(got.map((g) => g.rowid)).toEqual(brute(q, a, 10).map((w) => w.rowid));
         }
       }
-      expect(new Set((await app.vectors.search("u2", other[0]!.vector, 10)).map((h) => h.rowid)))
-        .toEqual(new Set());
+      expect(
+        new Set((await app.vectors.search("u2", other[0]!.vector, 10)).map((h) => h.rowid)),
+      ).toEqual(new Set());
     } finally {
       await app.close();
     }

@@ -9,8 +9,9 @@ import {
   SourceItemSchema,
   type SourceQuery,
 } from "../../src/sources/index.js";
-import { openStore, type SqliteMemoryStore } from "../../src/store/index.js";
+import { hybridStore, openStore, type SqliteMemoryStore } from "../../src/store/index.js";
 import { AS_OF, rec, tempDir } from "./helpers.js";
+import { trigramEmbedder } from "./trigram-embedder.js";
 
 let cleanup: () => void;
 let store: SqliteMemoryStore;
@@ -176,5 +177,42 @@ describe("memoryStoreSource", () => {
     expect(plain.prompt).toBe(prompt);
     // profile is served by the same source, but recalls nothing: no hint for it.
     expect(await memoryStoreSource(hinting).report?.(PROFILE, query("x"))).toBeNull();
+  });
+
+  it("a hybrid recall's match goes to each hit's item and memory decision, as the hit has it", async () => {
+    const hybrid = hybridStore(store, trigramEmbedder());
+    await hybrid.reembed();
+    const text = "python automation build";
+    // The source's own categories (not the slot filter's): the same recall as here.
+    const categories = ["preference", "tool_failure", "identity"];
+    const o = { userScope: "u1", asOf: AS_OF, limit: 20, categories };
+    const hits = await hybrid.recall(text, o);
+    expect(hits.length).toBeGreaterThan(0);
+    for (const h of hits) expect(h.match).toBeDefined();
+    const source = memoryStoreSource(hybrid, { categories });
+    const items = await source.fetch(RECALL, query(text), signal);
+    expect(items.map((i) => i.memory?.match)).toEqual(hits.map((h) => h.match));
+    for (const item of items) expect(SourceItemSchema.safeParse(item).success).toBe(true);
+    const { manifest, memoryPlan } = await assemble({
+      mode: "chat",
+      query: { text, userScope: "u1" },
+      now: AS_OF,
+      timeoutMs: 10_000,
+      sources: [source],
+    });
+    const byId = new Map(hits.map((h) => [h.memoryId, h.match]));
+    const decisions = memoryPlan?.decisions ?? [];
+    expect(decisions.length).toBeGreaterThan(0);
+    for (const d of decisions) expect(d.match).toEqual(byId.get(d.memoryId));
+    expect(manifest.memoryDecisions).toEqual(decisions);
+    // Recall by words only: no match, and decisions exactly as before the field existed.
+    const plain = await assemble({
+      mode: "chat",
+      query: { text, userScope: "u1" },
+      now: AS_OF,
+      timeoutMs: 10_000,
+      sources: [memoryStoreSource(store)],
+    });
+    for (const d of plain.memoryPlan?.decisions ?? []) expect("match" in d).toBe(false);
   });
 });

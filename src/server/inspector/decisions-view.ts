@@ -8,6 +8,8 @@ import {
   type DecisionRow,
   decisionRows,
   distinct,
+  matchText,
+  matchTitle,
   rowMatches,
   type State,
   TABLE_TITLES,
@@ -23,7 +25,7 @@ export interface DecisionHandlers {
 
 const HEADS: Record<TableName, string[]> = {
   layers: ["layer", "status", "reason", "tokens", "detail"],
-  memory: ["memory", "status", "reason", "score", "detail"],
+  memory: ["memory", "status", "reason", "score", "match", "detail"],
   skills: ["slot", "skill", "status", "reason", "detail"],
   kb: ["chunk", "status", "reason", "detail"],
   items: ["slot", "item", "status", "reason", "detail"],
@@ -42,8 +44,17 @@ function cells(r: DecisionRow): Array<string | HTMLElement> {
     case "layers":
     case "conversation":
       return [r.id, status, reason, num(r.tokens ?? 0), r.detail];
-    case "memory":
-      return [r.id, status, reason, (r.score ?? 0).toFixed(3), r.detail];
+    case "memory": {
+      // How the recall found it: the path and ranks in the cell, every figure on hover.
+      const match = h(
+        "span",
+        r.match === null
+          ? { class: "match match-none muted" }
+          : { class: `match match-${r.match.path}`, title: matchTitle(r.match) },
+        matchText(r.match),
+      );
+      return [r.id, status, reason, (r.score ?? 0).toFixed(3), match, r.detail];
+    }
     case "kb":
       return [r.id, status, reason, r.detail];
     default:
@@ -100,7 +111,7 @@ export function renderDecisionsView(root: HTMLElement, s: State, on: DecisionHan
     id: "filter-search",
     type: "search",
     value: s.search,
-    placeholder: "id, slot or detail",
+    placeholder: "id, slot, detail or match",
   });
   const controls = h(
     "form",

@@ -2,7 +2,15 @@
  * The page's state and the figures it shows, computed from the data alone (no DOM):
  * decision rows and filters, tier totals, and the cost of each turn with cache pricing.
  */
-import type { AssemblyView, ErrorView, InspectData, PricingView, Tier, TurnView } from "./types.js";
+import type {
+  AssemblyView,
+  ErrorView,
+  InspectData,
+  MatchView,
+  PricingView,
+  Tier,
+  TurnView,
+} from "./types.js";
 
 export const TIERS: readonly Tier[] = ["static", "session", "dynamic"];
 export const VIEWS = ["prompt", "tokens", "decisions", "diff", "cost"] as const;
@@ -155,6 +163,39 @@ export interface DecisionRow {
   score: number | null;
   tokens: number | null;
   detail: string;
+  /** How the recall found a memory row (hybrid recall only), else null. */
+  match: MatchView | null;
+}
+
+/**
+ * A memory's match in one line: the path, then each rank the recall gave it with its
+ * figure, then the fused score, e.g. `both · words #2 · meaning #1 (sim 0.612) · fused
+ * 0.700`; "—" without a match (recall by words only).
+ */
+export function matchText(m: MatchView | null): string {
+  if (m === null) return "—";
+  const parts = [m.path];
+  if (m.lexicalRank !== null) parts.push(`words #${m.lexicalRank}`);
+  if (m.semanticRank !== null) {
+    const sim = m.similarity === null ? "" : ` (sim ${m.similarity.toFixed(3)})`;
+    parts.push(`meaning #${m.semanticRank}${sim}`);
+  }
+  parts.push(`fused ${m.fused.toFixed(3)}`);
+  return parts.join(" · ");
+}
+
+/** Every figure of a match, for the cell's tooltip. */
+export function matchTitle(m: MatchView): string {
+  const f = (x: number | null, d: number) => (x === null ? "none" : x.toFixed(d));
+  return [
+    `found by: ${m.path}`,
+    `lexical rank: ${m.lexicalRank ?? "none"}`,
+    `semantic rank: ${m.semanticRank ?? "none"}`,
+    `similarity: ${f(m.similarity, 4)}`,
+    `semantic evidence: ${f(m.semantic, 4)}`,
+    `fused: ${f(m.fused, 4)}`,
+    `rrf: ${f(m.rrf, 6)}`,
+  ].join("\n");
 }
 
 const SKILL_LAYERS = new Set(["skills", "skill_catalog"]);
@@ -178,6 +219,7 @@ export function decisionRows(a: AssemblyView): DecisionRow[] {
       score: null,
       tokens: l.used.tokens,
       detail,
+      match: null,
     });
     for (const it of l.items) {
       rows.push({
@@ -189,6 +231,7 @@ export function decisionRows(a: AssemblyView): DecisionRow[] {
         score: it.score,
         tokens: null,
         detail: it.detail,
+        match: null,
       });
     }
   }
@@ -202,6 +245,7 @@ export function decisionRows(a: AssemblyView): DecisionRow[] {
       score: d.score,
       tokens: null,
       detail: d.detail,
+      match: d.match ?? null,
     });
   }
   for (const d of a.conversationPlan?.decisions ?? []) {
@@ -214,6 +258,7 @@ export function decisionRows(a: AssemblyView): DecisionRow[] {
       score: null,
       tokens: d.tokens,
       detail: d.detail,
+      match: null,
     });
   }
   return rows;
@@ -228,7 +273,9 @@ export function rowMatches(
   if (s.reason !== "" && r.reason !== s.reason) return false;
   const q = s.search.trim().toLowerCase();
   if (q === "") return true;
-  return [r.id, r.layer, r.detail].some((f) => f.toLowerCase().includes(q));
+  const fields = [r.id, r.layer, r.detail];
+  if (r.match !== null) fields.push(matchText(r.match));
+  return fields.some((f) => f.toLowerCase().includes(q));
 }
 
 /** Sorted distinct values. */

@@ -30,12 +30,25 @@ export interface LayerView {
   items: ItemDecisionView[];
 }
 
+/** How a hybrid recall found a memory (docs/memory-selection.md `match`). */
+export interface MatchView {
+  path: string;
+  lexicalRank: number | null;
+  semanticRank: number | null;
+  similarity: number | null;
+  semantic: number;
+  fused: number;
+  rrf: number;
+}
+
 export interface MemoryDecisionView {
   memoryId: string;
   status: string;
   reason: string;
   score: number;
   detail: string;
+  /** Absent when the recall was by words only, or the recording predates it. */
+  match?: MatchView;
 }
 
 export interface PlanTierView {
