@@ -77,18 +77,50 @@ export class PgScopeIndexes {
   }
 
   /**
-   * The scope's index at generation `state.gen`: the one kept, else a new one built now
-   * (a large scope searched before), else null (search exactly). Inside the search's
-   * REPEATABLE READ transaction, whose scope is `userScope`.
+   * The scope's `k` nearest (in `categories`, when given) through its index, best first,
+   * ties by rowid; null: search exactly (a small scope, a first search, or a stale index).
+   * Inside the search's REPEATABLE READ transaction, whose scope is `userScope`.
+   *
+   * With an index kept, one statement reads the scope's generation and its candidates'
+   * vectors: when the generation is the index's and every candidate is there, they are
+   * ranked by exact cosine; otherwise the index is dropped and rebuilt (or the search is
+   * exact).
    */
-  async indexFor(tx: Tx, userScope: string, state: ScopeState): Promise<ScopeIndex | null> {
+  async search(
+    tx: Tx,
+    userScope: string,
+    q: Float32Array,
+    k: number,
+    categories?: readonly string[],
+  ): Promise<VectorHit[] | null> {
     const kept = this.#cached.get(userScope);
+    let state: ScopeState;
     if (kept !== undefined) {
-      this.#cached.delete(userScope); // most recently searched: last
-      if (kept.gen === state.gen) {
+      this.#cached.delete(userScope); // most recently searched: last (when still current)
+      const candidates = kept.index.candidates(q, k + EXACT_MARGIN + RERANK_MARGIN, categories);
+      const rows = await tx.query<{ gen: string; n: string; id: string | null; b: string }>(
+        `SELECT s.vector_gen::text AS gen, s.memory_count::text AS n, c.id, c.b
+         FROM promptctx_scopes s LEFT JOIN LATERAL (
+           SELECT v.id, ${packed(this.#ext)} AS b FROM promptctx_vectors v
+           WHERE v.user_scope = $1 AND v.id = ANY($2::int8[])) c ON true
+         WHERE s.user_scope = $1`,
+        [userScope, candidates.map((c) => c.rowid)],
+      );
+      if (rows[0] === undefined) return [];
+      state = { gen: rows[0].gen, memories: Number(rows[0].n) };
+      const found = rows.filter((r) => r.id !== null);
+      if (state.gen === kept.gen && found.length === candidates.length) {
         this.#cached.set(userScope, kept);
-        return kept.index;
+        return this.#ranked(q, found, k);
       }
+    } else {
+      const rows = await tx.query<{ gen: string; n: string }>(
+        `SELECT vector_gen::text AS gen, memory_count::text AS n FROM promptctx_scopes
+         WHERE user_scope = $1`,
+        [userScope],
+      );
+      if (rows[0] === undefined) return [];
+      state = { gen: rows[0].gen, memories: Number(rows[0].n) };
     }
     // A one-shot process (a CLI recall) searches a scope once: the exact scan costs less
     // than building the index, which pays from the second search on.
@@ -98,7 +130,16 @@ export class PgScopeIndexes {
     const index = await this.#build(tx);
     this.#cached.set(userScope, new Cached(index, state.gen));
     trimIndexes(this.#cached);
-    return index;
+    return this.#fromIndex(tx, index, userScope, q, k, categories);
+  }
+
+  /** Rows of ids and packed vectors, ranked by exact cosine to `q`. */
+  #ranked(q: Float32Array, rows: readonly { id: string | null; b: string }[], k: number) {
+    return rankByCosine(
+      q,
+      rows.map((r) => ({ rowid: Number(r.id), vector: unpack(r.b, this.#dims) })),
+      k,
+    );
   }
 
   /**
@@ -125,11 +166,10 @@ export class PgScopeIndexes {
   }
 
   /**
-   * The `k` nearest of the index's candidates, by exact cosine on their stored vectors
-   * (read under the scope's row-level security); null when a candidate is gone (the
-   * caller searches exactly).
+   * The `k` nearest of a new index's candidates, by exact cosine on their stored vectors
+   * (read under the scope's row-level security); null when a candidate is gone.
    */
-  async search(
+  async #fromIndex(
     tx: Tx,
     index: ScopeIndex,
     userScope: string,
@@ -144,17 +184,11 @@ export class PgScopeIndexes {
        WHERE v.user_scope = $1 AND v.id = ANY($2::int8[])`,
       [userScope, candidates.map((c) => c.rowid)],
     );
-    if (rows.length !== candidates.length) return null;
-    return rankByCosine(
-      q,
-      rows.map((r) => ({ rowid: Number(r.id), vector: unpack(r.b, this.#dims) })),
-      k,
-    );
-  }
-
-  /** Drops the scope's index (a search found it stale). */
-  drop(userScope: string): void {
-    this.#cached.delete(userScope);
+    if (rows.length !== candidates.length) {
+      this.#cached.delete(userScope);
+      return null;
+    }
+    return this.#ranked(q, rows, k);
   }
 
   /**

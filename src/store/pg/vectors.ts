@@ -359,19 +359,8 @@ export class PgVectorIndex implements VectorIndex {
     const tx = { readOnly: true, snapshot: true, scopes: [userScope] };
     return inTransaction(this.#pool, tx, async (tx) => {
       if (indexes !== null) {
-        const st = await tx.query<{ gen: string; n: string }>(
-          `SELECT vector_gen::text AS gen, memory_count::text AS n FROM promptctx_scopes
-           WHERE user_scope = $1`,
-          [userScope],
-        );
-        if (st[0] === undefined) return [];
-        const state = { gen: st[0].gen, memories: Number(st[0].n) };
-        const index = await indexes.indexFor(tx, userScope, state);
-        if (index !== null) {
-          const hits = await indexes.search(tx, index, userScope, vector, k, categories);
-          if (hits !== null) return hits;
-          indexes.drop(userScope); // a candidate was gone: stale, search exactly
-        }
+        const hits = await indexes.search(tx, userScope, vector, k, categories);
+        if (hits !== null) return hits;
       }
       return this.#exact(tx, userScope, vector, k, categories);
     });
