@@ -88,9 +88,35 @@ const MESSAGES: MessageInput[] = [
 ];
 
 /**
+ * How a hybrid recall found the added turn's first two memories (the example session recalled by
+ * words only): one by both paths, one by meaning alone.
+ */
+export const MATCHES = [
+  {
+    path: "both",
+    lexicalRank: 2,
+    semanticRank: 1,
+    similarity: 0.612345,
+    semantic: 0.58,
+    fused: 0.7,
+    rrf: 0.032522,
+  },
+  {
+    path: "semantic",
+    lexicalRank: null,
+    semanticRank: 2,
+    similarity: 0.55,
+    semantic: 0.51,
+    fused: 0.51,
+    rrf: 0.016129,
+  },
+] as const;
+
+/**
  * Writes the recording the browser tests load: the example session, then one
  * `assemble-context` turn (a kind this build does not rerun) carrying a conversation plan
- * next to turn 6's assembly. Returns its path and lines.
+ * next to turn 6's assembly, its first two memory decisions with a hybrid recall's
+ * `match` ({@link MATCHES}). Returns its path and lines.
  */
 export function writeSession(dir: string): {
   file: string;
@@ -109,11 +135,21 @@ export function writeSession(dir: string): {
     at: "2026-11-30T09:40:00.500Z",
     kind: "assemble-context",
     request: { query: "and the release note", now: "2026-11-30T09:40:00Z" },
-    response: { ...last.response, conversationPlan },
+    response: { ...last.response, conversationPlan, memoryPlan: withMatches(last.response) },
   };
   const file = join(dir, "session.jsonl");
   writeFileSync(file, `${text}${JSON.stringify(line)}\n`);
   return { file, lines: parseRecording(readFileSync(file, "utf8"), { anyKind: true }) };
+}
+
+/** The response's memory plan, its first decisions carrying {@link MATCHES}. */
+function withMatches(r: AssemblyResponse): AssemblyResponse["memoryPlan"] {
+  const plan = r.memoryPlan;
+  if (plan === null || plan.decisions.length < MATCHES.length) throw new Error("fixture line 6");
+  const decisions = plan.decisions.map((d, i) =>
+    i < MATCHES.length ? { ...d, match: { ...MATCHES[i]! } } : d,
+  );
+  return { ...plan, decisions };
 }
 
 /** The assembly of turn `n` (from 1). */

@@ -14,6 +14,7 @@ import { cacheBreak } from "../../src/cache/index.js";
 import { compareResponses, isErrorResponse, type ParsedLine } from "../../src/workspace/index.js";
 import {
   assemblyAt,
+  MATCHES,
   openBrowser,
   screenshot,
   sha16,
@@ -211,6 +212,50 @@ describe("the decisions view", () => {
     const kbItems = a.manifest.layers.find((l) => l.id === "kb")?.items.length ?? 0;
     expect(await page.textContent('table[data-table="kb"] caption')).toContain(
       `${kbItems} of ${kbItems}`,
+    );
+  });
+});
+
+describe("the memory table: each hit explains itself", () => {
+  it("shows how recall found each memory (path, ranks, similarity, fused), every figure on hover", async () => {
+    await open("#turn=8");
+    await view("decisions");
+    const a = assemblyAt(lines, 8);
+    const decisions = a.memoryPlan?.decisions ?? [];
+    const heads = await texts('table[data-table="memory"] thead th');
+    expect(heads).toEqual(["memory", "status", "reason", "score", "match", "detail"]);
+    const rows = await page.$$eval('table[data-table="memory"] tbody tr', (trs) =>
+      trs.map((tr) => {
+        const m = tr.querySelector(".match");
+        return {
+          id: tr.getAttribute("data-id"),
+          match: (m?.textContent ?? "").trim(),
+          title: m?.getAttribute("title") ?? null,
+        };
+      }),
+    );
+    expect(rows.map((r) => r.id)).toEqual(decisions.map((d) => d.memoryId));
+    expect(rows[0]).toMatchObject({
+      match: "both · words #2 · meaning #1 (sim 0.612) · fused 0.700",
+    });
+    expect(rows[0]!.title).toContain("lexical rank: 2");
+    expect(rows[0]!.title).toContain("similarity: 0.6123");
+    expect(rows[0]!.title).toContain(`rrf: ${MATCHES[0].rrf.toFixed(6)}`);
+    expect(rows[1]).toMatchObject({ match: "semantic · meaning #2 (sim 0.550) · fused 0.510" });
+    expect(rows[1]!.title).toContain("lexical rank: none");
+    for (const r of rows.slice(MATCHES.length)) expect(r).toMatchObject({ match: "—", title: null });
+    // The text filter reads the match too.
+    await page.fill("#filter-search", "meaning #2");
+    expect(await texts('table[data-table="memory"] tbody tr td:first-child')).toEqual([
+      decisions[1]!.memoryId,
+    ]);
+    await page.fill("#filter-search", "");
+    await screenshot(page, "memory-match");
+    // A turn recalled by words only: no match on any row.
+    await open("#turn=1");
+    await view("decisions");
+    expect(new Set(await texts('table[data-table="memory"] tbody .match'))).toEqual(
+      new Set(["—"]),
     );
   });
 });
