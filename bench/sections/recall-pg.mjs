@@ -161,7 +161,10 @@ export async function run(_ctx) {
         ),
       ),
     );
-    const embedder = await createEmbedder({ kind: "embedded" }, { PROMPTCTX_EMBEDDER_THREADS: "0" });
+    const embedder = await createEmbedder(
+      { kind: "embedded" },
+      { PROMPTCTX_EMBEDDER_THREADS: "0" },
+    );
     const withEmbed = [];
     try {
       for (let i = 0; i < 15; i++) {

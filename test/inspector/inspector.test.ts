@@ -243,7 +243,8 @@ describe("the memory table: each hit explains itself", () => {
     expect(rows[0]!.title).toContain(`rrf: ${MATCHES[0].rrf.toFixed(6)}`);
     expect(rows[1]).toMatchObject({ match: "semantic · meaning #2 (sim 0.550) · fused 0.510" });
     expect(rows[1]!.title).toContain("lexical rank: none");
-    for (const r of rows.slice(MATCHES.length)) expect(r).toMatchObject({ match: "—", title: null });
+    for (const r of rows.slice(MATCHES.length))
+      expect(r).toMatchObject({ match: "—", title: null });
     // The text filter reads the match too.
     await page.fill("#filter-search", "meaning #2");
     expect(await texts('table[data-table="memory"] tbody tr td:first-child')).toEqual([
@@ -254,9 +255,7 @@ describe("the memory table: each hit explains itself", () => {
     // A turn recalled by words only: no match on any row.
     await open("#turn=1");
     await view("decisions");
-    expect(new Set(await texts('table[data-table="memory"] tbody .match'))).toEqual(
-      new Set(["—"]),
-    );
+    expect(new Set(await texts('table[data-table="memory"] tbody .match'))).toEqual(new Set(["—"]));
   });
 });
 
