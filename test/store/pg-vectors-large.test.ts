@@ -149,6 +149,21 @@ describe.skipIf(!PGVECTOR_TESTS)("a large PostgreSQL scope's candidate index", (
           expect(got.map((g) => g.rowid)).toEqual(brute(q, a, 10).map((w) => w.rowid));
         }
       }
+      // Another app-role process writes and forgets in the scope: the index follows both.
+      const app2 = await openPostgresStore(appUrl);
+      try {
+        const q = next();
+        await app.vectors.search("a", q, 10); // kept index, current
+        await app2.add([rec("near", "written elsewhere", { userScope: "a" })], { now: NOW });
+        const [p] = await app2.vectors.pendingOf([["a", "near"]]);
+        await app2.vectors.put([{ ...p!, vector: q }]);
+        expect((await app.vectors.search("a", q, 1))[0]).toMatchObject({ rowid: p!.rowid });
+        await app2.forget({ userScope: "a", memoryId: "near" });
+        const after = await app.vectors.search("a", q, 10);
+        expect(after.map((h) => h.rowid)).toEqual(brute(q, a, 10).map((w) => w.rowid));
+      } finally {
+        await app2.close();
+      }
       expect(
         new Set((await app.vectors.search("u2", other[0]!.vector, 10)).map((h) => h.rowid)),
       ).toEqual(new Set());
