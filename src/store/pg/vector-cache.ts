@@ -57,7 +57,7 @@ export class PgScopeIndexes {
   #ext: string;
   /** Least recently searched first. */
   #cached = new Map<string, Cached>();
-  /** Scopes searched once already (an index pays from the second search on). */
+  /** Large scopes searched once already (an index pays from the second search on). */
   #searched = new Set<string>();
 
   /** `ext`: the quoted schema of the `vector` extension. */
@@ -122,11 +122,13 @@ export class PgScopeIndexes {
       if (rows[0] === undefined) return [];
       state = { gen: rows[0].gen, memories: Number(rows[0].n) };
     }
+    if (state.memories < LARGE_SCOPE) return null;
     // A one-shot process (a CLI recall) searches a scope once: the exact scan costs less
-    // than building the index, which pays from the second search on.
+    // than building the index, which pays from the second search on. (Only large scopes
+    // are remembered: a server of a million small scopes keeps no set of them.)
     const first = !this.#searched.has(userScope);
     this.#searched.add(userScope);
-    if (state.memories < LARGE_SCOPE || first) return null;
+    if (first) return null;
     const index = await this.#build(tx);
     this.#cached.set(userScope, new Cached(index, state.gen));
     trimIndexes(this.#cached);

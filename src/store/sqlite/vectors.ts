@@ -59,7 +59,7 @@ export class SqliteVectorIndex implements VectorIndex {
   #recorded: RecordedEmbedder | null;
   /** Indexes of large scopes, least recently searched first. */
   #indexes = new Map<string, ScopeIndex>();
-  /** Scopes searched by this connection (a large one gets its index on its second search). */
+  /** Large scopes searched by this connection (each gets its index on its second search). */
   #searched = new Set<string>();
   /** `PRAGMA data_version` when the indexes were last known current. */
   #dataVersion = -1;
@@ -304,8 +304,9 @@ export class SqliteVectorIndex implements VectorIndex {
       ).n;
       // A one-shot process (a CLI recall) searches a scope once: sqlite-vec's scan costs
       // less than building the index, which pays from the second search on.
+      // Only large scopes are remembered: many small scopes leave no set behind.
       if (n < LARGE_SCOPE || !this.#searched.has(userScope)) {
-        this.#searched.add(userScope);
+        if (n >= LARGE_SCOPE) this.#searched.add(userScope);
         return this.#scan(userScope, vector, k, categories);
       }
       index = this.#build(userScope);
