@@ -15,7 +15,8 @@
  * This module is the counter over them: counts, early stops and the shared tables.
  */
 import { BpeMerger } from "./bpe-merge.js";
-import { type BpeEncoding, loadRanks, type RankTable } from "./bpe-ranks.js";
+import { loadRankTable } from "./bpe-prebuilt.js";
+import type { BpeEncoding, RankTable } from "./bpe-ranks.js";
 import { BpeScanner, bmpClasses } from "./bpe-scan.js";
 
 export type { BpeEncoding } from "./bpe-ranks.js";
@@ -28,12 +29,13 @@ export interface BpeData {
 }
 
 /**
- * Reads and parses the tables of an encoding (0.1–0.4 s on a busy 2-core machine).
+ * Loads the tables of an encoding: prebuilt by the build (bpe-prebuilt.ts), else parsed
+ * from the rank file (0.1–0.4 s on a busy 2-core machine).
  *
  * @example new BpeCounter(loadBpeData("cl100k_base")).count("hello world") // 2
  */
 export function loadBpeData(encoding: BpeEncoding, classes = bmpClasses()): BpeData {
-  return { encoding, ranks: loadRanks(encoding), classes };
+  return { encoding, ranks: loadRankTable(encoding), classes };
 }
 
 /**
