@@ -7,6 +7,7 @@
 import { cpOffsets } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import { outputFacts } from "./count.js";
+import { cutEstimator } from "./cut-estimate.js";
 import { byTier, type QuotedLine, quotedLines } from "./quotes.js";
 import type { Message, Part, ToolResultPart } from "./schema.js";
 
@@ -118,8 +119,20 @@ function largestCut(
   limit: number,
   counter: TokenCounter,
   tokens: number | null,
+  pieces: Int32Array | null,
 ): Cut {
   const max = offsets.length - 2;
+  const estimate =
+    pieces === null
+      ? null
+      : cutEstimator(output, pieces, counter, (keep) => {
+          const cut = cutOf(output, offsets, keep);
+          return {
+            from: cut.from,
+            to: cut.to,
+            between: `\n${elisionNotice(cut.elided, callId)}\n`,
+          };
+        });
   // Counts up to `cap` are exact, and steer the next probe; above it only "too many".
   const cap = limit + (limit >> 3) + 16;
   const countOf = (keep: number): number => {
@@ -130,19 +143,42 @@ function largestCut(
   // keep probed that does not (max + 1: none).
   let lo = -1;
   let hi = max + 1;
+  // With the output's pieces, probes are aimed by estimates corrected by the last exact
+  // count: the largest keep between the bounds whose estimate plus that error fits.
+  const aimed = (estimate: (keep: number) => number, error: number): number => {
+    let a = lo + 1;
+    let b = hi - 1;
+    if (a >= b || estimate(a) + error > limit) return a;
+    while (a < b) {
+      const mid = (a + b + 1) >> 1;
+      if (estimate(mid) + error <= limit) a = mid;
+      else b = mid - 1;
+    }
+    return a;
+  };
   // Unknown count: about four code points a token, as in most text.
-  let next = tokens !== null && tokens > 0 ? Math.floor((max * limit) / tokens) : limit * 4;
+  let next =
+    estimate !== null
+      ? aimed(estimate, 0)
+      : tokens !== null && tokens > 0
+        ? Math.floor((max * limit) / tokens)
+        : limit * 4;
   let last: [number, number] | null = null; // the last probe counted exactly
   while (hi - lo > 1) {
     // Near the answer, counts are not quite monotonic in the code points kept (a piece
-    // merges differently): the last few keeps are halved between the bounds.
-    const keep = hi - lo <= 8 || next <= lo || next >= hi ? lo + Math.ceil((hi - lo) / 2) : next;
+    // merges differently): without estimates, the last few keeps are halved.
+    const near = estimate === null && hi - lo <= 8;
+    const keep = near || next <= lo || next >= hi ? lo + Math.ceil((hi - lo) / 2) : next;
     const c = countOf(keep);
     if (c <= limit) lo = keep;
     else hi = keep;
-    // Where a line meets the limit: through the last two exact probes when their counts
-    // differ enough to tell a slope, else through the origin and this one.
-    if (c > 0 && c <= cap) {
+    if (c === limit) {
+      next = keep + 1; // one code point more fits only if it costs nothing
+    } else if (estimate !== null && c <= cap) {
+      next = aimed(estimate, c - estimate(keep));
+    } else if (c > 0 && c <= cap) {
+      // Where a line meets the limit: through the last two exact probes when their counts
+      // differ enough to tell a slope, else through the origin and this one.
       const slope =
         last !== null && Math.abs(c - last[1]) >= 3 ? (keep - last[0]) / (c - last[1]) : keep / c;
       next = Math.round(keep + (limit - c) * (slope > 0 ? slope : keep / c));
@@ -194,7 +230,9 @@ export function truncateToolOutput(
   tokens: number | null = null,
 ): string {
   const offsets = cpOffsets(output);
-  const plain = largestCut(output, offsets, callId, maxTokens, counter, tokens);
+  // The output's pieces, when the counter has them, aim both searches below.
+  const pieces = counter.pieceCounts ? counter.pieceCounts(output) : null;
+  const plain = largestCut(output, offsets, callId, maxTokens, counter, tokens, pieces);
   const quoted = quotedLines(output);
   const wanted = inMiddle(quoted, plain);
   if (wanted.length === 0) return joined(plain, callId, []);
@@ -211,7 +249,7 @@ export function truncateToolOutput(
   let reserve = counter.count(keptNotices(plain.elided, callId, wanted.length).join("\n")) + 1;
   for (let i = 0; i < wanted.length && reserve < cap; i++) reserve += cost(wanted[i] as QuotedLine);
   reserve = Math.min(cap, reserve);
-  const cut = largestCut(output, offsets, callId, maxTokens - reserve, counter, tokens);
+  const cut = largestCut(output, offsets, callId, maxTokens - reserve, counter, tokens, pieces);
   const lines = chooseLines(inMiddle(quoted, cut), reserve, cost);
   // Counts are nearly additive: the whole is checked, and the lowest-priority lines go
   // until it fits.
