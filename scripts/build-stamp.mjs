@@ -20,6 +20,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const stampPath = join(root, "dist", ".build-stamp");
 const INPUTS = [
   "src",
+  "scripts/build-bpe-tables.mjs",
   "scripts/bundle-cli.mjs",
   "scripts/copy-inspector-assets.mjs",
   "tsconfig.json",

@@ -11,8 +11,10 @@
  * sent and answer read whole), and the stages of the route on a fresh parse — validation
  * (`parseAgentRequestJson`: strict fields and values), planning (`requestFromJson`, the
  * library's `planAgentRequest` and the explanation), serialization (the answer's JSON and
- * its UTF-8 bytes). Figures: medians after warm-up; the target is the median of the
- * per-round ratio request / parse, ≤ 3×.
+ * its UTF-8 bytes), and the library's `planAgentRequest` alone. Each round also sends the
+ * same body with `include: []` (answer `{ body }`) and `include: ["budget"]`. Figures:
+ * medians after warm-up; the target is the median of the per-round ratio request / parse,
+ * ≤ 3× (judged for the default answer and for `include: []`).
  */
 import http from "node:http";
 import { hasGc, median, pairedRatio, round3 } from "../lib/measure.mjs";
@@ -88,51 +90,98 @@ export async function run(ctx) {
   const { buildServer } = await importDist("server/index.js");
   const agent = await importDist("agent/index.js");
   const { planPrompt } = await importDist("plan/index.js");
+  const tokens = await importDist("tokens/index.js");
   const body = requestBody();
   const count = JSON.parse(body).messages.length;
   const app = await buildServer({ logger: false });
   await app.listen({ host: "127.0.0.1", port: 0 });
-  const client = poster(app.server.address().port, body);
+  const port = app.server.address().port;
+  const client = poster(port, body);
+  // The smaller answers: `include: []` ({ body }) and `include: ["budget"]`.
+  const bodyOnly = poster(port, JSON.stringify({ ...JSON.parse(body), include: [] }));
+  const withBudget = poster(port, JSON.stringify({ ...JSON.parse(body), include: ["budget"] }));
   const rounds = Math.max(ctx.runs, 15);
   const warmup = Math.max(ctx.warmup, 3);
-  const s = { parse: [], request: [], validate: [], plan: [], serialize: [] };
+  const s = {
+    parse: [],
+    request: [],
+    bodyOnly: [],
+    withBudget: [],
+    validate: [],
+    plan: [],
+    library: [],
+    serialize: [],
+    serializeBody: [],
+  };
   let answerBytes = 0;
+  let bodyOnlyBytes = 0;
   try {
     for (let r = 0; r < warmup + rounds; r++) {
       if (hasGc) globalThis.gc();
       const [parse] = timed(() => JSON.parse(body));
-      const t = performance.now();
+      let t = performance.now();
       answerBytes = await client.post();
       const request = performance.now() - t;
+      t = performance.now();
+      bodyOnlyBytes = await bodyOnly.post();
+      const small = performance.now() - t;
+      t = performance.now();
+      await withBudget.post();
+      const budgeted = performance.now() - t;
       const raw = JSON.parse(body);
       const [validate, parsed] = timed(() => agent.parseAgentRequestJson(raw));
-      const [plan, answer] = timed(() =>
-        agent.requestFromJson(parsed, planPrompt({ budgetChars: null, ...parsed.system }), null),
+      const system = planPrompt({ budgetChars: null, ...parsed.system });
+      const [plan, answer] = timed(() => agent.requestFromJson(parsed, system, null));
+      // The library's call alone (what requestFromJson runs, without the explanation).
+      const counter = tokens.sharedTokenCounter("o200k_base");
+      const [library] = timed(() =>
+        agent.planAgentRequest({
+          provider: parsed.provider,
+          model: parsed.model,
+          system,
+          messages: parsed.messages,
+          tokenizer: counter,
+          contextWindow: parsed.contextWindow,
+        }),
       );
       const [serialize] = timed(() => Buffer.from(JSON.stringify(answer), "utf8"));
+      const [serializeBody] = timed(() =>
+        Buffer.from(JSON.stringify({ body: answer.body }), "utf8"),
+      );
       if (r < warmup) continue;
       s.parse.push(parse);
       s.request.push(request);
+      s.bodyOnly.push(small);
+      s.withBudget.push(budgeted);
       s.validate.push(validate);
       s.plan.push(plan);
+      s.library.push(library);
       s.serialize.push(serialize);
+      s.serializeBody.push(serializeBody);
     }
   } finally {
     client.close();
+    bodyOnly.close();
+    withBudget.close();
     await app.close();
   }
   const m = Object.fromEntries(Object.entries(s).map(([k, v]) => [k, median(v)]));
   const vsParse = pairedRatio(s.request, s.parse);
+  const bodyOnlyVsParse = pairedRatio(s.bodyOnly, s.parse);
   console.log(
-    `  ${int(count)} messages, body ${(body.length / 1e6).toFixed(2)} MB, answer ${(answerBytes / 1e6).toFixed(2)} MB; ${rounds} rounds after ${warmup} warm-up`,
+    `  ${int(count)} messages, body ${(body.length / 1e6).toFixed(2)} MB, answer ${(answerBytes / 1e6).toFixed(2)} MB (include: [] ${(bodyOnlyBytes / 1e6).toFixed(2)} MB); ${rounds} rounds after ${warmup} warm-up`,
   );
   table([
     ["step", "median", "× parse"],
     ["JSON.parse of the body", ms(m.parse), ratio(1)],
     ["POST /v1/request (client-measured)", ms(m.request), ratio(m.request / m.parse)],
+    ["  with include: [] ({ body })", ms(m.bodyOnly), ratio(m.bodyOnly / m.parse)],
+    ['  with include: ["budget"]', ms(m.withBudget), ratio(m.withBudget / m.parse)],
     ["  validation (parseAgentRequestJson)", ms(m.validate), ratio(m.validate / m.parse)],
     ["  planning (requestFromJson)", ms(m.plan), ratio(m.plan / m.parse)],
+    ["  the library alone (planAgentRequest)", ms(m.library), ratio(m.library / m.parse)],
     ["  answer JSON + UTF-8 bytes", ms(m.serialize), ratio(m.serialize / m.parse)],
+    ["  { body } JSON + UTF-8 bytes", ms(m.serializeBody), ratio(m.serializeBody / m.parse)],
   ]);
   targetTable([
     judge(meta.name, {
@@ -144,11 +193,22 @@ export async function run(ctx) {
       shownLimit: `${MAX_VS_PARSE}×`,
       baseline: `parse ${ms(m.parse)}`,
     }),
+    judge(meta.name, {
+      check: "POST /v1/request, include: [], p50 / JSON.parse (paired)",
+      figure: bodyOnlyVsParse,
+      shown: ratio(bodyOnlyVsParse),
+      op: "<=",
+      limit: MAX_VS_PARSE,
+      shownLimit: `${MAX_VS_PARSE}×`,
+      baseline: `parse ${ms(m.parse)}`,
+    }),
   ]);
   return {
     messages: count,
     bodyBytes: body.length,
     answerBytes,
+    bodyOnlyBytes,
+    bodyOnlyVsParse: round3(bodyOnlyVsParse),
     rounds,
     medianMs: Object.fromEntries(Object.entries(m).map(([k, v]) => [k, round3(v)])),
     requestVsParse: round3(vsParse),

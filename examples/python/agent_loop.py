@@ -54,6 +54,8 @@ def run(promptctx, anthropic, model, ask, max_turns):
             "messages": messages,
             "system": SYSTEM,
             "tools": TOOLS,
+            # Only the body and the budget are read here: a smaller answer.
+            "include": ["budget"],
         })
         body = planned["body"]
         print(json.dumps({"messages": messages, "body": body}, ensure_ascii=False), flush=True)

@@ -26,8 +26,8 @@ export interface CompactionRequest {
   readonly thresholdTokens: number;
   /**
    * Counts the dropped messages a stateless plan did not count (decisions with `counted:
-   * false`, which only a plan whose tokenizer was given by name has); default: the
-   * plan's tokenizer, by its name.
+   * false`); default: the plan's tokenizer, by its name. Pass the counter object the
+   * plan was made with when it is your own (its name may not be a built-in one).
    */
   readonly tokenizer?: TokenCounter | string;
 }

@@ -9,12 +9,7 @@
  */
 import { InvalidInputError, invalidFromZod, PromptBudgetError } from "../errors/index.js";
 import { strictSchema } from "../text/index.js";
-import {
-  isTokenizerName,
-  resolveTokenCounter,
-  sharedTokenCounter,
-  type TokenCounter,
-} from "../tokens/index.js";
+import { resolveTokenCounter, type TokenCounter } from "../tokens/index.js";
 import { choosePressure } from "./clearing/held.js";
 import { clearCurrentTurn, type TurnClearing } from "./clearing/turn.js";
 import {
@@ -268,15 +263,9 @@ class MemoryPlanner implements ConversationPlanner {
     const [s, edited] = this.sessionFor(request.messages, settings);
     const rebuiltFrom = this.extend(s, request.messages, edited, () =>
       // Pressure clearing weighs every old result (what a step frees from the first unit
-      // on): it needs the whole history priced.
-      // The process's counter of a built-in name only (named in the request, or a pool's:
-      // a server's, the CLI's): the uncounted can be counted later by that name
-      // (compactConversation), which another counter object's name does not promise.
-      this.withinWindow &&
-      isTokenizerName(counter.name) &&
-      counter === sharedTokenCounter(counter.name) &&
-      policy.clearTrigger === null &&
-      s.layout.currentStart >= 0
+      // on): it needs the whole history priced. Any counter otherwise (named or an
+      // object): one rule, so the plan's form never depends on which counter was passed.
+      this.withinWindow && policy.clearTrigger === null && s.layout.currentStart >= 0
         ? { budget, pinned: pinnedUnits(s.layout, policy.pinned) }
         : null,
     );
@@ -398,9 +387,9 @@ export function oneCallPlanner(): ConversationPlanner {
 }
 
 /**
- * The planner of one stateless `planConversation` call: a one-call planner that, with the
- * process's counter of a built-in name (a tokenizer named, none, or a counter pool's),
- * prices only what a window can reach (see
+ * The planner of one stateless `planConversation` call: a one-call planner that, with any
+ * counter (a tokenizer named, none, or a counter object), prices only what a window can
+ * reach (see
  * `PriceBook.updateWithin`; decisions of the units older than that carry `counted:
  * false`), so the call is O(window) beyond reading its input, on the first call of a
  * process too. Pressure clearing (`clearTrigger`) prices the whole history: what a step

@@ -7,6 +7,7 @@
 import { cpOffsets } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
 import { outputFacts } from "./count.js";
+import { cutEstimator } from "./cut-estimate.js";
 import { byTier, type QuotedLine, quotedLines } from "./quotes.js";
 import type { Message, Part, ToolResultPart } from "./schema.js";
 
@@ -102,9 +103,12 @@ function joined(cut: Cut, callId: string, lines: readonly string[]): string {
 }
 
 /**
- * The largest plain cut (no kept lines) whose text counts at most `limit`. `tokens`, the
- * output's count when known, places the first probe where the output's density puts the
- * answer, and the search gallops out from there to a bracket: a handful of counts of
+ * The largest plain cut (no kept lines) whose text counts at most `limit`: a `keep` that
+ * fits while `keep + 1` does not (or the whole output less one code point). A cut's count
+ * grows about linearly with the code points kept, so each probe's count (read up to a
+ * little past the limit) places the next probe where that line meets the limit — from a
+ * first probe at the output's density when its count (`tokens`) is known —, and halving
+ * takes over whenever a probe did not at least halve the interval: a handful of counts of
  * about `limit` tokens each, not one per halving of the whole output (a stateless first
  * call cuts every long result of its window).
  */
@@ -115,52 +119,74 @@ function largestCut(
   limit: number,
   counter: TokenCounter,
   tokens: number | null,
+  pieces: Int32Array | null,
 ): Cut {
-  const fits = (keep: number) =>
-    fitsWithin(counter, joined(cutOf(output, offsets, keep), callId, []), limit);
   const max = offsets.length - 2;
-  let lo = 0;
-  let hi = max;
-  if (tokens !== null && tokens > 0 && max > 64) {
-    [lo, hi] = bracket(fits, Math.floor((max * limit) / tokens), max);
-  }
-  // Binary search on the kept code points: fewer kept → fewer tokens (up to BPE noise,
-  // which the final step-down check absorbs).
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (fits(mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  while (lo > 0 && !fits(lo)) lo -= 1;
-  return cutOf(output, offsets, lo);
-}
-
-/**
- * `[lo, hi]` around the largest `keep` in [0, max] that fits, from a first `guess`:
- * steps doubling away from it until one fits and one does not (`lo` fits or is 0; `hi`
- * is one below a keep that does not fit, or `max`).
- */
-function bracket(fits: (keep: number) => boolean, guess: number, max: number): [number, number] {
-  const g = Math.min(max, Math.max(0, guess));
-  let step = Math.max(8, g >> 6);
-  if (fits(g)) {
-    let lo = g;
-    while (lo < max) {
-      const up = Math.min(max, lo + step);
-      if (!fits(up)) return [lo, up - 1];
-      lo = up;
-      step *= 2;
+  const estimate =
+    pieces === null
+      ? null
+      : cutEstimator(output, pieces, counter, (keep) => {
+          const cut = cutOf(output, offsets, keep);
+          return {
+            from: cut.from,
+            to: cut.to,
+            between: `\n${elisionNotice(cut.elided, callId)}\n`,
+          };
+        });
+  // Counts up to `cap` are exact, and steer the next probe; above it only "too many".
+  const cap = limit + (limit >> 3) + 16;
+  const countOf = (keep: number): number => {
+    const text = joined(cutOf(output, offsets, keep), callId, []);
+    return counter.countUpTo ? counter.countUpTo(text, cap) : counter.count(text);
+  };
+  // fits: every keep ≤ lo fits as far as probed (lo = -1: none probed fits); hi: the least
+  // keep probed that does not (max + 1: none).
+  let lo = -1;
+  let hi = max + 1;
+  // With the output's pieces, probes are aimed by estimates corrected by the last exact
+  // count: the largest keep between the bounds whose estimate plus that error fits.
+  const aimed = (estimate: (keep: number) => number, error: number): number => {
+    let a = lo + 1;
+    let b = hi - 1;
+    if (a >= b || estimate(a) + error > limit) return a;
+    while (a < b) {
+      const mid = (a + b + 1) >> 1;
+      if (estimate(mid) + error <= limit) a = mid;
+      else b = mid - 1;
     }
-    return [max, max];
+    return a;
+  };
+  // Unknown count: about four code points a token, as in most text.
+  let next =
+    estimate !== null
+      ? aimed(estimate, 0)
+      : tokens !== null && tokens > 0
+        ? Math.floor((max * limit) / tokens)
+        : limit * 4;
+  let last: [number, number] | null = null; // the last probe counted exactly
+  while (hi - lo > 1) {
+    // Near the answer, counts are not quite monotonic in the code points kept (a piece
+    // merges differently): without estimates, the last few keeps are halved.
+    const near = estimate === null && hi - lo <= 8;
+    const keep = near || next <= lo || next >= hi ? lo + Math.ceil((hi - lo) / 2) : next;
+    const c = countOf(keep);
+    if (c <= limit) lo = keep;
+    else hi = keep;
+    if (c === limit) {
+      next = keep + 1; // one code point more fits only if it costs nothing
+    } else if (estimate !== null && c <= cap) {
+      next = aimed(estimate, c - estimate(keep));
+    } else if (c > 0 && c <= cap) {
+      // Where a line meets the limit: through the last two exact probes when their counts
+      // differ enough to tell a slope, else through the origin and this one.
+      const slope =
+        last !== null && Math.abs(c - last[1]) >= 3 ? (keep - last[0]) / (c - last[1]) : keep / c;
+      next = Math.round(keep + (limit - c) * (slope > 0 ? slope : keep / c));
+      last = [keep, c];
+    } else next = Math.floor((keep * limit) / cap);
+    if (next === keep) next = c <= limit ? keep + 1 : keep - 1;
   }
-  let hi = g - 1;
-  while (hi > 0) {
-    const down = Math.max(0, hi - step);
-    if (fits(down)) return [down, hi];
-    hi = down - 1;
-    step *= 2;
-  }
-  return [0, Math.max(0, hi)];
+  return cutOf(output, offsets, Math.max(0, lo));
 }
 
 /** Quoted lines inside the cut's elided middle, ids first, then numbers, each in order. */
@@ -204,7 +230,9 @@ export function truncateToolOutput(
   tokens: number | null = null,
 ): string {
   const offsets = cpOffsets(output);
-  const plain = largestCut(output, offsets, callId, maxTokens, counter, tokens);
+  // The output's pieces, when the counter has them, aim both searches below.
+  const pieces = counter.pieceCounts ? counter.pieceCounts(output) : null;
+  const plain = largestCut(output, offsets, callId, maxTokens, counter, tokens, pieces);
   const quoted = quotedLines(output);
   const wanted = inMiddle(quoted, plain);
   if (wanted.length === 0) return joined(plain, callId, []);
@@ -221,7 +249,7 @@ export function truncateToolOutput(
   let reserve = counter.count(keptNotices(plain.elided, callId, wanted.length).join("\n")) + 1;
   for (let i = 0; i < wanted.length && reserve < cap; i++) reserve += cost(wanted[i] as QuotedLine);
   reserve = Math.min(cap, reserve);
-  const cut = largestCut(output, offsets, callId, maxTokens - reserve, counter, tokens);
+  const cut = largestCut(output, offsets, callId, maxTokens - reserve, counter, tokens, pieces);
   const lines = chooseLines(inMiddle(quoted, cut), reserve, cost);
   // Counts are nearly additive: the whole is checked, and the lowest-priority lines go
   // until it fits.

@@ -236,7 +236,7 @@ function requestOperation(): Record<string, unknown> {
     {
       type: "object",
       description:
-        "{ body, plan, budget, manifest }: body for the provider's official client; plan (conversation, system, request report, stablePrefix, explanation); budget; manifest (workspace form) or null.",
+        "{ body, plan, budget, manifest }: body for the provider's official client; plan (conversation, system, request report, stablePrefix, explanation); budget; manifest (workspace form) or null. With `include` in the request, body and only the parts it lists (include: [] answers { body }).",
     },
     [400, 401, 413, 422, 500, 502, 504],
   );
@@ -248,7 +248,7 @@ function agentRequestSchema(): Record<string, unknown> {
   const properties = schema.properties as Record<string, unknown>;
   properties.system = {
     description:
-      "The system side: { segments } as /v1/plan-prompt takes, or a workspace assembly request as /v1/assemble takes.",
+      "The system side: { segments } as /v1/plan-prompt takes (except that an omitted budgetChars means no char budget here: the context window budgets the request in tokens), or a workspace assembly request as /v1/assemble takes.",
     anyOf: [ref("PlanPromptRequest"), ref("AssembleRequest")],
   };
   return schema;

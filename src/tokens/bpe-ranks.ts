@@ -167,10 +167,14 @@ function nonAsciiTokens(pool: Uint8Array, tokens: Int32Array): Int32Array {
 
 const requireCjs = createRequire(import.meta.url);
 
+/** The path of the rank file gpt-tokenizer ships for `encoding`. */
+export function rankFilePath(encoding: BpeEncoding): string {
+  return requireCjs.resolve(`gpt-tokenizer/data/${encoding}.tiktoken`);
+}
+
 /** Reads and parses the rank file gpt-tokenizer ships for `encoding`. */
 export function loadRanks(encoding: BpeEncoding): RankTable {
-  const path = requireCjs.resolve(`gpt-tokenizer/data/${encoding}.tiktoken`);
-  return parseRanks(readFileSync(path));
+  return parseRanks(readFileSync(rankFilePath(encoding)));
 }
 
 /** Rank of buf[from, from + n), whose {@link fnv} is h, in `table`; -1 when it is no token. */

@@ -15,7 +15,8 @@
  * This module is the counter over them: counts, early stops and the shared tables.
  */
 import { BpeMerger } from "./bpe-merge.js";
-import { type BpeEncoding, loadRanks, type RankTable } from "./bpe-ranks.js";
+import { loadRankTable } from "./bpe-prebuilt.js";
+import type { BpeEncoding, RankTable } from "./bpe-ranks.js";
 import { BpeScanner, bmpClasses } from "./bpe-scan.js";
 
 export type { BpeEncoding } from "./bpe-ranks.js";
@@ -28,12 +29,13 @@ export interface BpeData {
 }
 
 /**
- * Reads and parses the tables of an encoding (0.1–0.4 s on a busy 2-core machine).
+ * Loads the tables of an encoding: prebuilt by the build (bpe-prebuilt.ts), else parsed
+ * from the rank file (0.1–0.4 s on a busy 2-core machine).
  *
  * @example new BpeCounter(loadBpeData("cl100k_base")).count("hello world") // 2
  */
 export function loadBpeData(encoding: BpeEncoding, classes = bmpClasses()): BpeData {
-  return { encoding, ranks: loadRanks(encoding), classes };
+  return { encoding, ranks: loadRankTable(encoding), classes };
 }
 
 /**
@@ -83,6 +85,8 @@ export interface BpeCount {
    * `text + newlines` when the lower bound already passes the limit.
    */
   countUpToWithNewlines(text: string, newlines: string, limit: number): number;
+  /** See {@link BpeCounter.pieceCounts}. */
+  pieceCounts(text: string): Int32Array;
 }
 
 const ONLY_NEWLINES = /^\n+$/;
@@ -156,6 +160,35 @@ export class BpeCounter implements BpeCount {
       if (least >= 0) return least;
     }
     return this.countUpTo(text + newlines, limit);
+  }
+
+  /**
+   * The pre-tokenizer's pieces of `text` with running counts: `[end, tokens]` pairs, one
+   * per piece, `tokens` those of `text[0, end)`. Pieces are counted independently, so the
+   * tokens of a prefix or suffix that starts or ends at a piece's end are two lookups —
+   * what a cut's search estimates its probes with (conversation/transforms.ts).
+   *
+   * @example new BpeCounter(sharedBpeData("o200k_base")).pieceCounts("hi there") // [2, 1, 8, 2]
+   */
+  pieceCounts(text: string): Int32Array {
+    const { scanner, merger } = this;
+    let out = new Int32Array(64);
+    let n = 0;
+    let total = 0;
+    for (let i = 0; i < text.length; ) {
+      const end = this.o200k ? scanner.o200kEnd(text, i) : scanner.cl100kEnd(text, i);
+      total += merger.pieceTokens(text, i, end);
+      if (n + 2 > out.length) {
+        const grown = new Int32Array(out.length * 2);
+        grown.set(out);
+        out = grown;
+      }
+      out[n++] = end;
+      out[n++] = total;
+      i = end;
+    }
+    merger.dropGrownScratch();
+    return out.subarray(0, n);
   }
 
   countUpTo(text: string, limit: number): number {

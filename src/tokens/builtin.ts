@@ -35,12 +35,14 @@ const BPE: Readonly<Record<BpeEncoding, BpeCount>> = {
     countUpTo: (text, limit) => sharedBpeCounter("o200k_base").countUpTo(text, limit),
     countUpToWithNewlines: (text, newlines, limit) =>
       sharedBpeCounter("o200k_base").countUpToWithNewlines(text, newlines, limit),
+    pieceCounts: (text) => sharedBpeCounter("o200k_base").pieceCounts(text),
   },
   cl100k_base: {
     count: (text) => sharedBpeCounter("cl100k_base").count(text),
     countUpTo: (text, limit) => sharedBpeCounter("cl100k_base").countUpTo(text, limit),
     countUpToWithNewlines: (text, newlines, limit) =>
       sharedBpeCounter("cl100k_base").countUpToWithNewlines(text, newlines, limit),
+    pieceCounts: (text) => sharedBpeCounter("cl100k_base").pieceCounts(text),
   },
 };
 
@@ -147,6 +149,7 @@ export function getTokenCounter(name: TokenizerName): TokenCounter {
         extendWithNewlines: bpeExtendWithNewlines,
         countUpTo: bpe.countUpTo,
         countUpToWithNewlines: bpe.countUpToWithNewlines,
+        pieceCounts: bpe.pieceCounts,
       });
     }
     case "claude_estimate": {

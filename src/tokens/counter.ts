@@ -47,6 +47,13 @@ export interface TokenCounter {
    * counter. Same result and validation as `count`. Counters without it use `count`.
    */
   readonly countUncached?: (text: string) => number;
+  /**
+   * The pieces a tokenizer splits `text` into before merging, with running counts:
+   * `[end, tokens]` pairs, `tokens` those of `text[0, end)` (so the last is `count(text)`).
+   * Only a tokenizer whose pieces are counted independently (the BPE encodings) has it;
+   * cutting a long tool result estimates its probes with it. Not memoized.
+   */
+  readonly pieceCounts?: (text: string) => Int32Array;
 }
 
 /** Options of {@link createTokenCounter}. */
@@ -66,6 +73,8 @@ export interface CounterOptions {
   countUpTo?: (text: string, limit: number) => number;
   /** See {@link TokenCounter.countUpToWithNewlines}; same contract as `countUpTo`. */
   countUpToWithNewlines?: (text: string, newlines: string, limit: number) => number;
+  /** See {@link TokenCounter.pieceCounts}. */
+  pieceCounts?: (text: string) => Int32Array;
   /** Distinct texts remembered (default 50,000). 0 disables memoization. */
   cacheSize?: number;
 }
@@ -138,6 +147,7 @@ class MemoCounter implements TokenCounter {
   readonly extendWithNewlines: TokenCounter["extendWithNewlines"];
   readonly countUpTo: TokenCounter["countUpTo"];
   readonly countUpToWithNewlines: TokenCounter["countUpToWithNewlines"];
+  readonly pieceCounts: TokenCounter["pieceCounts"];
   readonly [STATE]: CounterState;
   readonly countUncached: (this: Held, text: string) => number = uncachedCount;
   readonly count: (this: Held, text: string) => number = memoCount;
@@ -154,6 +164,7 @@ class MemoCounter implements TokenCounter {
     const upToNl = options.countUpToWithNewlines;
     this.countUpToWithNewlines =
       upToNl && ((text, newlines, limit) => checked(name, upToNl(text, newlines, limit)));
+    this.pieceCounts = options.pieceCounts;
     this[STATE] = { name, fn, cache: new Map(), cacheSize: options.cacheSize ?? 50_000 };
   }
 }

@@ -3,7 +3,7 @@
  * digest at its start. `planRequest` plans the conversation once to find the start, then
  * again from it with the digest, reusing the first plan's validated messages, units and
  * prices. The reference below is the two independent plans written out with the public
- * pieces (`planConversation`, `gridWindowStart`, `withWindowDigest`): the request's bytes
+ * pieces (the planner of `planConversation`, `gridWindowStart`, `withWindowDigest`): the request's bytes
  * must be exactly theirs.
  */
 import fc from "fast-check";
@@ -17,7 +17,7 @@ import {
 import {
   type ConversationPlan,
   type MessageInput,
-  planConversation,
+  oneCallPlanner,
 } from "../../src/conversation/index.js";
 import { getTokenCounter } from "../../src/tokens/index.js";
 import { MODEL, stableSystem } from "../assemble/wire-fixtures.js";
@@ -91,8 +91,10 @@ describe("planRequest with a window step", () => {
         // history, the same request again with the digest and the grid start as anchor.
         const room = g.room;
         const digest = Math.min(g.digest, Math.floor(room / 4));
+        // A fresh planner counts everything, as planRequest does (planConversation leaves
+        // what no window can reach uncounted).
         const plan = (messages: readonly MessageInput[], budgetTokens: number, anchor?: string) =>
-          planConversation({
+          oneCallPlanner().plan({
             messages,
             budgetTokens,
             tokenizer: counter,

@@ -52,6 +52,39 @@ describe("promptctx request", () => {
     expect(x).toBe(y);
   });
 
+  it("include: the body alone, or with the budget; the same body bytes; a bad part exits 2", () => {
+    const whole = JSON.parse(run(["request", "--json"], JSON.stringify(request)).stdout);
+    const only = run(["request", "--json"], JSON.stringify({ ...request, include: [] }));
+    expect(only.status).toBe(0);
+    expect(Object.keys(JSON.parse(only.stdout))).toEqual(["body"]);
+    expect(JSON.stringify(JSON.parse(only.stdout).body)).toBe(JSON.stringify(whole.body));
+    const withBudget = JSON.parse(
+      run(["request", "--json"], JSON.stringify({ ...request, include: ["budget"] })).stdout,
+    );
+    expect(withBudget).toEqual({ body: whole.body, budget: whole.budget });
+    // The report for people shows what the answer holds.
+    const wide = run(["request", "--wide"], JSON.stringify({ ...request, include: ["budget"] }));
+    expect(wide.status).toBe(0);
+    expect(wide.stdout).toContain("Budget");
+    const bad = run(["request"], JSON.stringify({ ...request, include: ["body"] }));
+    expect(bad.status).toBe(2);
+    expect(JSON.parse(bad.stdout)).toMatchObject({
+      error: { code: "invalid_input", path: "include[0]" },
+    });
+  });
+
+  it("a { segments } system side has no char budget unless it gives one", () => {
+    const big = [{ name: "manual", content: "Read the manual. ".repeat(1_500) }];
+    const body = { ...request, system: { segments: big }, include: ["plan"] };
+    const kept = JSON.parse(run(["request", "--json"], JSON.stringify(body)).stdout);
+    expect(kept.plan.system.includedNames).toEqual(["manual"]);
+    const capped = run(
+      ["request", "--json"],
+      JSON.stringify({ ...body, system: { segments: big, budgetChars: 12_000 } }),
+    );
+    expect(JSON.parse(capped.stdout).plan.system.droppedNames).toEqual(["manual"]);
+  });
+
   it("bad input: exit 2 with the path (unknown field under system, unknown model)", () => {
     const u = run(["request"], JSON.stringify({ ...request, system: { segments, zz: 1 } }));
     expect(u.status).toBe(2);

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   compactConversation,
   type MessageInput,
+  oneCallPlanner,
   planConversation,
   type Summarize,
 } from "../../src/conversation/index.js";
@@ -25,8 +26,14 @@ const convo: MessageInput[] = [
 convo.splice(convo.length - 2, 1);
 convo.splice(5, 0, results("stray", ["zz", "an orphan in the dropped run"]));
 
+// Every message counted (a fresh planner): the run's figures are exact in the decisions.
 const planOf = (messages: MessageInput[], pinned: string[]) =>
-  planConversation({ messages, budgetTokens: 450, tokenizer: lengthCounter(), policy: { pinned } });
+  oneCallPlanner().plan({
+    messages,
+    budgetTokens: 450,
+    tokenizer: lengthCounter(),
+    policy: { pinned },
+  });
 
 const seen: MessageInput[][] = [];
 const summarize: Summarize = (messages) => {

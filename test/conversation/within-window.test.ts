@@ -8,7 +8,7 @@ import {
   type MessageInput,
   planConversation,
 } from "../../src/conversation/index.js";
-import { getTokenCounter, sharedTokenCounter } from "../../src/tokens/index.js";
+import { getTokenCounter, sharedTokenCounter, type TokenCounter } from "../../src/tokens/index.js";
 import { calls, outcome, planInput, results, say, user } from "./helpers.js";
 
 // planConversation with a tokenizer named prices only what a window can reach; a
@@ -43,6 +43,12 @@ function sameBut(within: ConversationPlan, exact: ConversationPlan): void {
     expect(strays(w)).toEqual(strays(e));
   });
 }
+
+// A counter of the caller's own (a plain object, not one of the library's).
+const mine = (): TokenCounter => {
+  const inner = getTokenCounter("o200k_base");
+  return { name: "mine", kind: "exact", newlineCut: false, count: (t) => inner.count(t) };
+};
 
 describe("planConversation with a tokenizer named: O(window)", () => {
   it("keeps, counts and explains what a window can reach exactly as a planner that counts everything", () => {
@@ -96,8 +102,8 @@ describe("planConversation with a tokenizer named: O(window)", () => {
     });
     expect(exact.decisions.some((d) => d.counted === false)).toBe(false);
     expect(plan.messages).toEqual(exact.messages);
-    // The process's counter of the name (what a server's pool hands out) is the name;
-    // another counter object (a fresh one) counts everything.
+    // One rule for every counter: the process's counter of the name (what a server's pool
+    // hands out), a fresh one and a counter of the caller's own give the same plan.
     const pooled = {
       messages: long,
       budgetTokens: 4000,
@@ -105,7 +111,50 @@ describe("planConversation with a tokenizer named: O(window)", () => {
     };
     expect(planConversation(pooled)).toEqual(plan);
     const fresh = planConversation({ ...pooled, tokenizer: getTokenCounter("o200k_base") });
-    expect(fresh).toEqual(exact);
+    expect(fresh).toEqual(plan);
+    const ours = planConversation({ ...pooled, tokenizer: mine() });
+    expect(ours).toEqual({ ...plan, tokenizer: "mine" });
+  });
+
+  it("every counter object gets lower bounds for what no window can reach", () => {
+    fc.assert(
+      fc.property(planInput, ({ messages, policy, budgetTokens }) => {
+        const own = mine();
+        const request = { messages, policy, budgetTokens, tokenizer: own };
+        const within = outcome(() => planConversation(request));
+        const exact = outcome(() => createConversationPlanner().plan(request));
+        const named = outcome(() => planConversation({ ...request, tokenizer: "o200k_base" }));
+        if (within.startsWith('{"code"') || exact.startsWith('{"code"')) {
+          expect(within).toBe(exact);
+          return;
+        }
+        sameBut(JSON.parse(within) as ConversationPlan, JSON.parse(exact) as ConversationPlan);
+        expect(JSON.parse(within)).toEqual({ ...JSON.parse(named), tokenizer: "mine" });
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("compactConversation counts a plan of the caller's own counter with that counter", async () => {
+    const own = mine();
+    const within = planConversation({ messages: long, budgetTokens: 4000, tokenizer: own });
+    expect(within.decisions.some((d) => d.counted === false)).toBe(true);
+    const summarize = () => "summary";
+    const base = { messages: long, plan: within, summarize, thresholdTokens: 1 };
+    await expect(compactConversation(base)).rejects.toMatchObject({
+      code: "invalid_input",
+      path: "tokenizer",
+    });
+    const exact = createConversationPlanner().plan({
+      messages: long,
+      budgetTokens: 4000,
+      tokenizer: "o200k_base",
+    });
+    const want = exact.decisions
+      .filter((d) => d.reason === "history_window")
+      .reduce((n, d) => n + d.tokens, 0);
+    const done = await compactConversation({ ...base, tokenizer: own });
+    expect(done.summary?.summarizedTokens).toBe(want);
   });
 
   it("compactConversation counts the uncounted dropped run by the plan's tokenizer", async () => {

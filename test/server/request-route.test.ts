@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { planAgentRequest } from "../../src/agent/index.js";
 import type { MessageInput } from "../../src/conversation/index.js";
 import { planPrompt } from "../../src/plan/index.js";
-import { NOW, post, QUERY, useServer, WORKSPACE } from "./helpers.js";
+import { get, NOW, post, QUERY, useServer, WORKSPACE } from "./helpers.js";
 
 const segments = [
   { name: "rules", content: "Be careful. ".repeat(200), cacheTier: "static" as const },
@@ -89,6 +89,65 @@ describe("POST /v1/request", () => {
     const plan = (x.json as { plan: { conversation: { droppedMessageIds: string[] } } }).plan;
     expect(plan.conversation.droppedMessageIds).toEqual([]);
     expect(JSON.stringify((x.json as { body: unknown }).body)).not.toContain('"never"');
+  });
+
+  it("include: body only, or body and budget — the body's bytes unchanged; strict values", async () => {
+    const body = {
+      provider: "anthropic",
+      model: "claude-sonnet-4-6",
+      messages: history(4),
+      system: { segments },
+    };
+    const whole = await post(server.base, "/v1/request", body);
+    const full = whole.json as Record<string, unknown>;
+    expect(Object.keys(full)).toEqual(["body", "plan", "budget", "manifest"]);
+    const same = await post(server.base, "/v1/request", {
+      ...body,
+      include: ["plan", "budget", "manifest"],
+    });
+    expect(same.text).toBe(whole.text);
+    const only = await post(server.base, "/v1/request", { ...body, include: [] });
+    expect(only.status).toBe(200);
+    expect(only.text).toBe(JSON.stringify({ body: full.body }));
+    const withBudget = await post(server.base, "/v1/request", { ...body, include: ["budget"] });
+    expect(withBudget.text).toBe(JSON.stringify({ body: full.body, budget: full.budget }));
+    const bad = await post(server.base, "/v1/request", { ...body, include: ["plan", "bodies"] });
+    expect(bad.status).toBe(400);
+    expect(bad.json).toMatchObject({ error: { code: "invalid_input", path: "include[1]" } });
+    const notList = await post(server.base, "/v1/request", { ...body, include: "plan" });
+    expect(notList.json).toMatchObject({ error: { code: "invalid_input", path: "include" } });
+    // The OpenAPI document lists the field and its values.
+    const doc = (await get(server.base, "/openapi.json")).json as {
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    };
+    expect(JSON.stringify(doc.components.schemas.AgentRequest?.properties.include)).toContain(
+      '"budget"',
+    );
+  });
+
+  it("a { segments } system side has no char budget unless it gives one", async () => {
+    const manual = [{ name: "manual", content: "Read the manual. ".repeat(1_500) }];
+    const body = {
+      provider: "anthropic",
+      model: "claude-sonnet-4-6",
+      messages: history(1),
+      system: { segments: manual },
+    };
+    type Answer = { plan: { system: { includedNames: string[]; droppedNames: string[] } } };
+    const kept = (await post(server.base, "/v1/request", body)).json as Answer;
+    expect(kept.plan.system.includedNames).toEqual(["manual"]);
+    // /v1/plan-prompt keeps its default of 12,000 chars; given here, it applies.
+    const capped = (
+      await post(server.base, "/v1/request", {
+        ...body,
+        system: { segments: manual, budgetChars: 12_000 },
+      })
+    ).json as Answer;
+    expect(capped.plan.system.droppedNames).toEqual(["manual"]);
+    const planned = (await post(server.base, "/v1/plan-prompt", { segments: manual })).json as {
+      droppedNames: string[];
+    };
+    expect(planned.droppedNames).toEqual(["manual"]);
   });
 
   it("a workspace assembly request as the system side, with its manifest", async () => {

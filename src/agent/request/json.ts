@@ -42,6 +42,14 @@ export const RequestRenderJsonSchema = z.object({
 });
 
 /**
+ * The parts of the answer a caller may ask for besides `body` (always there): `include`
+ * lists them; omitted, all of them. A caller that only sends the body on (an agent loop)
+ * asks for fewer, and the answer is that much smaller to build, write and read.
+ */
+export const ANSWER_PARTS = ["plan", "budget", "manifest"] as const;
+export type AnswerPart = (typeof ANSWER_PARTS)[number];
+
+/**
  * The body of `POST /v1/request`. `system` is either `{ segments }` (what `/v1/plan-prompt`
  * takes) or, on the server, the workspace assembly request of `/v1/assemble`; the route
  * checks it by its form. `tools` are the provider's tool definitions, counted (their JSON)
@@ -59,24 +67,28 @@ export const AgentRequestJsonSchema = z.object({
   responseReserve: z.number().int().min(0).optional(),
   policy: ConversationPolicySchema.partial().optional(),
   render: RequestRenderJsonSchema.optional(),
+  include: z.array(z.enum(ANSWER_PARTS)).optional(),
 });
 export type AgentRequestJson = z.input<typeof AgentRequestJsonSchema>;
 
-/** The answer of `POST /v1/request`. */
+/**
+ * The answer of `POST /v1/request`: `body`, and the parts the request's `include` names
+ * (all when it is omitted); a part not asked for is left out.
+ */
 export interface AgentRequestAnswer {
   /** Ready to send with the provider's official client (`tools` included when given). */
   body: Record<string, unknown>;
   /** The conversation plan, the system side's plan and the renderer's report. */
-  plan: {
+  plan?: {
     conversation: PlannedRequest["conversation"];
     system: PlannedRequest["systemPlan"];
     request: Omit<PlannedRequest["request"], "body">;
     stablePrefix: PlannedRequest["stablePrefix"];
     explanation: ReturnType<typeof explainRequest>;
   };
-  budget: PlannedRequest["budget"];
+  budget?: PlannedRequest["budget"];
   /** The assembly's manifest when the system side was assembled from a workspace; else null. */
-  manifest: unknown;
+  manifest?: unknown;
 }
 
 /** What a body's validation gives (the schema's output). */
@@ -169,18 +181,21 @@ export function requestFromJson(
     ...(planned.body as unknown as Record<string, unknown>),
     ...(r.tools !== undefined ? { tools: r.tools } : {}),
   };
-  return {
-    body,
-    plan: {
+  const include = new Set<AnswerPart>(r.include ?? ANSWER_PARTS);
+  const answer: AgentRequestAnswer = { body };
+  // In the documented order; a part not asked for is not built (the explanation walks the plan).
+  if (include.has("plan")) {
+    answer.plan = {
       conversation: planned.conversation,
       system: planned.systemPlan,
       request: report,
       stablePrefix: planned.stablePrefix,
       explanation: explainRequest(planned),
-    },
-    budget: planned.budget,
-    manifest,
-  };
+    };
+  }
+  if (include.has("budget")) answer.budget = planned.budget;
+  if (include.has("manifest")) answer.manifest = manifest;
+  return answer;
 }
 
 /** The error for a system side that is neither form. */
@@ -212,15 +227,28 @@ export async function underSystem<T>(f: () => Promise<T> | T): Promise<T> {
 }
 
 /**
+ * `budgetChars` of the `{ segments }` system side when the request omits it: none. The
+ * request is budgeted in tokens by its context window; `/v1/plan-prompt`'s default of
+ * 12,000 chars would drop large segments that fit the window.
+ */
+export const REQUEST_SYSTEM_BUDGET_CHARS = null;
+
+/**
  * The `{ segments }` form of `system`, planned as `/v1/plan-prompt` plans it (strict, with
- * the pooled counter of its tokenizer); errors name paths under `system`.
+ * the pooled counter of its tokenizer), except that an omitted `budgetChars` is
+ * {@link REQUEST_SYSTEM_BUDGET_CHARS}; errors name paths under `system`.
  *
  * @example await segmentsSystem({ segments: [{ name: "rules", content: "Be brief." }] }, createCounterPool())
  */
 export function segmentsSystem(raw: unknown, pool: CounterPool): Promise<PromptPlan> {
   return underSystem(() => {
     rejectUnknownFields(PlanPromptJsonRequestSchema, raw);
-    const parsed = PlanPromptJsonRequestSchema.safeParse(raw);
+    const given = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? raw : null;
+    const withDefault =
+      given !== null && !Object.hasOwn(given, "budgetChars")
+        ? { ...given, budgetChars: REQUEST_SYSTEM_BUDGET_CHARS }
+        : raw;
+    const parsed = PlanPromptJsonRequestSchema.safeParse(withDefault);
     if (!parsed.success) throw invalidFromZod(parsed.error);
     const tokenCounter = pool.forRequest(parsed.data.tokenizer);
     return planPrompt(parsed.data, tokenCounter ? { tokenCounter } : {});

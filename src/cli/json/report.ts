@@ -66,12 +66,19 @@ const REPORTS = {
     conversationReport(request, r as ConversationPlan, style),
   "assemble-context": (_, r, style) => assemblyReport(r as AssemblyParts, [], style),
   // The whole request: where the window went, then the decisions of the conversation.
+  // Parts the request's `include` left out are not shown.
   request: (request, r, style) => {
-    const a = r as { budget: Record<string, unknown>; plan: { conversation: ConversationPlan } };
-    const budget = Object.entries(a.budget)
+    const a = r as { budget?: Record<string, unknown>; plan?: { conversation: ConversationPlan } };
+    const budget = Object.entries(a.budget ?? {})
       .map(([k, v]) => `${k}: ${String(v)}`)
       .join("\n");
-    return `${titled("Budget", budget)}\n\n${conversationReport(request, a.plan.conversation, style)}`;
+    const parts = [
+      ...(a.budget ? [titled("Budget", budget)] : []),
+      ...(a.plan ? [conversationReport(request, a.plan.conversation, style)] : []),
+    ];
+    return parts.length > 0
+      ? `${parts.join("\n\n")}`
+      : "The answer holds the body only (include: []): print it with --json.\n";
   },
 } satisfies Record<string, (request: unknown, response: unknown, style: TableStyle) => string>;
 

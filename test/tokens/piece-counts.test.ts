@@ -1,0 +1,43 @@
+/**
+ * `pieceCounts`: the pre-tokenizer's pieces with running counts, which a cut's search
+ * aims its probes with. Its last running count is the text's count, and every piece is
+ * counted as `count` counts it.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { getTokenCounter, type TokenizerName } from "../../src/tokens/index.js";
+import { STRESS_ATOMS } from "./stress-atoms.js";
+
+const text = fc
+  .array(fc.oneof(fc.constantFrom(...STRESS_ATOMS), fc.string({ unit: "grapheme" })), {
+    maxLength: 40,
+  })
+  .map((parts) => parts.join(""));
+
+describe.each(["o200k_base", "cl100k_base"] as TokenizerName[])("pieceCounts, %s", (name) => {
+  const counter = getTokenCounter(name);
+  it("ends at the text's end with its count, ends increasing, counts never falling", () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        const p = counter.pieceCounts?.(t) as Int32Array;
+        expect(p.length % 2).toBe(0);
+        if (t === "") {
+          expect(p.length).toBe(0);
+          return;
+        }
+        expect(p[p.length - 2]).toBe(t.length);
+        expect(p[p.length - 1]).toBe(counter.count(t));
+        for (let k = 2; k < p.length; k += 2) {
+          expect(p[k] as number).toBeGreaterThan(p[k - 2] as number);
+          expect(p[k + 1] as number).toBeGreaterThanOrEqual(p[k - 1] as number);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("is only on the counters whose pieces are counted apart", () => {
+    expect(getTokenCounter("estimate").pieceCounts).toBeUndefined();
+    expect(getTokenCounter("claude_estimate").pieceCounts).toBeUndefined();
+  });
+});
