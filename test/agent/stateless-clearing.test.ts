@@ -167,7 +167,7 @@ describe("gridClearing in batches (clearBatchTokens)", () => {
             if (keepRecent > 0) {
               for (const id of all.slice(-keepRecent)) expect(now).not.toContain(id);
             }
-            prev = now;
+            prev = [...now];
           }
         },
       ),

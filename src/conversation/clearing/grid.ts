@@ -135,7 +135,8 @@ export function gridClearing(
   );
   const lines = Math.floor(settled / step);
   const chosen = new Set<Item>();
-  const batched = o.batchTokens === undefined ? 0 : takeBatches(items, settled, o.batchTokens, chosen);
+  const batched =
+    o.batchTokens === undefined ? 0 : takeBatches(items, settled, o.batchTokens, chosen);
   // The results wholly before the current line and not cleared yet: each enters once, at
   // the first line it ends before, and leaves when a step clears it.
   const pool: Item[] = [];
@@ -167,7 +168,12 @@ export function gridClearing(
  * added to `out` (the last, incomplete one waits for more history). A run depends only on
  * the results before its end, so more history only adds runs. Returns the tokens freed.
  */
-function takeBatches(items: readonly Item[], settled: number, batch: number, out: Set<Item>): number {
+function takeBatches(
+  items: readonly Item[],
+  settled: number,
+  batch: number,
+  out: Set<Item>,
+): number {
   let freed = 0;
   let run: Item[] = [];
   let runFreed = 0;
