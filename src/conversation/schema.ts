@@ -113,6 +113,13 @@ export const ConversationPolicySchema = z.object({
   clearTrigger: z.number().gt(0).lte(1).nullable().default(null),
   /** Pressure clearing: tokens one step frees at least (when there are that many to clear). */
   clearAtLeastTokens: z.number().int().min(0).default(0),
+  /**
+   * Batch clearing (the stateless grid clearing of a whole request only; the held boundary
+   * ignores it): old tool results are cleared, before any pressure, in runs that each free
+   * at least this many tokens — oldest first, sparing the current turn and the last
+   * `keepRecentToolResults` tool messages. `null`: only pressure clears.
+   */
+  clearBatchTokens: z.number().int().min(1).nullable().default(null),
   /** Pressure clearing: the last N tool messages' results are never cleared. */
   keepRecentToolResults: z.number().int().min(0).default(0),
   /**

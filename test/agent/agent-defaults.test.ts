@@ -176,6 +176,7 @@ describe("AGENT_WINDOW_SHARES", () => {
         expect(d.slots.system).toBe(apply(w, s.system));
         expect(d.policy.toolResultMaxTokens).toBe(apply(w, s.toolResultMaxTokens));
         expect(d.digestTokens).toBe(apply(w, s.digestTokens));
+        expect(d.policy.clearBatchTokens).toBe(apply(w, s.clearBatch));
         expect(d.slots.recall).toBe(apply(w, s.recall));
         expect(d.slots.kb).toBe(apply(w, s.kb));
         expect(d.slots.perSlot).toBe(apply(w, s.perSlot));

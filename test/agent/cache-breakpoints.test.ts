@@ -372,13 +372,14 @@ describe("agentDefaults and the options assembleRequest keeps", () => {
     const large = agentDefaults(200_000);
     expect(small).toMatchObject({
       responseReserve: 3200,
-      policy: { lowWaterRatio: 0.74, toolResultMaxTokens: 6400 },
+      policy: { lowWaterRatio: 0.74, toolResultMaxTokens: 6400, clearBatchTokens: 16_000 },
       slots: { system: 6400, recall: 1280 },
       render: { dynamicPlacement: "user" },
     });
     expect(large).toMatchObject({
       responseReserve: 10_000,
-      policy: { lowWaterRatio: 0.4, toolResultMaxTokens: 20_000 },
+      // A tool result is capped at 8,000 tokens whatever the window (a tenth of 200k is 20,000).
+      policy: { lowWaterRatio: 0.4, toolResultMaxTokens: 8000, clearBatchTokens: 50_000 },
       windowStepTokens: 102_000,
       slots: { system: 20_000, recall: 4000 },
     });

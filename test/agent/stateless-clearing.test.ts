@@ -44,7 +44,13 @@ function conversation(sizes: readonly number[]): MessageInput[] {
 
 function clearing(
   messages: MessageInput[],
-  o: { atLeastTokens: number; keepRecent: number; triggerTokens?: number; stepTokens?: number },
+  o: {
+    atLeastTokens: number;
+    keepRecent: number;
+    triggerTokens?: number;
+    stepTokens?: number;
+    batchTokens?: number;
+  },
   keep: { keepCallIds?: string[]; keepToolResults?: string[] } = {},
 ) {
   const counter = lengthCounter();
@@ -117,6 +123,56 @@ describe("gridClearing", () => {
       prev = ids;
     }
     expect(prev.length).toBeGreaterThan(2);
+  });
+});
+
+describe("gridClearing in batches (clearBatchTokens)", () => {
+  const ids = (messages: MessageInput[], o: { batchTokens: number; keepRecent: number }) =>
+    clearing(messages, { atLeastTokens: 1, triggerTokens: 1e9, ...o })?.clearedIds ?? [];
+
+  it("clears old results oldest first, in whole runs freeing at least batchTokens, under the trigger", () => {
+    // Clearing frees each result's size less its notice and quoted line (~110 here).
+    const messages = conversation([1500, 1500, 3000, 700, 700, 700, 300, 300]);
+    // Runs freeing 1,100 at least: t0, t1, t2, then t3 + t4; t5 alone is not a run yet,
+    // t6 and t7 are the last two.
+    expect(ids(messages, { batchTokens: 1100, keepRecent: 2 })).toEqual([
+      "t0",
+      "t1",
+      "t2",
+      "t3",
+      "t4",
+    ]);
+    // 2,000: t0 + t1, then t2; t3–t5 free too little together.
+    expect(ids(messages, { batchTokens: 2000, keepRecent: 2 })).toEqual(["t0", "t1", "t2"]);
+    // Nothing settled frees that much: nothing is cleared.
+    expect(ids(messages, { batchTokens: 1e6, keepRecent: 2 })).toEqual([]);
+  });
+
+  it("only adds runs as the conversation grows, oldest first, never the recent (property)", () => {
+    fc.assert(
+      fc.property(
+        // Results large enough that clearing each frees tokens (a notice is ~110).
+        fc.array(fc.integer({ min: 300, max: 3000 }), { minLength: 2, maxLength: 14 }),
+        fc.integer({ min: 100, max: 6000 }),
+        fc.integer({ min: 0, max: 4 }),
+        (sizes, batchTokens, keepRecent) => {
+          let prev: string[] = [];
+          for (let n = 1; n <= sizes.length; n++) {
+            const messages = conversation(sizes.slice(0, n));
+            const now = ids(messages, { batchTokens, keepRecent });
+            // Oldest first: a prefix of the results, which only grows.
+            const all = messages.filter((m) => m.role === "tool").map((m) => m.id);
+            expect(now).toEqual(all.slice(0, now.length));
+            expect(now.slice(0, prev.length)).toEqual(prev);
+            if (keepRecent > 0) {
+              for (const id of all.slice(-keepRecent)) expect(now).not.toContain(id);
+            }
+            prev = [...now];
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
 
@@ -207,7 +263,7 @@ describe("clearing under pressure, stateless, over growing tool-heavy conversati
           const recent = messages
             .slice(0, n)
             .filter((m) => m.role === "tool")
-            .slice(-8);
+            .slice(-d.policy.keepRecentToolResults);
           for (const m of recent) expect(cleared.has(m.id)).toBe(false);
           if (prev !== null) {
             const before = clearedIds(prev);

@@ -34,6 +34,12 @@ export interface GridClearingOptions {
    * as it is, and the window moves on its own grid (default: no limit).
    */
   reachTokens?: number;
+  /**
+   * Old results are also cleared in batches, before any pressure: walking the settled
+   * results in order, each run of them not cleared yet that frees at least this many
+   * tokens is cleared at once (absent: no batches; see `clearBatchTokens`).
+   */
+  batchTokens?: number;
 }
 
 /** The results a request clears: every one before the boundary but the spared ones. */
@@ -113,7 +119,7 @@ export function gridClearing(
   const before = [0];
   for (const d of ds) before.push((before[before.length - 1] as number) + sent(d));
   const total = before[ds.length] as number;
-  if (total <= o.triggerTokens) return null;
+  if (total <= o.triggerTokens && o.batchTokens === undefined) return null;
   const items: Item[] = [];
   ds.forEach((d, i) => {
     const c = cleared.decisions[i] as ConversationDecision;
@@ -129,16 +135,18 @@ export function gridClearing(
   );
   const lines = Math.floor(settled / step);
   const chosen = new Set<Item>();
+  const batched =
+    o.batchTokens === undefined ? 0 : takeBatches(items, settled, o.batchTokens, chosen);
   // The results wholly before the current line and not cleared yet: each enters once, at
   // the first line it ends before, and leaves when a step clears it.
   const pool: Item[] = [];
   let next = 0;
-  let freed = 0;
+  let freed = batched;
   let steps = 0;
   let k = 1;
   while (k <= lines && total - freed > o.triggerTokens) {
     for (; next < items.length && (items[next] as Item).end <= k * step; next++) {
-      pool.push(items[next] as Item);
+      if (!chosen.has(items[next] as Item)) pool.push(items[next] as Item);
     }
     if (pool.length === 0) {
       // Nothing left before line k: go on at the first line the next result ends before.
@@ -152,6 +160,34 @@ export function gridClearing(
   }
   if (chosen.size === 0) return null;
   return boundaryOf(ds, cleared, chosen, steps);
+}
+
+/**
+ * Batches of old results ({@link GridClearingOptions.batchTokens}): the results ending by
+ * `settled`, in order, cut into runs each freeing at least `batch`; every complete run is
+ * added to `out` (the last, incomplete one waits for more history). A run depends only on
+ * the results before its end, so more history only adds runs. Returns the tokens freed.
+ */
+function takeBatches(
+  items: readonly Item[],
+  settled: number,
+  batch: number,
+  out: Set<Item>,
+): number {
+  let freed = 0;
+  let run: Item[] = [];
+  let runFreed = 0;
+  for (const item of items) {
+    if (item.end > settled) break;
+    run.push(item);
+    runFreed += item.saving;
+    if (runFreed < batch) continue;
+    for (const x of run) out.add(x);
+    freed += runFreed;
+    run = [];
+    runFreed = 0;
+  }
+  return freed;
 }
 
 /** The boundary after the last cleared message, sparing every other result before it. */
@@ -261,29 +297,55 @@ export function statelessClearing(
     (d) => d.turn === lastTurn && d.transforms.some((t) => t.kind === "tool_result_cleared"),
   );
   const over = first.usedTokens > trigger || first.droppedMessageIds.length > 0 || turnCleared;
-  if (!over) {
-    // Nothing is cut either while the whole conversation, uncut, fits under the trigger.
-    if (uncutTokens(first) > trigger) return { first, policy: off };
-    const whole = { ...off, toolResultMaxTokens: null };
-    return { first: plan(messages, budget, whole), policy: whole };
+  const batch = p.clearBatchTokens ?? undefined;
+  if (over || (batch !== undefined && mayBatch(messages, first, p.keepRecentToolResults, batch))) {
+    const all = plan(messages, budget, { ...off, clearToolResultsAfterTurns: 1 });
+    const o: GridClearingOptions = {
+      stepTokens,
+      atLeastTokens: p.clearAtLeastTokens,
+      keepRecent: p.keepRecentToolResults,
+      triggerTokens: trigger,
+      reachTokens: CLEARING_REACH_ROOMS * budget,
+      ...(batch === undefined ? {} : { batchTokens: batch }),
+    };
+    const chosen = gridClearing(messages, first, all, o);
+    if (chosen !== null) {
+      const policy: ConversationPolicyInput = {
+        ...off,
+        clearToolResultsAfterTurns: lastTurn - chosen.clearBeforeTurn + 1,
+        keepCallIds: [...p.keepCallIds, ...chosen.spareCallIds],
+      };
+      const planned = plan(messages, budget, policy);
+      const windowTokens = openingTokens(messages, first, all, planned, o);
+      return { first: planned, policy, windowTokens };
+    }
   }
-  const all = plan(messages, budget, { ...off, clearToolResultsAfterTurns: 1 });
-  const o: GridClearingOptions = {
-    stepTokens,
-    atLeastTokens: p.clearAtLeastTokens,
-    keepRecent: p.keepRecentToolResults,
-    triggerTokens: trigger,
-    reachTokens: CLEARING_REACH_ROOMS * budget,
-  };
-  const chosen = gridClearing(messages, first, all, o);
-  if (chosen === null) return { first, policy: off };
-  const policy: ConversationPolicyInput = {
-    ...off,
-    clearToolResultsAfterTurns: lastTurn - chosen.clearBeforeTurn + 1,
-    keepCallIds: [...p.keepCallIds, ...chosen.spareCallIds],
-  };
-  const planned = plan(messages, budget, policy);
-  return { first: planned, policy, windowTokens: openingTokens(messages, first, all, planned, o) };
+  // Nothing is cut either while the whole conversation, uncut, fits under the trigger.
+  if (over || uncutTokens(first) > trigger) return { first, policy: off };
+  const whole = { ...off, toolResultMaxTokens: null };
+  return { first: plan(messages, budget, whole), policy: whole };
+}
+
+/**
+ * Whether the tool results before the current turn and the last `keep` tool messages
+ * send `batch` tokens or more: a batch cannot free more than they send, so below that
+ * the plan with every result cleared is not needed.
+ */
+function mayBatch(
+  messages: readonly MessageInput[],
+  first: ConversationPlan,
+  keep: number,
+  batch: number,
+): boolean {
+  const ds = first.decisions;
+  const lastTurn = ds[ds.length - 1]?.turn ?? 0;
+  const current = ds.findIndex((d) => d.turn === lastTurn);
+  const end = Math.min(current, firstSparedToolMessage(messages, keep) ?? 0);
+  let tokens = 0;
+  for (let i = 0; i < end; i++) {
+    if (messages[i]?.role === "tool") tokens += sent(ds[i] as ConversationDecision);
+  }
+  return tokens >= batch;
 }
 
 /**
