@@ -33,7 +33,8 @@ import {
   type VectorIndex,
   type VectorWrite,
 } from "../vectors.js";
-import { ScopeIndex } from "./scope-index.js";
+import { buildScopeIndex, floats } from "./build-index.js";
+import type { ScopeIndex } from "./scope-index.js";
 
 export type { PendingVector, RecordedEmbedder, VectorHit, VectorWrite } from "../vectors.js";
 
@@ -320,20 +321,9 @@ export class SqliteVectorIndex implements VectorIndex {
     return this.#fromIndex(index, vector, k, categories);
   }
 
-  /** The index of a large scope, from the stored vectors. */
+  /** The index of a large scope, from the stored vectors (see build-index.ts). */
   #build(userScope: string): ScopeIndex {
-    const index = new ScopeIndex(this.#recorded!.dimensions);
-    const rows = this.#db
-      .prepare(`SELECT m.rowid AS rowid FROM memories m JOIN memory_vec_state s
-        ON s.rowid = m.rowid AND s.state = 'embedded' WHERE m.user_scope = ? ORDER BY m.rowid`)
-      .pluck()
-      .all(userScope) as number[];
-    const one = this.#db.prepare(`SELECT category, embedding FROM ${VEC_TABLE} WHERE rowid = ?`);
-    for (const rowid of rows) {
-      const r = one.get(BigInt(rowid)) as { category: string; embedding: Buffer } | undefined;
-      if (r !== undefined) index.set(rowid, r.category, floats(r.embedding));
-    }
-    return index;
+    return buildScopeIndex(this.#db, VEC_TABLE, userScope, this.#recorded!.dimensions);
   }
 
   /** Keeps the indexes within {@link INDEX_BUDGET} (the one searched last stays). */
@@ -357,13 +347,19 @@ export class SqliteVectorIndex implements VectorIndex {
     k: number,
     categories?: readonly string[],
   ): VectorHit[] {
-    const live = this.#db.prepare(
-      "SELECT 1 FROM memory_vec_state WHERE rowid = ? AND state = 'embedded'",
+    const found = index.candidates(q, k + EXACT_MARGIN, categories);
+    // One query for every candidate (not one per candidate).
+    const live = new Set(
+      this.#db
+        .prepare(`SELECT rowid FROM memory_vec_state WHERE state = 'embedded'
+          AND rowid IN (SELECT value FROM json_each(?))`)
+        .pluck()
+        .all(JSON.stringify(found.map((c) => c.rowid))) as number[],
     );
     const hits: VectorHit[] = [];
-    for (const c of index.candidates(q, k + EXACT_MARGIN, categories)) {
-      if (live.get(c.rowid) === undefined) index.delete(c.rowid);
-      else hits.push(c);
+    for (const c of found) {
+      if (live.has(c.rowid)) hits.push(c);
+      else index.delete(c.rowid);
     }
     return hits.sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid).slice(0, k);
   }
@@ -393,11 +389,4 @@ export class SqliteVectorIndex implements VectorIndex {
       k,
     );
   }
-}
-
-/** The floats of a stored vector (copied: the buffer may be reused). */
-function floats(b: Buffer): Float32Array {
-  const out = new Float32Array(b.byteLength / 4);
-  new Uint8Array(out.buffer).set(b);
-  return out;
 }
