@@ -34,6 +34,7 @@ import {
   type VectorWrite,
 } from "../vectors.js";
 import { buildScopeIndex, floats } from "./build-index.js";
+import { VEC_CHUNKS_INDEX } from "./migrations.js";
 import type { ScopeIndex } from "./scope-index.js";
 
 export type { PendingVector, RecordedEmbedder, VectorHit, VectorWrite } from "../vectors.js";
@@ -161,6 +162,7 @@ export class SqliteVectorIndex implements VectorIndex {
       embedding float[${e.dimensions}] distance_metric=cosine,
       chunk_size=${VEC_CHUNK}
     )`);
+    this.#db.exec(VEC_CHUNKS_INDEX);
     this.#db
       .prepare("INSERT INTO embedder_meta (id, embedder, dimensions) VALUES (1, ?, ?)")
       .run(e.id, e.dimensions);
