@@ -33,13 +33,22 @@ interface ChunkRow {
   rowids: Buffer;
 }
 
-/** The scope's embedded vectors from the chunks, then any left over point by point. */
-function* scopeVectors(
+/** Whether this connection has checked the chunk layout (once is enough). */
+export interface LayoutCheck {
+  done: boolean;
+}
+
+/**
+ * The vectors of `wanted` (rowids of `scope`) from the scope's chunks, then any left over
+ * point by point.
+ */
+export function* scopeVectors(
   db: Database.Database,
   table: string,
   scope: string,
   dims: number,
   wanted: ReadonlyMap<number, string>,
+  layout: LayoutCheck = { done: false },
 ): Generator<[number, Float32Array]> {
   const one = db.prepare(`SELECT embedding FROM ${table} WHERE rowid = ?`).pluck();
   const seen = new Set<number>();
@@ -53,7 +62,6 @@ function* scopeVectors(
     const vectorsOf = db
       .prepare(`SELECT vectors FROM ${table}_vector_chunks00 WHERE rowid = ?`)
       .pluck();
-    let checked = false;
     for (const c of chunks) {
       const size = c.size;
       const vectors = vectorsOf.get(c.id) as Buffer | undefined;
@@ -71,14 +79,14 @@ function* scopeVectors(
         const rowid = Number(c.rowids.readBigInt64LE(i * 8));
         if (!wanted.has(rowid) || seen.has(rowid)) continue;
         const v = all.subarray(i * dims, (i + 1) * dims);
-        if (!checked) {
+        if (!layout.done) {
           const stored = one.get(BigInt(rowid)) as Buffer | undefined;
           if (
             stored === undefined ||
             !Buffer.from(v.buffer, v.byteOffset, v.byteLength).equals(stored)
           )
             throw new LayoutError();
-          checked = true;
+          layout.done = true;
         }
         seen.add(rowid);
         yield [rowid, v];
@@ -108,6 +116,7 @@ export function buildScopeIndex(
   table: string,
   scope: string,
   dims: number,
+  layout?: LayoutCheck,
 ): ScopeIndex {
   const rows = db
     .prepare(`SELECT m.rowid AS rowid, m.category AS category FROM memories m
@@ -118,7 +127,7 @@ export function buildScopeIndex(
   const wanted = new Map(rows);
   const index = new ScopeIndex(dims, wanted.size);
   const sum = new Float64Array(dims);
-  for (const [rowid, v] of scopeVectors(db, table, scope, dims, wanted)) {
+  for (const [rowid, v] of scopeVectors(db, table, scope, dims, wanted, layout)) {
     for (let i = 0; i < dims; i++) sum[i]! += v[i]!;
     index.set(rowid, wanted.get(rowid)!, v, false);
   }
@@ -127,4 +136,58 @@ export function buildScopeIndex(
   if (n > 0) for (let i = 0; i < dims; i++) center[i] = Math.round((sum[i]! / n) * 1024) / 1024;
   index.recenter(center);
   return index;
+}
+
+/**
+ * Every vector of a scope holding fewer than `limit`, straight from its chunks (its
+ * memories' rows are not read: a vector is in the table exactly while its memory is
+ * `embedded`); `null` when the scope holds `limit` or more, or the chunks cannot be read
+ * here (the caller then searches through sqlite-vec).
+ */
+export function smallScope(
+  db: Database.Database,
+  table: string,
+  scope: string,
+  dims: number,
+  limit: number,
+  layout: LayoutCheck,
+): { rowid: number; vector: Float32Array }[] | null {
+  let chunks: ChunkRow[];
+  try {
+    chunks = db
+      .prepare(`SELECT chunk_id AS id, size, validity, rowids FROM ${table}_chunks
+        WHERE partition00 = ? ORDER BY chunk_id`)
+      .all(scope) as ChunkRow[];
+  } catch (err) {
+    if (err instanceof Error && /no such/.test(err.message)) return null;
+    throw err;
+  }
+  let n = 0;
+  for (const c of chunks) {
+    if (c.validity.byteLength !== Math.ceil(c.size / 8) || c.rowids.byteLength !== c.size * 8)
+      return null;
+    for (let i = 0; i < c.size; i++) if ((c.validity[i >> 3]! & (1 << (i & 7))) !== 0) n++;
+  }
+  if (n >= limit) return null;
+  const vectorsOf = db.prepare(`SELECT vectors FROM ${table}_vector_chunks00 WHERE rowid = ?`);
+  const one = db.prepare(`SELECT embedding FROM ${table} WHERE rowid = ?`).pluck();
+  const out: { rowid: number; vector: Float32Array }[] = [];
+  for (const c of chunks) {
+    const blob = vectorsOf.pluck().get(c.id) as Buffer | undefined;
+    if (blob === undefined || blob.byteLength !== c.size * dims * 4) return null;
+    const all = floats(blob);
+    for (let i = 0; i < c.size; i++) {
+      if ((c.validity[i >> 3]! & (1 << (i & 7))) === 0) continue;
+      const rowid = Number(c.rowids.readBigInt64LE(i * 8));
+      const vector = all.subarray(i * dims, (i + 1) * dims);
+      if (!layout.done) {
+        const stored = one.get(BigInt(rowid)) as Buffer | undefined;
+        const same = Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+        if (stored === undefined || !same.equals(stored)) return null;
+        layout.done = true;
+      }
+      out.push({ rowid, vector });
+    }
+  }
+  return out;
 }

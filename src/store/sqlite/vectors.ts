@@ -33,7 +33,7 @@ import {
   type VectorIndex,
   type VectorWrite,
 } from "../vectors.js";
-import { buildScopeIndex, floats } from "./build-index.js";
+import { buildScopeIndex, floats, type LayoutCheck, smallScope } from "./build-index.js";
 import { VEC_CHUNKS_INDEX } from "./migrations.js";
 import type { ScopeIndex } from "./scope-index.js";
 
@@ -66,6 +66,8 @@ export class SqliteVectorIndex implements VectorIndex {
   #indexes = new Map<string, ScopeIndex>();
   /** Scopes searched by this connection (a large one gets its index on its second search). */
   #searched = new Set<string>();
+  /** Whether sqlite-vec's chunk layout was checked (build-index.ts). */
+  #layout: LayoutCheck = { done: false };
   /** `PRAGMA data_version` when the indexes were last known current. */
   #dataVersion = -1;
 
@@ -302,6 +304,8 @@ export class SqliteVectorIndex implements VectorIndex {
     this.#current();
     let index = this.#indexes.get(userScope);
     if (index === undefined) {
+      const small = this.#scanChunks(userScope, vector, k, categories);
+      if (small !== null) return small;
       const n = (
         this.#db
           .prepare(`SELECT count(*) AS n FROM memories m JOIN memory_vec_state s
@@ -325,7 +329,13 @@ export class SqliteVectorIndex implements VectorIndex {
 
   /** The index of a large scope, from the stored vectors (see build-index.ts). */
   #build(userScope: string): ScopeIndex {
-    return buildScopeIndex(this.#db, VEC_TABLE, userScope, this.#recorded!.dimensions);
+    return buildScopeIndex(
+      this.#db,
+      VEC_TABLE,
+      userScope,
+      this.#recorded!.dimensions,
+      this.#layout,
+    );
   }
 
   /** Keeps the indexes within {@link INDEX_BUDGET} (the one searched last stays). */
@@ -364,6 +374,37 @@ export class SqliteVectorIndex implements VectorIndex {
       else index.delete(c.rowid);
     }
     return hits.sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid).slice(0, k);
+  }
+
+  /**
+   * A small scope's exact search: its vectors read from its sqlite-vec chunks (one row
+   * per 128 vectors) and ranked by cosine here — no row of `memories` read unless
+   * categories filter. sqlite-vec's own search of a partition reads each hit's vector
+   * again point by point, and counting the scope's memories reads one page per memory
+   * when scopes interleave (at 10,000 scopes: ~10 ms a search, against ~2 ms). `null`:
+   * a large scope, or chunks not readable here.
+   */
+  #scanChunks(
+    userScope: string,
+    vector: Float32Array,
+    k: number,
+    categories?: readonly string[],
+  ): VectorHit[] | null {
+    const dims = this.#recorded!.dimensions;
+    const all = smallScope(this.#db, VEC_TABLE, userScope, dims, LARGE_SCOPE, this.#layout);
+    if (all === null) return null;
+    let found = all;
+    if (categories !== undefined && all.length > 0) {
+      const keep = new Set(
+        this.#db
+          .prepare(`SELECT rowid FROM memories WHERE rowid IN (SELECT value FROM json_each(?))
+            AND category IN (SELECT value FROM json_each(?))`)
+          .pluck()
+          .all(JSON.stringify(all.map((c) => c.rowid)), JSON.stringify(categories)) as number[],
+      );
+      found = all.filter((c) => keep.has(c.rowid));
+    }
+    return rankByCosine(vector, found, k);
   }
 
   /** sqlite-vec's exact search inside the scope's partition. */
