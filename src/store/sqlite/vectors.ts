@@ -11,8 +11,8 @@
  *   memory with no state row is **pending**: written while the embedder failed or was off,
  *   or changed since it was embedded. `promptctx memory reembed` fills pending memories.
  *
- * Search: a scope of fewer than {@link LARGE_SCOPE} vectors is searched by sqlite-vec in
- * its partition (exact); a larger one through an in-memory candidate index of compact
+ * Search: a scope of fewer than {@link LARGE_SCOPE} vectors is searched exactly, from its
+ * partition's chunks (build-index.ts `smallScope`); a larger one through an in-memory candidate index of compact
  * codes (scope-index.ts), built on its second search and kept while the store is open
  * (dropped when another connection commits; this connection's vector writes update it),
  * whose similarities are the cosine up to int8 rounding (within ~0.001).
