@@ -246,10 +246,13 @@ export class HybridMemoryStore<B extends VectorBase = SqliteMemoryStore> impleme
     if (!v.scansAll) {
       // A role that sees only the scopes it declares: embed the imported scopes' pending.
       const scopes = new Set<string>();
+      this.embedder.prepareBulk?.();
       const result = await this.base.importJsonl(scopesOf(input, scopes), rest);
       const rows = await v.pendingIn([...scopes]);
       return { ...result, ...(await this.#embedRows(rows, onEmbedProgress)) };
     }
+    // The encoder's worker thread loads while the records are parsed and written.
+    this.embedder.prepareBulk?.();
     const result = await this.base.importJsonl(input, rest);
     const report = await this.reembed({
       ...(onEmbedProgress ? { onProgress: onEmbedProgress } : {}),

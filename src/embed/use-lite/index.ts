@@ -126,9 +126,10 @@ export async function loadUseLite(options: UseLiteOptions = {}): Promise<Embedde
   const { availableParallelism } = await import("node:os");
   const threads = Math.min(1, options.threads ?? (availableParallelism() >= 2 ? 1 : 0));
   let helper: Promise<Helper | null> | null = null;
+  const closing = new AbortController();
   const helperFor = (runs: number): Promise<Helper | null> | null => {
     if (threads < 1 || runs < BULK_RUNS) return helper;
-    helper ??= import("./helper.js").then((h) => h.startHelper()).catch(() => null);
+    helper ??= import("./helper.js").then((h) => h.startHelper(closing.signal)).catch(() => null);
     return helper;
   };
   const embedPart = async (texts: readonly string[]): Promise<Float32Array[]> => {
@@ -149,7 +150,11 @@ export async function loadUseLite(options: UseLiteOptions = {}): Promise<Embedde
       for (const part of chunked(texts, REQUEST)) out.push(...(await embedPart(part)));
       return out;
     },
+    prepareBulk(): void {
+      helperFor(BULK_RUNS);
+    },
     async close(): Promise<void> {
+      closing.abort();
       model.dispose();
       await (await helper)?.close();
     },
