@@ -2,7 +2,7 @@
  * Vector search at scale for the `recall-meaning` section, with **random unit vectors** of
  * 512 dimensions (not the encoder's): a store with one large scope (the in-memory
  * candidate index of src/store/scope-index.ts) and a store of many small scopes
- * (sqlite-vec's partition per scope). Returns p50s, the index build time and recall@10
+ * (each read exactly from its sqlite-vec partition's chunks). Returns p50s, the index build time and recall@10
  * against a brute-force cosine top 10 over the same vectors.
  */
 import path from "node:path";

@@ -11,7 +11,8 @@
  * - Vector search at scale, **random unit vectors** of 512 dimensions (bench/lib/
  *   vector-scale.mjs): 100,000 in one scope (`RECALL_MEANING_N`), and many small scopes —
  *   100,000 over 1,000 scopes by default, `RECALL_MEANING_MANY=1000000
- *   RECALL_MEANING_SCOPES=10000` for the issue's 1,000,000 over 10,000 (slow to fill).
+ *   RECALL_MEANING_SCOPES=10000` for the issue's 1,000,000 over 10,000 (slow to fill: 34
+ *   minutes at load ~13, 2.9 GB of disk).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -178,14 +178,26 @@ export class HybridMemoryStore<B extends VectorBase = SqliteMemoryStore> impleme
   ): Promise<EmbedReport> {
     const report: EmbedReport = { embedded: 0, pending: 0 };
     const size = Math.max(1, this.embedder.batchSize);
-    for (let i = 0; i < rows.length; i += size) {
+    const start = (i: number) => {
       const batch = rows.slice(i, i + size);
       const covered = batch.filter(
         (r) => r.content.trim() !== "" && (this.embedder.covers?.(r.content) ?? true),
       );
+      // Through a promise: an embedder that throws synchronously fails its batch too.
+      const vectors = Promise.resolve().then(() =>
+        this.embedder.embed(covered.map((r) => r.content)),
+      );
+      vectors.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
+      return { batch, covered, vectors };
+    };
+    // The next batch embeds while this one is written (an embedder's worker thread keeps
+    // working through the store's synchronous writes).
+    let ahead = rows.length > 0 ? start(0) : null;
+    for (let i = 0; ahead !== null; i += size) {
+      const { batch, covered } = ahead;
       let vectors: Float32Array[];
       try {
-        vectors = await this.embedder.embed(covered.map((r) => r.content));
+        vectors = await ahead.vectors;
       } catch (err) {
         report.pending += rows.length - i;
         const e = toErrorObject(err).error;
@@ -196,6 +208,7 @@ export class HybridMemoryStore<B extends VectorBase = SqliteMemoryStore> impleme
         report.embedError = { code: e.code, message };
         return report;
       }
+      ahead = i + size < rows.length ? start(i + size) : null;
       const byRow = new Map(covered.map((r, j) => [r.rowid, vectors[j]!]));
       report.embedded += await this.base.vectors.put(
         batch.map((r) => ({
@@ -233,10 +246,13 @@ export class HybridMemoryStore<B extends VectorBase = SqliteMemoryStore> impleme
     if (!v.scansAll) {
       // A role that sees only the scopes it declares: embed the imported scopes' pending.
       const scopes = new Set<string>();
+      this.embedder.prepareBulk?.();
       const result = await this.base.importJsonl(scopesOf(input, scopes), rest);
       const rows = await v.pendingIn([...scopes]);
       return { ...result, ...(await this.#embedRows(rows, onEmbedProgress)) };
     }
+    // The encoder's worker thread loads while the records are parsed and written.
+    this.embedder.prepareBulk?.();
     const result = await this.base.importJsonl(input, rest);
     const report = await this.reembed({
       ...(onEmbedProgress ? { onProgress: onEmbedProgress } : {}),

@@ -7,6 +7,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cosine, unitVector } from "../../src/embed/index.js";
@@ -53,6 +54,36 @@ describe("the recorded embedder", () => {
     expect(base.vectors.recorded).toEqual({ embedder: "trigram@2/32", dimensions: 32 });
     const hits = await b.recall("dark theme", { userScope: "u1", asOf: AS_OF });
     expect(hits[0]?.memoryId).toBe("m1");
+  });
+});
+
+describe("the vector table's partition index", () => {
+  const indexes = (file: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'memory_vec_chunks'",
+        )
+        .pluck()
+        .all();
+    } finally {
+      db.close();
+    }
+  };
+
+  it("is made with the table, and by migration 6 for a table made before it", () => {
+    const file = join(dir, "memory.db");
+    hybridStore(base, trigramEmbedder());
+    expect(indexes(file)).toContain("memory_vec_chunks_partition");
+    base.close();
+    // A store of schema version 5 whose table has no index: opening it migrates.
+    const db = new Database(file);
+    db.exec("DROP INDEX memory_vec_chunks_partition; PRAGMA user_version = 5");
+    db.close();
+    expect(indexes(file)).not.toContain("memory_vec_chunks_partition");
+    base = openStore(file);
+    expect(indexes(file)).toContain("memory_vec_chunks_partition");
   });
 });
 

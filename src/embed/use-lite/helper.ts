@@ -22,16 +22,18 @@ export interface Helper {
  *
  * @example const helper = await startHelper(); await helper?.run([[6, 7]]);
  */
-export async function startHelper(): Promise<Helper | null> {
+export async function startHelper(signal?: AbortSignal): Promise<Helper | null> {
   const file = new URL("./worker.js", import.meta.url);
-  if (!existsSync(fileURLToPath(file))) return null;
+  if (signal?.aborted === true || !existsSync(fileURLToPath(file))) return null;
   // No flags of the parent (`--input-type`, a loader, …): the worker needs none.
   const worker = new Worker(file, { execArgv: [] });
   const waiting = new Map<number, { ok(v: Float32Array[]): void; fail(e: Error): void }>();
   let nextId = 0;
+  // Aborted while its model loads (the embedder closed: a small import is done): no helper.
   const ready = await new Promise<boolean>((resolve) => {
     worker.once("error", () => resolve(false));
     worker.once("message", (m: RunReply) => resolve("ready" in m && m.ready));
+    signal?.addEventListener("abort", () => resolve(false), { once: true });
   });
   if (!ready) {
     await worker.terminate();

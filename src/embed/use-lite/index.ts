@@ -65,14 +65,15 @@ function coversWith(chars: Set<string>) {
 }
 
 /**
- * Runs `runs` (positions into `ids`) on the local model and, when there is one, the
- * helper, each taking the next run when free; a run the helper fails is run locally.
+ * Runs `runs` (positions into `ids`) on the local model and, once it has started, the
+ * helper, each taking the next run when free; a run the helper fails is run locally. The
+ * local model starts at once: a helper still loading its model (~1 s) joins when ready.
  */
 async function runAll(
   ids: readonly (readonly number[])[],
   runs: readonly number[][],
   local: RunModel,
-  helper: Helper | null,
+  helper: Promise<Helper | null> | null,
   vectors: Float32Array[],
 ): Promise<void> {
   let next = 0;
@@ -91,12 +92,20 @@ async function runAll(
       rows.forEach((i, r) => {
         vectors[i] = out[r]!;
       });
+      // A model run settles through microtasks only: without a turn of the event loop
+      // between runs, the helper's start (its import, its "ready" message) would wait
+      // for the whole call.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   };
-  await Promise.all([
-    take(local),
-    ...(helper === null ? [] : [take(helper.run, (rows) => retry.push(rows))]),
-  ]);
+  // A helper that is ready before the last run is taken shares the runs; one still
+  // loading then finds none left and is not waited for.
+  let joined: Promise<void> | null = null;
+  void helper?.then((h) => {
+    if (h !== null && next < runs.length) joined = take(h.run, (rows) => retry.push(rows));
+  });
+  await take(local);
+  await joined;
   for (const rows of retry) {
     const out = await local(rows.map((i) => ids[i]!));
     rows.forEach((i, r) => {
@@ -117,9 +126,10 @@ export async function loadUseLite(options: UseLiteOptions = {}): Promise<Embedde
   const { availableParallelism } = await import("node:os");
   const threads = Math.min(1, options.threads ?? (availableParallelism() >= 2 ? 1 : 0));
   let helper: Promise<Helper | null> | null = null;
-  const helperFor = (runs: number): Promise<Helper | null> => {
-    if (threads < 1 || runs < BULK_RUNS) return helper ?? Promise.resolve(null);
-    helper ??= import("./helper.js").then((h) => h.startHelper()).catch(() => null);
+  const closing = new AbortController();
+  const helperFor = (runs: number): Promise<Helper | null> | null => {
+    if (threads < 1 || runs < BULK_RUNS) return helper;
+    helper ??= import("./helper.js").then((h) => h.startHelper(closing.signal)).catch(() => null);
     return helper;
   };
   const embedPart = async (texts: readonly string[]): Promise<Float32Array[]> => {
@@ -127,7 +137,7 @@ export async function loadUseLite(options: UseLiteOptions = {}): Promise<Embedde
     // A text with no piece (empty) is in no run: its vector is zero.
     const vectors = texts.map(() => new Float32Array(USE_LITE_DIMENSIONS));
     const runs = planRuns(ids);
-    await runAll(ids, runs, model, await helperFor(runs.length), vectors);
+    await runAll(ids, runs, model, helperFor(runs.length), vectors);
     return vectors;
   };
   return {
@@ -140,7 +150,11 @@ export async function loadUseLite(options: UseLiteOptions = {}): Promise<Embedde
       for (const part of chunked(texts, REQUEST)) out.push(...(await embedPart(part)));
       return out;
     },
+    prepareBulk(): void {
+      helperFor(BULK_RUNS);
+    },
     async close(): Promise<void> {
+      closing.abort();
       model.dispose();
       await (await helper)?.close();
     },

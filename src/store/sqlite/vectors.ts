@@ -11,8 +11,8 @@
  *   memory with no state row is **pending**: written while the embedder failed or was off,
  *   or changed since it was embedded. `promptctx memory reembed` fills pending memories.
  *
- * Search: a scope of fewer than {@link LARGE_SCOPE} vectors is searched by sqlite-vec in
- * its partition (exact); a larger one through an in-memory candidate index of compact
+ * Search: a scope of fewer than {@link LARGE_SCOPE} vectors is searched exactly, from its
+ * partition's chunks (build-index.ts `smallScope`); a larger one through an in-memory candidate index of compact
  * codes (../scope-index.ts, shared with PostgreSQL), built on its second search and kept while the store is open
  * (dropped when another connection commits; this connection's vector writes update it),
  * whose similarities are the cosine up to int8 rounding (within ~0.001).
@@ -24,7 +24,7 @@
 import type Database from "better-sqlite3";
 import { EmbedderMismatchError } from "../../embed/index.js";
 import type { Hint } from "../hints.js";
-import { EXACT_MARGIN, LARGE_SCOPE, ScopeIndex, trimIndexes } from "../scope-index.js";
+import { EXACT_MARGIN, LARGE_SCOPE, type ScopeIndex, trimIndexes } from "../scope-index.js";
 import {
   type PendingVector,
   RERANK_MARGIN,
@@ -34,6 +34,8 @@ import {
   type VectorIndex,
   type VectorWrite,
 } from "../vectors.js";
+import { buildScopeIndex, floats, type LayoutCheck, smallScope } from "./build-index.js";
+import { VEC_CHUNKS_INDEX } from "./migrations.js";
 
 export type { PendingVector, RecordedEmbedder, VectorHit, VectorWrite } from "../vectors.js";
 
@@ -61,6 +63,8 @@ export class SqliteVectorIndex implements VectorIndex {
   #indexes = new Map<string, ScopeIndex>();
   /** Large scopes searched by this connection (each gets its index on its second search). */
   #searched = new Set<string>();
+  /** Whether sqlite-vec's chunk layout was checked (build-index.ts). */
+  #layout: LayoutCheck = { done: false };
   /** `PRAGMA data_version` when the indexes were last known current. */
   #dataVersion = -1;
 
@@ -157,6 +161,7 @@ export class SqliteVectorIndex implements VectorIndex {
       embedding float[${e.dimensions}] distance_metric=cosine,
       chunk_size=${VEC_CHUNK}
     )`);
+    this.#db.exec(VEC_CHUNKS_INDEX);
     this.#db
       .prepare("INSERT INTO embedder_meta (id, embedder, dimensions) VALUES (1, ?, ?)")
       .run(e.id, e.dimensions);
@@ -296,6 +301,8 @@ export class SqliteVectorIndex implements VectorIndex {
     this.#current();
     let index = this.#indexes.get(userScope);
     if (index === undefined) {
+      const small = this.#scanChunks(userScope, vector, k, categories);
+      if (small !== null) return small;
       const n = (
         this.#db
           .prepare(`SELECT count(*) AS n FROM memories m JOIN memory_vec_state s
@@ -318,20 +325,15 @@ export class SqliteVectorIndex implements VectorIndex {
     return this.#fromIndex(index, vector, k, categories);
   }
 
-  /** The index of a large scope, from the stored vectors. */
+  /** The index of a large scope, from the stored vectors (see build-index.ts). */
   #build(userScope: string): ScopeIndex {
-    const index = new ScopeIndex(this.#recorded!.dimensions);
-    const rows = this.#db
-      .prepare(`SELECT m.rowid AS rowid FROM memories m JOIN memory_vec_state s
-        ON s.rowid = m.rowid AND s.state = 'embedded' WHERE m.user_scope = ? ORDER BY m.rowid`)
-      .pluck()
-      .all(userScope) as number[];
-    const one = this.#db.prepare(`SELECT category, embedding FROM ${VEC_TABLE} WHERE rowid = ?`);
-    for (const rowid of rows) {
-      const r = one.get(BigInt(rowid)) as { category: string; embedding: Buffer } | undefined;
-      if (r !== undefined) index.set(rowid, r.category, floats(r.embedding));
-    }
-    return index;
+    return buildScopeIndex(
+      this.#db,
+      VEC_TABLE,
+      userScope,
+      this.#recorded!.dimensions,
+      this.#layout,
+    );
   }
 
   /**
@@ -344,15 +346,52 @@ export class SqliteVectorIndex implements VectorIndex {
     k: number,
     categories?: readonly string[],
   ): VectorHit[] {
-    const live = this.#db.prepare(
-      "SELECT 1 FROM memory_vec_state WHERE rowid = ? AND state = 'embedded'",
+    const found = index.candidates(q, k + EXACT_MARGIN, categories);
+    // One query for every candidate (not one per candidate).
+    const live = new Set(
+      this.#db
+        .prepare(`SELECT rowid FROM memory_vec_state WHERE state = 'embedded'
+          AND rowid IN (SELECT value FROM json_each(?))`)
+        .pluck()
+        .all(JSON.stringify(found.map((c) => c.rowid))) as number[],
     );
     const hits: VectorHit[] = [];
-    for (const c of index.candidates(q, k + EXACT_MARGIN, categories)) {
-      if (live.get(c.rowid) === undefined) index.delete(c.rowid);
-      else hits.push(c);
+    for (const c of found) {
+      if (live.has(c.rowid)) hits.push(c);
+      else index.delete(c.rowid);
     }
     return hits.sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid).slice(0, k);
+  }
+
+  /**
+   * A small scope's exact search: its vectors read from its sqlite-vec chunks (one row
+   * per 128 vectors) and ranked by cosine here — no row of `memories` read unless
+   * categories filter. sqlite-vec's own search of a partition reads each hit's vector
+   * again point by point, and counting the scope's memories reads one page per memory
+   * when scopes interleave (at 10,000 scopes: ~10 ms a search, against ~2 ms). `null`:
+   * a large scope, or chunks not readable here.
+   */
+  #scanChunks(
+    userScope: string,
+    vector: Float32Array,
+    k: number,
+    categories?: readonly string[],
+  ): VectorHit[] | null {
+    const dims = this.#recorded!.dimensions;
+    const all = smallScope(this.#db, VEC_TABLE, userScope, dims, LARGE_SCOPE, this.#layout);
+    if (all === null) return null;
+    let found = all;
+    if (categories !== undefined && all.length > 0) {
+      const keep = new Set(
+        this.#db
+          .prepare(`SELECT rowid FROM memories WHERE rowid IN (SELECT value FROM json_each(?))
+            AND category IN (SELECT value FROM json_each(?))`)
+          .pluck()
+          .all(JSON.stringify(all.map((c) => c.rowid)), JSON.stringify(categories)) as number[],
+      );
+      found = all.filter((c) => keep.has(c.rowid));
+    }
+    return rankByCosine(vector, found, k);
   }
 
   /** sqlite-vec's exact search inside the scope's partition. */
@@ -380,11 +419,4 @@ export class SqliteVectorIndex implements VectorIndex {
       k,
     );
   }
-}
-
-/** The floats of a stored vector (copied: the buffer may be reused). */
-function floats(b: Buffer): Float32Array {
-  const out = new Float32Array(b.byteLength / 4);
-  new Uint8Array(out.buffer).set(b);
-  return out;
 }
