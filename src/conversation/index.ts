@@ -38,6 +38,7 @@ export {
 } from "./digest.js";
 export { rejectUnknownMessageFields } from "./fast-parse.js";
 export { planConversation } from "./plan.js";
+export { type QuotedLine, quotedLines } from "./quotes.js";
 export {
   type ConversationPlanner,
   createConversationPlanner,

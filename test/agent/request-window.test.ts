@@ -25,8 +25,8 @@ import { conversation } from "../conversation/helpers.js";
 
 const counter = getTokenCounter("estimate");
 const system = stableSystem("tool_state", "run_tests(path)");
-/** How much dropped history the digest covers: 16 × its budget (docs/conversation.md). */
-const REACHES = [(_: number, d: number) => 16 * d];
+/** How much dropped history the digest covers at most: 256 × its budget (docs/conversation.md). */
+const REACHES = [(_: number, d: number) => 256 * d];
 
 /** The request's body and conversation as JSON, or the error's code and path. */
 function outcome(run: () => { body: unknown; conversation: ConversationPlan }): string {

@@ -10,6 +10,7 @@ import {
   digestConversation,
   MESSAGE_OVERHEAD_TOKENS,
   type MessageInput,
+  quotedLines,
   sent,
 } from "../../conversation/index.js";
 import type { TokenCounter } from "../../tokens/index.js";
@@ -97,6 +98,16 @@ function isTurnStart(ds: readonly ConversationDecision[], i: number): boolean {
   return d.turn > 0 && (prev === undefined || prev.turn !== d.turn);
 }
 
+/** Tokens of the lines of a message's tool results that quote ids (as a digest lists them). */
+function idLineTokens(m: MessageInput, counter: TokenCounter): number {
+  let n = 0;
+  for (const p of m.content) {
+    if (p.type !== "tool_result") continue;
+    for (const q of quotedLines(p.output)) if (q.tier === 0) n += counter.count(`\n- ${q.text}`);
+  }
+  return n;
+}
+
 /** The line the window digest opens with (counted in its budget). */
 export const WINDOW_DIGEST_HEADER =
   "Earlier in this conversation (a digest of what left the window):";
@@ -124,14 +135,19 @@ export function withWindowDigest(
   const ds = plan.decisions;
   // By position, not by what `plan` kept: the run depends on the anchor alone, so every
   // request with this window start carries the same digest. Pinned messages are sent anyway.
+  const room = maxTokens - counter.count(WINDOW_DIGEST_HEADER) - MESSAGE_OVERHEAD_TOKENS;
   const run: MessageInput[] = [];
-  for (let i = at - 1, covered = 0; i >= 0 && covered < reachTokens; i--) {
+  // Back until the lines quoting ids would fill the digest (the newest are kept first, so
+  // older ones would be cut anyway), or `reachTokens` of history (a bound on the work).
+  for (let i = at - 1, covered = 0, ids = 0; i >= 0 && covered < reachTokens && ids < room; i--) {
     const d = ds[i] as ConversationDecision;
     if (d.reason === "pinned") continue;
-    covered += d.tokens;
+    // Tokens as given (before clearing or truncation): a later clearing step that shrinks
+    // these messages must not change the run, or the digest — and the cache — with it.
+    covered += d.transforms[0]?.originalTokens ?? d.tokens;
+    ids += idLineTokens(messages[i] as MessageInput, counter);
     run.push(messages[i] as MessageInput);
   }
-  const room = maxTokens - counter.count(WINDOW_DIGEST_HEADER) - MESSAGE_OVERHEAD_TOKENS;
   if (run.length === 0 || room <= 0) return messages;
   const text = digestConversation(run.reverse(), counter, room);
   const anchor = messages[at] as MessageInput;
