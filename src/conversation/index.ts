@@ -38,13 +38,13 @@ export {
 } from "./digest.js";
 export { rejectUnknownMessageFields } from "./fast-parse.js";
 export { planConversation } from "./plan.js";
-export { type QuotedLine, quotedLines } from "./quotes.js";
 export {
   type ConversationPlanner,
   createConversationPlanner,
   oneCallPlanner,
   type PlanConversationRequest,
 } from "./planner.js";
+export { type QuotedLine, quotedLines } from "./quotes.js";
 export {
   type ConversationPolicy,
   type ConversationPolicyInput,
