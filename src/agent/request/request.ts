@@ -274,14 +274,17 @@ function planWindow(
   // same messages fit the whole room), a second from the grid start otherwise.
   const digest = Math.min(input.digestTokens ?? 0, Math.floor(budgetTokens / 4));
   // Clearing under pressure, when on, derived from the conversation too (no state).
-  const { first, policy, windowTokens } = planClearing(
+  const { first, policy, windowTokens, turnTokens } = planClearing(
     input.messages,
     budgetTokens - digest,
     input.policy,
     { kind: "grid", stepTokens: step },
     plan,
   );
-  const anchor = gridWindowStart(first, step, windowTokens);
+  // A turn outgrows its room past the trigger on its own (clearing/turn.ts): its requests
+  // then started at its ask.
+  const turnTrigger = Math.floor((input.policy?.clearTrigger ?? 1) * (budgetTokens - digest));
+  const anchor = gridWindowStart(first, step, windowTokens, turnTokens, turnTrigger);
   if (anchor === null) return first;
   // What left the window, back as far as a digest of its size can speak for.
   const reach = DIGEST_REACH * digest;

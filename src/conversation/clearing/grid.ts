@@ -217,6 +217,15 @@ export interface StatelessClearing {
    * found on them only moves forward while the turn grows. Absent: `first`'s own.
    */
   readonly windowTokens?: readonly number[];
+  /**
+   * The tokens the window start of an earlier turn's requests was found with: for the turn
+   * whose ask is message `ask`, the messages before it as that turn's first request sent
+   * them, and from the ask on as sent before any clearing. So the start of a request can be
+   * kept at or after the start of every request before it (monotone across turns), without
+   * state. Absent when nothing is cleared (every request then found its start on the sizes
+   * `first` sends).
+   */
+  readonly turnTokens?: (ask: number) => readonly number[];
 }
 
 /**
@@ -240,7 +249,8 @@ export function statelessClearing(
   const parsed = ConversationPolicySchema.safeParse(input ?? {});
   // An invalid policy: the planner reports it, with its field path.
   if (!parsed.success || parsed.data.clearTrigger === null) {
-    return { first: plan(messages, budget, input), policy: input };
+    const first = plan(messages, budget, input);
+    return { first, policy: input, turnTokens: asSent(first) };
   }
   const p: ConversationPolicy = parsed.data;
   const share = parsed.data.clearTrigger;
@@ -276,21 +286,39 @@ export function statelessClearing(
     reachTokens: CLEARING_REACH_ROOMS * budget,
   };
   const chosen = gridClearing(messages, first, all, o);
-  if (chosen === null) return { first, policy: off };
+  if (chosen === null) return { first, policy: off, turnTokens: asSent(first) };
   const policy: ConversationPolicyInput = {
     ...off,
     clearToolResultsAfterTurns: lastTurn - chosen.clearBeforeTurn + 1,
     keepCallIds: [...p.keepCallIds, ...chosen.spareCallIds],
   };
   const planned = plan(messages, budget, policy);
-  return { first: planned, policy, windowTokens: openingTokens(messages, first, all, planned, o) };
+  const ask = Math.max(
+    0,
+    first.decisions.findIndex((d) => d.turn === lastTurn),
+  );
+  return {
+    first: planned,
+    policy,
+    windowTokens: openingTokens(messages, first, all, planned, o, ask),
+    turnTokens: (at) => openingTokens(messages, first, all, first, o, at),
+  };
+}
+
+/** {@link StatelessClearing.turnTokens} when nothing was ever cleared: the plan's own sizes. */
+function asSent(plan: ConversationPlan): (ask: number) => readonly number[] {
+  let sizes: number[] | null = null;
+  return () => {
+    sizes ??= plan.decisions.map(sent);
+    return sizes;
+  };
 }
 
 /**
  * {@link StatelessClearing.windowTokens}: the grid clearing of the conversation up to the
- * current turn's ask (its first request) sizes the history before the ask; `planned`
- * sizes the rest. More history only takes more steps, so these are never below what a
- * request of the turn sends: the window found on them fits.
+ * ask at message `ask` (its turn's first request) sizes the history before the ask;
+ * `planned` sizes the rest. More history only takes more steps, so these are never below
+ * what a request of the turn sends: the window found on them fits.
  */
 function openingTokens(
   messages: readonly MessageInput[],
@@ -298,13 +326,9 @@ function openingTokens(
   cleared: ConversationPlan,
   planned: ConversationPlan,
   o: GridClearingOptions,
+  ask: number,
 ): number[] {
   const ds = plain.decisions;
-  const lastTurn = ds[ds.length - 1]?.turn ?? 0;
-  const ask = Math.max(
-    0,
-    ds.findIndex((d) => d.turn === lastTurn),
-  );
   const upTo = (q: ConversationPlan): ConversationPlan => ({
     ...q,
     decisions: q.decisions.slice(0, ask + 1),
