@@ -231,11 +231,12 @@ export interface StatelessClearing {
 /**
  * The policy a request without an anchor plans its window with, and its plan of the
  * whole conversation in `budget` (the one the grid start is found on): without
- * `clearTrigger`, `policy` and its plan; with it, nothing is cleared — nor truncated —
- * while the conversation, uncut, fits `floor(clearTrigger × budget)`, and above it the results
+ * `clearTrigger`, `policy` and its plan; with it, nothing is cleared while the
+ * conversation fits `floor(clearTrigger × budget)`, and above it the results
  * {@link gridClearing} chooses (grid of `stepTokens`, steps of `clearAtLeastTokens`,
  * sparing `keepRecentToolResults`, `keepToolResults` and `keepCallIds`) are cleared,
- * as age clearing at their boundary with every other result before it kept.
+ * as age clearing at their boundary with every other result before it kept. Nothing is
+ * truncated until a step clears or drops (or the conversation, uncut, exceeds `budget`).
  *
  * @example statelessClearing(messages, 50_000, { clearTrigger: 0.8, clearAtLeastTokens: 6_400 }, 14_000, plan)
  */
@@ -256,11 +257,16 @@ export function statelessClearing(
   const share = parsed.data.clearTrigger;
   // The request clears by the grid, not by the planner's pressure step; older rounds of
   // the current turn are still cleared when the turn outgrows the room (clearing/turn.ts).
+  // Nothing is cut until a step clears or drops (below): the current turn's trigger counts
+  // cut results whole too, so its first clearing step comes with the request that starts
+  // cutting (measured on the long task at 200k, seed 4: cutting 4 requests before the step
+  // rewrote 140k cached tokens once more).
   const off = {
     ...input,
     clearTrigger: null,
     clearBeforeTurn: null,
     clearCurrentTurn: p.clearCurrentTurn ?? true,
+    turnTriggerUncut: input?.turnTriggerUncut ?? true,
   };
   const first = plan(messages, budget, off);
   const trigger = Math.floor(share * budget);
@@ -271,10 +277,11 @@ export function statelessClearing(
     (d) => d.turn === lastTurn && d.transforms.some((t) => t.kind === "tool_result_cleared"),
   );
   const over = first.usedTokens > trigger || first.droppedMessageIds.length > 0 || turnCleared;
+  // Nothing is cut either until a step clears or drops: cutting alone rewrites the cached
+  // results it cuts, one more cache break before the step's own.
+  const whole = { ...off, toolResultMaxTokens: null };
   if (!over) {
-    // Nothing is cut either while the whole conversation, uncut, fits under the trigger.
-    if (uncutTokens(first) > trigger) return { first, policy: off };
-    const whole = { ...off, toolResultMaxTokens: null };
+    if (uncutTokens(first) > budget) return { first, policy: off };
     return { first: plan(messages, budget, whole), policy: whole };
   }
   const all = plan(messages, budget, { ...off, clearToolResultsAfterTurns: 1 });
@@ -286,7 +293,13 @@ export function statelessClearing(
     reachTokens: CLEARING_REACH_ROOMS * budget,
   };
   const chosen = gridClearing(messages, first, all, o);
-  if (chosen === null) return { first, policy: off, turnTokens: asSent(first) };
+  if (chosen === null) {
+    if (!stepped(first) && uncutTokens(first) <= budget) {
+      const uncut = plan(messages, budget, whole);
+      if (!stepped(uncut)) return { first: uncut, policy: whole, turnTokens: asSent(first) };
+    }
+    return { first, policy: off, turnTokens: asSent(first) };
+  }
   const policy: ConversationPolicyInput = {
     ...off,
     clearToolResultsAfterTurns: lastTurn - chosen.clearBeforeTurn + 1,
@@ -304,6 +317,13 @@ export function statelessClearing(
     turnTokens: (at) => openingTokens(messages, first, all, first, o, at),
   };
 }
+
+/** Whether a plan cleared or dropped anything to fit (orphans aside). */
+const stepped = (plan: ConversationPlan): boolean =>
+  plan.decisions.some(
+    (d) =>
+      d.reason === "history_window" || d.transforms.some((t) => t.kind === "tool_result_cleared"),
+  );
 
 /** {@link StatelessClearing.turnTokens} when nothing was ever cleared: the plan's own sizes. */
 function asSent(plan: ConversationPlan): (ask: number) => readonly number[] {
