@@ -281,9 +281,10 @@ function planWindow(
     { kind: "grid", stepTokens: step },
     plan,
   );
-  // A turn outgrows its room past the trigger on its own (clearing/turn.ts): its requests
-  // then started at its ask.
-  const turnTrigger = Math.floor((input.policy?.clearTrigger ?? 1) * (budgetTokens - digest));
+  // A turn whose rounds, as given, count more than the room steps on its own (the
+  // stateless turn trigger is the whole room, cut results counted whole: clearing/grid.ts,
+  // clearing/turn.ts): its requests then started at its ask.
+  const turnTrigger = budgetTokens - digest;
   const anchor = gridWindowStart(first, step, windowTokens, turnTokens, turnTrigger);
   if (anchor === null) return first;
   // What left the window, back as far as a digest of its size can speak for.

@@ -101,7 +101,11 @@ export function gridWindowStart(
 
 const never = (): boolean => false;
 
-/** Tokens of a turn's messages (from its ask to `end`) and the pinned ones before it. */
+/**
+ * Tokens of a turn's messages (from its ask to `end`) as given — before clearing or
+ * truncation, as the turn's own trigger counts them in a whole request
+ * (`turnTriggerUncut`) — and of the pinned ones before it.
+ */
 function turnOwnTokens(
   ds: readonly ConversationDecision[],
   ask: number,
@@ -111,7 +115,13 @@ function turnOwnTokens(
   let own = 0;
   for (let i = 0; i < end; i++) {
     const d = ds[i] as ConversationDecision;
-    if (i >= ask || d.reason === "pinned") own += size(i);
+    if (i >= ask) {
+      let whole = d.tokens;
+      for (const t of d.transforms) {
+        if (t.kind !== "stray_part_removed") whole = Math.max(whole, t.originalTokens);
+      }
+      own += d.reason === "orphan_removed" ? 0 : whole;
+    } else if (d.reason === "pinned") own += size(i);
   }
   return own;
 }

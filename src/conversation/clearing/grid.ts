@@ -281,8 +281,9 @@ export function statelessClearing(
   // results it cuts, one more cache break before the step's own.
   const whole = { ...off, toolResultMaxTokens: null };
   if (!over) {
-    if (uncutTokens(first) > budget) return { first, policy: off };
-    return { first: plan(messages, budget, whole), policy: whole };
+    // An earlier turn may have outgrown the room on its own: its start still holds.
+    if (uncutTokens(first) > budget) return { first, policy: off, turnTokens: asSent(first) };
+    return { first: plan(messages, budget, whole), policy: whole, turnTokens: asSent(first) };
   }
   const all = plan(messages, budget, { ...off, clearToolResultsAfterTurns: 1 });
   const o: GridClearingOptions = {
