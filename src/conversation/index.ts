@@ -44,6 +44,7 @@ export {
   oneCallPlanner,
   type PlanConversationRequest,
 } from "./planner.js";
+export { type QuotedLine, quotedLines } from "./quotes.js";
 export {
   type ConversationPolicy,
   type ConversationPolicyInput,

@@ -129,6 +129,13 @@ export const ConversationPolicySchema = z.object({
    * at all (`clearTrigger` or `clearToolResultsAfterTurns`); `false`: rounds are only dropped.
    */
   clearCurrentTurn: z.boolean().nullable().default(null),
+  /**
+   * Whether the trigger of clearing inside the current turn counts truncated results at
+   * their uncut size. A whole request without state (`statelessClearing`) sets it: it cuts
+   * nothing before a step clears or drops, so the step comes with the request that starts
+   * cutting — one cache break instead of two.
+   */
+  turnTriggerUncut: z.boolean().default(false),
   /** Call ids whose results are never cleared (by either clearing rule). */
   keepCallIds: z.array(nonBlankString).default([]),
   /** In (0, 1]: when the window must move, move it until the kept total is at most this share. */

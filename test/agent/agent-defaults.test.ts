@@ -142,6 +142,40 @@ describe("the digest of what left the window", () => {
     expect(shared).toBeGreaterThan(0);
   });
 
+  it("reaches back until the lines quoting ids fill it: the newest dropped ids, far past the last move", () => {
+    // 120 turns whose results quote one build id among lines that quote nothing: far more
+    // dropped history than 16 digests' worth (the reach before it stopped on the ids).
+    const DIGEST = 1000;
+    const filler = Array.from({ length: 60 }, () => "the parser reads the next token").join("\n");
+    const messages = session(120).map((m) =>
+      m.role !== "tool"
+        ? m
+        : {
+            ...m,
+            content: m.content.map((p) =>
+              p.type === "tool_result"
+                ? { ...p, output: `${filler}\n${p.output.split("\n").at(-1)}\n${filler}` }
+                : p,
+            ),
+          },
+    );
+    const r = plan(messages, DIGEST);
+    const first = r.conversation.messages[0];
+    const text = first?.content[0]?.type === "text" ? first.content[0].text : "";
+    const quoted = [...text.matchAll(/b-abc0([0-9a-f]{2})/g)].map((m) =>
+      Number.parseInt(m[1] as string, 16),
+    );
+    const start = Number((r.conversation.firstKeptId ?? "u0").slice(1));
+    // Turns 16 digests' worth of history holds (the reach before it stopped on the ids).
+    const covered = (16 * DIGEST) / counter.count(`${filler}\n${filler}`);
+    // The turns just before the start are quoted, and ids from much further back (every
+    // id line the digest's budget holds, newest first).
+    expect(quoted).toContain(start - 1);
+    expect(quoted.length).toBeGreaterThan(2 * covered);
+    for (const i of quoted) expect(i).toBeLessThan(start);
+    expect(r.conversation.usedTokens).toBeLessThanOrEqual(r.budget.messagesBudget);
+  });
+
   it("is absent without digestTokens, and with an explicit anchor", () => {
     const messages = session(40);
     const none = plan(messages);

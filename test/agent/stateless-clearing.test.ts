@@ -241,56 +241,65 @@ const clearedIds = (r: PlannedRequest): Set<string> =>
       .map((x) => x.messageId),
   );
 
+/**
+ * Seeds of the property below, fixed so a run in CI cannot fail by the draw: five seeds of
+ * five conversations each (the 25 runs it always had), the same conversations every run.
+ */
+const SEEDS = [1, 7, 37, 101, 2026];
+
 describe("clearing under pressure, stateless, over growing tool-heavy conversations", () => {
-  it("fits the window, orphans nothing, opens on a user message, only ever clears more, and keeps the prefix between steps", () => {
-    const seen = { cleared: 0, moved: 0 };
-    fc.assert(
-      fc.property(fc.array(turnShape, { minLength: 6, maxLength: 16 }), (turns) => {
-        const { messages, at } = session(turns);
-        let prev: PlannedRequest | null = null;
-        let steps = 0;
-        for (const n of at) {
-          const r = request(messages.slice(0, n));
-          const c = r.conversation;
-          expect(c.usedTokens).toBeLessThanOrEqual(r.budget.messagesBudget);
-          assertNoOrphans(c.messages);
-          expect(c.messages[0]?.role).toBe("user");
-          const cleared = clearedIds(r);
-          seen.cleared += cleared.size > 0 ? 1 : 0;
-          seen.moved += c.droppedMessageIds.length > 0 ? 1 : 0;
-          // The caller's kept call, the current turn and the last tool results stay whole.
-          expect(cleared.has("t1_0_0")).toBe(false);
-          const recent = messages
-            .slice(0, n)
-            .filter((m) => m.role === "tool")
-            .slice(-d.policy.keepRecentToolResults);
-          for (const m of recent) expect(cleared.has(m.id)).toBe(false);
-          if (prev !== null) {
-            const before = clearedIds(prev);
-            for (const id of before) expect(cleared.has(id)).toBe(true);
-            expect(c.clearBeforeTurn ?? 0).toBeGreaterThanOrEqual(
-              prev.conversation.clearBeforeTurn ?? 0,
-            );
-            const same =
-              before.size === cleared.size && prev.conversation.firstKeptId === c.firstKeptId;
-            if (same) {
-              // Between steps the request starts with the previous one, byte for byte.
-              const p = prev.conversation.messages;
-              expect(c.messages.slice(0, p.length)).toEqual(p);
-            } else steps += 1;
+  it.each(SEEDS)(
+    "fits the window, orphans nothing, opens on a user message, only ever clears more, and keeps the prefix between steps (seed %i)",
+    (seed) => {
+      const seen = { cleared: 0, moved: 0 };
+      fc.assert(
+        fc.property(fc.array(turnShape, { minLength: 6, maxLength: 16 }), (turns) => {
+          const { messages, at } = session(turns);
+          let prev: PlannedRequest | null = null;
+          let steps = 0;
+          for (const n of at) {
+            const r = request(messages.slice(0, n));
+            const c = r.conversation;
+            expect(c.usedTokens).toBeLessThanOrEqual(r.budget.messagesBudget);
+            assertNoOrphans(c.messages);
+            expect(c.messages[0]?.role).toBe("user");
+            const cleared = clearedIds(r);
+            seen.cleared += cleared.size > 0 ? 1 : 0;
+            seen.moved += c.droppedMessageIds.length > 0 ? 1 : 0;
+            // The caller's kept call, the current turn and the last tool results stay whole.
+            expect(cleared.has("t1_0_0")).toBe(false);
+            const recent = messages
+              .slice(0, n)
+              .filter((m) => m.role === "tool")
+              .slice(-d.policy.keepRecentToolResults);
+            for (const m of recent) expect(cleared.has(m.id)).toBe(false);
+            if (prev !== null) {
+              const before = clearedIds(prev);
+              for (const id of before) expect(cleared.has(id)).toBe(true);
+              expect(c.clearBeforeTurn ?? 0).toBeGreaterThanOrEqual(
+                prev.conversation.clearBeforeTurn ?? 0,
+              );
+              const same =
+                before.size === cleared.size && prev.conversation.firstKeptId === c.firstKeptId;
+              if (same) {
+                // Between steps the request starts with the previous one, byte for byte.
+                const p = prev.conversation.messages;
+                expect(c.messages.slice(0, p.length)).toEqual(p);
+              } else steps += 1;
+            }
+            prev = r;
           }
-          prev = r;
-        }
-        // A step (clearing or a window move) per grid line of growth at most, each kind.
-        const total = messages.reduce((s, m) => s + JSON.stringify(m).length, 0);
-        expect(steps).toBeLessThanOrEqual(2 * Math.ceil(total / d.windowStepTokens) + 2);
-      }),
-      { numRuns: 25 },
-    );
-    // The runs exercised both: requests that clear, and requests whose window moved.
-    expect(seen.cleared).toBeGreaterThan(0);
-    expect(seen.moved).toBeGreaterThan(0);
-  });
+          // A step (clearing or a window move) per grid line of growth at most, each kind.
+          const total = messages.reduce((s, m) => s + JSON.stringify(m).length, 0);
+          expect(steps).toBeLessThanOrEqual(2 * Math.ceil(total / d.windowStepTokens) + 2);
+        }),
+        { numRuns: 5, seed },
+      );
+      // The runs exercised both: requests that clear, and requests whose window moved.
+      expect(seen.cleared).toBeGreaterThan(0);
+      expect(seen.moved).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe("nothing is truncated while the conversation fits under the trigger", () => {

@@ -2,10 +2,11 @@
  * Stateless means stable (issue 37): requests over a growing conversation, planned with the
  * agent defaults and nothing passed back, agree with each other. Over random shapes —
  * single long tasks (one ask, then only tool rounds) and tasks with short user nudges —
- * each request is checked against the one before it inside one turn: the window start only
- * moves forward; what was cleared or dropped stays so; and when neither the start nor
- * the cleared and dropped sets changed (no step was due), the previous request's messages
- * are a byte-identical prefix of this one's, so the provider reads its cached prefix.
+ * each request is checked against the one before it: the window start only moves forward,
+ * at a new user message too; inside one turn what was cleared or dropped stays so, and when
+ * neither the start nor the cleared and dropped sets changed (no step was due), the previous
+ * request's messages are a byte-identical prefix of this one's, so the provider reads its
+ * cached prefix.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -86,8 +87,8 @@ const clearedIds = (p: ConversationPlan) => withTransform(p, "tool_result_cleare
 const cutIds = (p: ConversationPlan) => withTransform(p, "tool_result_truncated");
 
 /**
- * The property over growing conversations (inside a turn: the start only moves forward,
- * cleared and dropped stay so; with no step the cached prefix is read), from a fixed seed
+ * The property over growing conversations (the start only moves forward; inside a turn
+ * cleared and dropped stay so, and with no step the cached prefix is read), from a fixed seed
  * (deterministic: the same runs on every machine).
  */
 function stableProperty(seed: number, numRuns: number): void {
@@ -113,11 +114,9 @@ function stableProperty(seed: number, numRuns: number): void {
         const start = messages.findIndex((m) => m.id === plan.firstKeptId);
         const lastUser = messages.findLast((m) => m.role === "user")?.id as string;
         if (prev !== null) {
+          // Over the whole conversation, at a new user message too: the start never moves back.
+          expect(start).toBeGreaterThanOrEqual(prev.start);
           if (prev.lastUser === lastUser) {
-            // Inside a turn only: at a new user message the turn before becomes history that
-            // grid clearing may shrink, and the window is found again on those sizes (a
-            // start can move back there; docs/conversation.md).
-            expect(start).toBeGreaterThanOrEqual(prev.start);
             const nowCleared = clearedIds(plan);
             const nowDropped = new Set(plan.droppedMessageIds);
             for (const id of clearedIds(prev.plan)) {

@@ -425,3 +425,14 @@ describe("output memo (stateless callers)", () => {
     );
   });
 });
+
+describe("lines quoting ids", () => {
+  it("a 6-digit hex id counts when it mixes digits and letters; a hex-letter word does not", () => {
+    const tiers = (t: string) => quotedLines(t).map((q) => q.tier);
+    expect(tiers("50667 tests passed (run 812b8f)")).toEqual([0]);
+    expect(tiers("commit a1b2c3d")).toEqual([0]);
+    expect(tiers("a facade of a decade")).toEqual([]);
+    expect(tiers("id = 57039")).toEqual([1]);
+    expect(tiers("run 123456")).toEqual([1]);
+  });
+});

@@ -10,6 +10,7 @@ import {
   digestConversation,
   MESSAGE_OVERHEAD_TOKENS,
   type MessageInput,
+  quotedLines,
   sent,
 } from "../../conversation/index.js";
 import type { TokenCounter } from "../../tokens/index.js";
@@ -33,12 +34,21 @@ import type { TokenCounter } from "../../tokens/index.js";
  * that turn: it starts at its ask from then on (the turn outgrew the trigger; clearing
  * more of it must not let older turns back in).
  *
+ * Across turns, `turnTokens` ({@link StatelessClearing.turnTokens}) gives the sizes each
+ * earlier turn's requests found their start on: the start is never before the one the last
+ * request of any earlier turn chose (found again on those sizes; a turn that outgrew
+ * `turnTrigger` on its own started at its ask), so it moves forward only over the whole
+ * conversation — at a new user message too, where the history the turn before left may
+ * have shrunk by clearing since.
+ *
  * @example gridWindowStart(firstPlan, 40_000) // "u37": pass it as `policy.anchor`
  */
 export function gridWindowStart(
   plan: ConversationPlan,
   stepTokens: number,
   tokens?: readonly number[],
+  turnTokens?: (ask: number) => readonly number[],
+  turnTrigger?: number,
 ): string | null {
   const ds = plan.decisions;
   const starts: number[] = [];
@@ -47,21 +57,97 @@ export function gridWindowStart(
   const last = ds[n - 1]?.turn ?? 0;
   const ask = starts[starts.length - 1];
   if (ask === undefined) return null;
-  if (turnStepped(ds, ask)) return ask > 0 ? (ds[ask]?.messageId ?? null) : null;
-  const size = (i: number): number => tokens?.[i] ?? sent(ds[i] as ConversationDecision);
-  // after[i]: tokens from message i to the end; pinnedBefore[i]: pinned tokens before i.
-  const after = new Array<number>(n + 1).fill(0);
-  for (let i = n - 1; i >= 0; i--) {
-    const d = ds[i] as ConversationDecision;
+  const step = Math.max(1, Math.floor(stepTokens));
+  let best: number | null;
+  if (turnStepped(ds, ask)) best = ask > 0 ? ask : null;
+  else {
+    const size = (i: number): number => tokens?.[i] ?? sent(ds[i] as ConversationDecision);
     // Rounds of the current turn dropped to fit it are not in any window.
-    const out = d.turn === last && d.status === "dropped";
-    after[i] = (after[i + 1] as number) + (out ? 0 : size(i));
+    const out = (i: number): boolean => {
+      const d = ds[i] as ConversationDecision;
+      return d.turn === last && d.status === "dropped";
+    };
+    const dropsAny = ds.some((d) => d.reason === "history_window");
+    best = startOnGrid(ds, starts, n, size, out, plan.budgetTokens, step, dropsAny);
   }
+  if (turnTokens !== undefined) {
+    // The last request of each earlier turn, newest first: a turn's requests start at or
+    // before its ask, so once the best start is past an ask, no earlier turn can move it.
+    for (let k = starts.length - 2; k >= 0; k--) {
+      const at = starts[k] as number;
+      if (best !== null && best >= at) break;
+      const end = starts[k + 1] as number;
+      const sizes = turnTokens(at);
+      const size = (i: number): number => sizes[i] as number;
+      const own = turnOwnTokens(ds, at, end, size);
+      const then =
+        turnTrigger !== undefined && own > turnTrigger
+          ? at
+          : startOnGrid(
+              ds,
+              starts.slice(0, k + 1),
+              end,
+              size,
+              never,
+              plan.budgetTokens,
+              step,
+              null,
+            );
+      if (then !== null && (best === null || then > best)) best = then;
+    }
+  }
+  return best === null ? null : (ds[best]?.messageId ?? null);
+}
+
+const never = (): boolean => false;
+
+/**
+ * Tokens of a turn's messages (from its ask to `end`) as given — before clearing or
+ * truncation, as the turn's own trigger counts them in a whole request
+ * (`turnTriggerUncut`) — and of the pinned ones before it.
+ */
+function turnOwnTokens(
+  ds: readonly ConversationDecision[],
+  ask: number,
+  end: number,
+  size: (i: number) => number,
+): number {
+  let own = 0;
+  for (let i = 0; i < end; i++) {
+    const d = ds[i] as ConversationDecision;
+    if (i >= ask) {
+      let whole = d.tokens;
+      for (const t of d.transforms) {
+        if (t.kind !== "stray_part_removed") whole = Math.max(whole, t.originalTokens);
+      }
+      own += d.reason === "orphan_removed" ? 0 : whole;
+    } else if (d.reason === "pinned") own += size(i);
+  }
+  return own;
+}
+
+/**
+ * The grid start over the first `n` messages, sized by `size` (`out`: left out of every
+ * window), in `budget`: an index, or null when everything fits (`dropsAny` false: the
+ * plan dropped nothing; null: decided by the sizes) or no start fits.
+ */
+function startOnGrid(
+  ds: readonly ConversationDecision[],
+  starts: readonly number[],
+  n: number,
+  size: (i: number) => number,
+  out: (i: number) => boolean,
+  budget: number,
+  step: number,
+  dropsAny: boolean | null,
+): number | null {
+  // after[i]: tokens from message i to the end.
+  const after = new Array<number>(n + 1).fill(0);
+  for (let i = n - 1; i >= 0; i--) after[i] = (after[i + 1] as number) + (out(i) ? 0 : size(i));
   let pinned = 0;
   let before = 0;
   let oldest = -1;
   let line = 0;
-  const step = Math.max(1, Math.floor(stepTokens));
   for (let k = 0, i = 0; k < starts.length; k++) {
     const s = starts[k] as number;
     for (; i < s; i++) {
@@ -70,14 +156,19 @@ export function gridWindowStart(
       if (d.reason === "pinned") pinned += size(i);
     }
     if (oldest < 0) {
-      if ((after[s] as number) + pinned > plan.budgetTokens) continue;
-      if (k === 0 && !ds.some((d) => d.reason === "history_window")) return null;
+      if ((after[s] as number) + pinned > budget) continue;
+      if (
+        k === 0 &&
+        (dropsAny === false || (dropsAny === null && (after[0] as number) <= budget))
+      ) {
+        return null;
+      }
       oldest = s;
       line = Math.ceil(before / step) * step;
     }
-    if (before >= line) return ds[s]?.messageId ?? null;
+    if (before >= line) return s;
   }
-  return oldest < 0 ? null : (ds[oldest]?.messageId ?? null);
+  return oldest < 0 ? null : oldest;
 }
 
 /** Whether older rounds of the current turn (from `ask`) were cleared or dropped to fit it. */
@@ -95,6 +186,16 @@ function isTurnStart(ds: readonly ConversationDecision[], i: number): boolean {
   const d = ds[i] as ConversationDecision;
   const prev = ds[i - 1];
   return d.turn > 0 && (prev === undefined || prev.turn !== d.turn);
+}
+
+/** Tokens of the lines of a message's tool results that quote ids (as a digest lists them). */
+function idLineTokens(m: MessageInput, counter: TokenCounter): number {
+  let n = 0;
+  for (const p of m.content) {
+    if (p.type !== "tool_result") continue;
+    for (const q of quotedLines(p.output)) if (q.tier === 0) n += counter.count(`\n- ${q.text}`);
+  }
+  return n;
 }
 
 /** The line the window digest opens with (counted in its budget). */
@@ -124,14 +225,19 @@ export function withWindowDigest(
   const ds = plan.decisions;
   // By position, not by what `plan` kept: the run depends on the anchor alone, so every
   // request with this window start carries the same digest. Pinned messages are sent anyway.
+  const room = maxTokens - counter.count(WINDOW_DIGEST_HEADER) - MESSAGE_OVERHEAD_TOKENS;
   const run: MessageInput[] = [];
-  for (let i = at - 1, covered = 0; i >= 0 && covered < reachTokens; i--) {
+  // Back until the lines quoting ids would fill the digest (the newest are kept first, so
+  // older ones would be cut anyway), or `reachTokens` of history (a bound on the work).
+  for (let i = at - 1, covered = 0, ids = 0; i >= 0 && covered < reachTokens && ids < room; i--) {
     const d = ds[i] as ConversationDecision;
     if (d.reason === "pinned") continue;
-    covered += d.tokens;
+    // Tokens as given (before clearing or truncation): a later clearing step that shrinks
+    // these messages must not change the run, or the digest — and the cache — with it.
+    covered += d.transforms[0]?.originalTokens ?? d.tokens;
+    ids += idLineTokens(messages[i] as MessageInput, counter);
     run.push(messages[i] as MessageInput);
   }
-  const room = maxTokens - counter.count(WINDOW_DIGEST_HEADER) - MESSAGE_OVERHEAD_TOKENS;
   if (run.length === 0 || room <= 0) return messages;
   const text = digestConversation(run.reverse(), counter, room);
   const anchor = messages[at] as MessageInput;

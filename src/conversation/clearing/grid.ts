@@ -253,16 +253,26 @@ export interface StatelessClearing {
    * found on them only moves forward while the turn grows. Absent: `first`'s own.
    */
   readonly windowTokens?: readonly number[];
+  /**
+   * The tokens the window start of an earlier turn's requests was found with: for the turn
+   * whose ask is message `ask`, the messages before it as that turn's first request sent
+   * them, and from the ask on as sent before any clearing. So the start of a request can be
+   * kept at or after the start of every request before it (monotone across turns), without
+   * state. Absent when nothing is cleared (every request then found its start on the sizes
+   * `first` sends).
+   */
+  readonly turnTokens?: (ask: number) => readonly number[];
 }
 
 /**
  * The policy a request without an anchor plans its window with, and its plan of the
  * whole conversation in `budget` (the one the grid start is found on): without
- * `clearTrigger`, `policy` and its plan; with it, nothing is cleared — nor truncated —
- * while the conversation, uncut, fits `floor(clearTrigger × budget)`, and above it the results
+ * `clearTrigger`, `policy` and its plan; with it, nothing is cleared while the
+ * conversation fits `floor(clearTrigger × budget)`, and above it the results
  * {@link gridClearing} chooses (grid of `stepTokens`, steps of `clearAtLeastTokens`,
  * sparing `keepRecentToolResults`, `keepToolResults` and `keepCallIds`) are cleared,
- * as age clearing at their boundary with every other result before it kept.
+ * as age clearing at their boundary with every other result before it kept. Nothing is
+ * truncated until a step clears or drops (or the conversation, uncut, exceeds `budget`).
  *
  * @example statelessClearing(messages, 50_000, { clearTrigger: 0.8, clearAtLeastTokens: 6_400 }, 14_000, plan)
  */
@@ -276,17 +286,23 @@ export function statelessClearing(
   const parsed = ConversationPolicySchema.safeParse(input ?? {});
   // An invalid policy: the planner reports it, with its field path.
   if (!parsed.success || parsed.data.clearTrigger === null) {
-    return { first: plan(messages, budget, input), policy: input };
+    const first = plan(messages, budget, input);
+    return { first, policy: input, turnTokens: asSent(first) };
   }
   const p: ConversationPolicy = parsed.data;
   const share = parsed.data.clearTrigger;
   // The request clears by the grid, not by the planner's pressure step; older rounds of
   // the current turn are still cleared when the turn outgrows the room (clearing/turn.ts).
+  // Nothing is cut until a step clears or drops (below): the current turn's trigger counts
+  // cut results whole too, so its first clearing step comes with the request that starts
+  // cutting (measured on the long task at 200k, seed 4: cutting 4 requests before the step
+  // rewrote 140k cached tokens once more).
   const off = {
     ...input,
     clearTrigger: null,
     clearBeforeTurn: null,
     clearCurrentTurn: p.clearCurrentTurn ?? true,
+    turnTriggerUncut: input?.turnTriggerUncut ?? true,
   };
   const first = plan(messages, budget, off);
   const trigger = Math.floor(share * budget);
@@ -297,33 +313,66 @@ export function statelessClearing(
     (d) => d.turn === lastTurn && d.transforms.some((t) => t.kind === "tool_result_cleared"),
   );
   const over = first.usedTokens > trigger || first.droppedMessageIds.length > 0 || turnCleared;
-  const batch = p.clearBatchTokens ?? undefined;
-  if (over || (batch !== undefined && mayBatch(messages, first, p.keepRecentToolResults, batch))) {
-    const all = plan(messages, budget, { ...off, clearToolResultsAfterTurns: 1 });
-    const o: GridClearingOptions = {
-      stepTokens,
-      atLeastTokens: p.clearAtLeastTokens,
-      keepRecent: p.keepRecentToolResults,
-      triggerTokens: trigger,
-      reachTokens: CLEARING_REACH_ROOMS * budget,
-      ...(batch === undefined ? {} : { batchTokens: batch }),
-    };
-    const chosen = gridClearing(messages, first, all, o);
-    if (chosen !== null) {
-      const policy: ConversationPolicyInput = {
-        ...off,
-        clearToolResultsAfterTurns: lastTurn - chosen.clearBeforeTurn + 1,
-        keepCallIds: [...p.keepCallIds, ...chosen.spareCallIds],
-      };
-      const planned = plan(messages, budget, policy);
-      const windowTokens = openingTokens(messages, first, all, planned, o);
-      return { first: planned, policy, windowTokens };
-    }
-  }
-  // Nothing is cut either while the whole conversation, uncut, fits under the trigger.
-  if (over || uncutTokens(first) > trigger) return { first, policy: off };
+  // Nothing is cut either until a step clears or drops: cutting alone rewrites the cached
+  // results it cuts, one more cache break before the step's own.
   const whole = { ...off, toolResultMaxTokens: null };
-  return { first: plan(messages, budget, whole), policy: whole };
+  const batch = p.clearBatchTokens ?? undefined;
+  const batching =
+    !over && batch !== undefined && mayBatch(messages, first, p.keepRecentToolResults, batch);
+  if (!over && !batching) {
+    // An earlier turn may have outgrown the room on its own: its start still holds.
+    if (uncutTokens(first) > budget) return { first, policy: off, turnTokens: asSent(first) };
+    return { first: plan(messages, budget, whole), policy: whole, turnTokens: asSent(first) };
+  }
+  const all = plan(messages, budget, { ...off, clearToolResultsAfterTurns: 1 });
+  const o: GridClearingOptions = {
+    stepTokens,
+    atLeastTokens: p.clearAtLeastTokens,
+    keepRecent: p.keepRecentToolResults,
+    triggerTokens: trigger,
+    reachTokens: CLEARING_REACH_ROOMS * budget,
+    ...(batch === undefined ? {} : { batchTokens: batch }),
+  };
+  const chosen = gridClearing(messages, first, all, o);
+  if (chosen === null) {
+    if (!stepped(first) && uncutTokens(first) <= budget) {
+      const uncut = plan(messages, budget, whole);
+      if (!stepped(uncut)) return { first: uncut, policy: whole, turnTokens: asSent(first) };
+    }
+    return { first, policy: off, turnTokens: asSent(first) };
+  }
+  const policy: ConversationPolicyInput = {
+    ...off,
+    clearToolResultsAfterTurns: lastTurn - chosen.clearBeforeTurn + 1,
+    keepCallIds: [...p.keepCallIds, ...chosen.spareCallIds],
+  };
+  const planned = plan(messages, budget, policy);
+  const ask = Math.max(
+    0,
+    first.decisions.findIndex((d) => d.turn === lastTurn),
+  );
+  return {
+    first: planned,
+    policy,
+    windowTokens: openingTokens(messages, first, all, planned, o, ask),
+    turnTokens: (at) => openingTokens(messages, first, all, first, o, at),
+  };
+}
+
+/** Whether a plan cleared or dropped anything to fit (orphans aside). */
+const stepped = (plan: ConversationPlan): boolean =>
+  plan.decisions.some(
+    (d) =>
+      d.reason === "history_window" || d.transforms.some((t) => t.kind === "tool_result_cleared"),
+  );
+
+/** {@link StatelessClearing.turnTokens} when nothing was ever cleared: the plan's own sizes. */
+function asSent(plan: ConversationPlan): (ask: number) => readonly number[] {
+  let sizes: number[] | null = null;
+  return () => {
+    sizes ??= plan.decisions.map(sent);
+    return sizes;
+  };
 }
 
 /**
@@ -350,9 +399,9 @@ function mayBatch(
 
 /**
  * {@link StatelessClearing.windowTokens}: the grid clearing of the conversation up to the
- * current turn's ask (its first request) sizes the history before the ask; `planned`
- * sizes the rest. More history only takes more steps, so these are never below what a
- * request of the turn sends: the window found on them fits.
+ * ask at message `ask` (its turn's first request) sizes the history before the ask;
+ * `planned` sizes the rest. More history only takes more steps, so these are never below
+ * what a request of the turn sends: the window found on them fits.
  */
 function openingTokens(
   messages: readonly MessageInput[],
@@ -360,13 +409,9 @@ function openingTokens(
   cleared: ConversationPlan,
   planned: ConversationPlan,
   o: GridClearingOptions,
+  ask: number,
 ): number[] {
   const ds = plain.decisions;
-  const lastTurn = ds[ds.length - 1]?.turn ?? 0;
-  const ask = Math.max(
-    0,
-    ds.findIndex((d) => d.turn === lastTurn),
-  );
   const upTo = (q: ConversationPlan): ConversationPlan => ({
     ...q,
     decisions: q.decisions.slice(0, ask + 1),

@@ -38,6 +38,24 @@ export function turnUnitTokens(book: PriceBook, t: TurnClearing, u: number): num
 export const droppedRound = (layout: ConversationLayout, t: TurnClearing, u: number): boolean =>
   u > layout.currentStart && u < t.keptFrom;
 
+/**
+ * Tokens unit `u` would count more with its truncated results whole (0 when none is cut):
+ * what `turnTriggerUncut` adds to the trigger's count.
+ */
+function cutTokens(layout: ConversationLayout, book: PriceBook, u: number): number {
+  let n = 0;
+  for (const i of (layout.units[u] as Unit).members) {
+    const p = book.prices[i];
+    if (p === undefined) continue;
+    let uncut = p.tokens;
+    for (const t of p.transforms) {
+      if (t.kind === "tool_result_truncated") uncut = Math.max(uncut, t.originalTokens);
+    }
+    n += uncut - p.tokens;
+  }
+  return n;
+}
+
 /** Tool messages per unit of the current turn (the spare rule counts tool messages). */
 function toolMessages(layout: ConversationLayout, u: number): number {
   let n = 0;
@@ -81,14 +99,20 @@ export function clearCurrentTurn(
   const sendable = (u: number): boolean => (layout.units[u] as Unit).orphan === null;
   const price = (u: number): number =>
     sendable(u) ? turnUnitTokens(book, { cleared, keptFrom: 0, steps: 0 }, u) : 0;
+  // With `turnTriggerUncut`, the trigger counts the kept rounds' truncated results whole
+  // (`cut`: what that adds); a cleared result is never truncated, so clearing takes it off.
+  const cutOf = (u: number): number =>
+    policy.turnTriggerUncut && sendable(u) ? cutTokens(layout, book, u) : 0;
   let keptFrom = ask + 1;
   let used = base + price(ask);
+  let cut = cutOf(ask);
   let steps = 0;
   for (let j = ask + 1; j < end; j++) {
     // An orphan is never sent: the latest round is the last sendable one.
     if (!sendable(j)) continue;
     used += price(j);
-    if (used <= trigger) continue;
+    cut += cutOf(j);
+    if (used + cut <= trigger) continue;
     steps += 1;
     const want = Math.max(used - low, policy.clearAtLeastTokens);
     let freed = 0;
@@ -111,14 +135,16 @@ export function clearCurrentTurn(
       for (const u of pool) {
         if (freed >= want) break;
         freed += saving(u);
+        cut -= cutOf(u);
         cleared.add(u);
       }
     }
     used -= freed;
-    if (used <= trigger) continue;
+    if (used + cut <= trigger) continue;
     // Even cleared, the older rounds do not fit: drop them, oldest first, down to `low`.
     while (keptFrom < j && used > low) {
       used -= price(keptFrom);
+      if (!cleared.has(keptFrom)) cut -= cutOf(keptFrom);
       cleared.delete(keptFrom);
       keptFrom += 1;
     }
