@@ -248,10 +248,9 @@ const clearedIds = (r: PlannedRequest): Set<string> =>
 const SEEDS = [1, 7, 37, 101, 2026];
 
 describe("clearing under pressure, stateless, over growing tool-heavy conversations", () => {
-  it.each(SEEDS)(
-    "fits the window, orphans nothing, opens on a user message, only ever clears more, and keeps the prefix between steps (seed %i)",
-    (seed) => {
-      const seen = { cleared: 0, moved: 0 };
+  it("fits the window, orphans nothing, opens on a user message, only ever clears more, and keeps the prefix between steps", () => {
+    const seen = { cleared: 0, moved: 0 };
+    for (const seed of SEEDS) {
       fc.assert(
         fc.property(fc.array(turnShape, { minLength: 6, maxLength: 16 }), (turns) => {
           const { messages, at } = session(turns);
@@ -295,11 +294,12 @@ describe("clearing under pressure, stateless, over growing tool-heavy conversati
         }),
         { numRuns: 5, seed },
       );
-      // The runs exercised both: requests that clear, and requests whose window moved.
-      expect(seen.cleared).toBeGreaterThan(0);
-      expect(seen.moved).toBeGreaterThan(0);
-    },
-  );
+    }
+    // The runs, over all seeds, exercised both: requests that clear, and requests whose
+    // window moved (a single seed's five conversations need not do both).
+    expect(seen.cleared).toBeGreaterThan(0);
+    expect(seen.moved).toBeGreaterThan(0);
+  });
 });
 
 describe("nothing is truncated while the conversation fits under the trigger", () => {
