@@ -313,8 +313,7 @@ export function statelessClearing(
     (d) => d.turn === lastTurn && d.transforms.some((t) => t.kind === "tool_result_cleared"),
   );
   const over = first.usedTokens > trigger || first.droppedMessageIds.length > 0 || turnCleared;
-  // Nothing is cut either until a step clears or drops: cutting alone rewrites the cached
-  // results it cuts, one more cache break before the step's own.
+  // Cutting alone would rewrite the cached results it cuts, a break before the step's own.
   const whole = { ...off, toolResultMaxTokens: null };
   const batch = p.clearBatchTokens ?? undefined;
   const batching =
@@ -347,10 +346,7 @@ export function statelessClearing(
     keepCallIds: [...p.keepCallIds, ...chosen.spareCallIds],
   };
   const planned = plan(messages, budget, policy);
-  const ask = Math.max(
-    0,
-    first.decisions.findIndex((d) => d.turn === lastTurn),
-  );
+  const ask = askIndex(first, lastTurn);
   return {
     first: planned,
     policy,
@@ -358,6 +354,13 @@ export function statelessClearing(
     turnTokens: (at) => openingTokens(messages, first, all, first, o, at),
   };
 }
+
+/** The index of turn `turn`'s first message (its ask) in `plan`, 0 when absent. */
+const askIndex = (plan: ConversationPlan, turn: number): number =>
+  Math.max(
+    0,
+    plan.decisions.findIndex((d) => d.turn === turn),
+  );
 
 /** Whether a plan cleared or dropped anything to fit (orphans aside). */
 const stepped = (plan: ConversationPlan): boolean =>
