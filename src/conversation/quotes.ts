@@ -7,12 +7,11 @@
 import { cpPrefix } from "../text/index.js";
 
 /**
- * A line quoting an id (ticket-like `AUTH-1234`, codes `E21206`, hex hashes of 7–40
- * digits, and of 6 when they mix digits and letters: `run 812b8f`, not `facade`). Not
- * global: `test` keeps no state between lines.
+ * A line quoting an id (ticket-like `AUTH-1234`, codes `E21206`, hex hashes). Not global:
+ * `test` keeps no state between lines.
  */
 const QUOTES_ID =
-  /\b(?:[A-Za-z]+\d*[-_#][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*|[A-Za-z]+\d{3,}[A-Za-z0-9_-]*|[0-9a-f]{7,40}|(?=[0-9a-f]{6}\b)(?=[0-9a-f]*\d)[0-9a-f]*[a-f][0-9a-f]*)\b/;
+  /\b(?:[A-Za-z]+\d*[-_#][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*|[A-Za-z]+\d{3,}[A-Za-z0-9_-]*|[0-9a-f]{7,40})\b/;
 /** Weaker: a line quoting a number of three digits or more. */
 const QUOTES_NUMBER = /\b\d{3,}(?:\.\d+)?\b/;
 
