@@ -6,10 +6,10 @@
  * writes and another process's (another pool: the scope's `vector_gen`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cosine, unitVector } from "../../src/embed/index.js";
+import { cosine } from "../../src/embed/index.js";
 import type { PostgresMemoryStore } from "../../src/store/index.js";
 import { LARGE_SCOPE } from "../../src/store/scope-index.js";
-import { rec } from "./helpers.js";
+import { rec, seededUnitVectors } from "./helpers.js";
 import { PGVECTOR_TESTS, usePostgres } from "./pg-helpers.js";
 
 const DIMS = 64;
@@ -17,19 +17,8 @@ const N = LARGE_SCOPE * 2 + 100;
 const NOW = "2026-08-17T00:00:00Z";
 const CATS = ["fact", "preference", "episodic"];
 
-/** A seeded generator of unit vectors (xorshift32, Gaussian-ish by summing uniforms). */
-function vectors(seed: number) {
-  let x = seed >>> 0 || 1;
-  const u = () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 32;
-  };
-  return () => unitVector(Array.from({ length: DIMS }, () => u() + u() + u() - 1.5));
-}
+/** The same seeded unit vectors in both dialects' large-scope tests. */
+const vectors = (seed: number) => seededUnitVectors(seed, DIMS);
 
 interface Row {
   rowid: number;

@@ -7,27 +7,16 @@
  */
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cosine, unitVector } from "../../src/embed/index.js";
+import { cosine } from "../../src/embed/index.js";
 import { openStore, type SqliteMemoryStore } from "../../src/store/index.js";
 import { LARGE_SCOPE } from "../../src/store/sqlite/vectors.js";
-import { rec, tempDir } from "./helpers.js";
+import { rec, seededUnitVectors, tempDir } from "./helpers.js";
 
 const DIMS = 64;
 const N = LARGE_SCOPE * 3;
 
-/** A seeded generator of unit vectors (xorshift32, Gaussian-ish by summing uniforms). */
-function vectors(seed: number) {
-  let x = seed >>> 0 || 1;
-  const u = () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 32;
-  };
-  return () => unitVector(Array.from({ length: DIMS }, () => u() + u() + u() - 1.5));
-}
+/** The same seeded unit vectors in both dialects' large-scope tests. */
+const vectors = (seed: number) => seededUnitVectors(seed, DIMS);
 
 let dir: string;
 let cleanup: () => void;
