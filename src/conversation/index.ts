@@ -14,6 +14,7 @@ export {
   planClearing,
   type StatelessClearing,
   statelessClearing,
+  type TurnSizes,
 } from "./clearing/index.js";
 export {
   type CompactionRequest,

@@ -110,7 +110,11 @@ describe("planRequest with a window step", () => {
             // Earlier turns' starts are found again on the plan's own sizes (nothing is
             // cleared without a trigger); a turn over the room on its own started at its ask.
             const sizes = first.decisions.map(sentTokens);
-            const anchor = gridWindowStart(first, g.step, undefined, () => sizes, room - digest);
+            const asSent = {
+              size: (i: number) => sizes[i] as number,
+              sumBefore: (end: number) => sizes.slice(0, end).reduce((a, b) => a + b, 0),
+            };
+            const anchor = gridWindowStart(first, g.step, undefined, () => asSent, room - digest);
             if (anchor === null) {
               const one = planRequest(input);
               expect(JSON.stringify(one.conversation)).toBe(JSON.stringify(first));

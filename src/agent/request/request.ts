@@ -282,7 +282,7 @@ function planWindow(
     plan,
   );
   // A turn whose rounds, as given, count more than the room steps on its own (the
-  // stateless turn trigger is the whole room, cut results counted whole: clearing/grid.ts,
+  // stateless turn trigger is the whole room, cut results counted whole: clearing/stateless.ts,
   // clearing/turn.ts): its requests then started at its ask.
   const turnTrigger = budgetTokens - digest;
   const anchor = gridWindowStart(first, step, windowTokens, turnTokens, turnTrigger);

@@ -12,6 +12,7 @@ import {
   type MessageInput,
   quotedLines,
   sent,
+  type TurnSizes,
 } from "../../conversation/index.js";
 import type { TokenCounter } from "../../tokens/index.js";
 
@@ -47,7 +48,7 @@ export function gridWindowStart(
   plan: ConversationPlan,
   stepTokens: number,
   tokens?: readonly number[],
-  turnTokens?: (ask: number) => readonly number[],
+  turnTokens?: (ask: number) => TurnSizes,
   turnTrigger?: number,
 ): string | null {
   const ds = plan.decisions;
@@ -70,33 +71,43 @@ export function gridWindowStart(
     const dropsAny = ds.some((d) => d.reason === "history_window");
     best = startOnGrid(ds, starts, n, size, out, plan.budgetTokens, step, dropsAny);
   }
-  if (turnTokens !== undefined) {
-    // The last request of each earlier turn, newest first: a turn's requests start at or
-    // before its ask, so once the best start is past an ask, no earlier turn can move it.
-    for (let k = starts.length - 2; k >= 0; k--) {
-      const at = starts[k] as number;
-      if (best !== null && best >= at) break;
-      const end = starts[k + 1] as number;
-      const sizes = turnTokens(at);
-      const size = (i: number): number => sizes[i] as number;
-      const own = turnOwnTokens(ds, at, end, size);
-      const then =
-        turnTrigger !== undefined && own > turnTrigger
-          ? at
-          : startOnGrid(
-              ds,
-              starts.slice(0, k + 1),
-              end,
-              size,
-              never,
-              plan.budgetTokens,
-              step,
-              null,
-            );
-      if (then !== null && (best === null || then > best)) best = then;
-    }
-  }
+  if (turnTokens !== undefined)
+    best = earlierTurnsStart(plan, starts, step, turnTokens, best, turnTrigger);
   return best === null ? null : (ds[best]?.messageId ?? null);
+}
+
+/**
+ * The start kept at or after the one the last request of each earlier turn chose (newest
+ * first): a turn's requests start at or before its ask, so once `best` is past an ask, no
+ * earlier turn can move it. A turn whose history fits the budget on its sizes started
+ * nowhere (no pass over it needed).
+ */
+function earlierTurnsStart(
+  plan: ConversationPlan,
+  starts: readonly number[],
+  step: number,
+  turnTokens: (ask: number) => TurnSizes,
+  found: number | null,
+  turnTrigger: number | undefined,
+): number | null {
+  const ds = plan.decisions;
+  const own = ownTokens(ds);
+  let best = found;
+  for (let k = starts.length - 2; k >= 0; k--) {
+    const at = starts[k] as number;
+    if (best !== null && best >= at) break;
+    const end = starts[k + 1] as number;
+    const sizes = turnTokens(at);
+    let then: number | null;
+    if (turnTrigger !== undefined && own(at, end, sizes.size) > turnTrigger) then = at;
+    else if (sizes.sumBefore(end) <= plan.budgetTokens) then = null;
+    else {
+      const prefix = starts.slice(0, k + 1);
+      then = startOnGrid(ds, prefix, end, sizes.size, never, plan.budgetTokens, step, null);
+    }
+    if (then !== null && (best === null || then > best)) best = then;
+  }
+  return best;
 }
 
 const never = (): boolean => false;
@@ -104,26 +115,30 @@ const never = (): boolean => false;
 /**
  * Tokens of a turn's messages (from its ask to `end`) as given — before clearing or
  * truncation, as the turn's own trigger counts them in a whole request
- * (`turnTriggerUncut`) — and of the pinned ones before it.
+ * (`turnTriggerUncut`) — and of the pinned ones before it (by `size`). Prefix sums are
+ * taken once, so each turn costs its pinned messages only.
  */
-function turnOwnTokens(
+function ownTokens(
   ds: readonly ConversationDecision[],
-  ask: number,
-  end: number,
-  size: (i: number) => number,
-): number {
-  let own = 0;
-  for (let i = 0; i < end; i++) {
-    const d = ds[i] as ConversationDecision;
-    if (i >= ask) {
-      let whole = d.tokens;
-      for (const t of d.transforms) {
-        if (t.kind !== "stray_part_removed") whole = Math.max(whole, t.originalTokens);
-      }
-      own += d.reason === "orphan_removed" ? 0 : whole;
-    } else if (d.reason === "pinned") own += size(i);
-  }
-  return own;
+): (ask: number, end: number, size: (i: number) => number) => number {
+  const whole = [0];
+  const pinned: number[] = [];
+  ds.forEach((d, i) => {
+    let w = d.tokens;
+    for (const t of d.transforms) {
+      if (t.kind !== "stray_part_removed") w = Math.max(w, t.originalTokens);
+    }
+    whole.push((whole[i] as number) + (d.reason === "orphan_removed" ? 0 : w));
+    if (d.reason === "pinned") pinned.push(i);
+  });
+  return (ask, end, size) => {
+    let own = (whole[end] as number) - (whole[ask] as number);
+    for (const i of pinned) {
+      if (i >= ask) break;
+      own += size(i);
+    }
+    return own;
+  };
 }
 
 /**

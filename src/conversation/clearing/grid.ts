@@ -7,13 +7,8 @@
  * breaks at most once per step.
  */
 import { type ConversationDecision, type ConversationPlan, sent } from "../decide.js";
-import {
-  type ConversationPolicy,
-  type ConversationPolicyInput,
-  ConversationPolicySchema,
-  type MessageInput,
-} from "../schema.js";
-import { firstSparedToolMessage } from "./spare.js";
+import type { MessageInput } from "../schema.js";
+import type { firstSparedToolMessage } from "./spare.js";
 
 /** How the stateless clearing steps are sized. */
 export interface GridClearingOptions {
@@ -61,26 +56,67 @@ interface Item {
   readonly saving: number;
   /** Tokens of history from the first message through this one. */
   readonly end: number;
-  readonly callIds: readonly string[];
+}
+
+/**
+ * What every grid clearing of a conversation, or of a prefix of it, reads: computed once
+ * per request, so the openings of many earlier turns ({@link StatelessClearing.turnTokens})
+ * cost a walk over the results each, not a fresh pass over every decision.
+ */
+export interface GridBasis {
+  readonly plain: readonly ConversationDecision[];
+  readonly cleared: readonly ConversationDecision[];
+  /** before[i]: tokens of history before message i, as `plain` sends it. */
+  readonly before: readonly number[];
+  readonly items: readonly Item[];
+  /** Indices of the tool messages, in order. */
+  readonly tools: readonly number[];
 }
 
 const clearedCalls = (d: ConversationDecision): string[] =>
   d.transforms.filter((t) => t.kind === "tool_result_cleared").map((t) => t.callId);
 
-/**
- * Tokens of history before which every tool message may be cleared: before the current
- * turn and before the last `keep` tool messages. It only grows with the conversation.
- */
-function settledTokens(
+export function gridBasis(
   messages: readonly MessageInput[],
-  ds: readonly ConversationDecision[],
-  before: readonly number[],
-  keep: number,
-): number {
-  const lastTurn = ds[ds.length - 1]?.turn ?? 0;
-  const current = ds.findIndex((d) => d.turn === lastTurn);
-  const recent = firstSparedToolMessage(messages, keep) ?? 0;
-  return before[Math.max(0, Math.min(current, recent))] as number;
+  plain: ConversationPlan,
+  cleared: ConversationPlan,
+): GridBasis {
+  const ds = plain.decisions;
+  const before = [0];
+  const items: Item[] = [];
+  const tools: number[] = [];
+  ds.forEach((d, i) => {
+    const end = (before[i] as number) + sent(d);
+    before.push(end);
+    if (messages[i]?.role === "tool") tools.push(i);
+    const c = cleared.decisions[i] as ConversationDecision;
+    const saving = sent(d) - c.tokens;
+    if (saving <= 0 || !c.transforms.some((t) => t.kind === "tool_result_cleared")) return;
+    items.push({ index: i, turn: d.turn, saving, end });
+  });
+  return { plain: ds, cleared: cleared.decisions, before, items, tools };
+}
+
+/**
+ * Index before which every tool message of the first `n` messages may be cleared: before
+ * the current turn (from `current`) and before the last `keep` tool messages
+ * ({@link firstSparedToolMessage}, on the tool indices). It only grows with the conversation.
+ */
+export function settledIndex(basis: GridBasis, n: number, current: number, keep: number): number {
+  let recent = 0;
+  if (keep === 0) recent = n;
+  else {
+    // Tool messages among the first n: the keep-th from the last starts the spared ones.
+    let lo = 0;
+    let hi = basis.tools.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((basis.tools[mid] as number) < n) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo >= keep) recent = basis.tools[lo - keep] as number;
+  }
+  return Math.max(0, Math.min(current, recent));
 }
 
 /** Largest first (the oldest on a tie), until `want` is freed; appends to `out`. */
@@ -115,28 +151,38 @@ export function gridClearing(
   cleared: ConversationPlan,
   o: GridClearingOptions,
 ): GridClearing | null {
-  const ds = plain.decisions;
-  const before = [0];
-  for (const d of ds) before.push((before[before.length - 1] as number) + sent(d));
-  const total = before[ds.length] as number;
+  return clearingOf(gridBasis(messages, plain, cleared), o);
+}
+
+/** {@link gridClearing} of the whole conversation `basis` was computed from. */
+export function clearingOf(basis: GridBasis, o: GridClearingOptions): GridClearing | null {
+  const ds = basis.plain;
+  const lastTurn = ds[ds.length - 1]?.turn ?? 0;
+  const current = ds.findIndex((d) => d.turn === lastTurn);
+  const settled = settledIndex(basis, ds.length, current, o.keepRecent);
+  const chosen = gridChoice(basis, ds.length, settled, o);
+  return chosen === null ? null : boundaryOf(basis, chosen.items, chosen.steps);
+}
+
+/**
+ * {@link gridClearing} of the first `n` messages (`settled`: their {@link settledIndex}):
+ * the results it clears and the last line whose step was taken, or null when none.
+ */
+export function gridChoice(
+  basis: GridBasis,
+  n: number,
+  settled: number,
+  o: GridClearingOptions,
+): { items: Set<Item>; steps: number } | null {
+  const { before, items } = basis;
+  const total = before[n] as number;
   if (total <= o.triggerTokens && o.batchTokens === undefined) return null;
-  const items: Item[] = [];
-  ds.forEach((d, i) => {
-    const c = cleared.decisions[i] as ConversationDecision;
-    const saving = sent(d) - c.tokens;
-    const callIds = clearedCalls(c);
-    if (callIds.length === 0 || saving <= 0) return;
-    items.push({ index: i, turn: d.turn, saving, end: before[i + 1] as number, callIds });
-  });
   const step = Math.max(1, Math.floor(o.stepTokens));
-  const settled = Math.min(
-    settledTokens(messages, ds, before, o.keepRecent),
-    o.reachTokens ?? total,
-  );
-  const lines = Math.floor(settled / step);
+  // Results past the first n messages end after `settled`, so no line or batch takes them.
+  const upTo = Math.min(before[settled] as number, o.reachTokens ?? total);
+  const lines = Math.floor(upTo / step);
   const chosen = new Set<Item>();
-  const batched =
-    o.batchTokens === undefined ? 0 : takeBatches(items, settled, o.batchTokens, chosen);
+  const batched = o.batchTokens === undefined ? 0 : takeBatches(items, upTo, o.batchTokens, chosen);
   // The results wholly before the current line and not cleared yet: each enters once, at
   // the first line it ends before, and leaves when a step clears it.
   const pool: Item[] = [];
@@ -158,8 +204,7 @@ export function gridClearing(
     steps = k;
     k += 1;
   }
-  if (chosen.size === 0) return null;
-  return boundaryOf(ds, cleared, chosen, steps);
+  return chosen.size === 0 ? null : { items: chosen, steps };
 }
 
 /**
@@ -191,12 +236,7 @@ function takeBatches(
 }
 
 /** The boundary after the last cleared message, sparing every other result before it. */
-function boundaryOf(
-  ds: readonly ConversationDecision[],
-  cleared: ConversationPlan,
-  chosen: ReadonlySet<Item>,
-  steps: number,
-): GridClearing {
+function boundaryOf(basis: GridBasis, chosen: ReadonlySet<Item>, steps: number): GridClearing {
   let boundary = 0;
   const ids = new Set<number>();
   for (const x of chosen) {
@@ -205,8 +245,8 @@ function boundaryOf(
   }
   const spare: string[] = [];
   const clearedIds: string[] = [];
-  cleared.decisions.forEach((c, i) => {
-    if ((ds[i] as ConversationDecision).turn >= boundary) return;
+  basis.cleared.forEach((c, i) => {
+    if ((basis.plain[i] as ConversationDecision).turn >= boundary) return;
     if (ids.has(i)) clearedIds.push(c.messageId);
     else spare.push(...clearedCalls(c));
   });
@@ -222,208 +262,3 @@ function boundaryOf(
  * hand-built cost instead of 0.52–0.66×; with 2 rooms, within ±0.06× of no clearing.
  */
 export const CLEARING_REACH_ROOMS = 2;
-
-/** The kept messages' tokens with every truncated result counted whole. */
-function uncutTokens(plan: ConversationPlan): number {
-  let total = 0;
-  for (const d of plan.decisions) {
-    if (d.status !== "kept") continue;
-    const cut = d.transforms.find((t) => t.kind === "tool_result_truncated");
-    total += cut === undefined ? d.tokens : cut.originalTokens;
-  }
-  return total;
-}
-
-/** How a whole request plans its conversation: one plan of `messages` in `budget`. */
-export type PlanOnce = (
-  messages: readonly MessageInput[],
-  budget: number,
-  policy: ConversationPolicyInput | undefined,
-) => ConversationPlan;
-
-/** What {@link statelessClearing} chose. */
-export interface StatelessClearing {
-  /** The plan of the whole conversation with `policy` (the one the grid start is found on). */
-  readonly first: ConversationPlan;
-  readonly policy: ConversationPolicyInput | undefined;
-  /**
-   * Per message of `first`: the tokens the window start is found with — before the
-   * current turn, as the turn's first request sent them (clearing steps taken since then
-   * left out); from its ask on, as `first` sends them. Fixed within a turn, so the start
-   * found on them only moves forward while the turn grows. Absent: `first`'s own.
-   */
-  readonly windowTokens?: readonly number[];
-  /**
-   * The tokens the window start of an earlier turn's requests was found with: for the turn
-   * whose ask is message `ask`, the messages before it as that turn's first request sent
-   * them, and from the ask on as sent before any clearing. So the start of a request can be
-   * kept at or after the start of every request before it (monotone across turns), without
-   * state. Absent when nothing is cleared (every request then found its start on the sizes
-   * `first` sends).
-   */
-  readonly turnTokens?: (ask: number) => readonly number[];
-}
-
-/**
- * The policy a request without an anchor plans its window with, and its plan of the
- * whole conversation in `budget` (the one the grid start is found on): without
- * `clearTrigger`, `policy` and its plan; with it, nothing is cleared while the
- * conversation fits `floor(clearTrigger × budget)`, and above it the results
- * {@link gridClearing} chooses (grid of `stepTokens`, steps of `clearAtLeastTokens`,
- * sparing `keepRecentToolResults`, `keepToolResults` and `keepCallIds`) are cleared,
- * as age clearing at their boundary with every other result before it kept. Nothing is
- * truncated until a step clears or drops (or the conversation, uncut, exceeds `budget`).
- *
- * @example statelessClearing(messages, 50_000, { clearTrigger: 0.8, clearAtLeastTokens: 6_400 }, 14_000, plan)
- */
-export function statelessClearing(
-  messages: readonly MessageInput[],
-  budget: number,
-  input: ConversationPolicyInput | undefined,
-  stepTokens: number,
-  plan: PlanOnce,
-): StatelessClearing {
-  const parsed = ConversationPolicySchema.safeParse(input ?? {});
-  // An invalid policy: the planner reports it, with its field path.
-  if (!parsed.success || parsed.data.clearTrigger === null) {
-    const first = plan(messages, budget, input);
-    return { first, policy: input, turnTokens: asSent(first) };
-  }
-  const p: ConversationPolicy = parsed.data;
-  const share = parsed.data.clearTrigger;
-  // The request clears by the grid, not by the planner's pressure step; older rounds of
-  // the current turn are still cleared when the turn outgrows the room (clearing/turn.ts).
-  // Nothing is cut until a step clears or drops (below): the current turn's trigger counts
-  // cut results whole too, so its first clearing step comes with the request that starts
-  // cutting (measured on the long task at 200k, seed 4: cutting 4 requests before the step
-  // rewrote 140k cached tokens once more).
-  const off = {
-    ...input,
-    clearTrigger: null,
-    clearBeforeTurn: null,
-    clearCurrentTurn: p.clearCurrentTurn ?? true,
-    turnTriggerUncut: input?.turnTriggerUncut ?? true,
-  };
-  const first = plan(messages, budget, off);
-  const trigger = Math.floor(share * budget);
-  // Older rounds of the current turn cleared to fit it: the conversation does not fit
-  // uncut either (cutting on and off between requests would break the cache each time).
-  const lastTurn = first.decisions[first.decisions.length - 1]?.turn ?? 0;
-  const turnCleared = first.decisions.some(
-    (d) => d.turn === lastTurn && d.transforms.some((t) => t.kind === "tool_result_cleared"),
-  );
-  const over = first.usedTokens > trigger || first.droppedMessageIds.length > 0 || turnCleared;
-  // Cutting alone would rewrite the cached results it cuts, a break before the step's own.
-  const whole = { ...off, toolResultMaxTokens: null };
-  const batch = p.clearBatchTokens ?? undefined;
-  const batching =
-    !over && batch !== undefined && mayBatch(messages, first, p.keepRecentToolResults, batch);
-  if (!over && !batching) {
-    // An earlier turn may have outgrown the room on its own: its start still holds.
-    if (uncutTokens(first) > budget) return { first, policy: off, turnTokens: asSent(first) };
-    return { first: plan(messages, budget, whole), policy: whole, turnTokens: asSent(first) };
-  }
-  const all = plan(messages, budget, { ...off, clearToolResultsAfterTurns: 1 });
-  const o: GridClearingOptions = {
-    stepTokens,
-    atLeastTokens: p.clearAtLeastTokens,
-    keepRecent: p.keepRecentToolResults,
-    triggerTokens: trigger,
-    reachTokens: CLEARING_REACH_ROOMS * budget,
-    ...(batch === undefined ? {} : { batchTokens: batch }),
-  };
-  const chosen = gridClearing(messages, first, all, o);
-  if (chosen === null) {
-    if (!stepped(first) && uncutTokens(first) <= budget) {
-      const uncut = plan(messages, budget, whole);
-      if (!stepped(uncut)) return { first: uncut, policy: whole, turnTokens: asSent(first) };
-    }
-    return { first, policy: off, turnTokens: asSent(first) };
-  }
-  const policy: ConversationPolicyInput = {
-    ...off,
-    clearToolResultsAfterTurns: lastTurn - chosen.clearBeforeTurn + 1,
-    keepCallIds: [...p.keepCallIds, ...chosen.spareCallIds],
-  };
-  const planned = plan(messages, budget, policy);
-  const ask = askIndex(first, lastTurn);
-  return {
-    first: planned,
-    policy,
-    windowTokens: openingTokens(messages, first, all, planned, o, ask),
-    turnTokens: (at) => openingTokens(messages, first, all, first, o, at),
-  };
-}
-
-/** The index of turn `turn`'s first message (its ask) in `plan`, 0 when absent. */
-const askIndex = (plan: ConversationPlan, turn: number): number =>
-  Math.max(
-    0,
-    plan.decisions.findIndex((d) => d.turn === turn),
-  );
-
-/** Whether a plan cleared or dropped anything to fit (orphans aside). */
-const stepped = (plan: ConversationPlan): boolean =>
-  plan.decisions.some(
-    (d) =>
-      d.reason === "history_window" || d.transforms.some((t) => t.kind === "tool_result_cleared"),
-  );
-
-/** {@link StatelessClearing.turnTokens} when nothing was ever cleared: the plan's own sizes. */
-function asSent(plan: ConversationPlan): (ask: number) => readonly number[] {
-  let sizes: number[] | null = null;
-  return () => {
-    sizes ??= plan.decisions.map(sent);
-    return sizes;
-  };
-}
-
-/**
- * Whether the tool results before the current turn and the last `keep` tool messages
- * send `batch` tokens or more: a batch cannot free more than they send, so below that
- * the plan with every result cleared is not needed.
- */
-function mayBatch(
-  messages: readonly MessageInput[],
-  first: ConversationPlan,
-  keep: number,
-  batch: number,
-): boolean {
-  const ds = first.decisions;
-  const lastTurn = ds[ds.length - 1]?.turn ?? 0;
-  const current = ds.findIndex((d) => d.turn === lastTurn);
-  const end = Math.min(current, firstSparedToolMessage(messages, keep) ?? 0);
-  let tokens = 0;
-  for (let i = 0; i < end; i++) {
-    if (messages[i]?.role === "tool") tokens += sent(ds[i] as ConversationDecision);
-  }
-  return tokens >= batch;
-}
-
-/**
- * {@link StatelessClearing.windowTokens}: the grid clearing of the conversation up to the
- * ask at message `ask` (its turn's first request) sizes the history before the ask;
- * `planned` sizes the rest. More history only takes more steps, so these are never below
- * what a request of the turn sends: the window found on them fits.
- */
-function openingTokens(
-  messages: readonly MessageInput[],
-  plain: ConversationPlan,
-  cleared: ConversationPlan,
-  planned: ConversationPlan,
-  o: GridClearingOptions,
-  ask: number,
-): number[] {
-  const ds = plain.decisions;
-  const upTo = (q: ConversationPlan): ConversationPlan => ({
-    ...q,
-    decisions: q.decisions.slice(0, ask + 1),
-  });
-  const opening = gridClearing(messages.slice(0, ask + 1), upTo(plain), upTo(cleared), o);
-  const ids = new Set(opening?.clearedIds ?? []);
-  return planned.decisions.map((d, i) => {
-    if (i >= ask) return sent(d);
-    const q = ids.has(d.messageId) ? cleared.decisions[i] : ds[i];
-    return sent(q as ConversationDecision);
-  });
-}

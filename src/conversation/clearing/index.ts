@@ -8,19 +8,22 @@
  *   with the window's step).
  */
 import type { ConversationPolicyInput, MessageInput } from "../schema.js";
-import { type PlanOnce, type StatelessClearing, statelessClearing } from "./grid.js";
+import { type PlanOnce, type StatelessClearing, statelessClearing } from "./stateless.js";
 
 export {
   CLEARING_REACH_ROOMS,
   type GridClearing,
   type GridClearingOptions,
   gridClearing,
-  type PlanOnce,
-  type StatelessClearing,
-  statelessClearing,
 } from "./grid.js";
 export { choosePressure, type PressureChoice } from "./held.js";
 export { firstSparedToolMessage } from "./spare.js";
+export {
+  type PlanOnce,
+  type StatelessClearing,
+  statelessClearing,
+  type TurnSizes,
+} from "./stateless.js";
 
 /** Which clearing a plan runs: the held boundary, or the grid (its step in history tokens). */
 export type ClearingEngine = { readonly kind: "held" } | GridEngine;
