@@ -6,8 +6,8 @@
  * - `openai:MODEL` or `openai:MODEL:DIMENSIONS`: an OpenAI-compatible `/v1/embeddings`
  *   (openai.ts); base URL and key from `PROMPTCTX_EMBEDDER_BASE_URL` /
  *   `PROMPTCTX_EMBEDDER_API_KEY`, else `OPENAI_BASE_URL` / `OPENAI_API_KEY`;
- * - `PROMPTCTX_EMBEDDER_THREADS` (`0` or `1`): worker threads of the embedded encoder for
- *   bulk embeds (default 1 on a machine with 2 or more cores);
+ * - `PROMPTCTX_EMBEDDER_THREADS` (`0` or `1`): threads besides the calling one that run the
+ *   embedded encoder's kernels (default 1 on a machine with 2 or more cores);
  * - `none`: no recall by meaning (full-text only).
  *
  * The environment is a parameter (never read here), so a choice is reproducible.
@@ -87,7 +87,7 @@ export async function createEmbedder(
     if (threads === undefined || threads === "") return loadUseLite();
     if (threads !== "0" && threads !== "1") {
       throw new InvalidInputError(
-        `PROMPTCTX_EMBEDDER_THREADS: expected 0 or 1 (worker threads of the embedded encoder), got ${JSON.stringify(threads)}`,
+        `PROMPTCTX_EMBEDDER_THREADS: expected 0 or 1 (extra threads of the embedded encoder), got ${JSON.stringify(threads)}`,
         "PROMPTCTX_EMBEDDER_THREADS",
       );
     }

@@ -26,11 +26,6 @@ export interface Embedder {
    */
   covers?(text: string): boolean;
   embed(texts: readonly string[]): Promise<Float32Array[]>;
-  /**
-   * A bulk embed is coming (an import, `memory reembed`): start now what it uses, so it
-   * loads while the caller writes records (the embedded encoder's worker thread).
-   */
-  prepareBulk?(): void;
   /** Frees what the embedder holds (a model, a connection pool). */
   close?(): Promise<void>;
 }

