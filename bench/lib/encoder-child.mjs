@@ -1,9 +1,10 @@
 /**
  * Child process of the `recall-meaning` section (a fresh process, so its resident memory
- * is the encoder's and not the benchmark's): `rss` loads the embedded encoder with no
- * worker thread, embeds 256 texts and prints its RSS; `import N` imports N generated
- * memories into a new hybrid SQLite store with the encoder (its worker thread on, as
- * `promptctx memory import` runs) and prints records/s and RSS. Prints one JSON line.
+ * is the encoder's and not the benchmark's): `rss` loads the embedded encoder as
+ * `promptctx memory recall` does (its kernels on 2 threads on a machine of 2 or more
+ * cores), embeds 256 texts and prints its RSS; `import N` imports N generated memories into
+ * a new hybrid SQLite store with the encoder (as `promptctx memory import` runs) and prints
+ * records/s and RSS. Prints one JSON line.
  *
  *   node bench/lib/encoder-child.mjs rss
  *   node bench/lib/encoder-child.mjs import 2000 /tmp/dir
@@ -18,7 +19,7 @@ const { createEmbedder } = await importDist("embed/index.js");
 const r = createRng(32);
 const rssMb = () => Math.round(process.memoryUsage().rss / 1e6);
 if (mode === "rss") {
-  const embedder = await createEmbedder({ kind: "embedded" }, { PROMPTCTX_EMBEDDER_THREADS: "0" });
+  const embedder = await createEmbedder({ kind: "embedded" }, {});
   await embedder.embed(Array.from({ length: 256 }, () => sentence(r)));
   process.stdout.write(`${JSON.stringify({ rssMb: rssMb() })}\n`);
   await embedder.close();
