@@ -15,6 +15,11 @@
  * same body with `include: []` (answer `{ body }`) and `include: ["budget"]`. Figures:
  * medians after warm-up; the target is the median of the per-round ratio request / parse,
  * ≤ 3× (judged for the default answer and for `include: []`).
+ *
+ * The floor, shown without a target: the body's UTF-8 bytes decoded and parsed (what any
+ * server does before its route runs: the parse baseline starts from a decoded string),
+ * and the same body POSTed to a bare Fastify app in this process (its default JSON parser,
+ * a route answering `{}`, same client) — the transport alone, before any planning.
  */
 import http from "node:http";
 import { hasGc, median, pairedRatio, round3 } from "../lib/measure.mjs";
@@ -49,7 +54,7 @@ export function requestBody() {
   });
 }
 
-function poster(port, body) {
+function poster(port, body, path = "/v1/request") {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const bytes = Buffer.from(body, "utf8");
   const post = () =>
@@ -58,7 +63,7 @@ function poster(port, body) {
         {
           host: "127.0.0.1",
           port,
-          path: "/v1/request",
+          path,
           method: "POST",
           agent,
           headers: { "content-type": "application/json", "content-length": bytes.length },
@@ -100,6 +105,13 @@ export async function run(ctx) {
   // The smaller answers: `include: []` ({ body }) and `include: ["budget"]`.
   const bodyOnly = poster(port, JSON.stringify({ ...JSON.parse(body), include: [] }));
   const withBudget = poster(port, JSON.stringify({ ...JSON.parse(body), include: ["budget"] }));
+  // The floor: a bare Fastify app (default JSON parser), a route answering {}.
+  const { default: fastify } = await import("fastify");
+  const bare = fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
+  bare.post("/echo", async () => ({}));
+  await bare.listen({ host: "127.0.0.1", port: 0 });
+  const bareClient = poster(bare.server.address().port, body, "/echo");
+  const bodyBytes = Buffer.from(body, "utf8");
   const rounds = Math.max(ctx.runs, 15);
   const warmup = Math.max(ctx.warmup, 3);
   const s = {
@@ -112,6 +124,8 @@ export async function run(ctx) {
     library: [],
     serialize: [],
     serializeBody: [],
+    decodeParse: [],
+    bare: [],
   };
   let answerBytes = 0;
   let bodyOnlyBytes = 0;
@@ -119,7 +133,11 @@ export async function run(ctx) {
     for (let r = 0; r < warmup + rounds; r++) {
       if (hasGc) globalThis.gc();
       const [parse] = timed(() => JSON.parse(body));
+      const [decodeParse] = timed(() => JSON.parse(bodyBytes.toString("utf8")));
       let t = performance.now();
+      await bareClient.post();
+      const bareMs = performance.now() - t;
+      t = performance.now();
       answerBytes = await client.post();
       const request = performance.now() - t;
       t = performance.now();
@@ -158,16 +176,22 @@ export async function run(ctx) {
       s.library.push(library);
       s.serialize.push(serialize);
       s.serializeBody.push(serializeBody);
+      s.decodeParse.push(decodeParse);
+      s.bare.push(bareMs);
     }
   } finally {
     client.close();
     bodyOnly.close();
     withBudget.close();
+    bareClient.close();
     await app.close();
+    await bare.close();
   }
   const m = Object.fromEntries(Object.entries(s).map(([k, v]) => [k, median(v)]));
   const vsParse = pairedRatio(s.request, s.parse);
   const bodyOnlyVsParse = pairedRatio(s.bodyOnly, s.parse);
+  const bareVsParse = pairedRatio(s.bare, s.parse);
+  const decodeParseVsParse = pairedRatio(s.decodeParse, s.parse);
   console.log(
     `  ${int(count)} messages, body ${(body.length / 1e6).toFixed(2)} MB, answer ${(answerBytes / 1e6).toFixed(2)} MB (include: [] ${(bodyOnlyBytes / 1e6).toFixed(2)} MB); ${rounds} rounds after ${warmup} warm-up`,
   );
@@ -182,6 +206,8 @@ export async function run(ctx) {
     ["  the library alone (planAgentRequest)", ms(m.library), ratio(m.library / m.parse)],
     ["  answer JSON + UTF-8 bytes", ms(m.serialize), ratio(m.serialize / m.parse)],
     ["  { body } JSON + UTF-8 bytes", ms(m.serializeBody), ratio(m.serializeBody / m.parse)],
+    ["floor: UTF-8 decode + JSON.parse", ms(m.decodeParse), ratio(decodeParseVsParse)],
+    ["floor: bare Fastify POST, answer {}", ms(m.bare), ratio(bareVsParse)],
   ]);
   targetTable([
     judge(meta.name, {
@@ -209,6 +235,7 @@ export async function run(ctx) {
     answerBytes,
     bodyOnlyBytes,
     bodyOnlyVsParse: round3(bodyOnlyVsParse),
+    floor: { decodeParseVsParse: round3(decodeParseVsParse), bareVsParse: round3(bareVsParse) },
     rounds,
     medianMs: Object.fromEntries(Object.entries(m).map(([k, v]) => [k, round3(v)])),
     requestVsParse: round3(vsParse),

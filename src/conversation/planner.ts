@@ -216,7 +216,7 @@ class MemoryPlanner implements ConversationPlanner {
    * not kept by its module, so such a constant was collected at the first full GC.
    */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shapes alive
-  static readonly #shapes = keepShapes(() => new MemoryPlanner(false));
+  static readonly #shapes = keepShapes((withinWindow) => new MemoryPlanner(false, withinWindow));
   // A one-call planner (`remember` false) keeps no weak maps: nothing could hit them.
   private readonly parsed: WeakMap<object, Message> | null;
   private readonly counters = new Map<string, TokenCounter>();
@@ -406,7 +406,7 @@ export function statelessPlanner(): ConversationPlanner {
  * be deoptimized ("weak objects") and run slowly for most of the next call (see "Object
  * shapes" in docs/performance.md). Never read.
  */
-function keepShapes(planner: () => ConversationPlanner): readonly unknown[] {
+function keepShapes(planner: (withinWindow: boolean) => ConversationPlanner): readonly unknown[] {
   const call = { type: "tool_call", callId: "c1", name: "t", input: { a: [1] } };
   const result = (isError: boolean) =>
     isError
@@ -423,8 +423,13 @@ function keepShapes(planner: () => ConversationPlanner): readonly unknown[] {
   const policy = { toolResultMaxTokens: 32, clearToolResultsAfterTurns: 1, pinned: ["a2"] };
   // Built in code and parsed from JSON (a server's request): the two build their objects
   // from different hidden classes. The planners hold their input objects too.
-  return [messages, JSON.parse(JSON.stringify(messages))].map((m: MessageInput[]) => {
-    const p = planner();
+  const plans = [messages, JSON.parse(JSON.stringify(messages))].map((m: MessageInput[]) => {
+    const p = planner(false);
     return [p, p.plan({ messages: m, budgetTokens: 1000, tokenizer: "estimate", policy })];
   });
+  // A stateless plan whose window cannot reach the first turn: the decisions of messages
+  // it never counted (`counted: false`) are built from a literal, a class of their own.
+  const stateless = planner(true);
+  const uncounted = stateless.plan({ messages, budgetTokens: 20, tokenizer: "estimate" });
+  return [...plans, [stateless, uncounted]];
 }

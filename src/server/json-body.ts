@@ -2,6 +2,7 @@
 import { isUtf8 } from "node:buffer";
 import type { FastifyInstance } from "fastify";
 import { InvalidInputError } from "../errors/index.js";
+import { asciiJsonText, jsonTextScratch } from "./json-text.js";
 
 function charsetOf(contentType: string | undefined): string | null {
   const m = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? "");
@@ -15,6 +16,8 @@ function charsetOf(contentType: string | undefined): string | null {
 export function registerJsonParser(app: FastifyInstance, countBytes: (n: number) => void): void {
   app.removeAllContentTypeParsers();
   const secureJson = app.getDefaultJsonParser("error", "error");
+  // The parse is synchronous: one scratch serves every body of this app in turn.
+  const scratch = jsonTextScratch();
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
     const buffer = body as Buffer;
     countBytes(buffer.length);
@@ -28,14 +31,19 @@ export function registerJsonParser(app: FastifyInstance, countBytes: (n: number)
       done(new InvalidInputError("request body is not valid UTF-8"), undefined);
       return;
     }
-    const decoded = buffer.toString("utf8");
     // A byte-order mark is not part of the text (as a TextDecoder drops it).
-    const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
-    secureJson(request, text, (err, value) => {
+    const bom = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf;
+    const bytes = bom ? buffer.subarray(3) : buffer;
+    // ASCII with escapes when it can be (the same value, without a two-byte string).
+    const ascii = asciiJsonText(bytes, scratch);
+    const decoded = ascii ?? bytes.toString("utf8");
+    secureJson(request, decoded, (err, value) => {
       if (err === null) {
         done(null, value);
         return;
       }
+      // Errors are told on the text as sent (positions, the character at fault).
+      const text = ascii === null ? decoded : bytes.toString("utf8");
       if (text.length === 0) {
         done(new InvalidInputError("request body is empty: send a JSON object"), undefined);
         return;

@@ -15,10 +15,12 @@ import {
 } from "../agent/index.js";
 import { rejectUnknownFields } from "../text/index.js";
 import { type AssembleRouteContext, assembleBody, JSON_TYPE } from "./assemble-route.js";
+import { createPieceEncoder } from "./json-reply.js";
 import { AssembleRequestSchema } from "./schema.js";
 
 /** Registers `/v1/request`. */
 export function registerRequestRoute(app: FastifyInstance, ctx: AssembleRouteContext): void {
+  const json = createPieceEncoder();
   app.post("/v1/request", async (request, reply) => {
     const r = parseAgentRequestJson(request.body);
     const raw = r.system;
@@ -33,10 +35,9 @@ export function registerRequestRoute(app: FastifyInstance, ctx: AssembleRouteCon
       });
       answer = requestFromJson(r, assembly, assembly.manifest);
     }
-    // Sent as bytes: a string answer (about the size of the body) is measured, then
-    // encoded. Nothing of it recurs across answers, so the memoizing encoder of
-    // /v1/assemble would only walk it.
+    // Sent as bytes, written in pieces (createPieceEncoder): nothing of the answer recurs
+    // across answers, so the memoizing encoder of /v1/assemble would only walk it.
     void reply.header("content-type", JSON_TYPE);
-    return Buffer.from(JSON.stringify(answer), "utf8");
+    return json.encode(answer);
   });
 }

@@ -1,10 +1,10 @@
 /** createJsonEncoder: the bytes Fastify would send for a JSON answer, whatever it met before. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createJsonEncoder } from "../../src/server/json-reply.js";
+import { createJsonEncoder, createPieceEncoder } from "../../src/server/json-reply.js";
 import { deepFreeze } from "../../src/text/index.js";
 
-const same = (encoder: ReturnType<typeof createJsonEncoder>, v: unknown) =>
+const same = (encoder: { encode(value: unknown): Buffer }, v: unknown) =>
   expect(Buffer.compare(encoder.encode(v), Buffer.from(JSON.stringify(v), "utf8"))).toBe(0);
 
 /** JSON-like values with what JSON.stringify leaves out or rewrites mixed in. */
@@ -122,5 +122,48 @@ describe("createJsonEncoder", () => {
     const a = `${"a".repeat(300)}\n`;
     const b = `${"b".repeat(300)}\n`;
     same(encoder, { a, b, again: a });
+  });
+});
+
+describe("createPieceEncoder", () => {
+  it("writes what JSON.stringify writes, deep or shallow, odd values included (property)", () => {
+    const encoder = createPieceEncoder();
+    fc.assert(
+      fc.property(value, (v) => {
+        // Deeper than the levels walked, and the same value at the top.
+        const wrapped = { a: [{ b: { c: [v, { d: v }] } }], v };
+        same(encoder, wrapped);
+        if (JSON.stringify(v) !== undefined) same(encoder, v);
+      }),
+      { numRuns: 300 },
+    );
+    const custom = { toJSON: (key: string) => `key:${key}` };
+    const odd = Object.assign(Object.create(null) as object, { a: 1 });
+    const sparse = [1, 2, 3];
+    delete sparse[1];
+    for (const v of [
+      { custom, date: new Date(0), list: [custom, [custom]] },
+      { s: new String("boxed"), m: new Map([[1, 2]]), odd, sparse, f: () => 1, u: undefined },
+      [undefined, () => 1, Symbol("s")],
+      { big: "—\n".repeat(50_000), list: [{ x: "é".repeat(300_000) }] },
+      { huge: ["x".repeat(3_000_000)] }, // past the largest scratch kept
+      "plain",
+      null,
+    ]) {
+      same(encoder, v);
+    }
+    // Each answer owns its bytes (the scratch is reused).
+    const first = encoder.encode({ n: ["first"] });
+    encoder.encode({ n: ["second"] });
+    expect(first.toString("utf8")).toBe('{"n":["first"]}');
+  });
+
+  it("fails like JSON.stringify on a cycle, a BigInt and a top-level undefined", () => {
+    const encoder = createPieceEncoder();
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    expect(() => encoder.encode({ cyclic })).toThrow(TypeError);
+    expect(() => encoder.encode({ list: [{ big: 1n }] })).toThrow(TypeError);
+    expect(() => encoder.encode(undefined)).toThrow(TypeError);
   });
 });
