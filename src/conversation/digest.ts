@@ -49,8 +49,8 @@ interface Sections {
   commands: string[];
   errors: string[];
   said: string[];
-  /** Lines quoting ids, then lines quoting only numbers (each in conversation order). */
-  quoted: [Set<string>, Set<string>];
+  /** Lines quoting ids, mixed tokens, only numbers (each in conversation order). */
+  quoted: [Set<string>, Set<string>, Set<string>];
   tasks: string[];
 }
 
@@ -79,7 +79,7 @@ function collect(messages: readonly Message[]): Sections {
     commands: [],
     errors: [],
     said: [],
-    quoted: [new Set(), new Set()],
+    quoted: [new Set(), new Set(), new Set()],
     tasks: [],
   };
   const calls = new Map<string, { name: string; command: string | null }>();
@@ -140,11 +140,12 @@ function sectionsOf(s: Sections): Section[] {
     { title: "Errors:", items: s.errors, style: "list", weight: 15 },
     { title: "Commands:", items: s.commands, style: "list", weight: 15 },
     { title: "Files:", items: [...s.files].sort(), style: "inline", weight: 10 },
-    // Ids before bare numbers, newest first: what the budget cuts is the oldest noise. The
-    // heaviest section: the ids and numbers later turns need are what a digest is for.
+    // Ids, then mixed tokens, then bare numbers, each newest first: what the budget cuts is
+    // the oldest noise. The heaviest section: the ids and numbers later turns need are
+    // what a digest is for.
     {
       title: "Quoted ids and numbers:",
-      items: [...[...s.quoted[0]].reverse(), ...[...s.quoted[1]].reverse()],
+      items: s.quoted.flatMap((lines) => [...lines].reverse()),
       style: "list",
       weight: 100,
     },

@@ -176,16 +176,38 @@ describe("the digest of what left the window", () => {
     expect(r.conversation.usedTokens).toBeLessThanOrEqual(r.budget.messagesBudget);
   });
 
-  it("is absent without digestTokens, and with an explicit anchor", () => {
-    const messages = session(40);
-    const none = plan(messages);
+  it("is absent without digestTokens", () => {
+    const none = plan(session(40));
     const c = none.conversation.messages[0]?.content[0];
     expect(c?.type === "text" && c.text.startsWith(WINDOW_DIGEST_HEADER)).toBe(false);
-    const anchored = plan(messages, d.digestTokens, {
-      policy: { ...d.policy, anchor: none.conversation.firstKeptId },
-    });
-    const a = anchored.conversation.messages[0]?.content[0];
-    expect(a?.type === "text" && a.text.startsWith(WINDOW_DIGEST_HEADER)).toBe(false);
+  });
+
+  it("opens a window held by an explicit anchor too, the same while the anchor holds", () => {
+    const all = session(40);
+    const opens = (r: ReturnType<typeof plan>) => {
+      const c = r.conversation.messages[0]?.content[0];
+      return c?.type === "text" && c.text.startsWith(WINDOW_DIGEST_HEADER) ? c.text : null;
+    };
+    let prev = plan(all.slice(0, 120), d.digestTokens);
+    let held = 0;
+    for (let n = 124; n <= 160; n += 4) {
+      const policy = {
+        ...d.policy,
+        anchor: prev.conversation.firstKeptId,
+        clearBeforeTurn: prev.conversation.clearBeforeTurn,
+      };
+      const r = plan(all.slice(0, n), d.digestTokens, { policy });
+      expect(r.conversation.usedTokens).toBeLessThanOrEqual(r.budget.messagesBudget);
+      // The digest is there whenever history was dropped before the start, and it is
+      // byte-identical while the anchor holds.
+      if (r.conversation.droppedMessageIds.length > 0) expect(opens(r)).not.toBeNull();
+      if (r.conversation.firstKeptId === prev.conversation.firstKeptId && opens(prev) !== null) {
+        held += 1;
+        expect(opens(r)).toBe(opens(prev));
+      }
+      prev = r;
+    }
+    expect(held).toBeGreaterThan(0);
   });
 });
 

@@ -12,11 +12,14 @@ import {
   gridWindowStart,
   planRequest,
   type RequestInput,
+  WINDOW_DIGEST_HEADER,
   withWindowDigest,
 } from "../../src/agent/index.js";
+import { withPlanDigest } from "../../src/agent/request/window.js";
 import {
   type ConversationPlan,
   type MessageInput,
+  messageTokens,
   oneCallPlanner,
   sent as sentTokens,
 } from "../../src/conversation/index.js";
@@ -90,8 +93,8 @@ describe("planRequest with a window step", () => {
         const got = outcome(() => planRequest(input));
         // The reference: the first plan in the room less the digest; when it drops
         // history, the same request again with the digest and the grid start as anchor.
+        // A current turn that fits the room only without the digest is planned without it.
         const room = g.room;
-        const digest = Math.min(g.digest, Math.floor(room / 4));
         // A fresh planner counts everything, as planRequest does (planConversation leaves
         // what no window can reach uncounted).
         const plan = (messages: readonly MessageInput[], budgetTokens: number, anchor?: string) =>
@@ -104,7 +107,7 @@ describe("planRequest with a window step", () => {
                 ? policy
                 : { ...policy, anchor, anchorFrom: "window_grid" as const },
           });
-        const want = (reachOf: (typeof REACHES)[number]) =>
+        const want = (reachOf: (typeof REACHES)[number], digest: number) =>
           outcome(() => {
             const first = plan(g.messages, room - digest);
             // Earlier turns' starts are found again on the plan's own sizes (nothing is
@@ -132,13 +135,99 @@ describe("planRequest with a window step", () => {
               messages,
               policy: { ...policy, anchor, anchorFrom: "window_grid" },
               windowStepTokens: null,
+              digestTokens: 0,
             });
             expect(JSON.stringify(sent.conversation)).toBe(JSON.stringify(second));
             return sent;
           });
-        expect(REACHES.map(want)).toContain(got);
+        const digest = Math.min(g.digest, Math.floor(room / 4));
+        const wanted = REACHES.map((reachOf) => {
+          const w = want(reachOf, digest);
+          return digest > 0 && w.includes('"code":"prompt_budget_exceeded"') ? want(reachOf, 0) : w;
+        });
+        expect(wanted).toContain(got);
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("planRequest under the caller's anchor, with a digest", () => {
+  it("sends the held plan in the room less the digest, opened by the digest of what left it", () => {
+    let digested = 0;
+    fc.assert(
+      fc.property(requests, (g) => {
+        const policy = {
+          lowWaterRatio: g.lowWaterRatio,
+          toolResultMaxTokens: g.toolResultMaxTokens,
+          pinned: g.pinned,
+        };
+        const input: RequestInput<"anthropic"> = {
+          provider: "anthropic",
+          model: MODEL,
+          system,
+          messages: g.messages,
+          contextWindow: systemTokens + g.room,
+          responseReserve: 0,
+          tokenizer: counter,
+          policy,
+          windowStepTokens: g.step,
+          digestTokens: g.digest,
+        };
+        let anchor: string;
+        try {
+          anchor = planRequest(input).conversation.firstKeptId;
+        } catch {
+          return;
+        }
+        const held = { ...input, policy: { ...policy, anchor } };
+        // The plan only: the body is the renderer's of it, as in the test above.
+        const got = outcome(() => ({ body: null, conversation: planRequest(held).conversation }));
+        // The reference: the planner's plan under the anchor in the room less the digest,
+        // opened by the digest (without one when the turn fits only without its room).
+        const digest = Math.min(g.digest, Math.floor(g.room / 4));
+        const want = (d: number) =>
+          outcome(() => {
+            const plan = oneCallPlanner().plan({
+              messages: g.messages,
+              budgetTokens: g.room - d,
+              tokenizer: counter,
+              policy: { ...policy, anchor },
+            });
+            const conversation =
+              d === 0 ? plan : withPlanDigest(g.messages, plan, 256 * d, counter, d, g.room);
+            return { body: null, conversation };
+          });
+        const w = want(digest);
+        expect(got).toBe(w.includes('"prompt_budget_exceeded"') ? want(0) : w);
+        if (got.startsWith("{")) return;
+        const r = planRequest(held);
+        const c = r.conversation;
+        // The digest is counted as the planner counts a message, and the whole fits.
+        let used = 0;
+        for (const m of c.messages) used += messageTokens(m, counter);
+        expect(c.usedTokens).toBe(used);
+        expect(c.usedTokens).toBeLessThanOrEqual(g.room);
+        // It depends only on the messages before the window start: a longer conversation
+        // with the same start opens with the same digest.
+        const opening = (p: ConversationPlan) => p.messages.find((m) => m.id === p.firstKeptId);
+        const extra: MessageInput = {
+          id: "more",
+          role: "user",
+          content: [{ type: "text", text: "go" }],
+        };
+        const more = outcome(() => planRequest({ ...held, messages: [...g.messages, extra] }));
+        if (more.startsWith("{")) return;
+        const next = (JSON.parse(more) as [unknown, ConversationPlan])[1];
+        if (next.firstKeptId === c.firstKeptId) {
+          expect(opening(next)?.content[0]).toEqual(opening(c)?.content[0]);
+          const first = opening(c)?.content[0];
+          if (first?.type === "text" && first.text.startsWith(WINDOW_DIGEST_HEADER)) digested++;
+        }
+      }),
+      { numRuns: 300 },
+    );
+    // Some of those requests opened with a digest.
+    expect(digested).toBeGreaterThan(0);
   });
 });

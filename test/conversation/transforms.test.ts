@@ -8,7 +8,7 @@ import {
   planConversation,
   truncateToolOutput,
 } from "../../src/conversation/index.js";
-import { quotedLines } from "../../src/conversation/quotes.js";
+import { byTier, quotedLines } from "../../src/conversation/quotes.js";
 import { clearedOutput, truncatedOutput } from "../../src/conversation/transforms.js";
 import { cpLength } from "../../src/text/index.js";
 import { createTokenCounter, getTokenCounter, type TokenCounter } from "../../src/tokens/index.js";
@@ -430,11 +430,23 @@ describe("lines quoting ids", () => {
   it("a hex hash of 7+ digits counts as an id; 6 hex digits and hex-letter words do not", () => {
     const tiers = (t: string) => quotedLines(t).map((q) => q.tier);
     // 6 hex digits counted as ids crowded the facts out of cut results on the wider agent
-    // study (64k facts on seeds 10, 19 and 24 fell below the hand-built loop's).
+    // study (64k facts on seeds 10, 19 and 24 fell below the hand-built loop's): a token
+    // mixing digits and letters is a tier of its own, after ids, before bare numbers.
     expect(tiers("50667 tests passed (run 812b8f)")).toEqual([1]);
+    expect(tiers("run e34d1f")).toEqual([1]);
     expect(tiers("commit a1b2c3d")).toEqual([0]);
     expect(tiers("a facade of a decade")).toEqual([]);
-    expect(tiers("id = 57039")).toEqual([1]);
-    expect(tiers("run 123456")).toEqual([1]);
+    expect(tiers("utf8 base64 md5sum ipv6")).toEqual([]);
+    expect(tiers("id = 57039")).toEqual([2]);
+    expect(tiers("run 123456")).toEqual([2]);
+  });
+
+  it("keeps ids, then mixed tokens, then bare numbers", () => {
+    const lines = quotedLines("port 41234\nrun e34d1f\nbuild b-1f2e3a4b");
+    expect(byTier(lines).map((q) => q.text)).toEqual([
+      "build b-1f2e3a4b",
+      "run e34d1f",
+      "port 41234",
+    ]);
   });
 });

@@ -44,7 +44,7 @@ import { nonBlankString } from "../../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../../tokens/index.js";
 import { type AgentDefaults, agentDefaults, agentSchemas, clockSource } from "./defaults.js";
 import { requestRefusal } from "./refusal.js";
-import { gridWindowStart, withWindowDigest } from "./window.js";
+import { gridWindowStart, withPlanDigest, withWindowDigest } from "./window.js";
 
 const count = z.number().int().min(0);
 
@@ -92,9 +92,10 @@ export interface RequestInput<P extends ConversationProvider> {
    */
   windowStepTokens?: number | null;
   /**
-   * With the grid start: tokens of the room kept for a digest of what left the window,
-   * put at the window's start ({@link withWindowDigest}); 0 or absent: no digest
-   * (`assembleRequest` defaults it from the window).
+   * With the grid start or the caller's anchor: tokens of the room kept for a digest of
+   * what left the window, put at the window's start ({@link withWindowDigest},
+   * {@link withPlanDigest}); 0 or absent: no digest (`assembleRequest` defaults it from
+   * the window).
    */
   digestTokens?: number;
   /** The provider renderer's options (`ttl`, `toolsBreakpoints`, `memoryPlacement`, `role`, …). */
@@ -247,11 +248,33 @@ const DIGEST_REACH = 256;
  * dropped (the plan's `budgetTokens` is then the room less the digest's), otherwise
  * planned again from the grid start by the same planner, which keeps the first plan's
  * validated messages, units and prices and reprices only the message the digest opens.
+ * Under the caller's anchor the window is planned in the budget less `digestTokens` and
+ * opened by the digest ({@link withPlanDigest}). A current turn that fits only without
+ * the digest's room is planned without a digest.
  */
 function planWindow(
   input: RequestInput<ConversationProvider>,
   budgetTokens: number,
   counter: TokenCounter,
+): ConversationPlan {
+  // The digest takes at most a quarter of the room.
+  const digest = Math.min(input.digestTokens ?? 0, Math.floor(budgetTokens / 4));
+  try {
+    return planWindowWith(input, budgetTokens, counter, digest);
+  } catch (err) {
+    // A current turn that fits the room only without the digest's share is sent without
+    // one: never a refusal the room itself would not give.
+    if (digest === 0 || !(err instanceof PromptBudgetError)) throw err;
+    return planWindowWith(input, budgetTokens, counter, 0);
+  }
+}
+
+/** {@link planWindow} with `digest` tokens of the room kept for the digest. */
+function planWindowWith(
+  input: RequestInput<ConversationProvider>,
+  budgetTokens: number,
+  counter: TokenCounter,
+  digest: number,
 ): ConversationPlan {
   const planner = oneCallPlanner();
   const plan = (
@@ -265,14 +288,19 @@ function planWindow(
       tokenizer: counter,
       ...(policy !== undefined ? { policy } : {}),
     });
+  // The window is chosen in the room less the digest, so the digest fits at its start.
+  const reach = DIGEST_REACH * digest;
   const step = input.windowStepTokens;
-  if (step === undefined || step === null || (input.policy?.anchor ?? null) !== null) {
-    return plan(input.messages, budgetTokens, input.policy);
+  if ((input.policy?.anchor ?? null) !== null) {
+    // The caller holds the window: it is planned in the room less the digest on every
+    // request, so the anchor and the clearing boundary it passes back hold as before.
+    if (digest === 0) return plan(input.messages, budgetTokens, input.policy);
+    const held = plan(input.messages, budgetTokens - digest, input.policy);
+    return withPlanDigest(input.messages, held, reach, counter, digest, budgetTokens);
   }
-  // The window is chosen in the room less the digest (at most a quarter of the room), so
-  // the digest fits at its start. One plan when nothing is dropped (it is the answer: the
-  // same messages fit the whole room), a second from the grid start otherwise.
-  const digest = Math.min(input.digestTokens ?? 0, Math.floor(budgetTokens / 4));
+  if (step === undefined || step === null) return plan(input.messages, budgetTokens, input.policy);
+  // One plan when nothing is dropped (it is the answer: the same messages fit the whole
+  // room), a second from the grid start otherwise.
   // Clearing under pressure, when on, derived from the conversation too (no state).
   const { first, policy, windowTokens, turnTokens } = planClearing(
     input.messages,
@@ -288,7 +316,6 @@ function planWindow(
   const anchor = gridWindowStart(first, step, windowTokens, turnTokens, turnTrigger);
   if (anchor === null) return first;
   // What left the window, back as far as a digest of its size can speak for.
-  const reach = DIGEST_REACH * digest;
   const messages =
     digest === 0
       ? input.messages

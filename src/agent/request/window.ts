@@ -9,6 +9,7 @@ import {
   type ConversationPlan,
   digestConversation,
   MESSAGE_OVERHEAD_TOKENS,
+  type Message,
   type MessageInput,
   quotedLines,
   sent,
@@ -261,4 +262,47 @@ export function withWindowDigest(
   const out = messages.slice();
   out[at] = { ...anchor, content: [digest, ...anchor.content] };
   return out;
+}
+
+/**
+ * `plan` with the digest of what left its window ({@link withWindowDigest} at its
+ * `firstKeptId`) opening the window's first message: the same window, clearing and
+ * decisions, that message counting the digest's tokens more, in `budgetTokens` (the room
+ * `plan` was made in, less at most `maxTokens`, plus them). For a window the caller holds
+ * (`policy.anchor`): the plan is made in the room less the digest, so the digest fits and
+ * the anchor, the clearing boundary and every trigger are those of that room on every
+ * request; the digest depends only on the messages before the window start, so it changes
+ * only when the window moves. Returns `plan` itself when nothing was dropped before it.
+ *
+ * @example withPlanDigest(messages, plan, 512_000, counter, 2000, 50_000).messages[0] // opens with the digest
+ */
+export function withPlanDigest(
+  messages: readonly MessageInput[],
+  plan: ConversationPlan,
+  reachTokens: number,
+  counter: TokenCounter,
+  maxTokens: number,
+  budgetTokens: number,
+): ConversationPlan {
+  const start = plan.firstKeptId;
+  const digested = withWindowDigest(messages, plan, start, reachTokens, counter, maxTokens);
+  if (digested === messages) return plan;
+  const at = messages.findIndex((m) => m.id === start);
+  const part = (digested[at] as MessageInput).content[0] as { type: "text"; text: string };
+  const k = plan.messages.findIndex((m) => m.id === start);
+  const opened = plan.messages[k] as Message;
+  const out = plan.messages.slice();
+  out[k] = { ...opened, content: [part, ...opened.content] };
+  // A text part counts its text (docs/conversation.md "Counting"), as the planner would.
+  const extra = counter.count(part.text);
+  const decisions = plan.decisions.slice();
+  const d = decisions[at] as ConversationDecision;
+  decisions[at] = { ...d, tokens: d.tokens + extra };
+  return {
+    ...plan,
+    messages: out,
+    decisions,
+    usedTokens: plan.usedTokens + extra,
+    budgetTokens,
+  };
 }
