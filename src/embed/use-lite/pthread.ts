@@ -9,14 +9,22 @@
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { runInThisContext } from "node:vm";
+import { isMainThread } from "node:worker_threads";
 
-const requireCjs = createRequire(import.meta.url);
-const { wasmWorkerContents } = requireCjs(
-  "@tensorflow/tfjs-backend-wasm/wasm-out/tfjs-backend-wasm-threaded-simd.worker.js",
-) as { wasmWorkerContents: string };
-const body = wasmWorkerContents.replace(/\n/g, "\\n");
-const script = runInThisContext(`(function (require, __filename) {${body}\n})`) as (
-  require: (id: string) => unknown,
-  filename: string,
-) => void;
-script(requireCjs, fileURLToPath(import.meta.url));
+/** Runs tfjs's pthread script in this worker. */
+function runPthread(): void {
+  const requireCjs = createRequire(import.meta.url);
+  const { wasmWorkerContents } = requireCjs(
+    "@tensorflow/tfjs-backend-wasm/wasm-out/tfjs-backend-wasm-threaded-simd.worker.js",
+  ) as { wasmWorkerContents: string };
+  const body = wasmWorkerContents.replace(/\n/g, "\\n");
+  const script = runInThisContext(`(function (require, __filename) {${body}\n})`) as (
+    require: (id: string) => unknown,
+    filename: string,
+  ) => void;
+  script(requireCjs, fileURLToPath(import.meta.url));
+}
+
+// Only as a worker's script: imported on the main thread (a module walk, a bundler), the
+// pthread script would wait for messages from a parent port that does not exist.
+if (!isMainThread) runPthread();
