@@ -69,27 +69,35 @@ const requests = conversation.chain((messages) =>
   }),
 );
 
+type RequestCase = typeof requests extends fc.Arbitrary<infer T> ? T : never;
+
+/** The generated request, sent to Anthropic in its room, and its conversation policy. */
+function requestOf(g: RequestCase) {
+  const policy = {
+    lowWaterRatio: g.lowWaterRatio,
+    toolResultMaxTokens: g.toolResultMaxTokens,
+    pinned: g.pinned,
+  };
+  const input: RequestInput<"anthropic"> = {
+    provider: "anthropic",
+    model: MODEL,
+    system,
+    messages: g.messages,
+    contextWindow: systemTokens + g.room,
+    responseReserve: 0,
+    tokenizer: counter,
+    policy,
+    windowStepTokens: g.step,
+    digestTokens: g.digest,
+  };
+  return { policy, input };
+}
+
 describe("planRequest with a window step", () => {
   it("sends exactly the bytes of two independent plans (find the start, then plan from it)", () => {
     fc.assert(
       fc.property(requests, (g) => {
-        const policy = {
-          lowWaterRatio: g.lowWaterRatio,
-          toolResultMaxTokens: g.toolResultMaxTokens,
-          pinned: g.pinned,
-        };
-        const input: RequestInput<"anthropic"> = {
-          provider: "anthropic",
-          model: MODEL,
-          system,
-          messages: g.messages,
-          contextWindow: systemTokens + g.room,
-          responseReserve: 0,
-          tokenizer: counter,
-          policy,
-          windowStepTokens: g.step,
-          digestTokens: g.digest,
-        };
+        const { policy, input } = requestOf(g);
         const got = outcome(() => planRequest(input));
         // The reference: the first plan in the room less the digest; when it drops
         // history, the same request again with the digest and the grid start as anchor.
@@ -157,23 +165,7 @@ describe("planRequest under the caller's anchor, with a digest", () => {
     let digested = 0;
     fc.assert(
       fc.property(requests, (g) => {
-        const policy = {
-          lowWaterRatio: g.lowWaterRatio,
-          toolResultMaxTokens: g.toolResultMaxTokens,
-          pinned: g.pinned,
-        };
-        const input: RequestInput<"anthropic"> = {
-          provider: "anthropic",
-          model: MODEL,
-          system,
-          messages: g.messages,
-          contextWindow: systemTokens + g.room,
-          responseReserve: 0,
-          tokenizer: counter,
-          policy,
-          windowStepTokens: g.step,
-          digestTokens: g.digest,
-        };
+        const { policy, input } = requestOf(g);
         let anchor: string;
         try {
           anchor = planRequest(input).conversation.firstKeptId;

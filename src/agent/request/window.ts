@@ -11,6 +11,7 @@ import {
   MESSAGE_OVERHEAD_TOKENS,
   type Message,
   type MessageInput,
+  partTokens,
   quotedLines,
   sent,
   type TurnSizes,
@@ -293,8 +294,7 @@ export function withPlanDigest(
   const opened = plan.messages[k] as Message;
   const out = plan.messages.slice();
   out[k] = { ...opened, content: [part, ...opened.content] };
-  // A text part counts its text (docs/conversation.md "Counting"), as the planner would.
-  const extra = counter.count(part.text);
+  const extra = partTokens(part, counter);
   const decisions = plan.decisions.slice();
   const d = decisions[at] as ConversationDecision;
   decisions[at] = { ...d, tokens: d.tokens + extra };

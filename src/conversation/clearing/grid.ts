@@ -8,7 +8,7 @@
  */
 import { type ConversationDecision, type ConversationPlan, sent } from "../decide.js";
 import type { MessageInput } from "../schema.js";
-import type { firstSparedToolMessage } from "./spare.js";
+import { firstSparedAmong } from "./spare.js";
 
 /** How the stateless clearing steps are sized. */
 export interface GridClearingOptions {
@@ -100,22 +100,10 @@ export function gridBasis(
 /**
  * Index before which every tool message of the first `n` messages may be cleared: before
  * the current turn (from `current`) and before the last `keep` tool messages
- * ({@link firstSparedToolMessage}, on the tool indices). It only grows with the conversation.
+ * ({@link firstSparedAmong}). It only grows with the conversation.
  */
 export function settledIndex(basis: GridBasis, n: number, current: number, keep: number): number {
-  let recent = 0;
-  if (keep === 0) recent = n;
-  else {
-    // Tool messages among the first n: the keep-th from the last starts the spared ones.
-    let lo = 0;
-    let hi = basis.tools.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((basis.tools[mid] as number) < n) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo >= keep) recent = basis.tools[lo - keep] as number;
-  }
+  const recent = firstSparedAmong(basis.tools, n, keep) ?? 0;
   return Math.max(0, Math.min(current, recent));
 }
 

@@ -14,10 +14,29 @@ export function firstSparedToolMessage(
   messages: readonly { readonly role: string }[],
   keep: number,
 ): number | null {
-  if (keep === 0) return messages.length;
-  let seen = 0;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i]?.role === "tool" && ++seen === keep) return i;
+  const tools: number[] = [];
+  messages.forEach((m, i) => {
+    if (m.role === "tool") tools.push(i);
+  });
+  return firstSparedAmong(tools, messages.length, keep);
+}
+
+/**
+ * {@link firstSparedToolMessage} of the first `n` messages, given the indices of the tool
+ * messages in order (of those messages or of a longer conversation): found by bisection,
+ * so many prefixes of one conversation share one list.
+ *
+ * @example firstSparedAmong([1, 2, 5], 5, 1) // 2
+ */
+export function firstSparedAmong(tools: readonly number[], n: number, keep: number): number | null {
+  if (keep === 0) return n;
+  // Tool messages among the first n: the keep-th from the last starts the spared ones.
+  let lo = 0;
+  let hi = tools.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((tools[mid] as number) < n) lo = mid + 1;
+    else hi = mid;
   }
-  return null;
+  return lo >= keep ? (tools[lo - keep] as number) : null;
 }
