@@ -20,7 +20,7 @@
  * Everything heavy is imported dynamically by {@link loadModel}: a process that never
  * embeds (`--help`, `assemble` without a store, …) never loads tfjs or the weights.
  */
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -46,6 +46,12 @@ type Tensor = import("@tensorflow/tfjs-core").Tensor;
 type ModelArtifacts = import("@tensorflow/tfjs-core").io.ModelArtifacts;
 type WeightsManifestEntry = import("@tensorflow/tfjs-core").io.WeightsManifestEntry;
 type WasmPackage = typeof import("@tensorflow/tfjs-backend-wasm");
+type BackendWasm = import("@tensorflow/tfjs-backend-wasm").BackendWasm;
+type NamedTensorMap = import("@tensorflow/tfjs-core").NamedTensorMap;
+/** GraphModel's loader from tensors made already (private in its typings). */
+interface WeightMapLoad {
+  loadWithWeightMap(artifacts: ModelArtifacts, weights: NamedTensorMap): boolean;
+}
 type BackendWasmModule =
   import("@tensorflow/tfjs-backend-wasm/wasm-out/tfjs-backend-wasm.js").BackendWasmModule;
 
@@ -93,38 +99,46 @@ interface ModelJson {
 }
 
 /**
- * An IO handler over the package's files: model.json, and its shards streamed one at a
- * time (`getWeightStream`), so neither a copy of all weights nor the artifacts' weight
- * buffer stays in the JavaScript heap once the tensors hold them (measured: −28 MB RSS).
+ * The graph's weights, read from the package's shards straight into the backend's
+ * WebAssembly heap: the backend allocates each tensor's memory and the file's bytes are
+ * read into it, so no JavaScript buffer ever holds a weight. tfjs's own loaders copy the
+ * 28 MB of weights several times (its streaming decoder slices the rest of its buffer
+ * once per weight): ~100 MB of garbage in the malloc heap, which stayed resident once
+ * later allocations sat above it (docs/sources.md "Recall by meaning", resident memory).
+ * Reads are synchronous so that nothing grows the heap between an allocation and its read.
  */
-async function modelArtifacts(dir: string): Promise<ModelArtifacts> {
-  const json = JSON.parse(await readFile(join(dir, "model.json"), "utf8")) as ModelJson;
-  const paths = json.weightsManifest.flatMap((g) => g.paths.map((p) => join(dir, p)));
-  return {
-    modelTopology: json.modelTopology,
-    weightSpecs: json.weightsManifest.flatMap((g) => g.weights),
-    getWeightStream: () => {
-      let next = 0;
-      return new ReadableStream<ArrayBuffer>({
-        async pull(controller) {
-          if (next >= paths.length) {
-            controller.close();
-            return;
-          }
-          const buf = await readFile(paths[next++]!);
-          // A whole file's Buffer owns its ArrayBuffer: no copy (a pooled one is sliced).
-          const whole = buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength;
-          const own = buf.buffer as ArrayBuffer;
-          controller.enqueue(
-            whole ? own : own.slice(buf.byteOffset, buf.byteOffset + buf.byteLength),
-          );
-        },
-      });
-    },
-    format: json.format,
-    generatedBy: json.generatedBy,
-    convertedBy: json.convertedBy ?? null,
-  };
+function readWeights(tf: Tf, backend: BackendWasm, json: ModelJson, dir: string): NamedTensorMap {
+  const fds = json.weightsManifest.flatMap((g) => g.paths.map((p) => openSync(join(dir, p), "r")));
+  const weights: NamedTensorMap = {};
+  const module = backend.wasm as unknown as { HEAPU8: Uint8Array };
+  try {
+    let file = 0;
+    let pos = 0;
+    for (const spec of json.weightsManifest.flatMap((g) => g.weights)) {
+      if ((spec.dtype !== "float32" && spec.dtype !== "int32") || spec.quantization) {
+        throw new Error(`unsupported weight ${spec.name} (${spec.dtype}) in the model`);
+      }
+      const bytes = 4 * spec.shape.reduce((a, b) => a * b, 1);
+      const dataId = backend.write(null, spec.shape, spec.dtype);
+      const at = backend.dataIdMap.get(dataId)!.memoryOffset;
+      for (let done = 0; done < bytes; ) {
+        if (file >= fds.length) throw new Error("the model's weight files end early");
+        // The heap's view is read each time: a view made before an allocation grew the
+        // heap would be detached (one-thread build).
+        const n = readSync(fds[file]!, module.HEAPU8, at + done, bytes - done, pos);
+        if (n === 0) {
+          file++;
+          pos = 0;
+        }
+        done += n;
+        pos += n;
+      }
+      weights[spec.name] = tf.engine().makeTensorFromDataId(dataId, spec.shape, spec.dtype);
+    }
+  } finally {
+    for (const fd of fds) closeSync(fd);
+  }
+  return weights;
 }
 
 /** The script each pthread of the threaded build runs (compiled from pthread.ts). */
@@ -300,10 +314,22 @@ function runWith(tf: Tf, model: GraphModel): RunModel {
  */
 export async function loadModel(threads = 1): Promise<RunModel & { dispose(): void }> {
   const tf = await import("@tensorflow/tfjs-core");
-  const { loadGraphModel } = await import("@tensorflow/tfjs-converter");
+  const { GraphModel } = await import("@tensorflow/tfjs-converter");
   await startWasm(tf, threads);
-  const artifacts = await modelArtifacts(modelDir());
-  const model = await loadGraphModel({ load: async () => artifacts });
+  const dir = modelDir();
+  const json = JSON.parse(await readFile(join(dir, "model.json"), "utf8")) as ModelJson;
+  const weights = readWeights(tf, tf.backend() as BackendWasm, json, dir);
+  const artifacts: ModelArtifacts = {
+    modelTopology: json.modelTopology,
+    format: json.format,
+    generatedBy: json.generatedBy,
+    convertedBy: json.convertedBy ?? null,
+  };
+  // GraphModel's own loaders decode weights from JavaScript buffers (see readWeights):
+  // its `loadWithWeightMap` takes tensors made already (private in the typings; tfjs is
+  // pinned, and every test that embeds loads through here).
+  const model = new GraphModel({ load: async () => artifacts });
+  (model as unknown as WeightMapLoad).loadWithWeightMap(artifacts, weights);
   return Object.assign(runWith(tf, model), { dispose: () => model.dispose() });
 }
 
