@@ -5,19 +5,20 @@
  * sqlite-vec, more with pgvector); this index finds the nearest in a fraction of that, in
  * three passes:
  *
- * 1. **sign codes** (1 bit per dimension, sixteen 32-bit words at 512): the Hamming
- *    distance of each vector's code to the query's, a popcount per 16 bits from a 64 KB
- *    table — integer work only, ~4× the speed of scoring bytes against the float query —
+ * 1. **sign codes** (1 bit per dimension, eight 64-bit words at 512): the Hamming
+ *    distance of each vector's code to the query's (`popcnt` in WebAssembly, kernels.ts)
  *    and the nearest 8 × {@link CANDIDATE_SHARE} kept (ties at the cut included), then
- *    those scored against the float query (Σ qᵢ over the set bits, per byte from a
- *    256-entry table) and the best {@link CANDIDATE_SHARE} kept. A vector's code is the
- *    sign of its difference to the scope's **center** ({@link ScopeIndex.recenter}: the
- *    mean of the vectors the index was built from);
+ *    those scored against the query (Σ qᵢ over the set bits, the query in 16 steps, one
+ *    bit plane at a time) and the best {@link CANDIDATE_SHARE} kept. A vector's code is
+ *    the sign of its difference to the scope's **center** ({@link ScopeIndex.recenter}:
+ *    the mean of the vectors the index was built from);
  * 2. **int8 codes** (per-vector scale): those candidates re-scored by an int8 dot product
- *    against the query in int8 (four codes per 32-bit read), the best `pool` kept (ties
- *    by rowid);
+ *    against the query in int8 (SIMD in WebAssembly), the best `pool` kept (ties by rowid);
  * 3. the best `pool` re-scored against the float query: their similarity is the cosine
  *    up to the vector's int8 rounding (within ~0.001 at 512 dimensions).
+ *
+ * The codes live in two WebAssembly memories the index owns (the kernels read them in
+ * place), each search's scratch right after them.
  *
  * Every pass is a pure function of the vectors held and the query: the hits do not depend
  * on the order the vectors were added in. The caller checks each candidate is still
@@ -25,6 +26,8 @@
  * hit. Measured recall@10 of the top 10 against a brute-force cosine top 10 on random
  * unit vectors: docs/sources.md "Recall by meaning".
  */
+
+import { type Kernels, kernels } from "./kernels.js";
 
 /** Vectors in a scope from which it is searched through a {@link ScopeIndex}. */
 export const LARGE_SCOPE = 1024;
@@ -51,17 +54,12 @@ export function trimIndexes<K, V extends { readonly byteSize: number }>(
 }
 
 /** Share of the scope kept by the sign-code pass (at least {@link MIN_CANDIDATES}). */
-export const CANDIDATE_SHARE = 0.02;
+export const CANDIDATE_SHARE = 0.03;
 const MIN_CANDIDATES = 512;
 /** Candidates of the Hamming pass per candidate kept by the asymmetric one. */
 const WIDE = 8;
-
-/** Set bits of every 16-bit value (one table for every index: it is never written). */
-const POPCOUNT16 = (() => {
-  const t = new Uint8Array(65536);
-  for (let i = 1; i < 65536; i++) t[i] = t[i >> 1]! + (i & 1);
-  return t;
-})();
+/** Bits of the query's steps in the asymmetric pass. */
+const QUERY_BITS = 4;
 
 /**
  * Positions whose distance (`dist`, counted in `hist`; `0xffff`: none) is among the
@@ -79,31 +77,72 @@ function cutAt(dist: Uint16Array, hist: Int32Array, keep: number): number[] {
   return out;
 }
 
+/** Bytes of a WebAssembly page. */
+const PAGE = 65536;
+
+/** Grows `k`'s memory to hold at least `bytes`; whether it grew (its views are then stale). */
+function reserve(k: Kernels, bytes: number): boolean {
+  const have = k.memory.buffer.byteLength;
+  if (have >= bytes) return false;
+  k.memory.grow(Math.ceil((bytes - have) / PAGE));
+  return true;
+}
+
+/**
+ * Positions of the `keep` highest `scores` (at least: ties and near ties at the cut are
+ * included), from a histogram of 4,096 bins: no sort of every candidate.
+ */
+function bestOf(scores: Float64Array | Float32Array, keep: number): number[] {
+  if (scores.length <= keep) return Array.from(scores.keys());
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const x of scores) {
+    if (x < lo) lo = x;
+    if (x > hi) hi = x;
+  }
+  const H = 4096;
+  const scale = hi > lo ? (H - 1) / (hi - lo) : 0;
+  // Bin H − 1 − ⌊…⌋: the best scores in the lowest bins, as distances.
+  const bins = new Uint16Array(scores.length);
+  const hist = new Int32Array(H);
+  for (let c = 0; c < scores.length; c++) {
+    const b = H - 1 - Math.min(H - 1, ((scores[c]! - lo) * scale) | 0);
+    bins[c] = b;
+    hist[b]!++;
+  }
+  return cutAt(bins, hist, keep);
+}
+
 /** One large scope's vectors in compact codes (see the module comment). */
 export class ScopeIndex {
   readonly dims: number;
-  /** 32-bit words of a sign code. */
+  /** 32-bit words of a sign code (whole 64-bit words: the kernel reads those). */
   #words: number;
-  /** Bytes of an int8 code (dims rounded up to a multiple of 4, zero padded). */
+  /** Bytes of an int8 code (dims rounded up to a multiple of 16, zero padded). */
   #span: number;
   #center: Float32Array;
   #n = 0;
   #cap = 0;
   #rowids = new Float64Array(0);
   #cats = new Uint16Array(0);
+  #inv = new Float32Array(0);
+  /** The sign codes from byte 0 of their kernels' memory, then that search's scratch. */
+  #hamming: Kernels;
+  /** The int8 codes from byte 0 of their kernels' memory, then that search's scratch. */
+  #dot: Kernels;
   #signs = new Uint32Array(0);
   #q8 = new Int8Array(0);
-  #q32 = new Int32Array(0);
-  #inv = new Float32Array(0);
   #slot = new Map<number, number>();
   #catIds = new Map<string, number>();
 
   /** @param reserve vectors to make room for at once (a build knows how many). */
   constructor(dims: number, reserve = 0) {
     this.dims = dims;
-    this.#words = Math.ceil(dims / 32);
-    this.#span = Math.ceil(dims / 4) * 4;
+    this.#words = Math.ceil(dims / 64) * 2;
+    this.#span = Math.ceil(dims / 16) * 16;
     this.#center = new Float32Array(dims);
+    this.#hamming = kernels(1);
+    this.#dot = kernels(1);
     if (reserve > 0) this.#grow(reserve);
   }
 
@@ -117,23 +156,29 @@ export class ScopeIndex {
     return this.#cap * (8 + 2 + 4 + this.#words * 4 + this.#span);
   }
 
+  /** Views over the kernels' memories, made again after one grew. */
+  #views(): void {
+    this.#signs = new Uint32Array(this.#hamming.memory.buffer);
+    this.#q8 = new Int8Array(this.#dot.memory.buffer);
+  }
+
   #grow(atLeast = 0): void {
     const cap = Math.max(1024, this.#cap * 2, atLeast);
-    const grow = <T extends Float64Array | Uint16Array | Uint32Array | Int8Array | Float32Array>(
+    const grow = <T extends Float64Array | Uint16Array | Float32Array>(
       old: T,
       make: (n: number) => T,
-      per: number,
     ): T => {
-      const next = make(cap * per);
+      const next = make(cap);
       next.set(old);
       return next;
     };
-    this.#rowids = grow(this.#rowids, (n) => new Float64Array(n), 1);
-    this.#cats = grow(this.#cats, (n) => new Uint16Array(n), 1);
-    this.#inv = grow(this.#inv, (n) => new Float32Array(n), 1);
-    this.#signs = grow(this.#signs, (n) => new Uint32Array(n), this.#words);
-    this.#q8 = grow(this.#q8, (n) => new Int8Array(n), this.#span);
-    this.#q32 = new Int32Array(this.#q8.buffer);
+    this.#rowids = grow(this.#rowids, (n) => new Float64Array(n));
+    this.#cats = grow(this.#cats, (n) => new Uint16Array(n));
+    this.#inv = grow(this.#inv, (n) => new Float32Array(n));
+    // The codes stay where they are: each kind at the start of its own memory.
+    reserve(this.#hamming, cap * this.#words * 4);
+    reserve(this.#dot, cap * this.#span);
+    this.#views();
     this.#cap = cap;
   }
 
@@ -226,90 +271,101 @@ export class ScopeIndex {
 
   /**
    * Pass 1: the slots whose code is among the `keep` nearest to the query's by Hamming
-   * distance, ties at the cut included (so the set does not depend on slot order).
+   * distance (the `hamming` kernel), ties at the cut included (so the set does not depend
+   * on slot order).
    */
   #nearestCodes(q: Float32Array, mask: Uint8Array | null, keep: number): number[] {
     const W = this.#words;
     const D = this.dims;
-    const qw = new Uint32Array(W);
+    const n = this.#n;
+    // Scratch after the codes: the query's code, then a distance per vector.
+    const qAt = this.#cap * W * 4;
+    const distAt = qAt + W * 4;
+    if (reserve(this.#hamming, distAt + n * 2)) this.#views();
+    const buffer = this.#hamming.memory.buffer;
+    const qw = new Uint32Array(buffer, qAt, W);
+    qw.fill(0);
     // The query's side of the center, as the vectors' codes (ranking by q·(v − c) is
     // ranking by q·v: q·c is the same for every vector).
     for (let i = 0; i < D; i++) if (q[i]! >= 0) qw[i >> 5]! |= 1 << (i & 31);
-    const n = this.#n;
-    const NONE = 0xffff;
-    const dist = new Uint16Array(n);
+    this.#hamming.hamming(0, n, W >> 1, qAt, distAt);
+    const dist = new Uint16Array(buffer, distAt, n);
     const hist = new Int32Array(D + 1);
-    const signs = this.#signs;
     const cats = this.#cats;
-    const pc = POPCOUNT16;
-    // Locals in the hot loop (a private field read per row costs as much as the row).
-    for (let r = 0, o = 0; r < n; r++, o += W) {
-      if (mask !== null && mask[cats[r]!] !== 1) {
-        dist[r] = NONE;
-        continue;
-      }
-      let d = 0;
-      for (let w = 0; w < W; w++) {
-        const x = signs[o + w]! ^ qw[w]!;
-        d += pc[x & 0xffff]! + pc[x >>> 16]!;
-      }
-      dist[r] = d;
-      hist[d]!++;
+    for (let r = 0; r < n; r++) {
+      if (mask !== null && mask[cats[r]!] !== 1) dist[r] = 0xffff;
+      else hist[dist[r]!]!++;
     }
     return cutAt(dist, hist, keep);
   }
 
   /**
-   * Pass 1b: each of `slots` scored against the float query (asymmetric: Σ qᵢ over the
-   * dimensions where the code's bit is set, summed per byte from a 256-entry table), the
-   * best `keep` kept (ties at the cut included).
+   * Pass 1b: each of `slots` scored against the query (asymmetric: Σ qᵢ over the
+   * dimensions where the code's bit is set, the query in {@link QUERY_BITS}-bit steps,
+   * summed by the `asym` kernel one bit plane at a time), the best `keep` kept (ties at
+   * the cut included). Runs right after pass 1, on its scratch.
    */
   #bestByQuery(q: Float32Array, slots: readonly number[], keep: number): number[] {
     if (slots.length <= keep) return [...slots];
     const W = this.#words;
     const D = this.dims;
-    const lut = new Float32Array(W * 4 * 256);
-    for (let b = 0; b < W * 4; b++) {
-      const o = b << 8;
-      for (let v = 1; v < 256; v++) {
-        const bit = 31 - Math.clz32(v & -v);
-        const d = b * 8 + bit;
-        lut[o + v] = lut[o + (v & (v - 1))]! + (d < D ? q[d]! : 0);
-      }
-    }
-    const scores = new Float32Array(slots.length);
-    const signs = this.#signs;
-    for (let c = 0; c < slots.length; c++) {
-      const o = slots[c]! * W;
-      let s = 0;
-      for (let w = 0, l = 0; w < W; w++, l += 1024) {
-        const x = signs[o + w]!;
-        s +=
-          lut[l + (x & 255)]! +
-          lut[l + 256 + ((x >>> 8) & 255)]! +
-          lut[l + 512 + ((x >>> 16) & 255)]! +
-          lut[l + 768 + (x >>> 24)]!;
-      }
-      scores[c] = s;
-    }
-    // The cut from a histogram of the scores (4,096 bins): no sort of every candidate.
+    const m = slots.length;
+    // Scratch after pass 1's: the slots, the query's bit planes, two sums per slot.
+    const slotsAt = Math.ceil((this.#cap * W * 4 + W * 4 + this.#n * 2) / 8) * 8;
+    const planesAt = slotsAt + Math.ceil(m / 2) * 8;
+    const outAt = planesAt + QUERY_BITS * W * 4;
+    if (reserve(this.#hamming, outAt + m * 8)) this.#views();
+    const buffer = this.#hamming.memory.buffer;
     let lo = Number.POSITIVE_INFINITY;
     let hi = Number.NEGATIVE_INFINITY;
-    for (const x of scores) {
-      if (x < lo) lo = x;
-      if (x > hi) hi = x;
+    for (let i = 0; i < D; i++) {
+      lo = Math.min(lo, q[i]!);
+      hi = Math.max(hi, q[i]!);
     }
-    const H = 4096;
-    const scale = hi > lo ? (H - 1) / (hi - lo) : 0;
-    // Bin H − 1 − ⌊…⌋: the best scores in the lowest bins, as distances.
-    const bins = new Uint16Array(scores.length);
-    const hist = new Int32Array(H);
-    for (let c = 0; c < scores.length; c++) {
-      const b = H - 1 - Math.min(H - 1, ((scores[c]! - lo) * scale) | 0);
-      bins[c] = b;
-      hist[b]!++;
+    // qᵢ ≈ lo + step · uᵢ, uᵢ an unsigned integer of QUERY_BITS bits, bit k in plane k.
+    const step = hi > lo ? (hi - lo) / (2 ** QUERY_BITS - 1) : 0;
+    const planes = new Uint32Array(buffer, planesAt, QUERY_BITS * W);
+    planes.fill(0);
+    for (let i = 0; i < D; i++) {
+      const u = step === 0 ? 0 : Math.round((q[i]! - lo) / step);
+      for (let k = 0; k < QUERY_BITS; k++)
+        if ((u >> k) & 1) planes[k * W + (i >> 5)]! |= 1 << (i & 31);
     }
-    return cutAt(bins, hist, keep).map((c) => slots[c]!);
+    new Int32Array(buffer, slotsAt, m).set(slots);
+    this.#hamming.asym(0, W >> 1, slotsAt, m, planesAt, QUERY_BITS, outAt);
+    const sums = new Int32Array(buffer, outAt, m * 2);
+    const scores = new Float64Array(m);
+    for (let c = 0; c < m; c++) scores[c] = lo * sums[2 * c + 1]! + step * sums[2 * c]!;
+    return bestOf(scores, keep).map((c) => slots[c]!);
+  }
+
+  /**
+   * Pass 2: the int8 dot product of each of `slots` with the query in int8 (the `dot8`
+   * kernel), times the vector's scale: an estimate of its cosine within ~0.01.
+   */
+  #estimates(q: Float32Array, slots: readonly number[]): Float64Array {
+    const D = this.dims;
+    const span = this.#span;
+    const m = slots.length;
+    // Scratch after the codes: the query as int16, the slots, a dot product per slot.
+    const qAt = this.#cap * span;
+    const slotsAt = qAt + span * 2;
+    const outAt = slotsAt + m * 4;
+    if (reserve(this.#dot, outAt + m * 4)) this.#views();
+    const buffer = this.#dot.memory.buffer;
+    let qmax = 0;
+    for (let i = 0; i < D; i++) qmax = Math.max(qmax, Math.abs(q[i]!));
+    const qs = qmax === 0 ? 0 : 127 / qmax;
+    const q16 = new Int16Array(buffer, qAt, span);
+    q16.fill(0);
+    for (let i = 0; i < D; i++) q16[i] = Math.round(q[i]! * qs);
+    new Int32Array(buffer, slotsAt, m).set(slots);
+    this.#dot.dot8(0, span, slotsAt, m, qAt, outAt);
+    const dots = new Int32Array(buffer, outAt, m);
+    const inv = this.#inv;
+    const est = new Float64Array(m);
+    for (let c = 0; c < m; c++) est[c] = dots[c]! * inv[slots[c]!]!;
+    return est;
   }
 
   /**
@@ -325,40 +381,18 @@ export class ScopeIndex {
     const keep = Math.max(MIN_CANDIDATES, pool, Math.ceil(this.#n * CANDIDATE_SHARE));
     const wide = this.#nearestCodes(q, this.#mask(categories), keep * WIDE);
     const slots = this.#bestByQuery(q, wide, keep);
-    // Pass 2: int8 dot products against the query in int8 too (integer arithmetic),
-    // four codes per 32-bit read (little-endian on every platform Node runs on).
-    const D = this.dims;
-    const P = this.#span >> 2;
-    let qmax = 0;
-    for (let i = 0; i < D; i++) qmax = Math.max(qmax, Math.abs(q[i]!));
-    const qs = qmax === 0 ? 0 : 127 / qmax;
-    const qi = new Int32Array(this.#span);
-    for (let i = 0; i < D; i++) qi[i] = Math.round(q[i]! * qs);
-    const est = new Float64Array(slots.length);
-    const q32 = this.#q32;
-    const inv = this.#inv;
-    for (let c = 0; c < slots.length; c++) {
-      const o = slots[c]! * P;
-      let s0 = 0;
-      let s1 = 0;
-      for (let w = 0, i = 0; w < P; w++, i += 4) {
-        const x = q32[o + w]!;
-        s0 += ((x << 24) >> 24) * qi[i]! + ((x << 16) >> 24) * qi[i + 1]!;
-        s1 += ((x << 8) >> 24) * qi[i + 2]! + (x >> 24) * qi[i + 3]!;
-      }
-      est[c] = (s0 + s1) * inv[slots[c]!]!;
-    }
-    // The pool's cut from the estimates sorted as numbers (no comparator over every
-    // candidate), then only those at or above it ordered (ties by rowid).
+    const est = this.#estimates(q, slots);
+    // The pool: the estimates' best bins (a histogram: no sort of every candidate), then
+    // only those ordered (ties by rowid).
     const rowids = this.#rowids;
-    const cut = est.slice().sort()[Math.max(0, est.length - pool)]!;
-    const order: number[] = [];
-    for (let c = 0; c < est.length; c++) if (est[c]! >= cut) order.push(c);
+    const order = bestOf(est, pool);
     order.sort((a, b) => est[b]! - est[a]! || rowids[slots[a]!]! - rowids[slots[b]!]!);
     // Pass 3: the best `pool` scored against the float query (only the vector's own
     // quantization error is left: within ~0.001 of the exact cosine at 512 dimensions).
+    const D = this.dims;
     const q8 = this.#q8;
     const span = this.#span;
+    const inv = this.#inv;
     return order.slice(0, pool).map((c) => {
       const slot = slots[c]!;
       const o = slot * span;

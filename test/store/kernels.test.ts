@@ -1,0 +1,95 @@
+/**
+ * The WebAssembly kernels of the candidate index (src/store/kernels.ts) against the same
+ * loops written plainly here, on generated codes: each is exact integer work, so their
+ * results must be equal.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { kernels } from "../../src/store/kernels.js";
+
+const popcount = (x: bigint): number => x.toString(2).replaceAll("0", "").length;
+
+/** Random bytes, a row count and chosen rows. */
+const input = fc.record({
+  words: fc.integer({ min: 1, max: 4 }),
+  rows: fc.integer({ min: 1, max: 12 }),
+  seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+  picks: fc.array(fc.nat(), { minLength: 1, maxLength: 8 }),
+});
+
+/** A memory filled from `seed` (xorshift), its views. */
+function filled(seed: number) {
+  const k = kernels(2);
+  const u8 = new Uint8Array(k.memory.buffer);
+  let s = seed;
+  for (let i = 0; i < u8.length; i++) {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    u8[i] = s & 255;
+  }
+  return { k, u8, i8: new Int8Array(k.memory.buffer), u64: new BigUint64Array(k.memory.buffer) };
+}
+
+// Regions: codes from 0, the query at 40,000, slots at 50,000, output at 60,000.
+const [Q, SLOTS, OUT] = [40_000, 50_000, 60_000];
+
+describe("candidate index kernels", () => {
+  it("hamming: the popcount of each code xor the query", () => {
+    fc.assert(
+      fc.property(input, ({ words, rows, seed }) => {
+        const { k, u64 } = filled(seed);
+        k.hamming(0, rows, words, Q, OUT);
+        const out = new Uint16Array(k.memory.buffer, OUT, rows);
+        for (let r = 0; r < rows; r++) {
+          let d = 0;
+          for (let j = 0; j < words; j++) d += popcount(u64[r * words + j]! ^ u64[Q / 8 + j]!);
+          expect(out[r]).toBe(d);
+        }
+      }),
+    );
+  });
+
+  it("dot8: int8 codes of chosen rows against an int16 query", () => {
+    fc.assert(
+      fc.property(input, ({ words, rows, seed, picks }) => {
+        const { k, i8 } = filled(seed);
+        const span = words * 16;
+        const q16 = new Int16Array(k.memory.buffer, Q, span);
+        for (let i = 0; i < span; i++) q16[i] = i8[Q + 2 * span + i]!; // int8 range, as the index
+        const slots = picks.map((p) => p % rows);
+        new Int32Array(k.memory.buffer, SLOTS, slots.length).set(slots);
+        k.dot8(0, span, SLOTS, slots.length, Q, OUT);
+        const out = new Int32Array(k.memory.buffer, OUT, slots.length);
+        slots.forEach((s, c) => {
+          let want = 0;
+          for (let i = 0; i < span; i++) want += i8[s * span + i]! * q16[i]!;
+          expect(out[c]).toBe(want);
+        });
+      }),
+    );
+  });
+
+  it("asym: Σ 2^k · popcount(code & plane k), and the code's popcount", () => {
+    fc.assert(
+      fc.property(input, fc.integer({ min: 1, max: 8 }), (x, planes) => {
+        const { words, rows, seed, picks } = x;
+        const { k, u64 } = filled(seed);
+        const slots = picks.map((p) => p % rows);
+        new Int32Array(k.memory.buffer, SLOTS, slots.length).set(slots);
+        k.asym(0, words, SLOTS, slots.length, Q, planes, OUT);
+        const out = new Int32Array(k.memory.buffer, OUT, slots.length * 2);
+        slots.forEach((s, c) => {
+          let t = 0;
+          let p = 0;
+          for (let j = 0; j < words; j++) {
+            const code = u64[s * words + j]!;
+            p += popcount(code);
+            for (let b = 0; b < planes; b++) t += popcount(code & u64[Q / 8 + b * words + j]!) << b;
+          }
+          expect([out[2 * c], out[2 * c + 1]]).toEqual([t, p]);
+        });
+      }),
+    );
+  });
+});
