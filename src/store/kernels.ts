@@ -1,24 +1,29 @@
 /**
- * The two integer loops of the candidate index (scope-index.ts) as a small WebAssembly
+ * The integer loops of the candidate index (scope-index.ts) as a small WebAssembly
  * module: the Hamming distance of every sign code to the query's (`i64.popcnt`, one
- * instruction per 64 bits) and int8 dot products of chosen codes against the query
- * (SIMD: `i32x4.dot_i16x8_s`, sixteen codes per 128-bit read). The same loops in
- * JavaScript cost 60–70 ns a vector and 1.6 µs a candidate at 512 dimensions, most of a
- * search of 100,000 vectors (docs/sources.md "Recall by meaning"). Integer work only:
- * the results are exact and the same on every platform.
+ * instruction per 64 bits), the rows within a distance, asymmetric scores of chosen sign
+ * codes against the query's bit planes, and int8 dot products of chosen codes against the
+ * query (SIMD: `i32x4.dot_i16x8_s`, sixteen codes per 128-bit read). The same loops in
+ * JavaScript took most of a search of 100,000 vectors (docs/sources.md "Recall by
+ * meaning"). Integer work only: the results are exact and the same on every platform
+ * (test/store/kernels.test.ts checks them against plain loops).
  *
- * The module is written out here (there is no compiler in the build); its text form:
+ * The module is written out here (there is no WebAssembly compiler in the build); what
+ * each function computes (all parameters i32 addresses or counts):
  *
- *   (func $hamming (param $codes $n $words $q $out i32)   ;; $words: 64-bit words a code
- *     for r in 0..n: d = Σ_j popcnt(i64[codes + 8(r·words + j)] ^ i64[q + 8j])
- *                    u16[out + 2r] = d)
- *   (func $dot8 (param $codes $span $slots $count $q16 $out i32) ;; $span: a multiple of 16
- *     for c in 0..count: base = codes + i32[slots + 4c] · span
- *       acc = Σ_i dot_i16x8(extend_low(v128[base+i]), v128[q16+2i])
- *               + dot_i16x8(extend_high(v128[base+i]), v128[q16+2i+16])   (i += 16)
- *       i32[out + 4c] = lanes of acc summed)
+ *   hamming(codes, n, words, q, out, hist)   ;; words: 64-bit words a code
+ *     for r < n: d = Σ_j popcnt(i64[codes + 8(r·words + j)] ^ i64[q + 8j])
+ *                u16[out + 2r] = d; i32[hist + 4d] += 1
+ *   select(dist, n, cut, out) → m            ;; the rows r with u16[dist + 2r] ≤ cut
+ *     in order into i32[out + 4·0..m)
+ *   asym(codes, words, slots, count, planes, nplanes, out)
+ *     for c < count: code = the code of row i32[slots + 4c]
+ *       i32[out + 8c] = Σ_k 2^k · Σ_j popcnt(code_j & i64[planes + 8(k·words + j)])
+ *       i32[out + 8c + 4] = Σ_j popcnt(code_j)
+ *   dot8(codes, span, slots, count, q16, out) ;; span: a multiple of 16
+ *     for c < count: i32[out + 4c] = Σ_i i8[codes + span · i32[slots + 4c] + i] · i16[q16 + 2i]
  *
- * Both read and write one memory, imported: the index owns it and grows it.
+ * They read and write one memory, imported: the index owns it and grows it.
  */
 
 /** Unsigned LEB128. */
@@ -58,12 +63,12 @@ function vec(items: number[][]): number[] {
 const I32 = 0x7f;
 const I64 = 0x7e;
 const V128 = 0x7b;
-const [BLOCK, LOOP, END, BR, BR_IF] = [0x02, 0x03, 0x0b, 0x0c, 0x0d];
+const [BLOCK, LOOP, IF, END, BR, BR_IF] = [0x02, 0x03, 0x04, 0x0b, 0x0c, 0x0d];
 const VOID = 0x40;
 const [GET, SET] = [0x20, 0x21];
-const [I32_LOAD, I64_LOAD, I32_STORE, I32_STORE16] = [0x28, 0x29, 0x36, 0x3b];
+const [I32_LOAD, I64_LOAD, I32_LOAD16_U, I32_STORE, I32_STORE16] = [0x28, 0x29, 0x2f, 0x36, 0x3b];
 const [I32_CONST, I64_CONST] = [0x41, 0x42];
-const [I32_GE_U, I32_ADD, I32_MUL, I32_SHL] = [0x4f, 0x6a, 0x6c, 0x74];
+const [I32_LE_U, I32_GE_U, I32_ADD, I32_MUL, I32_SHL] = [0x4d, 0x4f, 0x6a, 0x6c, 0x74];
 const [I64_POPCNT, I64_ADD, I64_AND, I64_XOR, I64_SHL] = [0x7b, 0x7c, 0x83, 0x85, 0x86];
 const [I32_WRAP_I64, I64_EXTEND_I32_U] = [0xa7, 0xad];
 const simd = (op: number): number[] => [0xfd, ...leb(op)];
@@ -98,9 +103,9 @@ const until = (i: number, limit: number, body: number[]): number[] => [
   END,
 ];
 
-/** hamming(codes, n, words, q, out); locals r, j, d (i64), p. */
+/** hamming(codes, n, words, q, out, hist); locals r, j, d (i64), p, h. */
 function hammingBody(): number[] {
-  const [codes, n, words, q, out, r, j, d, p] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+  const [codes, n, words, q, out, hist, r, j, d, p, h] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
   const word = [
     ...get(p),
     I64_LOAD,
@@ -139,14 +144,64 @@ function hammingBody(): number[] {
     I32_STORE16,
     1,
     0,
+    // hist[d] += 1
+    ...get(hist),
+    ...get(d),
+    I32_WRAP_I64,
+    ...i32(2),
+    I32_SHL,
+    I32_ADD,
+    ...set(h),
+    ...get(h),
+    ...get(h),
+    I32_LOAD,
+    2,
+    0,
+    ...i32(1),
+    I32_ADD,
+    I32_STORE,
+    2,
+    0,
     ...addTo(r, 1),
   ];
   const locals = vec([
     [2, I32],
     [1, I64],
-    [1, I32],
+    [2, I32],
   ]);
   return [...locals, ...get(codes), ...set(p), ...until(r, n, row), END];
+}
+
+/** select(dist, n, cut, out) → count: the rows whose u16 distance is at most `cut`. */
+function selectBody(): number[] {
+  const [dist, n, cut, out, r, m] = [0, 1, 2, 3, 4, 5];
+  const row = [
+    ...get(dist),
+    ...get(r),
+    ...i32(1),
+    I32_SHL,
+    I32_ADD,
+    I32_LOAD16_U,
+    1,
+    0,
+    ...get(cut),
+    I32_LE_U,
+    IF,
+    VOID,
+    ...get(out),
+    ...get(m),
+    ...i32(2),
+    I32_SHL,
+    I32_ADD,
+    ...get(r),
+    I32_STORE,
+    2,
+    0,
+    ...addTo(m, 1),
+    END,
+    ...addTo(r, 1),
+  ];
+  return [...vec([[2, I32]]), ...until(r, n, row), ...get(m), END];
 }
 
 /** dot8(codes, span, slots, count, q16, out); locals c, i, base, acc (v128), x (v128). */
@@ -338,32 +393,41 @@ function asymBody(): number[] {
 
 /** The module's bytes (see the module comment). */
 function moduleBytes(): Uint8Array {
-  const fn = (params: number) => [0x60, ...leb(params), ...new Array<number>(params).fill(I32), 0];
+  const fn = (params: number, results = 0) => [
+    0x60,
+    ...leb(params),
+    ...new Array<number>(params).fill(I32),
+    ...leb(results),
+    ...new Array<number>(results).fill(I32),
+  ];
   const name = (s: string) => [...leb(s.length), ...Array.from(s, (ch) => ch.charCodeAt(0))];
   const hamming = hammingBody();
   const dot = dotBody();
   const asym = asymBody();
+  const select = selectBody();
   return Uint8Array.from([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, vec([fn(5), fn(6), fn(7)])),
+    ...section(1, vec([fn(6), fn(7), fn(4, 1)])),
     ...section(2, vec([[...name("env"), ...name("memory"), 0x02, 0x00, 0x01]])),
-    ...section(3, vec([[0], [1], [2]])),
+    ...section(3, vec([[0], [0], [1], [2]])),
     ...section(
       7,
       vec([
         [...name("hamming"), 0x00, 0],
         [...name("dot8"), 0x00, 1],
         [...name("asym"), 0x00, 2],
+        [...name("select"), 0x00, 3],
       ]),
     ),
-    ...section(10, vec([hamming, dot, asym].map((body) => [...leb(body.length), ...body]))),
+    ...section(10, vec([hamming, dot, asym, select].map((body) => [...leb(body.length), ...body]))),
   ]);
 }
 
 /** The kernels over one memory (see the module comment). */
 export interface Kernels {
   readonly memory: { buffer: ArrayBuffer; grow(pages: number): number };
-  hamming(codes: number, n: number, words: number, q: number, out: number): void;
+  hamming(codes: number, n: number, words: number, q: number, out: number, hist: number): void;
+  select(dist: number, n: number, cut: number, out: number): number;
   dot8(codes: number, span: number, slots: number, count: number, q16: number, out: number): void;
   asym(
     codes: number,
@@ -393,5 +457,5 @@ export function kernels(pages: number): Kernels {
   const memory = new wasm.Memory({ initial: pages });
   const { exports } = new wasm.Instance(new wasm.Module(moduleBytes()), { env: { memory } });
   const k = exports as Omit<Kernels, "memory">;
-  return { memory, hamming: k.hamming, dot8: k.dot8, asym: k.asym };
+  return { memory, hamming: k.hamming, dot8: k.dot8, asym: k.asym, select: k.select };
 }

@@ -61,17 +61,23 @@ const WIDE = 8;
 /** Bits of the query's steps in the asymmetric pass. */
 const QUERY_BITS = 4;
 
-/**
- * Positions whose distance (`dist`, counted in `hist`; `0xffff`: none) is among the
- * `keep` smallest, ties at the cut included.
- */
-function cutAt(dist: Uint16Array, hist: Int32Array, keep: number): number[] {
+/** The smallest distance whose count, with all below it, reaches `keep` (else the last). */
+function cutOf(hist: Int32Array, keep: number): number {
   let acc = 0;
   let cut = 0;
   for (; cut < hist.length - 1; cut++) {
     acc += hist[cut]!;
     if (acc >= keep) break;
   }
+  return cut;
+}
+
+/**
+ * Positions whose distance (`dist`, counted in `hist`; `0xffff`: none) is among the
+ * `keep` smallest, ties at the cut included.
+ */
+function cutAt(dist: Uint16Array, hist: Int32Array, keep: number): number[] {
+  const cut = cutOf(hist, keep);
   const out: number[] = [];
   for (let r = 0; r < dist.length; r++) if (dist[r]! <= cut) out.push(r);
   return out;
@@ -271,51 +277,65 @@ export class ScopeIndex {
 
   /**
    * Pass 1: the slots whose code is among the `keep` nearest to the query's by Hamming
-   * distance (the `hamming` kernel), ties at the cut included (so the set does not depend
-   * on slot order).
+   * distance (the `hamming` and `select` kernels), ties at the cut included (so the set
+   * does not depend on slot order): how many, written in slot order at {@link #pass1End}.
    */
-  #nearestCodes(q: Float32Array, mask: Uint8Array | null, keep: number): number[] {
+  #nearestCodes(q: Float32Array, mask: Uint8Array | null, keep: number): number {
     const W = this.#words;
     const D = this.dims;
     const n = this.#n;
-    // Scratch after the codes: the query's code, then a distance per vector.
+    // Scratch after the codes: the query's code, a histogram, a distance per vector, the
+    // slots kept (then pass 1b's scratch, see #bestByQuery).
     const qAt = this.#cap * W * 4;
-    const distAt = qAt + W * 4;
-    if (reserve(this.#hamming, distAt + n * 2)) this.#views();
+    const histAt = qAt + W * 4;
+    const distAt = histAt + (D + 1) * 4;
+    const slotsAt = this.#pass1End();
+    if (reserve(this.#hamming, slotsAt + n * 4)) this.#views();
     const buffer = this.#hamming.memory.buffer;
     const qw = new Uint32Array(buffer, qAt, W);
     qw.fill(0);
     // The query's side of the center, as the vectors' codes (ranking by q·(v − c) is
     // ranking by q·v: q·c is the same for every vector).
     for (let i = 0; i < D; i++) if (q[i]! >= 0) qw[i >> 5]! |= 1 << (i & 31);
-    this.#hamming.hamming(0, n, W >> 1, qAt, distAt);
-    const dist = new Uint16Array(buffer, distAt, n);
-    const hist = new Int32Array(D + 1);
-    const cats = this.#cats;
-    for (let r = 0; r < n; r++) {
-      if (mask !== null && mask[cats[r]!] !== 1) dist[r] = 0xffff;
-      else hist[dist[r]!]!++;
+    const hist = new Int32Array(buffer, histAt, D + 1);
+    hist.fill(0);
+    this.#hamming.hamming(0, n, W >> 1, qAt, distAt, histAt);
+    if (mask !== null) {
+      // Vectors of other categories: beyond any cut.
+      const dist = new Uint16Array(buffer, distAt, n);
+      const cats = this.#cats;
+      for (let r = 0; r < n; r++) {
+        if (mask[cats[r]!] === 1) continue;
+        hist[dist[r]!]!--;
+        dist[r] = 0xffff;
+      }
     }
-    return cutAt(dist, hist, keep);
+    return this.#hamming.select(distAt, n, cutOf(hist, keep), slotsAt);
+  }
+
+  /** Where pass 1's scratch ends (8-byte aligned): pass 1's slots start there. */
+  #pass1End(): number {
+    const W = this.#words;
+    return Math.ceil((this.#cap * W * 4 + W * 4 + (this.dims + 1) * 4 + this.#n * 2) / 8) * 8;
   }
 
   /**
    * Pass 1b: each of `slots` scored against the query (asymmetric: Σ qᵢ over the
    * dimensions where the code's bit is set, the query in {@link QUERY_BITS}-bit steps,
    * summed by the `asym` kernel one bit plane at a time), the best `keep` kept (ties at
-   * the cut included). Runs right after pass 1, on its scratch.
+   * the cut included), of pass 1's `m` slots. Runs right after pass 1, on its scratch.
    */
-  #bestByQuery(q: Float32Array, slots: readonly number[], keep: number): number[] {
-    if (slots.length <= keep) return [...slots];
+  #bestByQuery(q: Float32Array, m: number, keep: number): number[] {
     const W = this.#words;
     const D = this.dims;
-    const m = slots.length;
-    // Scratch after pass 1's: the slots, the query's bit planes, two sums per slot.
-    const slotsAt = Math.ceil((this.#cap * W * 4 + W * 4 + this.#n * 2) / 8) * 8;
+    // Scratch after pass 1's: its slots, the query's bit planes, two sums per slot.
+    const slotsAt = this.#pass1End();
     const planesAt = slotsAt + Math.ceil(m / 2) * 8;
     const outAt = planesAt + QUERY_BITS * W * 4;
     if (reserve(this.#hamming, outAt + m * 8)) this.#views();
     const buffer = this.#hamming.memory.buffer;
+    const slots = new Int32Array(buffer, slotsAt, m);
+    if (m <= keep) return Array.from(slots);
     let lo = Number.POSITIVE_INFINITY;
     let hi = Number.NEGATIVE_INFINITY;
     for (let i = 0; i < D; i++) {
@@ -331,7 +351,6 @@ export class ScopeIndex {
       for (let k = 0; k < QUERY_BITS; k++)
         if ((u >> k) & 1) planes[k * W + (i >> 5)]! |= 1 << (i & 31);
     }
-    new Int32Array(buffer, slotsAt, m).set(slots);
     this.#hamming.asym(0, W >> 1, slotsAt, m, planesAt, QUERY_BITS, outAt);
     const sums = new Int32Array(buffer, outAt, m * 2);
     const scores = new Float64Array(m);

@@ -31,21 +31,40 @@ function filled(seed: number) {
   return { k, u8, i8: new Int8Array(k.memory.buffer), u64: new BigUint64Array(k.memory.buffer) };
 }
 
-// Regions: codes from 0, the query at 40,000, slots at 50,000, output at 60,000.
-const [Q, SLOTS, OUT] = [40_000, 50_000, 60_000];
+// Regions: codes from 0, the query at 40,000, slots at 50,000, output at 60,000, a
+// histogram at 70,000.
+const [Q, SLOTS, OUT, HIST] = [40_000, 50_000, 60_000, 70_000];
 
 describe("candidate index kernels", () => {
-  it("hamming: the popcount of each code xor the query", () => {
+  it("hamming: the popcount of each code xor the query, counted in the histogram", () => {
     fc.assert(
       fc.property(input, ({ words, rows, seed }) => {
         const { k, u64 } = filled(seed);
-        k.hamming(0, rows, words, Q, OUT);
+        const hist = new Int32Array(k.memory.buffer, HIST, words * 64 + 1);
+        hist.fill(0);
+        k.hamming(0, rows, words, Q, OUT, HIST);
         const out = new Uint16Array(k.memory.buffer, OUT, rows);
+        const want = new Array<number>(words * 64 + 1).fill(0);
         for (let r = 0; r < rows; r++) {
           let d = 0;
           for (let j = 0; j < words; j++) d += popcount(u64[r * words + j]! ^ u64[Q / 8 + j]!);
           expect(out[r]).toBe(d);
+          want[d]!++;
         }
+        expect(Array.from(hist)).toEqual(want);
+      }),
+    );
+  });
+
+  it("select: the rows within a distance, in order", () => {
+    fc.assert(
+      fc.property(input, fc.nat({ max: 255 }), ({ rows, seed }, cut) => {
+        const { k } = filled(seed);
+        const dist = new Uint16Array(k.memory.buffer, Q, rows);
+        const want = Array.from(dist.keys()).filter((r) => dist[r]! >> 8 <= cut);
+        for (let r = 0; r < rows; r++) dist[r] = dist[r]! >> 8;
+        const m = k.select(Q, rows, cut, OUT);
+        expect(Array.from(new Int32Array(k.memory.buffer, OUT, m))).toEqual(want);
       }),
     );
   });
