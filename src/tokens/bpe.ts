@@ -15,9 +15,9 @@
  * This module is the counter over them: counts, early stops and the shared tables.
  */
 import { BpeMerger } from "./bpe-merge.js";
-import { loadRankTable } from "./bpe-prebuilt.js";
+import { loadClasses, loadRankTable } from "./bpe-prebuilt.js";
 import type { BpeEncoding, RankTable } from "./bpe-ranks.js";
-import { BpeScanner, bmpClasses } from "./bpe-scan.js";
+import { BpeScanner } from "./bpe-scan.js";
 
 export type { BpeEncoding } from "./bpe-ranks.js";
 
@@ -34,7 +34,7 @@ export interface BpeData {
  *
  * @example new BpeCounter(loadBpeData("cl100k_base")).count("hello world") // 2
  */
-export function loadBpeData(encoding: BpeEncoding, classes = bmpClasses()): BpeData {
+export function loadBpeData(encoding: BpeEncoding, classes = loadClasses()): BpeData {
   return { encoding, ranks: loadRankTable(encoding), classes };
 }
 
