@@ -81,7 +81,13 @@ describe("prebuilt class table", () => {
     version[4] = 99;
     expect(classesFromPrebuilt(version, unicode)).toBeNull();
     expect(classesFromPrebuilt(bytes.subarray(0, bytes.length - 1), unicode)).toBeNull();
-    writeFileSync(classesPath(url), prebuiltClasses(computed.map((c) => c ^ 1), "1.0"));
+    writeFileSync(
+      classesPath(url),
+      prebuiltClasses(
+        computed.map((c) => c ^ 1),
+        "1.0",
+      ),
+    );
     expect(bytesOf(loadClasses(url)).equals(bytesOf(computed))).toBe(true);
     const none = pathToFileURL(`${join(dir, "none")}/`);
     expect(bytesOf(loadClasses(none)).equals(bytesOf(computed))).toBe(true);
