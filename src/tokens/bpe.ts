@@ -188,7 +188,9 @@ export class BpeCounter implements BpeCount {
    */
   pieceCounts(text: string): Int32Array {
     const { scanner, merger } = this;
-    let out = new Int32Array(64);
+    // About four code units a piece in most text: one allocation for most texts, not a
+    // doubling series (a stateless first call takes the pieces of every long result).
+    let out = new Int32Array(2 * ((text.length >> 2) + 16));
     let n = 0;
     let total = 0;
     for (let i = 0; i < text.length; ) {
