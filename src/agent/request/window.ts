@@ -102,6 +102,7 @@ function earlierTurnsStart(
     const sizes = turnTokens(at);
     let then: number | null;
     if (turnTrigger !== undefined && own(at, end, sizes.size) > turnTrigger) then = at;
+    else if ((sizes.sumBeforeAtMost ?? sizes.sumBefore)(end) <= plan.budgetTokens) then = null;
     else if (sizes.sumBefore(end) <= plan.budgetTokens) then = null;
     else {
       const prefix = starts.slice(0, k + 1);

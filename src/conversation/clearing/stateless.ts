@@ -69,6 +69,12 @@ export interface TurnSizes {
   readonly size: (i: number) => number;
   /** The sum of {@link TurnSizes.size} over the messages before `end`. */
   readonly sumBefore: (end: number) => number;
+  /**
+   * A number never below `sumBefore(end)`, found without working out the turn's own
+   * clearing (the sizes as first planned: clearing only takes tokens away); absent when
+   * `sumBefore` costs no more.
+   */
+  readonly sumBeforeAtMost?: (end: number) => number;
 }
 
 /**
@@ -224,22 +230,33 @@ function mayBatch(
  * earlier turns cost little.
  */
 function openingSizes(basis: GridBasis, o: GridClearingOptions, ask: number): TurnSizes {
-  // The conversation up to the ask is its turn's first request: the ask is its current turn.
-  const settled = settledIndex(basis, ask + 1, ask, o.keepRecent);
-  const opening = gridChoice(basis, ask + 1, settled, o);
-  const ids = new Set<number>();
-  for (const x of opening?.items ?? []) ids.add(x.index);
+  // The turn's clearing is worked out on first use: a caller walking many earlier turns
+  // settles most of them on `sumBeforeAtMost` alone.
+  let chosen: Set<number> | null = null;
+  const ids = (): Set<number> => {
+    if (chosen === null) {
+      // The conversation up to the ask is its turn's first request: the ask is its current turn.
+      const settled = settledIndex(basis, ask + 1, ask, o.keepRecent);
+      const opening = gridChoice(basis, ask + 1, settled, o);
+      chosen = new Set<number>();
+      for (const x of opening?.items ?? []) chosen.add(x.index);
+    }
+    return chosen;
+  };
   const { before, cleared } = basis;
   const plainSize = (i: number): number => (before[i + 1] as number) - (before[i] as number);
   const size = (i: number): number =>
-    ids.has(i) ? sent(cleared[i] as ConversationDecision) : plainSize(i);
+    ids().has(i) ? sent(cleared[i] as ConversationDecision) : plainSize(i);
+  const atMost = (end: number): number => before[Math.min(end, before.length - 1)] as number;
   return {
     size,
     sumBefore: (end) => {
-      let sum = before[Math.min(end, before.length - 1)] as number;
-      for (const i of ids) if (i < end) sum -= plainSize(i) - size(i);
+      let sum = atMost(end);
+      for (const i of ids()) if (i < end) sum -= plainSize(i) - size(i);
       return sum;
     },
+    // A cleared item sends less than its plain size (basis items have a positive saving).
+    sumBeforeAtMost: atMost,
   };
 }
 
