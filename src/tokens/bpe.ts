@@ -71,18 +71,22 @@ export function sharedBpeCounter(encoding: BpeEncoding): BpeCount {
   return shared(encoding).counter;
 }
 
-/** The index of the piece of `pieces` (`[end, tokens]` pairs) that ends at `at`, or -1. */
-function pieceAt(pieces: Int32Array, at: number): number {
+/** The index of the first piece of `pieces` (`[end, tokens]` pairs) ending at or after `at`. */
+function pieceFrom(pieces: Int32Array, at: number): number {
   let lo = 0;
-  let hi = (pieces.length >> 1) - 1;
-  while (lo <= hi) {
+  let hi = pieces.length >> 1;
+  while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    const end = pieces[2 * mid] as number;
-    if (end === at) return mid;
-    if (end < at) lo = mid + 1;
-    else hi = mid - 1;
+    if ((pieces[2 * mid] as number) < at) lo = mid + 1;
+    else hi = mid;
   }
-  return -1;
+  return lo;
+}
+
+/** The index of the piece of `pieces` that ends at `at`, or -1. */
+function pieceAt(pieces: Int32Array, at: number): number {
+  const k = pieceFrom(pieces, at);
+  return k < pieces.length >> 1 && pieces[2 * k] === at ? k : -1;
 }
 
 /** Counting functions of one encoding; see {@link BpeCounter}. */
@@ -231,8 +235,8 @@ export class BpeCounter implements BpeCount {
     let total = p === 0 ? 0 : (pieces[2 * pieceAt(pieces, p) + 1] as number);
     const seam = text.slice(p, from) + between + text.slice(to);
     const tail = from - p + between.length;
-    // A piece of `text` ending at or after the tail position being looked at.
-    let k = 0;
+    // The first piece of `text` ending at or after the tail position being looked at.
+    let k = pieceFrom(pieces, to);
     for (let i = 0; i < seam.length; ) {
       if (i >= tail) {
         const q = i - tail + to;
