@@ -63,6 +63,11 @@ export interface OutputFacts {
   readonly tokens: number;
   /** Truncation results, filled by the transforms (by `${maxTokens} ${callId}`). */
   cuts: Map<string, string | null> | null;
+  /**
+   * The output's pieces (`TokenCounter.pieceCounts`) when it was counted by them for a cut
+   * about to be made: held only until the cut is (see `outputFacts`'s `forCut`).
+   */
+  pieces: Int32Array | null;
 }
 
 interface OutputMemo {
@@ -105,26 +110,45 @@ function remember(memo: OutputMemo, facts: OutputFacts): void {
   }
 }
 
+function lookup(memo: OutputMemo, output: string): OutputFacts | undefined {
+  if (output.length < LONG_OUTPUT) return memo.short.get(output);
+  const list = memo.long.get(output.length);
+  for (let i = 0; list !== undefined && i < list.length; i++) {
+    if ((list[i] as OutputFacts).output === output) return list[i] as OutputFacts;
+  }
+  return undefined;
+}
+
 /**
  * A tool output's count under `counter`, with room for its truncation results,
  * remembered by content for the counter's lifetime (bounded: a full memo starts over).
+ * `forCut`: the output is about to be cut, so a counter with `pieceCounts` counts it by
+ * its pieces, which the facts hold until the cut takes them (one pass over the output for
+ * both; the memo never keeps them).
  *
  * @example outputFacts("ok", getTokenCounter("o200k_base")).tokens // 1
  */
-export function outputFacts(output: string, counter: TokenCounter): OutputFacts {
+export function outputFacts(output: string, counter: TokenCounter, forCut = false): OutputFacts {
   const memo = memoOf(counter);
-  if (output.length < LONG_OUTPUT) {
-    const hit = memo.short.get(output);
-    if (hit !== undefined) return hit;
-  } else {
-    const list = memo.long.get(output.length);
-    for (let i = 0; list !== undefined && i < list.length; i++) {
-      if ((list[i] as OutputFacts).output === output) return list[i] as OutputFacts;
-    }
-  }
-  const facts: OutputFacts = { output, tokens: counter.count(output), cuts: null };
+  const hit = lookup(memo, output);
+  if (hit !== undefined) return hit;
+  const pieces = forCut && counter.pieceCounts ? counter.pieceCounts(output) : null;
+  const tokens =
+    pieces === null ? counter.count(output) : pieces.length === 0 ? 0 : (pieces.at(-1) as number);
+  const facts: OutputFacts = { output, tokens, cuts: null, pieces };
   remember(memo, facts);
   return facts;
+}
+
+/**
+ * Remembers that `output` counts `tokens` under `counter` (a cut, counted as it was made),
+ * so pricing the message it is sent in does not count it again.
+ */
+export function rememberOutput(output: string, tokens: number, counter: TokenCounter): void {
+  const memo = memoOf(counter);
+  if (lookup(memo, output) === undefined) {
+    remember(memo, { output, tokens, cuts: null, pieces: null });
+  }
 }
 
 /** Tokens of one part under `counter` (text, name + canonical input, or output). */

@@ -8,6 +8,7 @@ import { deepFreeze } from "../text/index.js";
 import { messageLowerBound, messageTokens } from "./count.js";
 import type { Message } from "./schema.js";
 import {
+  countForCuts,
   spares,
   type Transform,
   type TransformSettings,
@@ -103,6 +104,7 @@ export function priceMessage(
 ): MessagePrice {
   const hit = memo?.get(message);
   if (hit !== undefined && sameNames(hit.names, names)) return hit;
+  countForCuts(message, s);
   const original = messageTokens(message, s.counter);
   const plain = transformed(message, original, names, false, s);
   const clear = s.clearing && message.role === "tool" && !sparesAll(message, names, s);

@@ -6,7 +6,7 @@
  */
 import { cpOffsets } from "../text/index.js";
 import type { TokenCounter } from "../tokens/index.js";
-import { outputFacts } from "./count.js";
+import { outputFacts, rememberOutput } from "./count.js";
 import { cutEstimator } from "./cut-estimate.js";
 import { byTier, type QuotedLine, quotedLines } from "./quotes.js";
 import type { Message, Part, ToolResultPart } from "./schema.js";
@@ -71,9 +71,6 @@ function keptNotices(elidedChars: number, callId: string, lines: number): [strin
   ];
 }
 
-const fitsWithin = (counter: TokenCounter, text: string, limit: number): boolean =>
-  (counter.countUpTo ? counter.countUpTo(text, limit) : counter.count(text)) <= limit;
-
 /** Share of the limit the lines kept from the elided part may take at most. */
 const QUOTE_SHARE = 5;
 
@@ -96,10 +93,36 @@ function cutOf(output: string, offsets: Uint32Array, keep: number): Cut {
   return { head: output.slice(0, from), tail: output.slice(to), from, to, elided: total - keep };
 }
 
-function joined(cut: Cut, callId: string, lines: readonly string[]): string {
-  if (lines.length === 0) return `${cut.head}\n${elisionNotice(cut.elided, callId)}\n${cut.tail}`;
+/** What a cut puts between its head and tail: the notice, or the kept lines in theirs. */
+function between(cut: Cut, callId: string, lines: readonly string[]): string {
+  if (lines.length === 0) return `\n${elisionNotice(cut.elided, callId)}\n`;
   const [open, close] = keptNotices(cut.elided, callId, lines.length);
-  return `${cut.head}\n${open}\n${lines.join("\n")}\n${close}\n${cut.tail}`;
+  return `\n${open}\n${lines.join("\n")}\n${close}\n`;
+}
+
+function joined(cut: Cut, callId: string, lines: readonly string[]): string {
+  return `${cut.head}${between(cut, callId, lines)}${cut.tail}`;
+}
+
+/**
+ * The exact tokens of a cut with `lines` (up to `limit` without the output's pieces: then
+ * a number above it when more): with the pieces, only its seams are counted
+ * (`TokenCounter.countSplice`), so a probe of the search costs a few lines, not the cut.
+ */
+function cutTokens(
+  output: string,
+  pieces: Int32Array | null,
+  cut: Cut,
+  callId: string,
+  lines: readonly string[],
+  counter: TokenCounter,
+  limit: number,
+): number {
+  if (pieces !== null && counter.countSplice) {
+    return counter.countSplice(output, pieces, cut.from, cut.to, between(cut, callId, lines));
+  }
+  const text = joined(cut, callId, lines);
+  return counter.countUpTo ? counter.countUpTo(text, limit) : counter.count(text);
 }
 
 /**
@@ -135,10 +158,9 @@ function largestCut(
         });
   // Counts up to `cap` are exact, and steer the next probe; above it only "too many".
   const cap = limit + (limit >> 3) + 16;
-  const countOf = (keep: number): number => {
-    const text = joined(cutOf(output, offsets, keep), callId, []);
-    return counter.countUpTo ? counter.countUpTo(text, cap) : counter.count(text);
-  };
+  // Exact with the pieces (a count above `cap` only steers as "too many", like countUpTo's).
+  const countOf = (keep: number): number =>
+    cutTokens(output, pieces, cutOf(output, offsets, keep), callId, [], counter, cap);
   // fits: every keep ≤ lo fits as far as probed (lo = -1: none probed fits); hi: the least
   // keep probed that does not (max + 1: none).
   let lo = -1;
@@ -229,13 +251,37 @@ export function truncateToolOutput(
   counter: TokenCounter,
   tokens: number | null = null,
 ): string {
+  return cutToolOutput(output, callId, maxTokens, counter, tokens, null).text;
+}
+
+/**
+ * {@link truncateToolOutput} with the cut's tokens when the counter has `pieceCounts`
+ * (counted exactly as it was made; `null` otherwise), from the output's `pieces` when the
+ * caller has them.
+ */
+function cutToolOutput(
+  output: string,
+  callId: string,
+  maxTokens: number,
+  counter: TokenCounter,
+  tokens: number | null,
+  known: Int32Array | null,
+): { text: string; tokens: number | null } {
   const offsets = cpOffsets(output);
-  // The output's pieces, when the counter has them, aim both searches below.
-  const pieces = counter.pieceCounts ? counter.pieceCounts(output) : null;
+  // The output's pieces, when the counter has them, aim both searches below and count
+  // their probes.
+  const pieces = known ?? (counter.pieceCounts ? counter.pieceCounts(output) : null);
+  const done = (cut: Cut, lines: readonly string[]) => ({
+    text: joined(cut, callId, lines),
+    tokens:
+      pieces !== null && counter.countSplice
+        ? cutTokens(output, pieces, cut, callId, lines, counter, maxTokens)
+        : null,
+  });
   const plain = largestCut(output, offsets, callId, maxTokens, counter, tokens, pieces);
   const quoted = quotedLines(output);
   const wanted = inMiddle(quoted, plain);
-  if (wanted.length === 0) return joined(plain, callId, []);
+  if (wanted.length === 0) return done(plain, []);
   const costs = new Map<QuotedLine, number>();
   const cost = (q: QuotedLine): number => {
     let c = costs.get(q);
@@ -253,10 +299,13 @@ export function truncateToolOutput(
   const lines = chooseLines(inMiddle(quoted, cut), reserve, cost);
   // Counts are nearly additive: the whole is checked, and the lowest-priority lines go
   // until it fits.
-  while (lines.length > 0 && !fitsWithin(counter, joined(cut, callId, texts(lines)), maxTokens)) {
+  while (
+    lines.length > 0 &&
+    cutTokens(output, pieces, cut, callId, texts(lines), counter, maxTokens) > maxTokens
+  ) {
     lines.pop();
   }
-  return joined(cut, callId, texts(lines));
+  return done(cut, texts(lines));
 }
 
 /** Settings of {@link transformMessage}. */
@@ -298,6 +347,24 @@ function transformPart(
 }
 
 /**
+ * Counts the results of a `tool` message that truncation may cut by their pieces (see
+ * `outputFacts`' `forCut`) before the message is counted: its count then reads them from
+ * the memo, and each cut takes the pieces instead of reading its output a second time.
+ */
+export function countForCuts(message: Message, s: TransformSettings): void {
+  const max = s.toolResultMaxTokens;
+  if (max === null || message.role !== "tool" || !s.counter.pieceCounts) return;
+  const parts = message.content;
+  for (let j = 0; j < parts.length; j++) {
+    const part = parts[j] as Part;
+    // A token holds at least one UTF-8 byte, at most 3 per UTF-16 unit: shorter, never cut.
+    if (part.type === "tool_result" && part.output.length * 3 > max) {
+      outputFacts(part.output, s.counter, true);
+    }
+  }
+}
+
+/**
  * The cut of `output` under `maxTokens` ({@link truncateToolOutput}), or `null` when it
  * fits as is; memoized by content for the counter's lifetime with the output's count
  * (`outputFacts`), and `null` too when the cut would count no less than the output (a
@@ -310,16 +377,24 @@ export function truncatedOutput(
   maxTokens: number,
   counter: TokenCounter,
 ): string | null {
-  const facts = outputFacts(output, counter);
+  const facts = outputFacts(output, counter, true);
+  const pieces = facts.pieces;
+  facts.pieces = null;
   const key = `${maxTokens} ${callId}`;
   const hit = facts.cuts?.get(key);
   if (hit !== undefined) return hit;
-  const cutText =
+  const made =
     facts.tokens <= maxTokens
       ? null
-      : truncateToolOutput(output, callId, maxTokens, counter, facts.tokens);
-  // Never bigger: under a limit smaller than the notice, a small result stays as it is.
-  const cut = cutText !== null && counter.count(cutText) < facts.tokens ? cutText : null;
+      : cutToolOutput(output, callId, maxTokens, counter, facts.tokens, pieces);
+  let cut: string | null = null;
+  if (made !== null) {
+    const tokens = made.tokens ?? counter.count(made.text);
+    // Never bigger: under a limit smaller than the notice, a small result stays as it is.
+    if (tokens < facts.tokens) cut = made.text;
+    // Counted as it was made: pricing the message it is sent in reads it from the memo.
+    if (made.tokens !== null) rememberOutput(made.text, made.tokens, counter);
+  }
   facts.cuts ??= new Map();
   facts.cuts.set(key, cut);
   return cut;
@@ -350,7 +425,7 @@ export function clearedOutput(
   // A result cut to `maxTokens` when uncleared: its cleared form stays below the cut, so
   // clearing never makes a result larger than it would be sent.
   const cut = maxTokens === null ? null : truncatedOutput(output, callId, maxTokens, counter);
-  const below = cut === null ? Number.POSITIVE_INFINITY : counter.count(cut) - 1;
+  const below = cut === null ? Number.POSITIVE_INFINITY : outputFacts(cut, counter).tokens - 1;
   const room = Math.min(
     Math.max(CLEARED_QUOTE_MIN_TOKENS, Math.floor(facts.tokens / CLEARED_QUOTE_SHARE)),
     below - counter.count(clearedKeptNotice(callId, name, ordered.length)) - 1,

@@ -4,7 +4,7 @@
  * for long pieces (a CJK sentence is one piece of hundreds of bytes), its pair lookups
  * memoized by token pair. Nothing is allocated per piece: the buffers are reused.
  */
-import { FNV_OFFSET, FNV_PRIME, findRank, fnv, type RankTable } from "./bpe-ranks.js";
+import { FNV_OFFSET, FNV_PRIME, findRank, type RankTable } from "./bpe-ranks.js";
 
 /** Joins remembered before the cache starts over (about 50 MB of table at most). */
 const MAX_JOINS = 1 << 21;
@@ -132,15 +132,27 @@ export class BpeMerger {
       }
       s = (s + 1) & mask;
     }
-    // Not seen yet: look the concatenated bytes up, then remember the answer.
+    // Not seen yet: look the concatenated bytes up, then remember the answer. Copied and
+    // hashed byte by byte: views of the pool (a Buffer's, subarray makes a Buffer) cost
+    // an allocation each, and a process's first count asks tens of thousands of joins.
     const { pool, offset, length } = this;
     const na = length[a]!;
-    const n = na + length[b]!;
+    const nb = length[b]!;
+    const n = na + nb;
     if (this.joinBuf.length < n) this.joinBuf = new Uint8Array(2 * n);
     const buf = this.joinBuf;
-    buf.set(pool.subarray(offset[a]!, offset[a]! + na), 0);
-    buf.set(pool.subarray(offset[b]!, offset[b]! + length[b]!), na);
-    const r = findRank(this.ranks, buf, 0, n, fnv(buf, 0, n));
+    let h = FNV_OFFSET;
+    for (let k = 0, o = offset[a]!; k < na; k++) {
+      const byte = pool[o + k]!;
+      buf[k] = byte;
+      h = Math.imul(h ^ byte, FNV_PRIME);
+    }
+    for (let k = 0, o = offset[b]!; k < nb; k++) {
+      const byte = pool[o + k]!;
+      buf[na + k] = byte;
+      h = Math.imul(h ^ byte, FNV_PRIME);
+    }
+    const r = findRank(this.ranks, buf, 0, n, h);
     this.remember(a, b, r);
     return r < 0 ? NO_RANK : r;
   }

@@ -80,6 +80,16 @@ export class BpeScanner {
     return f;
   }
 
+  /**
+   * Whether the split regex always ends a piece before `p`: `text[p - 1]` is "\n" and
+   * `text[p]` is neither whitespace nor "/" (see TokenCounter.newlineCut).
+   */
+  splitsBefore(text: string, p: number): boolean {
+    if (p <= 0 || p >= text.length || text.charCodeAt(p - 1) !== 0x0a) return false;
+    const c = text.charCodeAt(p);
+    return c !== 0x2f && (this.cls(text, p) & S) === 0;
+  }
+
   /** End of the run of code points from i that have one of `bits`. */
   private runEnd(text: string, i: number, bits: number): number {
     const n = text.length;

@@ -15,9 +15,9 @@
  * This module is the counter over them: counts, early stops and the shared tables.
  */
 import { BpeMerger } from "./bpe-merge.js";
-import { loadRankTable } from "./bpe-prebuilt.js";
+import { loadClasses, loadRankTable } from "./bpe-prebuilt.js";
 import type { BpeEncoding, RankTable } from "./bpe-ranks.js";
-import { BpeScanner, bmpClasses } from "./bpe-scan.js";
+import { BpeScanner } from "./bpe-scan.js";
 
 export type { BpeEncoding } from "./bpe-ranks.js";
 
@@ -34,7 +34,7 @@ export interface BpeData {
  *
  * @example new BpeCounter(loadBpeData("cl100k_base")).count("hello world") // 2
  */
-export function loadBpeData(encoding: BpeEncoding, classes = bmpClasses()): BpeData {
+export function loadBpeData(encoding: BpeEncoding, classes = loadClasses()): BpeData {
   return { encoding, ranks: loadRankTable(encoding), classes };
 }
 
@@ -71,6 +71,24 @@ export function sharedBpeCounter(encoding: BpeEncoding): BpeCount {
   return shared(encoding).counter;
 }
 
+/** The index of the first piece of `pieces` (`[end, tokens]` pairs) ending at or after `at`. */
+function pieceFrom(pieces: Int32Array, at: number): number {
+  let lo = 0;
+  let hi = pieces.length >> 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((pieces[2 * mid] as number) < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The index of the piece of `pieces` that ends at `at`, or -1. */
+function pieceAt(pieces: Int32Array, at: number): number {
+  const k = pieceFrom(pieces, at);
+  return k < pieces.length >> 1 && pieces[2 * k] === at ? k : -1;
+}
+
 /** Counting functions of one encoding; see {@link BpeCounter}. */
 export interface BpeCount {
   /** Tokens of `text`. */
@@ -87,6 +105,8 @@ export interface BpeCount {
   countUpToWithNewlines(text: string, newlines: string, limit: number): number;
   /** See {@link BpeCounter.pieceCounts}. */
   pieceCounts(text: string): Int32Array;
+  /** See {@link BpeCounter.countSplice}. */
+  countSplice(text: string, pieces: Int32Array, from: number, to: number, between: string): number;
 }
 
 const ONLY_NEWLINES = /^\n+$/;
@@ -172,7 +192,9 @@ export class BpeCounter implements BpeCount {
    */
   pieceCounts(text: string): Int32Array {
     const { scanner, merger } = this;
-    let out = new Int32Array(64);
+    // About four code units a piece in most text: one allocation for most texts, not a
+    // doubling series (a stateless first call takes the pieces of every long result).
+    let out = new Int32Array(2 * ((text.length >> 2) + 16));
     let n = 0;
     let total = 0;
     for (let i = 0; i < text.length; ) {
@@ -189,6 +211,47 @@ export class BpeCounter implements BpeCount {
     }
     merger.dropGrownScratch();
     return out.subarray(0, n);
+  }
+
+  /**
+   * Tokens of `text[0, from) + between + text[to, text.length)`, exactly, from `pieces` =
+   * `pieceCounts(text)` and a count of the splice's seam only. The seam starts at the last
+   * piece start before `from` where the split regex always splits (a "\n", then neither
+   * whitespace nor "/": the counts of both texts split there, see TokenCounter.newlineCut),
+   * or at 0; it ends at the first piece of the tail that starts where a piece of `text`
+   * does: a piece depends only on the text from its start on, so from there the pieces
+   * are `text`'s, and their tokens are read off `pieces`.
+   *
+   * @example c.countSplice(t, c.pieceCounts(t), 10, 90, "\n[…]\n") === c.count(t.slice(0, 10) + "\n[…]\n" + t.slice(90))
+   */
+  countSplice(text: string, pieces: Int32Array, from: number, to: number, between: string): number {
+    const { scanner, merger } = this;
+    const n = pieces.length >> 1;
+    let p = from;
+    for (;;) {
+      p = p <= 1 ? 0 : text.lastIndexOf("\n", p - 2) + 1;
+      if (p === 0 || (scanner.splitsBefore(text, p) && pieceAt(pieces, p) >= 0)) break;
+    }
+    let total = p === 0 ? 0 : (pieces[2 * pieceAt(pieces, p) + 1] as number);
+    const seam = text.slice(p, from) + between + text.slice(to);
+    const tail = from - p + between.length;
+    // The first piece of `text` ending at or after the tail position being looked at.
+    let k = pieceFrom(pieces, to);
+    for (let i = 0; i < seam.length; ) {
+      if (i >= tail) {
+        const q = i - tail + to;
+        while (k < n && (pieces[2 * k] as number) < q) k++;
+        if (k < n && pieces[2 * k] === q) {
+          merger.dropGrownScratch();
+          return total + (pieces[2 * n - 1] as number) - (pieces[2 * k + 1] as number);
+        }
+      }
+      const end = this.o200k ? scanner.o200kEnd(seam, i) : scanner.cl100kEnd(seam, i);
+      total += merger.pieceTokens(seam, i, end);
+      i = end;
+    }
+    merger.dropGrownScratch();
+    return total;
   }
 
   countUpTo(text: string, limit: number): number {

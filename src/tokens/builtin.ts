@@ -36,6 +36,8 @@ const BPE: Readonly<Record<BpeEncoding, BpeCount>> = {
     countUpToWithNewlines: (text, newlines, limit) =>
       sharedBpeCounter("o200k_base").countUpToWithNewlines(text, newlines, limit),
     pieceCounts: (text) => sharedBpeCounter("o200k_base").pieceCounts(text),
+    countSplice: (text, pieces, from, to, between) =>
+      sharedBpeCounter("o200k_base").countSplice(text, pieces, from, to, between),
   },
   cl100k_base: {
     count: (text) => sharedBpeCounter("cl100k_base").count(text),
@@ -43,6 +45,8 @@ const BPE: Readonly<Record<BpeEncoding, BpeCount>> = {
     countUpToWithNewlines: (text, newlines, limit) =>
       sharedBpeCounter("cl100k_base").countUpToWithNewlines(text, newlines, limit),
     pieceCounts: (text) => sharedBpeCounter("cl100k_base").pieceCounts(text),
+    countSplice: (text, pieces, from, to, between) =>
+      sharedBpeCounter("cl100k_base").countSplice(text, pieces, from, to, between),
   },
 };
 
@@ -150,6 +154,7 @@ export function getTokenCounter(name: TokenizerName): TokenCounter {
         countUpTo: bpe.countUpTo,
         countUpToWithNewlines: bpe.countUpToWithNewlines,
         pieceCounts: bpe.pieceCounts,
+        countSplice: bpe.countSplice,
       });
     }
     case "claude_estimate": {

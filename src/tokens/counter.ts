@@ -54,6 +54,18 @@ export interface TokenCounter {
    * cutting a long tool result estimates its probes with it. Not memoized.
    */
   readonly pieceCounts?: (text: string) => Int32Array;
+  /**
+   * `count(text.slice(0, from) + between + text.slice(to))` given `pieces` =
+   * `pieceCounts(text)`, counting only around the seams (a cut of a long tool result is
+   * counted this way while its search probes). Only with `pieceCounts`. Not memoized.
+   */
+  readonly countSplice?: (
+    text: string,
+    pieces: Int32Array,
+    from: number,
+    to: number,
+    between: string,
+  ) => number;
 }
 
 /** Options of {@link createTokenCounter}. */
@@ -75,6 +87,8 @@ export interface CounterOptions {
   countUpToWithNewlines?: (text: string, newlines: string, limit: number) => number;
   /** See {@link TokenCounter.pieceCounts}. */
   pieceCounts?: (text: string) => Int32Array;
+  /** See {@link TokenCounter.countSplice}; must equal the count of the spliced text. */
+  countSplice?: TokenCounter["countSplice"];
   /** Distinct texts remembered (default 50,000). 0 disables memoization. */
   cacheSize?: number;
 }
@@ -148,6 +162,7 @@ class MemoCounter implements TokenCounter {
   readonly countUpTo: TokenCounter["countUpTo"];
   readonly countUpToWithNewlines: TokenCounter["countUpToWithNewlines"];
   readonly pieceCounts: TokenCounter["pieceCounts"];
+  readonly countSplice: TokenCounter["countSplice"];
   readonly [STATE]: CounterState;
   readonly countUncached: (this: Held, text: string) => number = uncachedCount;
   readonly count: (this: Held, text: string) => number = memoCount;
@@ -165,6 +180,10 @@ class MemoCounter implements TokenCounter {
     this.countUpToWithNewlines =
       upToNl && ((text, newlines, limit) => checked(name, upToNl(text, newlines, limit)));
     this.pieceCounts = options.pieceCounts;
+    const splice = options.countSplice;
+    this.countSplice =
+      splice &&
+      ((text, pieces, from, to, between) => checked(name, splice(text, pieces, from, to, between)));
     this[STATE] = { name, fn, cache: new Map(), cacheSize: options.cacheSize ?? 50_000 };
   }
 }

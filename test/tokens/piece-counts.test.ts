@@ -1,7 +1,7 @@
 /**
  * `pieceCounts`: the pre-tokenizer's pieces with running counts, which a cut's search
  * aims its probes with. Its last running count is the text's count, and every piece is
- * counted as `count` counts it.
+ * counted as `count` counts it. `countSplice` over them counts a spliced text exactly.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -36,8 +36,29 @@ describe.each(["o200k_base", "cl100k_base"] as TokenizerName[])("pieceCounts, %s
     );
   });
 
+  it("counts a splice of the text as count counts the spliced text", () => {
+    // Lines, so the seam can start after a newline; any text between, notices included.
+    const lines = fc.array(text, { maxLength: 12 }).map((ls) => ls.join("\n"));
+    const between = fc.oneof(
+      fc.constantFrom("\n[… 12 chars of tool output elided (call c1) …]\n", "", "\n", " /"),
+      text,
+    );
+    fc.assert(
+      fc.property(lines, between, fc.nat(), fc.nat(), (t, b, x, y) => {
+        const pieces = counter.pieceCounts?.(t) as Int32Array;
+        const from = t.length === 0 ? 0 : x % (t.length + 1);
+        const to = from + (t.length === from ? 0 : y % (t.length - from + 1));
+        const spliced = t.slice(0, from) + b + t.slice(to);
+        expect(counter.countSplice?.(t, pieces, from, to, b)).toBe(counter.count(spliced));
+      }),
+      { numRuns: 600 },
+    );
+  });
+
   it("is only on the counters whose pieces are counted apart", () => {
     expect(getTokenCounter("estimate").pieceCounts).toBeUndefined();
     expect(getTokenCounter("claude_estimate").pieceCounts).toBeUndefined();
+    expect(getTokenCounter("estimate").countSplice).toBeUndefined();
+    expect(getTokenCounter("claude_estimate").countSplice).toBeUndefined();
   });
 });

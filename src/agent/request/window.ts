@@ -54,8 +54,8 @@ export function gridWindowStart(
   turnTrigger?: number,
 ): string | null {
   const ds = plan.decisions;
-  const starts: number[] = [];
-  for (let i = 0; i < ds.length; i++) if (isTurnStart(ds, i)) starts.push(i);
+  const turns = turnsOf(ds);
+  const { starts } = turns;
   const n = ds.length;
   const last = ds[n - 1]?.turn ?? 0;
   const ask = starts[starts.length - 1];
@@ -70,12 +70,42 @@ export function gridWindowStart(
       const d = ds[i] as ConversationDecision;
       return d.turn === last && d.status === "dropped";
     };
+    const sums = [0];
+    const outs = [0];
+    for (let i = 0; i < n; i++) {
+      sums.push((sums[i] as number) + size(i));
+      outs.push((outs[i] as number) + (out(i) ? size(i) : 0));
+    }
+    const sized: Sized = {
+      size,
+      sumBefore: (i) => sums[i] as number,
+      outBefore: (i) => outs[i] as number,
+    };
     const dropsAny = ds.some((d) => d.reason === "history_window");
-    best = startOnGrid(ds, starts, n, size, out, plan.budgetTokens, step, dropsAny);
+    best = startOnGrid(turns, starts.length, n, sized, plan.budgetTokens, step, dropsAny);
   }
   if (turnTokens !== undefined)
-    best = earlierTurnsStart(plan, starts, step, turnTokens, best, turnTrigger);
+    best = earlierTurnsStart(plan, turns, step, turnTokens, best, turnTrigger);
   return best === null ? null : (ds[best]?.messageId ?? null);
+}
+
+/** What a window start is searched over: the decisions, where turns start, the pinned. */
+interface Turns {
+  readonly ds: readonly ConversationDecision[];
+  /** Indices of the user messages that start a turn, in order. */
+  readonly starts: readonly number[];
+  /** Indices of the pinned messages, in order. */
+  readonly pinned: readonly number[];
+}
+
+function turnsOf(ds: readonly ConversationDecision[]): Turns {
+  const starts: number[] = [];
+  const pinned: number[] = [];
+  for (let i = 0; i < ds.length; i++) {
+    if (isTurnStart(ds, i)) starts.push(i);
+    if ((ds[i] as ConversationDecision).reason === "pinned") pinned.push(i);
+  }
+  return { ds, starts, pinned };
 }
 
 /**
@@ -86,33 +116,35 @@ export function gridWindowStart(
  */
 function earlierTurnsStart(
   plan: ConversationPlan,
-  starts: readonly number[],
+  turns: Turns,
   step: number,
   turnTokens: (ask: number) => TurnSizes,
   found: number | null,
   turnTrigger: number | undefined,
 ): number | null {
-  const ds = plan.decisions;
-  const own = ownTokens(ds);
+  const { ds, starts } = turns;
+  const own = ownTokens(ds, turns.pinned);
   let best = found;
   for (let k = starts.length - 2; k >= 0; k--) {
     const at = starts[k] as number;
     if (best !== null && best >= at) break;
     const end = starts[k + 1] as number;
     const sizes = turnTokens(at);
-    let then: number | null;
+    let then: number | null = null;
     if (turnTrigger !== undefined && own(at, end, sizes.size) > turnTrigger) then = at;
-    else if (sizes.sumBefore(end) <= plan.budgetTokens) then = null;
-    else {
-      const prefix = starts.slice(0, k + 1);
-      then = startOnGrid(ds, prefix, end, sizes.size, never, plan.budgetTokens, step, null);
+    else if (
+      (sizes.sumBeforeAtMost ?? sizes.sumBefore)(end) > plan.budgetTokens &&
+      sizes.sumBefore(end) > plan.budgetTokens
+    ) {
+      const sized = { ...sizes, outBefore: none };
+      then = startOnGrid(turns, k + 1, end, sized, plan.budgetTokens, step, null);
     }
     if (then !== null && (best === null || then > best)) best = then;
   }
   return best;
 }
 
-const never = (): boolean => false;
+const none = (): number => 0;
 
 /**
  * Tokens of a turn's messages (from its ask to `end`) as given — before clearing or
@@ -122,16 +154,15 @@ const never = (): boolean => false;
  */
 function ownTokens(
   ds: readonly ConversationDecision[],
+  pinned: readonly number[],
 ): (ask: number, end: number, size: (i: number) => number) => number {
   const whole = [0];
-  const pinned: number[] = [];
   ds.forEach((d, i) => {
     let w = d.tokens;
     for (const t of d.transforms) {
       if (t.kind !== "stray_part_removed") w = Math.max(w, t.originalTokens);
     }
     whole.push((whole[i] as number) + (d.reason === "orphan_removed" ? 0 : w));
-    if (d.reason === "pinned") pinned.push(i);
   });
   return (ask, end, size) => {
     let own = (whole[end] as number) - (whole[ask] as number);
@@ -143,49 +174,65 @@ function ownTokens(
   };
 }
 
+/** What a window-start search reads of the messages' sizes. */
+interface Sized {
+  readonly size: (i: number) => number;
+  /** Tokens of the messages before `i` (by `size`). */
+  readonly sumBefore: (i: number) => number;
+  /** Tokens of the messages before `i` left out of every window. */
+  readonly outBefore: (i: number) => number;
+}
+
 /**
- * The grid start over the first `n` messages, sized by `size` (`out`: left out of every
- * window), in `budget`: an index, or null when everything fits (`dropsAny` false: the
- * plan dropped nothing; null: decided by the sizes) or no start fits.
+ * The grid start among the first `count` turn starts, over the first `n` messages, sized
+ * by `sized`, in `budget`: an index, or null when everything fits (`dropsAny` false: the
+ * plan dropped nothing; null: decided by the sizes) or no start fits. Found by bisection
+ * on sums, without a pass over the messages: a start's window — its messages to the end,
+ * and the pinned ones before it — only grows as the start moves back (a message it passes
+ * joins the window, or was already in it as pinned; one left out is never pinned), so the
+ * starts that fit are the newest ones; and the tokens before a start only grow as it
+ * moves forward.
  */
 function startOnGrid(
-  ds: readonly ConversationDecision[],
-  starts: readonly number[],
+  turns: Turns,
+  count: number,
   n: number,
-  size: (i: number) => number,
-  out: (i: number) => boolean,
+  sized: Sized,
   budget: number,
   step: number,
   dropsAny: boolean | null,
 ): number | null {
-  // after[i]: tokens from message i to the end.
-  const after = new Array<number>(n + 1).fill(0);
-  for (let i = n - 1; i >= 0; i--) after[i] = (after[i + 1] as number) + (out(i) ? 0 : size(i));
-  let pinned = 0;
-  let before = 0;
-  let oldest = -1;
-  let line = 0;
-  for (let k = 0, i = 0; k < starts.length; k++) {
+  const { starts } = turns;
+  const { size, sumBefore, outBefore } = sized;
+  const sent = sumBefore(n) - outBefore(n);
+  const fits = (k: number): boolean => {
     const s = starts[k] as number;
-    for (; i < s; i++) {
-      const d = ds[i] as ConversationDecision;
-      before += size(i);
-      if (d.reason === "pinned") pinned += size(i);
+    let window = sent - (sumBefore(s) - outBefore(s));
+    for (const i of turns.pinned) {
+      if (i >= s) break;
+      window += size(i);
     }
-    if (oldest < 0) {
-      if ((after[s] as number) + pinned > budget) continue;
-      if (
-        k === 0 &&
-        (dropsAny === false || (dropsAny === null && (after[0] as number) <= budget))
-      ) {
-        return null;
-      }
-      oldest = s;
-      line = Math.ceil(before / step) * step;
-    }
-    if (before >= line) return s;
+    return window <= budget;
+  };
+  const oldest = firstAtOrAfter(0, count, fits);
+  if (oldest === count) return null;
+  if (oldest === 0 && (dropsAny === false || (dropsAny === null && sent <= budget))) return null;
+  const first = starts[oldest] as number;
+  const line = Math.ceil(sumBefore(first) / step) * step;
+  const on = firstAtOrAfter(oldest, count, (k) => sumBefore(starts[k] as number) >= line);
+  return on === count ? first : (starts[on] as number);
+}
+
+/** The first k in [lo, hi) where `holds` (false before it, true from it on), or `hi`. */
+function firstAtOrAfter(lo: number, hi: number, holds: (k: number) => boolean): number {
+  let a = lo;
+  let b = hi;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    if (holds(mid)) b = mid;
+    else a = mid + 1;
   }
-  return oldest < 0 ? null : oldest;
+  return a;
 }
 
 /** Whether older rounds of the current turn (from `ask`) were cleared or dropped to fit it. */

@@ -31,12 +31,22 @@ export function firstSparedToolMessage(
 export function firstSparedAmong(tools: readonly number[], n: number, keep: number): number | null {
   if (keep === 0) return n;
   // Tool messages among the first n: the keep-th from the last starts the spared ones.
+  const lo = countBelow(tools, n);
+  return lo >= keep ? (tools[lo - keep] as number) : null;
+}
+
+/**
+ * How many of the ascending `xs` are below `end` (by bisection).
+ *
+ * @example countBelow([1, 2, 5], 3) // 2
+ */
+export function countBelow(xs: readonly number[], end: number): number {
   let lo = 0;
-  let hi = tools.length;
+  let hi = xs.length;
   while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((tools[mid] as number) < n) lo = mid + 1;
+    const mid = (lo + hi) >>> 1;
+    if ((xs[mid] as number) < end) lo = mid + 1;
     else hi = mid;
   }
-  return lo >= keep ? (tools[lo - keep] as number) : null;
+  return lo;
 }

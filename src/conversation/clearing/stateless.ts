@@ -20,7 +20,7 @@ import {
   gridChoice,
   settledIndex,
 } from "./grid.js";
-import { firstSparedToolMessage } from "./spare.js";
+import { countBelow, firstSparedToolMessage } from "./spare.js";
 
 /** The kept messages' tokens with every truncated result counted whole. */
 function uncutTokens(plan: ConversationPlan): number {
@@ -69,6 +69,12 @@ export interface TurnSizes {
   readonly size: (i: number) => number;
   /** The sum of {@link TurnSizes.size} over the messages before `end`. */
   readonly sumBefore: (end: number) => number;
+  /**
+   * A number never below `sumBefore(end)`, found without working out the turn's own
+   * clearing (the sizes as first planned: clearing only takes tokens away); absent when
+   * `sumBefore` costs no more.
+   */
+  readonly sumBeforeAtMost?: (end: number) => number;
 }
 
 /**
@@ -224,22 +230,37 @@ function mayBatch(
  * earlier turns cost little.
  */
 function openingSizes(basis: GridBasis, o: GridClearingOptions, ask: number): TurnSizes {
-  // The conversation up to the ask is its turn's first request: the ask is its current turn.
-  const settled = settledIndex(basis, ask + 1, ask, o.keepRecent);
-  const opening = gridChoice(basis, ask + 1, settled, o);
-  const ids = new Set<number>();
-  for (const x of opening?.items ?? []) ids.add(x.index);
-  const { before, cleared } = basis;
+  // The turn's clearing is worked out on first use: a caller walking many earlier turns
+  // settles most of them on `sumBeforeAtMost` alone. `saved[j]`: what its first j cleared
+  // results (in order) free, so a sum is a bisection, not a walk over them.
+  let chosen: { at: Set<number>; order: number[]; saved: number[] } | null = null;
+  const cleared = (): { at: Set<number>; order: number[]; saved: number[] } => {
+    if (chosen === null) {
+      // The conversation up to the ask is its turn's first request: the ask is its current turn.
+      const settled = settledIndex(basis, ask + 1, ask, o.keepRecent);
+      const opening = gridChoice(basis, ask + 1, settled, o);
+      const at = new Set<number>();
+      for (const x of opening?.items ?? []) at.add(x.index);
+      const order = [...at].sort((x, y) => x - y);
+      const saved = [0];
+      for (const i of order) saved.push((saved.at(-1) as number) + plainSize(i) - clearedSize(i));
+      chosen = { at, order, saved };
+    }
+    return chosen;
+  };
+  const { before } = basis;
   const plainSize = (i: number): number => (before[i + 1] as number) - (before[i] as number);
-  const size = (i: number): number =>
-    ids.has(i) ? sent(cleared[i] as ConversationDecision) : plainSize(i);
+  const clearedSize = (i: number): number => sent(basis.cleared[i] as ConversationDecision);
+  const size = (i: number): number => (cleared().at.has(i) ? clearedSize(i) : plainSize(i));
+  const atMost = (end: number): number => before[Math.min(end, before.length - 1)] as number;
   return {
     size,
     sumBefore: (end) => {
-      let sum = before[Math.min(end, before.length - 1)] as number;
-      for (const i of ids) if (i < end) sum -= plainSize(i) - size(i);
-      return sum;
+      const { order, saved } = cleared();
+      return atMost(end) - (saved[countBelow(order, end)] as number);
     },
+    // A cleared item sends less than its plain size (basis items have a positive saving).
+    sumBeforeAtMost: atMost,
   };
 }
 
