@@ -12,6 +12,7 @@ import {
   checkAssembleInput,
 } from "../../assemble/index.js";
 import {
+  CLEARING_REACH_ROOMS,
   type ConversationDecision,
   type ConversationPlan,
   type ConversationPolicyInput,
@@ -44,7 +45,7 @@ import { nonBlankString } from "../../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../../tokens/index.js";
 import { type AgentDefaults, agentDefaults, agentSchemas, clockSource } from "./defaults.js";
 import { requestRefusal } from "./refusal.js";
-import { gridWindowStart, withPlanDigest, withWindowDigest } from "./window.js";
+import { givenTokens, gridWindowStart, withPlanDigest, withWindowDigest } from "./window.js";
 
 const count = z.number().int().min(0);
 
@@ -294,8 +295,8 @@ function planWindowWith(
   if ((input.policy?.anchor ?? null) !== null) {
     // The caller holds the window: it is planned in the room less the digest on every
     // request, so the anchor and the clearing boundary it passes back hold as before.
-    if (digest === 0) return plan(input.messages, budgetTokens, input.policy);
-    const held = plan(input.messages, budgetTokens - digest, input.policy);
+    const held = heldPlan(input.messages, budgetTokens - digest, input.policy, plan);
+    if (digest === 0) return held;
     return withPlanDigest(input.messages, held, reach, counter, digest, budgetTokens);
   }
   if (step === undefined || step === null) return plan(input.messages, budgetTokens, input.policy);
@@ -321,6 +322,29 @@ function planWindowWith(
       ? input.messages
       : withWindowDigest(input.messages, first, anchor, reach, counter, digest);
   return plan(messages, budgetTokens, { ...policy, anchor, anchorFrom: "window_grid" });
+}
+
+/**
+ * The plan under the caller's anchor in `room`. Past {@link CLEARING_REACH_ROOMS} rooms
+ * of history (tokens as given), clearing under pressure waits for the whole room
+ * (`clearTrigger` 1): as without an anchor, where clearing takes no step past that reach
+ * and the window moves only when it no longer fits. A step there moves the window anyway,
+ * so one taken at the trigger's share of the room only breaks the cache sooner and more
+ * often: measured on the long task with nudges at 200k (agent-long), seeds 1–8, …
+ */
+function heldPlan(
+  messages: readonly MessageInput[],
+  room: number,
+  policy: ConversationPolicyInput | undefined,
+  plan: (m: readonly MessageInput[], b: number, p?: ConversationPolicyInput) => ConversationPlan,
+): ConversationPlan {
+  const held = plan(messages, room, policy);
+  const trigger = policy?.clearTrigger ?? null;
+  if (trigger === null || trigger >= 1) return held;
+  let given = 0;
+  for (const d of held.decisions) given += givenTokens(d);
+  if (given <= CLEARING_REACH_ROOMS * room) return held;
+  return plan(messages, room, { ...policy, clearTrigger: 1 });
 }
 
 /**

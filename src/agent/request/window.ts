@@ -129,11 +129,7 @@ function ownTokens(
   const whole = [0];
   const pinned: number[] = [];
   ds.forEach((d, i) => {
-    let w = d.tokens;
-    for (const t of d.transforms) {
-      if (t.kind !== "stray_part_removed") w = Math.max(w, t.originalTokens);
-    }
-    whole.push((whole[i] as number) + (d.reason === "orphan_removed" ? 0 : w));
+    whole.push((whole[i] as number) + givenTokens(d));
     if (d.reason === "pinned") pinned.push(i);
   });
   return (ask, end, size) => {
@@ -144,6 +140,21 @@ function ownTokens(
     }
     return own;
   };
+}
+
+/**
+ * A message's tokens as given: before clearing or truncation (stray parts removed stay
+ * out), 0 for an orphan the planner removed (it is never sent).
+ *
+ * @example givenTokens(plan.decisions[3]) // 18_204 for a result cleared to a 40-token notice
+ */
+export function givenTokens(d: ConversationDecision): number {
+  if (d.reason === "orphan_removed") return 0;
+  let w = d.tokens;
+  for (const t of d.transforms) {
+    if (t.kind !== "stray_part_removed") w = Math.max(w, t.originalTokens);
+  }
+  return w;
 }
 
 /**
