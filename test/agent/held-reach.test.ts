@@ -1,17 +1,14 @@
 /**
  * The window under the caller's anchor past the clearing reach (docs/conversation.md "the
  * agent loop with defaults"): once the history, as given, counts more than
- * `CLEARING_REACH_ROOMS` rooms, clearing under pressure waits for the whole room — the
- * held window holds while it fits, as the stateless window does past that reach.
+ * `HELD_REACH_ROOMS` rooms (twice the clearing reach), clearing under pressure waits for
+ * the whole room — the held window holds while it fits, as the stateless window does past
+ * its reach.
  */
 import { describe, expect, it } from "vitest";
 import { planRequest } from "../../src/agent/index.js";
-import {
-  CLEARING_REACH_ROOMS,
-  type MessageInput,
-  oneCallPlanner,
-  sent,
-} from "../../src/conversation/index.js";
+import { HELD_REACH_ROOMS } from "../../src/agent/request/window.js";
+import { type MessageInput, oneCallPlanner, sent } from "../../src/conversation/index.js";
 import { MODEL, stableSystem } from "../assemble/wire-fixtures.js";
 import { calls, lengthCounter, results, user } from "../conversation/helpers.js";
 
@@ -86,12 +83,12 @@ describe("a window held by the caller's anchor", () => {
   // The window from u2 is past the trigger (80 % of the room) and fits the room, and the
   // first turn is small enough that the history fits the reach.
   const room = small.before + small.from;
-  const big = split(task(CLEARING_REACH_ROOMS * room), "u2");
+  const big = split(task(HELD_REACH_ROOMS * room), "u2");
 
   it("the sizes are what the test needs", () => {
     expect(small.from).toBeGreaterThan(0.8 * room);
     expect(big.from).toBe(small.from);
-    expect(big.before + big.from).toBeGreaterThan(CLEARING_REACH_ROOMS * room);
+    expect(big.before + big.from).toBeGreaterThan(HELD_REACH_ROOMS * room);
   });
 
   it("takes a clearing step at the trigger while the history fits the reach", () => {
@@ -100,13 +97,13 @@ describe("a window held by the caller's anchor", () => {
   });
 
   it("holds while it fits once the history is past the reach: no step before the room is full", () => {
-    const p = request(task(CLEARING_REACH_ROOMS * room), room);
+    const p = request(task(HELD_REACH_ROOMS * room), room);
     expect(p.firstKeptId).toBe("u2");
     expect(cleared(p)).toBe(0);
     expect(p.usedTokens).toBe(big.from);
     // The same plan as the planner's under the anchor with the trigger at the whole room.
     const whole = oneCallPlanner().plan({
-      messages: task(CLEARING_REACH_ROOMS * room),
+      messages: task(HELD_REACH_ROOMS * room),
       budgetTokens: room,
       tokenizer: counter,
       policy: { ...policy, clearTrigger: 1 },
@@ -115,7 +112,7 @@ describe("a window held by the caller's anchor", () => {
   });
 
   it("still moves once the window no longer fits the room", () => {
-    const p = request(task(CLEARING_REACH_ROOMS * room), big.from - 1);
+    const p = request(task(HELD_REACH_ROOMS * room), big.from - 1);
     expect(cleared(p) > 0 || p.firstKeptId !== "u2").toBe(true);
   });
 });

@@ -12,7 +12,6 @@ import {
   checkAssembleInput,
 } from "../../assemble/index.js";
 import {
-  CLEARING_REACH_ROOMS,
   type ConversationDecision,
   type ConversationPlan,
   type ConversationPolicyInput,
@@ -45,7 +44,7 @@ import { nonBlankString } from "../../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../../tokens/index.js";
 import { type AgentDefaults, agentDefaults, agentSchemas, clockSource } from "./defaults.js";
 import { requestRefusal } from "./refusal.js";
-import { givenTokens, gridWindowStart, withPlanDigest, withWindowDigest } from "./window.js";
+import { gridWindowStart, heldPlan, withPlanDigest, withWindowDigest } from "./window.js";
 
 const count = z.number().int().min(0);
 
@@ -322,29 +321,6 @@ function planWindowWith(
       ? input.messages
       : withWindowDigest(input.messages, first, anchor, reach, counter, digest);
   return plan(messages, budgetTokens, { ...policy, anchor, anchorFrom: "window_grid" });
-}
-
-/**
- * The plan under the caller's anchor in `room`. Past {@link CLEARING_REACH_ROOMS} rooms
- * of history (tokens as given), clearing under pressure waits for the whole room
- * (`clearTrigger` 1): as without an anchor, where clearing takes no step past that reach
- * and the window moves only when it no longer fits. A step there moves the window anyway,
- * so one taken at the trigger's share of the room only breaks the cache sooner and more
- * often: measured on the long task with nudges at 200k (agent-long), seeds 1–8, …
- */
-function heldPlan(
-  messages: readonly MessageInput[],
-  room: number,
-  policy: ConversationPolicyInput | undefined,
-  plan: (m: readonly MessageInput[], b: number, p?: ConversationPolicyInput) => ConversationPlan,
-): ConversationPlan {
-  const held = plan(messages, room, policy);
-  const trigger = policy?.clearTrigger ?? null;
-  if (trigger === null || trigger >= 1) return held;
-  let given = 0;
-  for (const d of held.decisions) given += givenTokens(d);
-  if (given <= CLEARING_REACH_ROOMS * room) return held;
-  return plan(messages, room, { ...policy, clearTrigger: 1 });
 }
 
 /**
