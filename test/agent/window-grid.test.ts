@@ -1,8 +1,9 @@
 /**
  * The grid rule of the stateless window start (`gridWindowStart`, docs/conversation.md
- * "the agent loop with defaults"): the start is the oldest start on the grid — a user
- * message that is the first at or after a grid line — whose window fits. It holds while it
- * fits, even once the oldest fitting start has passed the grid line before it.
+ * "the agent loop with defaults"): a start on the grid (the first user message at or after
+ * a grid line) whose user message before is off the grid is held while its window fits,
+ * even once the oldest fitting start has reached it; where user messages are on the grid
+ * one after another, the start stays a grid line ahead of the oldest fitting start.
  */
 import { describe, expect, it } from "vitest";
 import { gridWindowStart } from "../../src/agent/index.js";
@@ -13,7 +14,9 @@ const counter = lengthCounter();
 // u1 and each answer are long, the later asks short: the grid lines fall inside the answers.
 const messages: MessageInput[] = [
   user("u1", "a".repeat(600)),
-  say("a1", "b".repeat(600)),
+  say("a1", "b".repeat(300)),
+  user("u1b", "z".repeat(100)),
+  say("a1b", "y".repeat(300)),
   user("u2", "c".repeat(100)),
   say("a2", "d".repeat(600)),
   user("u3", "e".repeat(100)),
@@ -47,6 +50,7 @@ describe("gridWindowStart", () => {
   const step = u2.before - 10;
 
   it("the grid lines fall where the test needs them", () => {
+    expect(around("u1b").before).toBeLessThan(step);
     expect(u3.before).toBeLessThan(2 * step);
     expect(around("u4").before).toBeGreaterThanOrEqual(2 * step);
   });
@@ -61,6 +65,16 @@ describe("gridWindowStart", () => {
     // The oldest fitting start is u3, not on the grid: the next start on it is u4.
     expect(gridWindowStart(planIn(u2.after - 1), step)).toBe("u4");
     expect(gridWindowStart(planIn(u3.after), step)).toBe("u4");
+  });
+
+  it("keeps a grid line ahead where the user message before the oldest fitting start is on the grid too", () => {
+    // With a step of half the one above, u1b is on the grid too: u2 is not held, the start
+    // is the first user message past the next line (room to grow, not a window kept full).
+    const half = Math.floor(step / 2);
+    expect(around("u1b").before).toBeGreaterThanOrEqual(half);
+    const line = Math.ceil(u2.before / half) * half;
+    const want = ["u3", "u4", "u5"].find((id) => around(id).before >= line);
+    expect(gridWindowStart(planIn(u2.after), half)).toBe(want);
   });
 
   it("starts nowhere while everything fits", () => {
