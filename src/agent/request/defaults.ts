@@ -68,8 +68,9 @@ export interface AgentDefaults {
   /**
    * Grid of the stateless window start (tokens of history from the conversation's first
    * message): without an anchor from the caller, the window starts at the first user
-   * message past the first grid line at or after the oldest start that fits, so requests
-   * over a growing conversation share a start until it must move.
+   * message past the first grid line at or after the oldest start that fits (or at that
+   * start, when it is a held start on the grid: `gridWindowStart`), so requests over a
+   * growing conversation share a start until it must move.
    */
   windowStepTokens: number;
   /**

@@ -44,7 +44,7 @@ import { nonBlankString } from "../../text/index.js";
 import { resolveTokenCounter, type TokenCounter, tokenizerForModel } from "../../tokens/index.js";
 import { type AgentDefaults, agentDefaults, agentSchemas, clockSource } from "./defaults.js";
 import { requestRefusal } from "./refusal.js";
-import { gridWindowStart, withPlanDigest, withWindowDigest } from "./window.js";
+import { gridWindowStart, heldPlan, withPlanDigest, withWindowDigest } from "./window.js";
 
 const count = z.number().int().min(0);
 
@@ -294,8 +294,8 @@ function planWindowWith(
   if ((input.policy?.anchor ?? null) !== null) {
     // The caller holds the window: it is planned in the room less the digest on every
     // request, so the anchor and the clearing boundary it passes back hold as before.
-    if (digest === 0) return plan(input.messages, budgetTokens, input.policy);
-    const held = plan(input.messages, budgetTokens - digest, input.policy);
+    const held = heldPlan(input.messages, budgetTokens - digest, input.policy, plan);
+    if (digest === 0) return held;
     return withPlanDigest(input.messages, held, reach, counter, digest, budgetTokens);
   }
   if (step === undefined || step === null) return plan(input.messages, budgetTokens, input.policy);
