@@ -5,7 +5,6 @@
  * caller carrying an anchor from one request to the next.
  */
 import {
-  CLEARING_REACH_ROOMS,
   type ConversationDecision,
   type ConversationPlan,
   type ConversationPolicyInput,
@@ -396,14 +395,14 @@ export function withPlanDigest(
 
 /**
  * History, in rooms, past which a window held by the caller's anchor takes no clearing
- * step before the room is full ({@link heldPlan}): twice {@link CLEARING_REACH_ROOMS}.
+ * step before the room is full ({@link heldPlan}).
  * Held clearing has no batches, so early on its steps at the trigger are what keeps a
  * short task cheap; later each step moves the window anyway. Measured on the long task
  * with nudges at 200k (agent-long), stateful: 2 rooms read 92.2 % from the cache on seed
  * 14 (109 rounds) for 0.86× the server-side clearing cost, 1 room 92.9 % for 0.97×; no
  * reach, 89.7 % on seed 2.
  */
-export const HELD_REACH_ROOMS = 2 * CLEARING_REACH_ROOMS;
+export const HELD_REACH_ROOMS = 2;
 
 /**
  * The plan under the caller's anchor in `room`. Past {@link HELD_REACH_ROOMS} rooms of
