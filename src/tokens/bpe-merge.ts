@@ -33,12 +33,17 @@ export class BpeMerger {
   private readonly byteRank: Int32Array;
   private readonly offset: Int32Array;
   private readonly length: Int32Array;
-  private bytes = new Uint8Array(256);
+  // The scratch buffers and the join table below are replaced when they grow. They are
+  // declared here and assigned in the constructor (two stores: V8 then tracks them as
+  // mutable from the start): a field V8 still takes for constant when the first count of
+  // a process grows it invalidates the optimized code that read it ("field constness"
+  // dependency), and compiling merge and join again cost that count tens of milliseconds.
+  private bytes: Uint8Array;
   // Merge state, reused: parts as a linked list by start byte, each part's pair rank.
-  private next = new Int32Array(256);
-  private prev = new Int32Array(256);
-  private partRank = new Int32Array(256);
-  private pairRank = new Int32Array(256);
+  private next: Int32Array;
+  private prev: Int32Array;
+  private partRank: Int32Array;
+  private pairRank: Int32Array;
   /**
    * The rank of token a's bytes followed by token b's, by (a, b): a merge step asks the
    * same few pairs again and again (every CJK character is three bytes merged the same
@@ -46,11 +51,11 @@ export class BpeMerger {
    * entry is a fact about the vocabulary, not the text (which pairs get asked does depend
    * on the text, hence the bound, see remember), so one per process is right.
    */
-  private joins = new Int32Array(3 * 4096).fill(-1);
+  private joins: Int32Array;
   private joinCount = 0;
-  private joinBuf = new Uint8Array(256);
-  private heapRank = new Int32Array(256);
-  private heapPos = new Int32Array(256);
+  private joinBuf: Uint8Array;
+  private heapRank: Int32Array;
+  private heapPos: Int32Array;
   private heapSize = 0;
 
   constructor(ranks: RankTable) {
@@ -60,6 +65,15 @@ export class BpeMerger {
     this.byteRank = ranks.byteRank;
     this.offset = ranks.offset;
     this.length = ranks.length;
+    this.bytes = new Uint8Array(256);
+    this.next = new Int32Array(256);
+    this.prev = new Int32Array(256);
+    this.partRank = new Int32Array(256);
+    this.pairRank = new Int32Array(256);
+    this.joins = new Int32Array(3 * 4096).fill(-1);
+    this.joinBuf = new Uint8Array(256);
+    this.heapRank = new Int32Array(256);
+    this.heapPos = new Int32Array(256);
   }
 
   /** Tokens of text[start, end): one when the piece is a token, else merged. */
