@@ -217,11 +217,8 @@ class MemoryPlanner implements ConversationPlanner {
    */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the shapes alive
   static readonly #shapes = keepShapes((withinWindow) => new MemoryPlanner(false, withinWindow));
-  // A one-call planner (`remember` false) keeps no weak maps: it dies with its request.
-  // The validated messages are kept in a plain map when it may plan more than once
-  // (planRequest plans the window with several clearing settings, each a new session:
-  // without it, each validated every message again); a stateless one plans once.
-  private readonly parsed: WeakMap<object, Message> | Map<object, Message> | null;
+  // A one-call planner (`remember` false) keeps no weak maps: nothing could hit them.
+  private readonly parsed: WeakMap<object, Message> | null;
   private readonly counters = new Map<string, TokenCounter>();
   private priced: TransformSettings | null = null;
   private prices: WeakMap<Message, MessagePrice> | null;
@@ -232,7 +229,7 @@ class MemoryPlanner implements ConversationPlanner {
     /** Price only what a window can reach (PriceBook.updateWithin): one stateless plan. */
     private readonly withinWindow = false,
   ) {
-    this.parsed = remember ? new WeakMap() : withinWindow ? null : new Map();
+    this.parsed = remember ? new WeakMap() : null;
     this.prices = remember ? new WeakMap() : null;
   }
 
@@ -381,9 +378,9 @@ export function createConversationPlanner(): ConversationPlanner {
 }
 
 /**
- * A planner without weak maps, for a few plans of one request (`planRequest`: the window
- * under each clearing setting, then the window opened by its digest, which reuses the
- * first plan's layout and prices); the messages it validated are kept for its later plans.
+ * A planner without object memos, for one call (`planConversation`) or for a few plans of
+ * one request (`planRequest`: the window, then the window opened by its digest, which
+ * reuses the first plan's layout and prices).
  */
 export function oneCallPlanner(): ConversationPlanner {
   return new MemoryPlanner(false);
