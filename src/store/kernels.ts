@@ -2,7 +2,7 @@
  * The integer loops of the candidate index (scope-index.ts) as a small WebAssembly
  * module: the Hamming distance of every sign code to the query's (`i64.popcnt`, one
  * instruction per 64 bits), the rows within a distance, asymmetric scores of chosen sign
- * codes against the query's bit planes (SIMD: `i8x16.popcnt`, 128 bits of a code a read), and int8 dot products of chosen codes against the
+ * codes against the query's bit planes, and int8 dot products of chosen codes against the
  * query (SIMD: `i32x4.dot_i16x8_s`, sixteen codes per 128-bit read). The same loops in
  * JavaScript took most of a search of 100,000 vectors (docs/sources.md "Recall by
  * meaning"). Integer work only: the results are exact and the same on every platform
@@ -16,13 +16,10 @@
  *                u16[out + 2r] = d; i32[hist + 4d] += 1
  *   select(dist, n, cut, out) → m            ;; the rows r with u16[dist + 2r] ≤ cut
  *     in order into i32[out + 4·0..m)
- *   asym(codes, words, slots, count, planes, nplanes, out)   ;; nplanes ≤ 12
- *     a plane is S = 16·⌈words / 2⌉ bytes (the words, zero padded); plane k at
- *     planes + S·k, then a mask plane at planes + S·nplanes (ones over the words)
- *     for c < count: code = the code of row i32[slots + 4c], read as S bytes (the bytes
- *                    past its words, if any, are masked out by the planes' padding)
- *       i32[out + 8c] = Σ_k 2^k · Σ_j popcnt(code_j & plane_k,j)
- *       i32[out + 8c + 4] = Σ_j popcnt(code_j & mask_j)
+ *   asym(codes, words, slots, count, planes, nplanes, out)
+ *     for c < count: code = the code of row i32[slots + 4c]
+ *       i32[out + 8c] = Σ_k 2^k · Σ_j popcnt(code_j & i64[planes + 8(k·words + j)])
+ *       i32[out + 8c + 4] = Σ_j popcnt(code_j)
  *   dot8(codes, span, slots, count, q16, out) ;; span: a multiple of 16
  *     for c < count: i32[out + 4c] = Σ_i i8[codes + span · i32[slots + 4c] + i] · i16[q16 + 2i]
  *
@@ -71,11 +68,9 @@ const VOID = 0x40;
 const [GET, SET] = [0x20, 0x21];
 const [I32_LOAD, I64_LOAD, I32_LOAD16_U, I32_STORE, I32_STORE16] = [0x28, 0x29, 0x2f, 0x36, 0x3b];
 const [I32_CONST, I64_CONST] = [0x41, 0x42];
-const [I32_LE_U, I32_GE_U, I32_ADD, I32_MUL, I32_SHL, I32_SHR_U] = [
-  0x4d, 0x4f, 0x6a, 0x6c, 0x74, 0x76,
-];
-const [I64_POPCNT, I64_ADD, I64_XOR] = [0x7b, 0x7c, 0x85];
-const I32_WRAP_I64 = 0xa7;
+const [I32_LE_U, I32_GE_U, I32_ADD, I32_MUL, I32_SHL] = [0x4d, 0x4f, 0x6a, 0x6c, 0x74];
+const [I64_POPCNT, I64_ADD, I64_AND, I64_XOR, I64_SHL] = [0x7b, 0x7c, 0x83, 0x85, 0x86];
+const [I32_WRAP_I64, I64_EXTEND_I32_U] = [0xa7, 0xad];
 const simd = (op: number): number[] => [0xfd, ...leb(op)];
 const V128_LOAD = simd(0x00);
 const V128_CONST = simd(0x0c);
@@ -84,12 +79,6 @@ const I16X8_EXTEND_LOW_I8X16_S = simd(0x87);
 const I16X8_EXTEND_HIGH_I8X16_S = simd(0x88);
 const I32X4_ADD = simd(0xae);
 const I32X4_DOT_I16X8_S = simd(0xba);
-const V128_AND = simd(0x4e);
-const I8X16_POPCNT = simd(0x62);
-const I16X8_EXTADD_PAIRWISE_I8X16_U = simd(0x7d);
-const I32X4_EXTADD_PAIRWISE_I16X8_U = simd(0x7f);
-const I16X8_SHL = simd(0x8b);
-const I16X8_ADD = simd(0x8e);
 
 const get = (i: number): number[] => [GET, i];
 const set = (i: number): number[] => [SET, i];
@@ -295,77 +284,64 @@ function dotBody(): number[] {
 }
 
 /**
- * asym's parameters (codes, words, slots, count, planes, nplanes, out) and locals (c, j,
- * k, base, pk, stride; x, acc, t, p of v128): per slot, sixteen bytes of its code at a time,
- * t += Σ_k popcnt(x & plane_k) << k and p += popcnt(x & mask) (`i8x16.popcnt`).
+ * asym's parameters (codes, words, slots, count, planes, nplanes, out) and locals (c, j, k,
+ * base; x, t, p of i64): per slot, t = Σ_k 2^k · popcnt(code & plane_k), p = popcnt(code).
  */
 const A = {
   ...{ codes: 0, words: 1, slots: 2, count: 3, planes: 4, nplanes: 5, out: 6 },
-  ...{ c: 7, j: 8, k: 9, base: 10, pk: 11, stride: 12, x: 13, acc: 14, t: 15, p: 16 },
+  ...{ c: 7, j: 8, k: 9, base: 10, x: 11, t: 12, p: 13 },
 };
 
-/** `popcnt(x & v128[local addr])` as sixteen byte counts, then summed by pairs (i16x8). */
-const maskedCounts = (addr: number): number[] => [
-  ...get(A.x),
-  ...get(addr),
-  ...V128_LOAD,
-  4,
-  0,
-  ...V128_AND,
-  ...I8X16_POPCNT,
-  ...I16X8_EXTADD_PAIRWISE_I8X16_U,
-];
-
-/** asym's loop over one code's 128-bit chunks (see {@link A}). */
-function asymChunk(): number[] {
-  // acc (i16 lanes) ≤ 16 · Σ_k 2^k < 2^16 for nplanes ≤ 12; widened to i32 per chunk.
+/** asym's inner loops over one code's words: p += popcnt(x); t += each plane's sum. */
+function asymWord(): number[] {
   const plane = [
-    ...get(A.acc),
-    ...maskedCounts(A.pk),
+    ...get(A.x),
+    ...get(A.planes),
     ...get(A.k),
-    ...I16X8_SHL,
-    ...I16X8_ADD,
-    ...set(A.acc),
-    ...get(A.pk),
-    ...get(A.stride),
+    ...get(A.words),
+    I32_MUL,
+    ...get(A.j),
     I32_ADD,
-    ...set(A.pk),
+    ...i32(3),
+    I32_SHL,
+    I32_ADD,
+    I64_LOAD,
+    3,
+    0,
+    I64_AND,
+    I64_POPCNT,
+    ...get(A.k),
+    I64_EXTEND_I32_U,
+    I64_SHL,
+    ...get(A.t),
+    I64_ADD,
+    ...set(A.t),
     ...addTo(A.k, 1),
   ];
-  return [
+  const word = [
     ...get(A.base),
     ...get(A.j),
+    ...i32(3),
+    I32_SHL,
     I32_ADD,
-    ...V128_LOAD,
-    4,
+    I64_LOAD,
+    3,
     0,
     ...set(A.x),
-    ...V128_CONST,
-    ...new Array<number>(16).fill(0),
-    ...set(A.acc),
-    ...get(A.planes),
-    ...get(A.j),
-    I32_ADD,
-    ...set(A.pk),
+    ...get(A.x),
+    I64_POPCNT,
+    ...get(A.p),
+    I64_ADD,
+    ...set(A.p),
     ...i32(0),
     ...set(A.k),
     ...until(A.k, A.nplanes, plane),
-    ...get(A.t),
-    ...get(A.acc),
-    ...I32X4_EXTADD_PAIRWISE_I16X8_U,
-    ...I32X4_ADD,
-    ...set(A.t),
-    // pk is now the mask plane's chunk.
-    ...get(A.p),
-    ...maskedCounts(A.pk),
-    ...I32X4_EXTADD_PAIRWISE_I16X8_U,
-    ...I32X4_ADD,
-    ...set(A.p),
-    ...addTo(A.j, 16),
+    ...addTo(A.j, 1),
   ];
+  return word;
 }
 
-/** asym's body (see {@link A} and the module comment). */
+/** asym's body (see {@link A}). */
 function asymBody(): number[] {
   const store = (offset: number, v: number): number[] => [
     ...get(A.out),
@@ -373,17 +349,12 @@ function asymBody(): number[] {
     ...i32(3),
     I32_SHL,
     I32_ADD,
-    ...[0, 1, 2, 3].flatMap((l) => [
-      ...get(v),
-      ...I32X4_EXTRACT_LANE,
-      l,
-      ...(l > 0 ? [I32_ADD] : []),
-    ]),
+    ...get(v),
+    I32_WRAP_I64,
     I32_STORE,
     2,
     offset,
   ];
-  const zero = [...V128_CONST, ...new Array<number>(16).fill(0)];
   const candidate = [
     ...get(A.codes),
     ...get(A.slots),
@@ -400,33 +371,24 @@ function asymBody(): number[] {
     I32_MUL,
     I32_ADD,
     ...set(A.base),
-    ...zero,
+    I64_CONST,
+    0,
     ...set(A.t),
-    ...zero,
+    I64_CONST,
+    0,
     ...set(A.p),
     ...i32(0),
     ...set(A.j),
-    ...until(A.j, A.stride, asymChunk()),
+    ...until(A.j, A.words, asymWord()),
     ...store(0, A.t),
     ...store(4, A.p),
     ...addTo(A.c, 1),
   ];
   const locals = vec([
-    [6, I32],
-    [4, V128],
+    [4, I32],
+    [3, I64],
   ]);
-  // stride: bytes of a plane, the code's words rounded up to whole 128-bit chunks.
-  const stride = [
-    ...get(A.words),
-    ...i32(1),
-    I32_ADD,
-    ...i32(1),
-    I32_SHR_U,
-    ...i32(4),
-    I32_SHL,
-    ...set(A.stride),
-  ];
-  return [...locals, ...stride, ...until(A.c, A.count, candidate), END];
+  return [...locals, ...until(A.c, A.count, candidate), END];
 }
 
 /** The module's bytes (see the module comment). */

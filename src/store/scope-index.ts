@@ -333,11 +333,8 @@ export class ScopeIndex {
     const D = this.dims;
     // Scratch after pass 1's: its slots, the query's bit planes, two sums per slot.
     const slotsAt = this.#pass1End();
-    const planesAt = slotsAt + Math.ceil(m / 4) * 16;
-    // A plane: the code's words rounded up to 128 bits (the kernel reads 16 bytes at a
-    // time), zero padded; the planes, then a mask plane (see kernels.ts `asym`).
-    const P = Math.ceil(W / 4) * 4;
-    const outAt = planesAt + (QUERY_BITS + 1) * P * 4;
+    const planesAt = slotsAt + Math.ceil(m / 2) * 8;
+    const outAt = planesAt + QUERY_BITS * W * 4;
     if (reserve(this.#hamming, outAt + m * 8)) this.#views();
     const buffer = this.#hamming.memory.buffer;
     const slots = new Int32Array(buffer, slotsAt, m);
@@ -350,14 +347,13 @@ export class ScopeIndex {
     }
     // qᵢ ≈ lo + step · uᵢ, uᵢ an unsigned integer of QUERY_BITS bits, bit k in plane k.
     const step = hi > lo ? (hi - lo) / (2 ** QUERY_BITS - 1) : 0;
-    const planes = new Uint32Array(buffer, planesAt, (QUERY_BITS + 1) * P);
+    const planes = new Uint32Array(buffer, planesAt, QUERY_BITS * W);
     planes.fill(0);
     for (let i = 0; i < D; i++) {
       const u = step === 0 ? 0 : Math.round((q[i]! - lo) / step);
       for (let k = 0; k < QUERY_BITS; k++)
-        if ((u >> k) & 1) planes[k * P + (i >> 5)]! |= 1 << (i & 31);
+        if ((u >> k) & 1) planes[k * W + (i >> 5)]! |= 1 << (i & 31);
     }
-    planes.fill(0xffffffff, QUERY_BITS * P, QUERY_BITS * P + W);
     this.#hamming.asym(0, W >> 1, slotsAt, m, planesAt, QUERY_BITS, outAt);
     const sums = new Int32Array(buffer, outAt, m * 2);
     const scores = new Float64Array(m);
