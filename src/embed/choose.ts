@@ -7,7 +7,8 @@
  *   (openai.ts); base URL and key from `PROMPTCTX_EMBEDDER_BASE_URL` /
  *   `PROMPTCTX_EMBEDDER_API_KEY`, else `OPENAI_BASE_URL` / `OPENAI_API_KEY`;
  * - `PROMPTCTX_EMBEDDER_THREADS` (`0` or `1`): threads besides the calling one that run the
- *   embedded encoder's kernels (default 1 on a machine with 2 or more cores);
+ *   embedded encoder's kernels (default 1 on a machine with 2 or more cores; `memory
+ *   recall`, which embeds one text, passes 0 when the variable is unset);
  * - `none`: no recall by meaning (full-text only).
  *
  * The environment is a parameter (never read here), so a choice is reproducible.

@@ -50,21 +50,27 @@ export type MemoryVerbStore =
  * workspace config's `memory.embedder`, else `PROMPTCTX_EMBEDDER`, else the embedded
  * encoder): SQLite with `sqlite-vec`, PostgreSQL with `pgvector` (without the extension a
  * PostgreSQL store recalls by words and its hints say so). `migrate`: do not refuse a
- * store recorded with another embedder (`memory reembed` migrates it).
+ * store recorded with another embedder (`memory reembed` migrates it). `oneText`: the verb
+ * embeds one text (a recall's query): the embedded encoder's kernels stay on the calling
+ * thread unless `PROMPTCTX_EMBEDDER_THREADS` says otherwise — handed to a second thread,
+ * each of a one-text run's small kernels waited for it (105–116 ms a call against 31–34 ms
+ * on one thread at load ~1.2, docs/sources.md "Recall by meaning").
  *
  * @example const store = await withMeaning(await openForWrite(flags), flags);
  */
 export async function withMeaning(
   store: OpenedStore,
   flags: EmbedderFlags,
-  options: { migrate?: boolean } = {},
+  options: { migrate?: boolean; oneText?: boolean } = {},
 ): Promise<MemoryVerbStore> {
   const { SqliteMemoryStore, hybridStore, openHybrid } = await import("../../store/index.js");
   const { chooseEmbedderSpec, createEmbedder } = await import("../../embed/index.js");
   try {
     const config = await configEmbedder(flags);
     const spec = chooseEmbedderSpec({ flag: flags.embedder, config, env: process.env });
-    const embedder = await createEmbedder(spec, process.env);
+    const oneThread = options.oneText === true && !process.env.PROMPTCTX_EMBEDDER_THREADS;
+    const env = oneThread ? { ...process.env, PROMPTCTX_EMBEDDER_THREADS: "0" } : process.env;
+    const embedder = await createEmbedder(spec, env);
     if (embedder === null) return store;
     if (store instanceof SqliteMemoryStore) return hybridStore(store, embedder, options);
     return await openHybrid(store, embedder, options);

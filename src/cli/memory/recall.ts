@@ -88,7 +88,7 @@ export async function runRecall(opts: RecallOpts): Promise<void> {
   const asOf = nowFlag(opts.now);
   const limit = numberFlag(opts.limit, "--limit", 1, 1000, true);
   const categories = listFlag(opts.categories);
-  const store = await withMeaning(await openExisting(opts), opts);
+  const store = await withMeaning(await openExisting(opts), opts, { oneText: true });
   try {
     const hits = await store.recall(opts.query, {
       userScope: opts.user,

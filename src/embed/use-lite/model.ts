@@ -281,8 +281,68 @@ export function planRuns(
 /** A loaded model: one run over token-id rows, their vectors in order. */
 export type RunModel = (rows: readonly (readonly number[])[]) => Promise<Float32Array[]>;
 
+/**
+ * The nodes right after the graph's two dynamic ops (Where), fed by {@link whereFeeds},
+ * and the constants those ops read.
+ */
+const ENCODER = "module_apply_default/Encoder_en/KonaTransformer";
+const CLIP_KEPT = `${ENCODER}/ClipToMaxLength/Reshape`;
+const MASK_COORDS = `${ENCODER}/Encode/TransformerStack/Layer_1/TransformerLayer/FFN/StoreMask/ToInt32`;
+const MASK_POSITIONS = `${ENCODER}/Encode/TransformerStack/Layer_0/AddTimingSignal/strided_slice_2`;
+const CLIP_LENGTH = `${ENCODER}/ClipToMaxLength/Less/y`;
+const PADDING = `${ENCODER}/Encode/SparseToDense/default_value`;
+
+/** The constants the graph's two Where ops read (see {@link whereFeeds}). */
+interface WhereConstants {
+  /** Pieces of a text the graph keeps (`ClipToMaxLength`: position < this). */
+  clipLength: number;
+  /** The dense ids' padding value (`StoreMask`: id > this is a piece). */
+  padding: number;
+}
+
+/**
+ * What the graph's two Where ops and the nodes right after them compute from a run's
+ * rows, computed here. Those ops make the graph dynamic: fed these, the rest runs through
+ * GraphModel's synchronous `execute` (its order compiled once) instead of `executeAsync`,
+ * whose node-by-node walk cost about as much as the kernels of a one-text run. The same
+ * kernels on the same inputs: the same vectors, bit for bit (test/embed/use-lite-runs).
+ *
+ * - `ClipToMaxLength/Where`, reshaped: positions k of the sparse entries whose piece
+ *   position is below `clipLength`;
+ * - `StoreMask/Where`, as int32: coordinates (row, position), row-major, of the dense id
+ *   matrix's entries above `padding` (kept entries with such an id: padding never is);
+ *   and its position column (`AddTimingSignal/strided_slice_2`).
+ */
+function whereFeeds(
+  tf: Tf,
+  rows: readonly (readonly number[])[],
+  c: WhereConstants,
+): NamedTensorMap {
+  const kept: number[] = [];
+  const coords: number[] = [];
+  const positions: number[] = [];
+  let k = 0;
+  rows.forEach((row, r) => {
+    row.forEach((id, j) => {
+      if (j < c.clipLength) {
+        kept.push(k);
+        if (id > c.padding) {
+          coords.push(r, j);
+          positions.push(j);
+        }
+      }
+      k++;
+    });
+  });
+  return {
+    [CLIP_KEPT]: tf.tensor1d(kept, "int32"),
+    [MASK_COORDS]: tf.tensor2d(coords, [positions.length, 2], "int32"),
+    [MASK_POSITIONS]: tf.tensor1d(positions, "int32"),
+  };
+}
+
 /** One model run: sparse token ids of non-empty texts in, unit vectors out. */
-function runWith(tf: Tf, model: GraphModel): RunModel {
+function runWith(tf: Tf, model: GraphModel, c: WhereConstants): RunModel {
   return async (rows) => {
     const indices: number[] = [];
     const values: number[] = [];
@@ -292,17 +352,24 @@ function runWith(tf: Tf, model: GraphModel): RunModel {
         values.push(id);
       });
     });
-    const inputs = {
+    const inputs: NamedTensorMap = {
       indices: tf.tensor2d(indices, [values.length, 2], "int32"),
       values: tf.tensor1d(values, "int32"),
+      ...whereFeeds(tf, rows, c),
     };
-    // The graph clips lengths with a dynamic op (Where): it runs asynchronously only.
-    const result = (await model.executeAsync(inputs)) as Tensor;
+    const result = model.execute(inputs) as Tensor;
     const out = (await result.data()) as Float32Array;
-    tf.dispose([inputs.indices, inputs.values, result]);
+    tf.dispose([...Object.values(inputs), result]);
     const d = USE_LITE_DIMENSIONS;
     return rows.map((_, r) => unitVector(out.subarray(r * d, (r + 1) * d)));
   };
+}
+
+/** A scalar weight of the graph, as a number. */
+function scalarOf(weights: NamedTensorMap, name: string): number {
+  const t = weights[name];
+  if (t === undefined || t.size !== 1) throw new Error(`the model has no scalar ${name}`);
+  return t.dataSync()[0]!;
 }
 
 /**
@@ -330,7 +397,8 @@ export async function loadModel(threads = 1): Promise<RunModel & { dispose(): vo
   // pinned, and every test that embeds loads through here).
   const model = new GraphModel({ load: async () => artifacts });
   (model as unknown as WeightMapLoad).loadWithWeightMap(artifacts, weights);
-  return Object.assign(runWith(tf, model), { dispose: () => model.dispose() });
+  const where = { clipLength: scalarOf(weights, CLIP_LENGTH), padding: scalarOf(weights, PADDING) };
+  return Object.assign(runWith(tf, model, where), { dispose: () => model.dispose() });
 }
 
 /**
