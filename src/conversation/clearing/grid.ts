@@ -266,8 +266,8 @@ export const CLEARING_REACH_ROOMS = 2;
  * past it, steps under pressure alone clear. Batches are for the window while it is still
  * filling: a session that never fills it does not reread its old results on every request
  * (agent-wide seed 10 at 200k, 191k tokens of history: 0.48× the hand-built cost with
- * batches over one room, 0.58× over half a room). Past it they cost more reads than they
- * save: a batch clears the oldest results not cleared yet, near the window's start, so it
+ * batches over one room, 0.58× over half a room). Past it they lower the share read from
+ * the cache: a batch clears the oldest results not cleared yet, near the window's start, so it
  * rewrites almost the whole window, and batches keep the window small (30–95k at 200k), so
  * each request's new results are a large share of what it sends — on the long task with a
  * nudge every 5 rounds at 200k (agent-long) the requests under batches read about 86 % from
