@@ -4,6 +4,7 @@
  * compaction of the dropped run. Imports errors, text, tokens and cache only.
  */
 export {
+  CLEARING_BATCH_REACH_ROOMS,
   CLEARING_REACH_ROOMS,
   type ClearingEngine,
   type GridClearing,

@@ -11,6 +11,7 @@ import {
   gridClearing,
   type MessageInput,
   planConversation,
+  sent,
 } from "../../src/conversation/index.js";
 import { getTokenCounter } from "../../src/tokens/index.js";
 import { MODEL, stableSystem } from "../assemble/wire-fixtures.js";
@@ -50,6 +51,8 @@ function clearing(
     triggerTokens?: number;
     stepTokens?: number;
     batchTokens?: number;
+    reachTokens?: number;
+    batchReachTokens?: number;
   },
   keep: { keepCallIds?: string[]; keepToolResults?: string[] } = {},
 ) {
@@ -126,9 +129,27 @@ describe("gridClearing", () => {
   });
 });
 
+/** Tokens of history through each tool message, as a plan of everything sends them. */
+function toolEnds(messages: MessageInput[]): Map<string, number> {
+  const ds = planConversation({
+    messages,
+    budgetTokens: 10_000_000,
+    tokenizer: lengthCounter(),
+  }).decisions;
+  const ends = new Map<string, number>();
+  let total = 0;
+  ds.forEach((d, i) => {
+    total += sent(d);
+    if (messages[i]?.role === "tool") ends.set(d.messageId, total);
+  });
+  return ends;
+}
+
 describe("gridClearing in batches (clearBatchTokens)", () => {
-  const ids = (messages: MessageInput[], o: { batchTokens: number; keepRecent: number }) =>
-    clearing(messages, { atLeastTokens: 1, triggerTokens: 1e9, ...o })?.clearedIds ?? [];
+  const ids = (
+    messages: MessageInput[],
+    o: { batchTokens: number; keepRecent: number; batchReachTokens?: number },
+  ) => clearing(messages, { atLeastTokens: 1, triggerTokens: 1e9, ...o })?.clearedIds ?? [];
 
   it("clears old results oldest first, in whole runs freeing at least batchTokens, under the trigger", () => {
     // Clearing frees each result's size less its notice and quoted line (~110 here).
@@ -148,6 +169,30 @@ describe("gridClearing in batches (clearBatchTokens)", () => {
     expect(ids(messages, { batchTokens: 1e6, keepRecent: 2 })).toEqual([]);
   });
 
+  it("takes batches over batchReachTokens of history only; past it steps clear, up to reachTokens", () => {
+    const messages = conversation([1500, 1500, 3000, 700, 700, 700, 300, 300]);
+    const end = (id: string) => toolEnds(messages).get(id) as number;
+    const batches = { batchTokens: 1100, keepRecent: 2 };
+    // Runs t0, t1, t2 (then t3 + t4) as above; a run ending past the reach is not taken.
+    expect(ids(messages, { ...batches, batchReachTokens: end("t2") })).toEqual(["t0", "t1", "t2"]);
+    expect(ids(messages, { ...batches, batchReachTokens: end("t2") - 1 })).toEqual(["t0", "t1"]);
+    // The batch reach never goes past the steps' reach.
+    const both = { ...batches, batchReachTokens: 1e9, reachTokens: end("t1") };
+    expect(
+      clearing(messages, { atLeastTokens: 1, triggerTokens: 1e9, ...both })?.clearedIds,
+    ).toEqual(["t0", "t1"]);
+    // Under pressure (trigger 0), steps go on past the batch reach, up to reachTokens: the
+    // batches take t0 and t1, the steps t2 and t3 (a line every 500 tokens: the first line
+    // past t3 is within the reach; t4 ends 700 tokens later and more, past it).
+    const pressed = clearing(messages, {
+      atLeastTokens: 1,
+      ...batches,
+      batchReachTokens: end("t1"),
+      reachTokens: end("t3") + 500,
+    });
+    expect(pressed?.clearedIds).toEqual(["t0", "t1", "t2", "t3"]);
+  });
+
   it("only adds runs as the conversation grows, oldest first, never the recent (property)", () => {
     fc.assert(
       fc.property(
@@ -155,11 +200,18 @@ describe("gridClearing in batches (clearBatchTokens)", () => {
         fc.array(fc.integer({ min: 300, max: 3000 }), { minLength: 2, maxLength: 14 }),
         fc.integer({ min: 100, max: 6000 }),
         fc.integer({ min: 0, max: 4 }),
-        (sizes, batchTokens, keepRecent) => {
+        fc.option(fc.integer({ min: 0, max: 40_000 }), { nil: undefined }),
+        (sizes, batchTokens, keepRecent, batchReachTokens) => {
           let prev: string[] = [];
           for (let n = 1; n <= sizes.length; n++) {
             const messages = conversation(sizes.slice(0, n));
-            const now = ids(messages, { batchTokens, keepRecent });
+            const reach = batchReachTokens === undefined ? {} : { batchReachTokens };
+            const now = ids(messages, { batchTokens, keepRecent, ...reach });
+            // Every result a batch takes ends within the batch reach.
+            const ends = toolEnds(messages);
+            for (const id of now) {
+              expect(ends.get(id) as number).toBeLessThanOrEqual(batchReachTokens ?? Infinity);
+            }
             // Oldest first: a prefix of the results, which only grows.
             const all = messages.filter((m) => m.role === "tool").map((m) => m.id);
             expect(now).toEqual(all.slice(0, now.length));

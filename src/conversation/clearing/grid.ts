@@ -30,6 +30,11 @@ export interface GridClearingOptions {
    */
   reachTokens?: number;
   /**
+   * Batches take only results ending within this many tokens of history (default:
+   * `reachTokens`): past it, steps alone clear, up to `reachTokens`.
+   */
+  batchReachTokens?: number;
+  /**
    * Old results are also cleared in batches, before any pressure: walking the settled
    * results in order, each run of them not cleared yet that frees at least this many
    * tokens is cleared at once (absent: no batches; see `clearBatchTokens`).
@@ -170,7 +175,9 @@ export function gridChoice(
   const upTo = Math.min(before[settled] as number, o.reachTokens ?? total);
   const lines = Math.floor(upTo / step);
   const chosen = new Set<Item>();
-  const batched = o.batchTokens === undefined ? 0 : takeBatches(items, upTo, o.batchTokens, chosen);
+  const batchUpTo = Math.min(upTo, o.batchReachTokens ?? upTo);
+  const batched =
+    o.batchTokens === undefined ? 0 : takeBatches(items, batchUpTo, o.batchTokens, chosen);
   // The results wholly before the current line and not cleared yet: each enters once, at
   // the first line it ends before, and leaves when a step clears it.
   const pool: Item[] = [];
@@ -242,17 +249,32 @@ function boundaryOf(basis: GridBasis, chosen: ReadonlySet<Item>, steps: number):
 }
 
 /**
- * History, in rooms (the budget the window is planned in), over which clearing steps and
- * batches are taken; past it what was cleared stays as it is and the window moves on its
- * grid. Clearing pays while it keeps the whole conversation in the window (one step per
- * grid line and no move); once the window must move anyway, a clearing step between two
- * moves is one more cache break, and batches keep the window small, so the new tool
- * results of each request are a large share of what it sends. Measured on the agent study
- * at 64k: with no limit, 0.64–0.90× the hand-built cost instead of 0.52–0.66×. On the long
- * task with a nudge every 5 rounds at 200k (agent-long), 2 rooms read 89.2 % from the
- * cache on seed 14 (109 rounds, most of them under batches) and 90.1 % on seed 2; 1 room
- * 91.8 and 90.9 %, but 1 room broke the wider sessions (agent-wide seed 13 at 200k: 0.55×
- * the hand-built cost and 90.9 % read, against 0.41× and 95.0 % with 2 rooms; targets
- * ≤ 0.5× and ≥ 93 %), so 2 it stays.
+ * History, in rooms (the budget the window is planned in), over which clearing steps are
+ * taken; past it what was cleared stays as it is and the window moves on its grid.
+ * Clearing pays while it keeps the whole conversation in the window (one step per grid
+ * line and no move); once the window must move anyway, a clearing step between two moves
+ * is one more cache break. Measured on the agent study at 64k: with no limit, 0.64–0.90×
+ * the hand-built cost instead of 0.52–0.66×. One room broke the wider sessions (agent-wide
+ * seed 13 at 200k: 0.55× the hand-built cost and 90.9 % read, against 0.41× and 95.0 %
+ * with 2 rooms; targets ≤ 0.5× and ≥ 93 %), so 2 it stays; batches have their own, shorter
+ * reach ({@link CLEARING_BATCH_REACH_ROOMS}).
  */
 export const CLEARING_REACH_ROOMS = 2;
+
+/**
+ * History, in rooms, over which batches are taken (at most {@link CLEARING_REACH_ROOMS});
+ * past it, steps under pressure alone clear. Batches are for the window while it is still
+ * filling: a session that never fills it does not reread its old results on every request
+ * (agent-wide seed 10 at 200k, 191k tokens of history: 0.48× the hand-built cost with
+ * batches over one room, 0.58× over half a room). Past it they lower the share read from
+ * the cache: a batch clears the oldest results not cleared yet, near the window's start, so it
+ * rewrites almost the whole window, and batches keep the window small (30–95k at 200k), so
+ * each request's new results are a large share of what it sends — on the long task with a
+ * nudge every 5 rounds at 200k (agent-long) the requests under batches read about 86 % from
+ * the cache, those of a window filling up to a step or a move 92 %. Measured there,
+ * stateless: batches over 2 rooms read 89.2 % on seed 14 (109 rounds), over 1 room 90.5 %
+ * (seeds 1–8: 90.2–91.6 %); agent-wide seed 13 at 200k stays at 0.42× and 95.0 %. The
+ * price: the agent study's session (about 1.4k tokens a request) costs 0.34× the
+ * hand-built loop at 200k instead of 0.29×, 0.66× at 64k instead of 0.58×.
+ */
+export const CLEARING_BATCH_REACH_ROOMS = 1;

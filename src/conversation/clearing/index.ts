@@ -11,6 +11,7 @@ import type { ConversationPolicyInput, MessageInput } from "../schema.js";
 import { type PlanOnce, type StatelessClearing, statelessClearing } from "./stateless.js";
 
 export {
+  CLEARING_BATCH_REACH_ROOMS,
   CLEARING_REACH_ROOMS,
   type GridClearing,
   type GridClearingOptions,

@@ -12,6 +12,7 @@ import {
   type MessageInput,
 } from "../schema.js";
 import {
+  CLEARING_BATCH_REACH_ROOMS,
   CLEARING_REACH_ROOMS,
   clearingOf,
   type GridBasis,
@@ -143,6 +144,7 @@ export function statelessClearing(
     keepRecent: p.keepRecentToolResults,
     triggerTokens: trigger,
     reachTokens: CLEARING_REACH_ROOMS * budget,
+    batchReachTokens: CLEARING_BATCH_REACH_ROOMS * budget,
     ...(batch === undefined ? {} : { batchTokens: batch }),
   };
   const basis = gridBasis(messages, first, all);
