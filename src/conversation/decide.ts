@@ -6,6 +6,7 @@
  * reason for the window and the pinned ids are the same. Decisions are frozen, since
  * successive plans share them.
  */
+import { countBelow } from "./clearing/spare.js";
 import { droppedRound } from "./clearing/turn.js";
 import type { MessagePrice, Priced } from "./price.js";
 import type { Message } from "./schema.js";
@@ -161,18 +162,6 @@ function firstChanged(c: Choice, prev: PlanRecord | null, rebuiltFrom: number): 
   }
   const moved = p.startUnit === c.startUnit ? rebuiltFrom : Math.min(p.startUnit, c.startUnit);
   return Math.min(rebuiltFrom, prev.currentStart, moved);
-}
-
-// How many of `at` (ascending) are below `limit`.
-function countBelow(at: readonly number[], limit: number): number {
-  let lo = 0;
-  let hi = at.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((at[mid] as number) < limit) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** The decisions and dropped ids, reusing `prev`'s up to the first unit that changed. */
