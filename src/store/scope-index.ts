@@ -122,6 +122,25 @@ function bestOf(scores: Float64Array | Float32Array, keep: number): number[] {
   return cutAt(bins, hist, keep);
 }
 
+/**
+ * The `asym` kernel's table: for code byte b (dimensions 8b..8b+7, bit k of the byte for
+ * dimension 8b + k) and each of its 256 values, Σ uᵢ over the set bits, uᵢ the query's
+ * step count `round((qᵢ − lo) / step)` (0 past the dimensions). At most 8 · 255: a u16.
+ */
+function byteSums(q: Float32Array, lo: number, step: number, table: Uint16Array): void {
+  const bytes = table.length >> 8;
+  const u = new Int32Array(bytes * 8);
+  if (step > 0) for (let i = 0; i < q.length; i++) u[i] = Math.round((q[i]! - lo) / step);
+  for (let b = 0; b < bytes; b++) {
+    const row = b << 8;
+    table[row] = 0;
+    for (let v = 1; v < 256; v++) {
+      const low = v & -v; // the lowest set bit (its dimension) plus the other bits' sum
+      table[row + v] = table[row + (v ^ low)]! + u[8 * b + 31 - Math.clz32(low)]!;
+    }
+  }
+}
+
 /** One large scope's vectors in compact codes (see the module comment). */
 export class ScopeIndex {
   readonly dims: number;
@@ -325,16 +344,18 @@ export class ScopeIndex {
   /**
    * Pass 1b: each of `slots` scored against the query (asymmetric: Σ qᵢ over the
    * dimensions where the code's bit is set, the query in {@link QUERY_BITS}-bit steps,
-   * summed by the `asym` kernel one bit plane at a time), the best `keep` kept (ties at
-   * the cut included), of pass 1's `m` slots. Runs right after pass 1, on its scratch.
+   * summed by the `asym` kernel a code byte at a time from a table of the query's sums
+   * over each byte's 256 values), the best `keep` kept (ties at the cut included), of
+   * pass 1's `m` slots. Runs right after pass 1, on its scratch.
    */
   #bestByQuery(q: Float32Array, m: number, keep: number): number[] {
     const W = this.#words;
     const D = this.dims;
-    // Scratch after pass 1's: its slots, the query's bit planes, two sums per slot.
+    // Scratch after pass 1's: its slots, the byte table (256 u16 a code byte), two sums
+    // per slot.
     const slotsAt = this.#pass1End();
-    const planesAt = slotsAt + Math.ceil(m / 2) * 8;
-    const outAt = planesAt + QUERY_BITS * W * 4;
+    const tableAt = slotsAt + Math.ceil(m / 2) * 8;
+    const outAt = tableAt + W * 4 * 256 * 2;
     if (reserve(this.#hamming, outAt + m * 8)) this.#views();
     const buffer = this.#hamming.memory.buffer;
     const slots = new Int32Array(buffer, slotsAt, m);
@@ -345,16 +366,10 @@ export class ScopeIndex {
       lo = Math.min(lo, q[i]!);
       hi = Math.max(hi, q[i]!);
     }
-    // qᵢ ≈ lo + step · uᵢ, uᵢ an unsigned integer of QUERY_BITS bits, bit k in plane k.
+    // qᵢ ≈ lo + step · uᵢ, uᵢ an unsigned integer of QUERY_BITS bits.
     const step = hi > lo ? (hi - lo) / (2 ** QUERY_BITS - 1) : 0;
-    const planes = new Uint32Array(buffer, planesAt, QUERY_BITS * W);
-    planes.fill(0);
-    for (let i = 0; i < D; i++) {
-      const u = step === 0 ? 0 : Math.round((q[i]! - lo) / step);
-      for (let k = 0; k < QUERY_BITS; k++)
-        if ((u >> k) & 1) planes[k * W + (i >> 5)]! |= 1 << (i & 31);
-    }
-    this.#hamming.asym(0, W >> 1, slotsAt, m, planesAt, QUERY_BITS, outAt);
+    byteSums(q, lo, step, new Uint16Array(buffer, tableAt, W * 4 * 256));
+    this.#hamming.asym(0, W >> 1, slotsAt, m, tableAt, outAt);
     const sums = new Int32Array(buffer, outAt, m * 2);
     const scores = new Float64Array(m);
     for (let c = 0; c < m; c++) scores[c] = lo * sums[2 * c + 1]! + step * sums[2 * c]!;
