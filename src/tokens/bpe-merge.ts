@@ -9,6 +9,14 @@ import { FNV_OFFSET, FNV_PRIME, findRank, type RankTable } from "./bpe-ranks.js"
 /** Joins remembered before the cache starts over (about 50 MB of table at most). */
 const MAX_JOINS = 1 << 21;
 
+/**
+ * Slots of a new join table. Small on purpose: it doubles during a process's first few
+ * merges, while `remember` still runs unoptimized, so its growth has type feedback when
+ * `join` is optimized; starting larger, the first doubling came after and deoptimized
+ * `join` ("insufficient type feedback"), which was then compiled again.
+ */
+const JOIN_START_SLOTS = 64;
+
 /** Slot of the pair (a, b) in a join table with `mask + 1` slots. */
 function joinSlot(a: number, b: number, mask: number): number {
   return (Math.imul(a, 0x9e3779b1) ^ b) & mask;
@@ -70,7 +78,7 @@ export class BpeMerger {
     this.prev = new Int32Array(256);
     this.partRank = new Int32Array(256);
     this.pairRank = new Int32Array(256);
-    this.joins = new Int32Array(3 * 4096).fill(-1);
+    this.joins = new Int32Array(3 * JOIN_START_SLOTS).fill(-1);
     this.joinBuf = new Uint8Array(256);
     this.heapRank = new Int32Array(256);
     this.heapPos = new Int32Array(256);
@@ -182,7 +190,7 @@ export class BpeMerger {
     if (++this.joinCount * 2 > mask + 1) {
       const old = joins;
       if (this.joinCount > MAX_JOINS) {
-        joins = new Int32Array(3 * 4096).fill(-1);
+        joins = new Int32Array(3 * JOIN_START_SLOTS).fill(-1);
         this.joinCount = 1;
       } else {
         joins = new Int32Array(old.length * 2).fill(-1);

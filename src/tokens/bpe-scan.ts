@@ -236,9 +236,14 @@ function width(text: string, i: number): number {
   return d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
 }
 
-/** `'s|'t|'re|'ve|'m|'ll|'d` in either case at i: its end, or i. */
+/**
+ * `'s|'t|'re|'ve|'m|'ll|'d` in either case at i: its end, or i. `i` may be the text's
+ * end (a run ending there): checked before reading, since a read past the end deoptimized
+ * the optimized scanner on a process's first count ("out of bounds"), and it was compiled
+ * again.
+ */
 function contraction(text: string, i: number): number {
-  if (text.charCodeAt(i) !== 0x27 || i + 1 >= text.length) return i;
+  if (i + 1 >= text.length || text.charCodeAt(i) !== 0x27) return i;
   const a = text.charCodeAt(i + 1) | 0x20;
   if (a === 0x73 || a === 0x64 || a === 0x6d || a === 0x74) return i + 2; // s d m t
   if (i + 2 >= text.length) return i;

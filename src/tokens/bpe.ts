@@ -111,6 +111,8 @@ export interface BpeCount {
 
 const ONLY_NEWLINES = /^\n+$/;
 
+const NO_PIECES = new Int32Array(0);
+
 /** True when `s` is one or more "\n": the newlines a count may be extended by. */
 export function isNewlines(s: string): boolean {
   return ONLY_NEWLINES.test(s);
@@ -131,9 +133,15 @@ export class BpeCounter implements BpeCount {
   /** Longest token within a lead-byte set, by the set (see leastTokens). */
   private readonly longestWithin = new Map<number, number>();
   private readonly o200k: boolean;
+  // The pieces `pieceCounts` is filling (see record): assigned in the constructor, so V8
+  // takes the fields as mutable from the start (see BpeMerger's scratch buffers).
+  private out: Int32Array;
+  private outN: number;
 
   constructor(data: BpeData) {
     this.o200k = data.encoding === "o200k_base";
+    this.out = NO_PIECES;
+    this.outN = 0;
     this.scanner = new BpeScanner(data.classes, this.o200k);
     this.merger = new BpeMerger(data.ranks);
     this.highTokens = data.ranks.highTokens;
@@ -191,26 +199,46 @@ export class BpeCounter implements BpeCount {
    * @example new BpeCounter(sharedBpeData("o200k_base")).pieceCounts("hi there") // [2, 1, 8, 2]
    */
   pieceCounts(text: string): Int32Array {
-    const { scanner, merger } = this;
     // About four code units a piece in most text: one allocation for most texts, not a
     // doubling series (a stateless first call takes the pieces of every long result).
-    let out = new Int32Array(2 * ((text.length >> 2) + 16));
-    let n = 0;
+    this.out = new Int32Array(2 * ((text.length >> 2) + 16));
+    this.outN = 0;
+    this.walk(text, Number.POSITIVE_INFINITY, true);
+    const out = this.out.subarray(0, this.outN);
+    this.out = NO_PIECES;
+    this.merger.dropGrownScratch();
+    return out;
+  }
+
+  /**
+   * Tokens of `text` piece by piece until they pass `stop`, each piece's `[end, tokens]`
+   * appended to `out` when `record`. The one loop of counting and of `pieceCounts`: a
+   * process's first call runs both (a stateless plan counts its messages and takes the
+   * pieces of each long result), and one loop is optimized once, not once per caller.
+   */
+  private walk(text: string, stop: number, record: boolean): number {
+    const { scanner, merger } = this;
+    const o200k = this.o200k;
     let total = 0;
-    for (let i = 0; i < text.length; ) {
-      const end = this.o200k ? scanner.o200kEnd(text, i) : scanner.cl100kEnd(text, i);
+    for (let i = 0; i < text.length && total <= stop; ) {
+      const end = o200k ? scanner.o200kEnd(text, i) : scanner.cl100kEnd(text, i);
       total += merger.pieceTokens(text, i, end);
-      if (n + 2 > out.length) {
-        const grown = new Int32Array(out.length * 2);
-        grown.set(out);
-        out = grown;
-      }
-      out[n++] = end;
-      out[n++] = total;
+      if (record) this.record(end, total);
       i = end;
     }
-    merger.dropGrownScratch();
-    return out.subarray(0, n);
+    return total;
+  }
+
+  // Appends a piece's [end, tokens] to `out`, doubling it when full.
+  private record(end: number, total: number): void {
+    let out = this.out;
+    if (this.outN + 2 > out.length) {
+      const grown = new Int32Array(out.length * 2);
+      grown.set(out);
+      this.out = out = grown;
+    }
+    out[this.outN++] = end;
+    out[this.outN++] = total;
   }
 
   /**
@@ -260,14 +288,8 @@ export class BpeCounter implements BpeCount {
       const least = this.boundPast(text, stop, false);
       if (least >= 0) return least;
     }
-    let total = 0;
-    const { scanner, merger } = this;
-    for (let i = 0; i < text.length && total <= stop; ) {
-      const end = this.o200k ? scanner.o200kEnd(text, i) : scanner.cl100kEnd(text, i);
-      total += merger.pieceTokens(text, i, end);
-      i = end;
-    }
-    merger.dropGrownScratch();
+    const total = this.walk(text, stop, false);
+    this.merger.dropGrownScratch();
     return total;
   }
 

@@ -55,6 +55,16 @@ describe.each(["o200k_base", "cl100k_base"] as TokenizerName[])("pieceCounts, %s
     );
   });
 
+  it("grows past its first guess of four code units a piece", () => {
+    // "7\n" is two pieces of one unit each: twice as many pieces as the guess holds.
+    const t = `${"7\n".repeat(3000)}x's`;
+    const p = counter.pieceCounts?.(t) as Int32Array;
+    expect(p.length / 2).toBeGreaterThan(t.length / 4 + 16);
+    expect(p[p.length - 2]).toBe(t.length);
+    expect(p[p.length - 1]).toBe(counter.count(t));
+    for (let k = 2; k < p.length; k += 2) expect(p[k]).toBeGreaterThan(p[k - 2] as number);
+  });
+
   it("is only on the counters whose pieces are counted apart", () => {
     expect(getTokenCounter("estimate").pieceCounts).toBeUndefined();
     expect(getTokenCounter("claude_estimate").pieceCounts).toBeUndefined();
