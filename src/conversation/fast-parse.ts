@@ -127,8 +127,16 @@ export function fastMessage(raw: unknown): Message | null {
  * @example parseMessage({ id: "u1", role: "user", content: [{ type: "text", text: "hi" }] }, ["messages", 0])
  */
 export function parseMessage(raw: unknown, path: FieldPath): Message {
-  const fast = fastMessage(raw);
-  if (fast !== null) return fast;
+  return fastMessage(raw) ?? strictMessage(raw, path);
+}
+
+/**
+ * `raw` through the strict schema alone: for a message {@link fastMessage} deferred
+ * (a caller that asked it first need not ask it again).
+ *
+ * @example fastMessage(raw) ?? strictMessage(raw, ["messages", 0])
+ */
+export function strictMessage(raw: unknown, path: FieldPath): Message {
   const result = MessageSchema.safeParse(raw);
   if (!result.success) throw invalidFromZod(result.error, path);
   return deepFreeze(result.data);

@@ -19,7 +19,7 @@ import {
   type PlanRecord,
   planOf,
 } from "./decide.js";
-import { fastMessage, parseMessage } from "./fast-parse.js";
+import { fastMessage, parseMessage, strictMessage } from "./fast-parse.js";
 import { type MessagePrice, PriceBook } from "./price.js";
 import {
   type ConversationPolicy,
@@ -349,10 +349,13 @@ class MemoryPlanner implements ConversationPlanner {
     const remembers = this.parsed !== null;
     for (let i = seen; i < messages.length; i++) {
       const raw = messages[i];
-      // A one-call planner asks the fast path itself (`parse` again when it defers): the
+      // A one-call planner asks the fast path itself (the strict schema when it defers): the
       // loop calling it straight is one function fewer that a process's first call has
       // optimized with the whole validation inlined into it (see docs/performance.md).
-      s.layout.add(raw, (remembers ? null : fastMessage(raw)) ?? this.parse(raw, i));
+      s.layout.add(
+        raw,
+        remembers ? this.parse(raw, i) : (fastMessage(raw) ?? strictMessage(raw, ["messages", i])),
+      );
     }
     const relaid = messages.length > seen ? s.layout.relayout() : s.layout.units.length;
     const rebuiltFrom = Math.min(relaid, edited);

@@ -17,6 +17,11 @@ const MAX_JOINS = 1 << 21;
  */
 const JOIN_START_SLOTS = 64;
 
+/** A new, empty join table (three ints a slot; -1: empty). */
+function emptyJoins(): Int32Array {
+  return new Int32Array(3 * JOIN_START_SLOTS).fill(-1);
+}
+
 /** Slot of the pair (a, b) in a join table with `mask + 1` slots. */
 function joinSlot(a: number, b: number, mask: number): number {
   return (Math.imul(a, 0x9e3779b1) ^ b) & mask;
@@ -78,7 +83,7 @@ export class BpeMerger {
     this.prev = new Int32Array(256);
     this.partRank = new Int32Array(256);
     this.pairRank = new Int32Array(256);
-    this.joins = new Int32Array(3 * JOIN_START_SLOTS).fill(-1);
+    this.joins = emptyJoins();
     this.joinBuf = new Uint8Array(256);
     this.heapRank = new Int32Array(256);
     this.heapPos = new Int32Array(256);
@@ -190,7 +195,7 @@ export class BpeMerger {
     if (++this.joinCount * 2 > mask + 1) {
       const old = joins;
       if (this.joinCount > MAX_JOINS) {
-        joins = new Int32Array(3 * JOIN_START_SLOTS).fill(-1);
+        joins = emptyJoins();
         this.joinCount = 1;
       } else {
         joins = new Int32Array(old.length * 2).fill(-1);
