@@ -4,10 +4,9 @@
  * instruction per 64 bits), the rows within a distance, asymmetric scores of chosen sign
  * codes against a table of the query's sums per code byte, and int8 dot products of
  * chosen codes against the query (SIMD: `i32x4.dot_i16x8_s`, sixteen codes per 128-bit
- * read). The same loops in
- * JavaScript took most of a search of 100,000 vectors (docs/sources.md "Recall by
- * meaning"). Integer work only: the results are exact and the same on every platform
- * (test/store/kernels.test.ts checks them against plain loops).
+ * read). The same loops in JavaScript took most of a search of 100,000 vectors
+ * (docs/sources.md "Recall by meaning"). Integer work only: the results are exact and
+ * the same on every platform (test/store/kernels.test.ts checks them against plain loops).
  *
  * The module is written out here (there is no WebAssembly compiler in the build); what
  * each function computes (all parameters i32 addresses or counts):

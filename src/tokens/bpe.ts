@@ -206,7 +206,6 @@ export class BpeCounter implements BpeCount {
     this.walk(text, Number.POSITIVE_INFINITY, true);
     const out = this.out.subarray(0, this.outN);
     this.out = NO_PIECES;
-    this.merger.dropGrownScratch();
     return out;
   }
 
@@ -226,6 +225,7 @@ export class BpeCounter implements BpeCount {
       if (record) this.record(end, total);
       i = end;
     }
+    merger.dropGrownScratch();
     return total;
   }
 
@@ -288,9 +288,7 @@ export class BpeCounter implements BpeCount {
       const least = this.boundPast(text, stop, false);
       if (least >= 0) return least;
     }
-    const total = this.walk(text, stop, false);
-    this.merger.dropGrownScratch();
-    return total;
+    return this.walk(text, stop, false);
   }
 
   /**

@@ -236,9 +236,8 @@ async function startWasm(tf: Tf, threads: number): Promise<void> {
   if (tf.getBackend() === "wasm") return;
   const wasm = await import("@tensorflow/tfjs-backend-wasm");
   const threaded = threads > 1 && existsSync(PTHREAD_SCRIPT);
-  if (!(threaded && (await useWasm(tf, wasm, threads))) && !(await useWasm(tf, wasm, 1))) {
-    throw new Error("the tfjs wasm backend did not start");
-  }
+  const started = (threaded && (await useWasm(tf, wasm, threads))) || (await useWasm(tf, wasm, 1));
+  if (!started) throw new Error("the tfjs wasm backend did not start");
   useHeapSlices(tf);
 }
 

@@ -91,14 +91,14 @@ export function useHeapSlices(tf: Tf): void {
     const x = args.inputs.x as TensorInfo;
     if (x.dtype === "string") return tfjsSplitV(args);
     const attrs = args.attrs as { numOrSizeSplits: number | number[]; axis: number | number[] };
-    const [axis] = tf.util.parseAxisParam(attrs.axis, x.shape);
-    const sizes = tf.backend_util.prepareSplitSize(x, attrs.numOrSizeSplits, axis!);
+    const [axis = 0] = tf.util.parseAxisParam(attrs.axis, x.shape);
+    const sizes = tf.backend_util.prepareSplitSize(x, attrs.numOrSizeSplits, axis);
     const begin = x.shape.map(() => 0);
     return sizes.map((n) => {
       const size = x.shape.slice();
-      size[axis!] = n;
+      size[axis] = n;
       const part = sliceOf(tf, args.backend as BackendWasm, x, begin, size);
-      begin[axis!]! += n;
+      begin[axis]! += n;
       return part;
     });
   };
